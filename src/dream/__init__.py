@@ -1,0 +1,3 @@
+"""Dream: durable, reviewed, git-versioned memory for AI agents."""
+
+__version__ = "0.1.0"

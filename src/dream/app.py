@@ -1,0 +1,62 @@
+"""The application context that entry points build once: home, config, database, stores.
+
+Library code takes what it needs from an ``App`` (or its parts); only entry points call
+:meth:`App.from_env`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from dream import db
+from dream.config import Config
+from dream.home import Home
+from dream.store.project import ProjectId, identify
+from dream.store.registry import Stores
+from dream.store.store import Store
+
+
+@dataclass
+class App:
+    home: Home
+    cwd: Path = field(default_factory=Path.cwd)
+
+    @classmethod
+    def from_env(cls, cwd: Path | None = None) -> "App":
+        return cls(Home.from_env(), cwd or Path.cwd())
+
+    @cached_property
+    def config(self) -> Config:
+        return Config.load(self.home.config_path)
+
+    @cached_property
+    def db(self) -> sqlite3.Connection:
+        self.home.require()
+        return db.connect(self.home.db_path)
+
+    @cached_property
+    def stores(self) -> Stores:
+        return Stores(self.home, self.config)
+
+    def notes_store(self) -> Store:
+        self.home.require()
+        return self.stores.notes_home()
+
+    def project(self, path: Path | None = None) -> ProjectId:
+        return identify(path or self.cwd)
+
+    def ensure_home(self) -> Store:
+        """Create the home, its config, database and notes home when missing."""
+        self.home.root.mkdir(parents=True, exist_ok=True)
+        if not self.home.config_path.exists():
+            self.config.save()
+        store = Store.create(self.home.notes_path, "notes", "user")
+        db.connect(self.home.db_path).close()
+        return store
+
+    def close(self) -> None:
+        if "db" in self.__dict__:
+            self.__dict__["db"].close()

@@ -1,0 +1,167 @@
+"""The database: spool, watermarks, runs, journal and derived indexes, in one SQLite file.
+
+Everything here is either derived from the stores (and rebuilt by ``dream reindex``) or is
+operational state (spool, runs, journal). Schema changes are named migrations, each applied
+once, in order, in its own transaction. Append new migrations to ``MIGRATIONS``; never edit
+one that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_spool",
+        """
+        CREATE TABLE items (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,          -- stable: hash of source kind + exact reference
+            source TEXT NOT NULL,             -- claude_code | pi | codex | jsonl | mbox | slack | textchat | ...
+            source_path TEXT NOT NULL,        -- file or folder it came from
+            ref TEXT NOT NULL,                -- exact reference: 'path:line' or a message id
+            stream TEXT NOT NULL,             -- session, thread or channel id
+            project_key TEXT,                 -- project the stream belongs to, when known
+            author TEXT,
+            role TEXT NOT NULL,               -- user | assistant | tool | other | system
+            said_at TEXT,                     -- ISO 8601 UTC, when the message was said
+            text TEXT NOT NULL,               -- redacted text
+            tool_name TEXT,
+            is_error INTEGER,                 -- tool results: 1 failed, 0 ok, NULL n/a
+            kind TEXT NOT NULL,               -- statement | message | tool_result | assistant | meta
+            evidence INTEGER NOT NULL,        -- 1 when the gate admits it as evidence
+            entities TEXT NOT NULL DEFAULT '[]',  -- JSON list of entity names found by code
+            collected_at TEXT NOT NULL,
+            claimed_by TEXT,                  -- run id that claimed the item
+            processed_by TEXT                 -- run id that finished it
+        );
+        CREATE INDEX items_stream ON items(stream, said_at);
+        CREATE INDEX items_project ON items(project_key, seq);
+        CREATE INDEX items_claim ON items(processed_by, claimed_by);
+        CREATE VIRTUAL TABLE items_fts USING fts5(
+            text, content='items', content_rowid='seq', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN
+            INSERT INTO items_fts(rowid, text) VALUES (new.seq, new.text);
+        END;
+        CREATE TRIGGER items_ad AFTER DELETE ON items BEGIN
+            INSERT INTO items_fts(items_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+        END;
+        CREATE TABLE source_files (
+            path TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            size INTEGER NOT NULL,            -- bytes consumed so far (a whole-line boundary)
+            mtime REAL NOT NULL,
+            lines INTEGER NOT NULL DEFAULT 0, -- lines consumed so far
+            head_sha256 TEXT NOT NULL,        -- hash of the first bytes: detects a replaced file
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE watermarks (
+            name TEXT PRIMARY KEY,            -- 'run', 'review:<project_key>', ...
+            seq INTEGER NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """,
+    ),
+    (
+        "0002_runs_journal",
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL DEFAULT 'dream',   -- dream | review
+            mode TEXT NOT NULL,
+            status TEXT NOT NULL,                 -- running | ok | partial | failed | priced
+            project_key TEXT,
+            model TEXT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            items INTEGER NOT NULL DEFAULT 0,
+            bundles INTEGER NOT NULL DEFAULT 0,
+            calls INTEGER NOT NULL DEFAULT 0,
+            input_tokens INTEGER NOT NULL DEFAULT 0,
+            output_tokens INTEGER NOT NULL DEFAULT 0,
+            cached_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL NOT NULL DEFAULT 0,
+            duration_s REAL NOT NULL DEFAULT 0,
+            commit_sha TEXT,
+            branch TEXT,
+            error TEXT,
+            details TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TABLE journal (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,                   -- dream.prepared | dream.requested | ...
+            key TEXT UNIQUE,                      -- idempotency key (replays add nothing)
+            project_key TEXT,
+            data TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TABLE note_access (
+            store_id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            accessed_at TEXT NOT NULL,
+            PRIMARY KEY (store_id, path)
+        );
+        """,
+    ),
+]
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open the database, applying any pending migrations."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    migrate(conn)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    applied = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # re-check inside the write lock: another process may have just applied it
+            if conn.execute("SELECT 1 FROM _migrations WHERE name=?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            for statement in _split(sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, utcnow()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def _split(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    statements, buf = [], []
+    for line in sql.splitlines():
+        code = line.split("--", 1)[0] if "--" in line else line
+        buf.append(code)
+        joined = "\n".join(buf).strip()
+        if joined.endswith(";") and sqlite3.complete_statement(joined):
+            statements.append(joined)
+            buf = []
+    tail = "\n".join(buf).strip()
+    if tail:
+        statements.append(tail)
+    return statements

@@ -1,0 +1,1 @@
+"""Notes: addressed Markdown documents in the notes home."""

@@ -1,0 +1,1 @@
+"""Stores: git repositories of Markdown documents, the source of truth."""

@@ -1,0 +1,58 @@
+"""All stores known to a home: the notes home plus attached stores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dream.config import Config
+from dream.errors import NotManaged, StoreError
+from dream.home import Home
+from dream.store.store import Store
+
+
+@dataclass
+class Stores:
+    home: Home
+    config: Config
+
+    def notes_home(self) -> Store:
+        return Store.load(self.home.notes_path)
+
+    def all(self) -> list[Store]:
+        stores = [self.notes_home()]
+        for path in self.config.store_paths:
+            stores.append(Store.load(path))
+        return stores
+
+    def by_id(self, store_id: str) -> Store:
+        for store in self.all():
+            if store.id == store_id or store.name == store_id:
+                return store
+        raise StoreError(f"no store with id or name '{store_id}'", "list stores with 'dream stores list'")
+
+    def primary_for(self, project_key: str) -> Store | None:
+        """The store marked primary for the project, or None. Never a fallback."""
+        for store in self.all():
+            if store.is_primary_for(project_key):
+                return store
+        return None
+
+    def require_primary(self, project_key: str) -> Store:
+        store = self.primary_for(project_key)
+        if store is None:
+            raise NotManaged(
+                f"no store manages project {project_key}",
+                "run 'dream init' in the repository",
+            )
+        return store
+
+    def attach(self, path: Path, name: str | None, scope: str, remote: str | None = None) -> Store:
+        path = Path(path).expanduser().resolve()
+        store = Store.create(path, name or path.name, scope)
+        if remote and not store.remote:
+            store.remote = remote
+            store.save(subject="Record team remote")
+        self.config.add_store(path)
+        self.config.save()
+        return store

@@ -1,0 +1,120 @@
+"""A Store: a git repository of Markdown documents with ``.dream/store.toml``.
+
+``store.toml`` holds the store's id, name and scope, and the projects it manages:
+
+    id = "4c1f..."
+    name = "notes"
+    scope = "user"            # user | project | shared
+
+    [projects."dream-1a2b3c4d"]
+    name = "dream"
+    primary = true
+"""
+
+from __future__ import annotations
+
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from dream.errors import StoreError
+from dream.store.git import Repo
+
+SCOPES = ("user", "project", "shared")
+STORE_FILE = Path(".dream") / "store.toml"
+
+
+@dataclass
+class Store:
+    path: Path
+    id: str
+    name: str
+    scope: str
+    projects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    remote: str | None = None
+
+    @property
+    def repo(self) -> Repo:
+        repo = self.__dict__.get("_repo")
+        if repo is None:
+            repo = Repo(self.path)
+            self.__dict__["_repo"] = repo
+        return repo
+
+    # -- loading and creating -------------------------------------------------------------
+    @classmethod
+    def load(cls, path: Path) -> "Store":
+        path = Path(path)
+        meta_path = path / STORE_FILE
+        try:
+            meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise StoreError(
+                f"{path} is not a Dream store (no {STORE_FILE})",
+                "attach it with 'dream stores attach PATH' or check the path in config.toml",
+            ) from exc
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{meta_path} is not valid TOML ({exc})", "fix or restore it") from exc
+        scope = meta.get("scope", "user")
+        if scope not in SCOPES or "id" not in meta:
+            raise StoreError(f"{meta_path} has no valid id/scope", "fix or restore it")
+        return cls(
+            path=path,
+            id=str(meta["id"]),
+            name=str(meta.get("name", path.name)),
+            scope=scope,
+            projects=dict(meta.get("projects", {})),
+            remote=meta.get("remote"),
+        )
+
+    @classmethod
+    def create(cls, path: Path, name: str, scope: str = "user") -> "Store":
+        """Make ``path`` a store (initialising git when needed) and commit store.toml."""
+        if scope not in SCOPES:
+            raise StoreError(f"unknown scope '{scope}'", f"use one of {', '.join(SCOPES)}")
+        if (Path(path) / STORE_FILE).exists():
+            return cls.load(path)
+        repo = Repo.init(Path(path))
+        store = cls(path=Path(path), id=uuid.uuid4().hex, name=name, scope=scope)
+        store.save(commit=False)
+        repo.commit_all("Create Dream store", trailers={"Dream-Store": store.id})
+        return store
+
+    def save(self, commit: bool = True, subject: str = "Update store settings") -> None:
+        meta: dict[str, Any] = {"id": self.id, "name": self.name, "scope": self.scope}
+        if self.remote:
+            meta["remote"] = self.remote
+        if self.projects:
+            meta["projects"] = self.projects
+        target = self.path / STORE_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(tomli_w.dumps(meta), encoding="utf-8")
+        if commit:
+            self.repo.commit_all(subject, trailers={"Dream-Store": self.id})
+
+    # -- projects -------------------------------------------------------------------------
+    def manages(self, project_key: str) -> bool:
+        return project_key in self.projects
+
+    def is_primary_for(self, project_key: str) -> bool:
+        return bool(self.projects.get(project_key, {}).get("primary"))
+
+    def add_project(self, key: str, name: str, primary: bool) -> None:
+        self.projects[key] = {"name": name, "primary": primary}
+
+    def project_name(self, key: str) -> str | None:
+        entry = self.projects.get(key)
+        return entry.get("name") if entry else None
+
+    def project_key_for_name(self, name: str) -> str | None:
+        for key, entry in self.projects.items():
+            if entry.get("name") == name or key == name:
+                return key
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "scope": self.scope, "path": str(self.path)}

@@ -1,0 +1,74 @@
+"""Home, init, project keys (worktrees included), status and stores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import git
+
+
+def test_status_without_home_is_a_clear_error(dream, repo, dream_home):
+    result = dream("status", ok=False)
+    assert result.exit_code == 1
+    assert "no Dream home" in result.output and "dream init" in result.output
+    assert "Traceback" not in result.output
+    assert not dream_home.exists()
+
+
+def test_init_creates_home_store_and_primary(dream, repo, dream_home):
+    out = json.loads(dream("init", "--json").output)
+    assert out["in_git"] is True
+    assert (dream_home / "notes" / ".dream" / "store.toml").exists()
+    assert (dream_home / "config.toml").exists()
+    assert (dream_home / "dream.db").exists()
+    status = json.loads(dream("status", "--json").output)
+    assert status["project_key"] == out["project_key"]
+    assert set(status["store"]) == {"id", "name", "scope", "path"}
+    assert status["store"]["scope"] == "user"
+    assert status["lock"] is None
+    log = git(dream_home / "notes", "log", "--format=%B")
+    assert "Dream-Store:" in log
+
+
+def test_linked_worktree_shares_project_key(dream, repo, tmp_path, monkeypatch):
+    main_key = json.loads(dream("init", "--json").output)["project_key"]
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", str(wt), "-b", "feature")
+    monkeypatch.chdir(wt)
+    status = json.loads(dream("status", "--json").output)
+    assert status["project_key"] == main_key
+    assert status["managed"] is True
+
+
+def test_outside_git_key_is_derived_from_folder(dream, tmp_path, monkeypatch):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    result = dream("init")
+    assert "not in a git repository" in result.output
+    status = json.loads(dream("status", "--json").output)
+    assert status["in_git"] is False and status["project_key"].startswith("plain-")
+
+
+def test_unmanaged_repo_is_not_given_another_store(dream, repo, make_repo, monkeypatch):
+    dream("init")
+    other = make_repo("other")
+    monkeypatch.chdir(other)
+    status = json.loads(dream("status", "--json").output)
+    assert status["managed"] is False and status["store"] is None
+
+
+def test_attach_store_and_make_it_primary(dream, repo, make_repo):
+    team = make_repo("team-store")
+    dream("init")
+    attached = json.loads(dream("stores", "attach", str(team), "--remote",
+                                "git@example.invalid:team/memory.git", "--json").output)
+    assert attached["scope"] == "shared"
+    dream("init", "--store", attached["id"])
+    status = json.loads(dream("status", "--json").output)
+    assert status["store"]["id"] == attached["id"]
+    listing = json.loads(dream("stores", "list", "--json").output)
+    notes = next(s for s in listing if s["name"] == "notes")
+    assert not any(p["primary"] for p in notes["projects"].values())
+    assert (Path(team) / ".dream" / "store.toml").read_text().count("remote") == 1
