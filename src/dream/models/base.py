@@ -1,0 +1,126 @@
+"""The provider interface.
+
+A provider implements one method, :meth:`Provider.complete`: a request goes in (a stable
+prefix that is identical across the calls of a run, a per-call body, the JSON schema of the
+expected answer, and a structured ``payload`` of the same input for code providers) and a
+response comes out (parsed JSON plus token counts). Callers validate the JSON against their
+own pydantic model; :func:`call_validated` retries once on an invalid answer.
+
+Built-in providers register themselves exactly as a third party's would, with
+:func:`register_provider`. A model spec is ``NAME`` or ``NAME:ARG`` (for example ``rules``,
+``scripted:/path/answers.jsonl``, ``openai:gpt-4o-mini``, ``anthropic:claude-haiku-4-5``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dream.errors import ModelError
+
+
+@dataclass
+class ModelRequest:
+    purpose: str                      # 'propose' | 'sweep' | 'merge' | 'review:<pass>'
+    prefix: str                       # identical across calls: instructions, schema, state
+    body: str                         # this call's content (the packed bundles)
+    schema: dict[str, Any]            # JSON schema the answer must follow
+    payload: dict[str, Any] = field(default_factory=dict)  # structured input for code providers
+    max_output_tokens: int = 4096
+
+
+@dataclass
+class ModelResponse:
+    data: dict[str, Any]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    raw: str = ""
+    calls: int = 1                    # HTTP calls it took (retries included)
+
+
+class Provider(Protocol):
+    name: str
+    model: str
+
+    def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+ProviderFactory = Callable[[str, dict[str, Any]], Provider]
+_REGISTRY: dict[str, ProviderFactory | str] = {
+    # name -> factory, or 'module:attr' imported on first use (keeps start-up fast)
+    "rules": "dream.models.rules:make",
+    "scripted": "dream.models.scripted:make",
+    "openai": "dream.models.openai_provider:make",
+    "anthropic": "dream.models.anthropic_provider:make",
+}
+
+
+def register_provider(name: str, factory: ProviderFactory | str) -> None:
+    _REGISTRY[name] = factory
+
+
+def get_provider(spec: str, settings: dict[str, Any] | None = None) -> Provider:
+    """Build a provider from a spec such as ``openai:gpt-4o-mini``.
+
+    ``settings`` is the ``[model]`` section of config.toml (base URLs, API key variable
+    names, timeouts); entry points pass it in, providers never read config themselves.
+    """
+    name, _, arg = (spec or "rules").partition(":")
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise ModelError(
+            f"unknown model provider '{name}'",
+            f"use one of {', '.join(sorted(_REGISTRY))} (for example --model rules)",
+        )
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ModelError(f"provider '{name}' is not available ({exc})",
+                             "reinstall Dream or choose another --model") from exc
+        _REGISTRY[name] = factory
+    return factory(arg, dict(settings or {}))
+
+
+def call_validated(
+    provider: Provider,
+    request: ModelRequest,
+    validate: Callable[[dict[str, Any]], Any],
+) -> tuple[Any, ModelResponse]:
+    """Call the provider and validate its answer, retrying once on an invalid answer.
+
+    Returns ``(validated, response)`` where ``response`` sums the token counts of both
+    attempts. Raises :class:`ModelError` when the second answer is invalid too; nothing
+    half-parsed is returned.
+    """
+    total = ModelResponse(data={}, calls=0)
+    last_error: Exception | None = None
+    for _attempt in range(2):
+        try:
+            response = provider.complete(request)
+        except ModelError as exc:
+            if "malformed" not in exc.message:
+                raise
+            last_error = exc
+            total.calls += 1
+            continue
+        total.input_tokens += response.input_tokens
+        total.output_tokens += response.output_tokens
+        total.cached_tokens += response.cached_tokens
+        total.calls += response.calls
+        total.raw = response.raw
+        try:
+            validated = validate(response.data)
+        except Exception as exc:  # pydantic.ValidationError and friends
+            last_error = exc
+            continue
+        total.data = response.data
+        return validated, total
+    raise ModelError(
+        f"{provider.name} gave an invalid answer twice for {request.purpose} ({last_error})",
+        "the run is recorded as partial; retry it with 'dream run --retry RUN' or another --model",
+    )
