@@ -106,6 +106,42 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "review_proposals_1",
+        """
+        CREATE TABLE review_proposals (
+            run_id TEXT NOT NULL,                 -- the review run (runs.kind = 'review')
+            slug TEXT NOT NULL,
+            pass TEXT NOT NULL,                   -- memory|failures|tools|corrections|codify|project
+            kind TEXT NOT NULL,                   -- memory | code | instruction
+            title TEXT NOT NULL,
+            size TEXT NOT NULL,                   -- S | M | L
+            risk TEXT NOT NULL,                   -- low | medium | high
+            project_key TEXT,
+            evidence TEXT NOT NULL DEFAULT '[]',  -- JSON: checked citations (session:, commit:, path:line)
+            items TEXT NOT NULL DEFAULT '[]',     -- JSON: spool item ids (Dream-Evidence trailers)
+            replaces TEXT NOT NULL DEFAULT '[]',  -- JSON: note addresses it replaces
+            change TEXT NOT NULL DEFAULT '{}',    -- JSON: the change itself
+            fingerprint TEXT NOT NULL,            -- sha256 of pass + slug + sorted evidence items
+            status TEXT NOT NULL DEFAULT 'proposed',  -- proposed|accepted|rejected|exported
+            why TEXT,
+            decided_at TEXT,
+            commit_sha TEXT,
+            export_path TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, slug)
+        );
+        CREATE INDEX review_proposals_slug ON review_proposals(slug, status);
+        CREATE TABLE review_rejections (
+            fingerprint TEXT PRIMARY KEY,         -- never proposed again for the same evidence
+            slug TEXT NOT NULL,
+            pass TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            why TEXT,
+            at TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 
