@@ -107,6 +107,46 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        "automations_1",
+        """
+        CREATE TABLE automations (
+            id TEXT PRIMARY KEY,
+            creation_key TEXT NOT NULL UNIQUE,    -- recovers a lost receipt without a duplicate
+            kind TEXT NOT NULL,                   -- before_compaction | after_pause
+            name TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            project_key TEXT,
+            threshold REAL NOT NULL,              -- context fraction, e.g. 0.70
+            idle_hours REAL NOT NULL DEFAULT 0,   -- hours without user input (after_pause)
+            status TEXT NOT NULL DEFAULT 'active',  -- active | paused | deleted
+            armed INTEGER NOT NULL DEFAULT 1,     -- 0 after a fire until the condition clears
+            fires INTEGER NOT NULL DEFAULT 0,
+            last_fired_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX automations_session ON automations(agent, session_id);
+        CREATE TABLE agent_sessions (
+            agent TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            project_key TEXT,
+            cwd TEXT,
+            transcript_path TEXT,
+            last_user_input_at TEXT,
+            last_report_at TEXT,
+            context_fraction REAL,
+            context_tokens INTEGER,
+            context_window INTEGER,
+            PRIMARY KEY (agent, session_id)
+        );
+        CREATE TABLE agent_reports (
+            key TEXT PRIMARY KEY,                 -- identity of one hook report; replays add nothing
+            at TEXT NOT NULL
+        );
+        """,
+    ),
+    (
         "review_proposals_1",
         """
         CREATE TABLE review_proposals (
@@ -140,6 +180,49 @@ MIGRATIONS: list[tuple[str, str]] = [
             why TEXT,
             at TEXT NOT NULL
         );
+        """,
+    ),
+    (
+        "store_index_1",
+        """
+        CREATE TABLE index_stores (
+            store_id TEXT PRIMARY KEY,
+            store_name TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            path TEXT NOT NULL,
+            commit_sha TEXT,                      -- the store commit the index reflects
+            synced_at TEXT NOT NULL
+        );
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            store_id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            blob TEXT NOT NULL,                   -- git blob id: the checksum reindex skips on
+            sha256 TEXT NOT NULL,                 -- content hash given to consumers
+            commit_sha TEXT NOT NULL,             -- commit at which this version was indexed
+            home TEXT,                            -- projects | sessions | user | NULL
+            owner TEXT,                           -- project name or session id
+            project TEXT,                         -- project key from front matter
+            status TEXT,                          -- live | crumpled | NULL
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            UNIQUE (store_id, path)
+        );
+        CREATE VIRTUAL TABLE documents_fts USING fts5(
+            title, body, content='documents', content_rowid='id', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+            INSERT INTO documents_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+        CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+            INSERT INTO documents_fts(documents_fts, rowid, title, body)
+                VALUES ('delete', old.id, old.title, old.body);
+        END;
+        CREATE TRIGGER documents_au AFTER UPDATE OF title, body ON documents BEGIN
+            INSERT INTO documents_fts(documents_fts, rowid, title, body)
+                VALUES ('delete', old.id, old.title, old.body);
+            INSERT INTO documents_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
         """,
     ),
 ]

@@ -1,0 +1,166 @@
+"""install, uninstall, hook and automations: where agents meet Dream."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from dream.cli.common import emit_json, get_app, json_option
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(install)
+    cli.add_command(uninstall)
+    cli.add_command(hook)
+    cli.add_command(automations)
+
+
+AGENTS = ("claude-code", "pi", "codex")
+
+
+# -- install / uninstall -------------------------------------------------------------------
+def _scope_options(fn):
+    fn = click.option("--dry-run", is_flag=True,
+                      help="Print what would change and write nothing.")(fn)
+    fn = click.option("--user", "scope", flag_value="user",
+                      help="Wire Dream in for every project of this user (home config).")(fn)
+    fn = click.option("--project", "scope", flag_value="project", default=True,
+                      help="Wire Dream in for the current repository only (default).")(fn)
+    return fn
+
+
+def _print_plan(plan, as_json: bool, dry_run: bool) -> None:
+    if as_json:
+        emit_json(plan.to_dict())
+        return
+    verb = "would change" if dry_run else "changed"
+    if not plan.changes:
+        click.echo(f"nothing to do for {plan.agent} ({plan.scope})")
+    for change in plan.changes:
+        click.echo(f"{verb}: {change.action:<8} {change.path}  ({change.what})")
+    for note in plan.notes:
+        click.echo(f"note: {note}")
+
+
+@click.command()
+@click.argument("agent", type=click.Choice(AGENTS))
+@_scope_options
+@json_option
+def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Wire Dream into an agent: MCP server, skills, hooks and the brief.
+
+    Claude Code gets the MCP server (.mcp.json or ~/.claude.json), the memory and dream
+    skills, hooks that call 'dream hook', and an @-import of brief.md in CLAUDE.md. Pi gets
+    the skills and a marked block in AGENTS.md (Pi has no MCP). Codex gets
+    [mcp_servers.dream] in config.toml, the skills and a marked block in AGENTS.md.
+    Running it twice changes nothing; 'dream uninstall' restores the files byte for byte.
+    """
+    from dream.integrations import installer
+
+    app = get_app()
+    plan = installer.install(app, agent, scope, dry_run=dry_run)
+    _print_plan(plan, as_json, dry_run)
+
+
+@click.command()
+@click.argument("agent", type=click.Choice(AGENTS))
+@_scope_options
+@json_option
+def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Take Dream out of an agent again, leaving every other setting as it was."""
+    from dream.integrations import installer
+
+    app = get_app()
+    plan = installer.uninstall(app, agent, scope, dry_run=dry_run)
+    _print_plan(plan, as_json, dry_run)
+
+
+# -- hook --------------------------------------------------------------------------------------
+@click.command()
+@click.argument("event", required=False)
+@click.option("--agent", type=click.Choice(AGENTS), default="claude-code", show_default=True,
+              help="Which agent sends the payload (decides how its transcript is read).")
+@json_option
+def hook(event: str | None, agent: str, as_json: bool) -> None:
+    """Called by an agent's lifecycle hook with its JSON payload on stdin.
+
+    Reports context use to the automations and collects the session's transcript. EVENT
+    defaults to the payload's hook_event_name. Never fails the agent: problems are a
+    one-line warning on stderr, a line in $DREAM_HOME/logs/hook.log and exit status 0.
+    """
+    from dream.integrations import hook as hook_mod
+
+    app = get_app()
+    try:
+        text = sys.stdin.read() if not sys.stdin.isatty() else ""
+        result = hook_mod.run(app, text, event=event, agent=agent)
+    except Exception as exc:  # a hook must never fail the agent
+        result = hook_mod.HookResult(event=event, agent=agent)
+        result.warnings.append(f"hook failed: {type(exc).__name__}: {exc}")
+    for warning in result.warnings:
+        click.echo(f"dream hook: warning: {warning}", err=True)
+    fired = ",".join(f"{f['automation_id']}#{f['fire']}" for f in result.fires) or "-"
+    ctx = result.context or {}
+    frac = ctx.get("fraction")
+    hook_mod.log(app, f"{result.agent} {result.event} session={result.session_id} "
+                      f"context={'-' if frac is None else f'{frac:.3f}'} fired={fired} "
+                      f"warnings={len(result.warnings)} {'; '.join(result.warnings)}")
+    if as_json:
+        emit_json(result.to_dict())
+    elif result.message:
+        click.echo(result.message)
+
+
+# -- automations -------------------------------------------------------------------------------
+@click.group()
+def automations() -> None:
+    """List, pause, resume and delete the context automations of agent sessions."""
+
+
+def _auto_store():
+    from dream.automations import Automations
+
+    app = get_app()
+    app.home.require()
+    return Automations(app.db, app.config)
+
+
+def _show(rows, as_json: bool) -> None:
+    if as_json:
+        emit_json([r.to_dict() for r in rows])
+        return
+    if not rows:
+        click.echo("no automations (they appear after an agent hook first reports a session)")
+    for r in rows:
+        state = r.status + ("" if r.armed or r.status != "active" else ", fired")
+        click.echo(f"{r.id}  {r.name:<24} {state:<15} fires={r.fires:<3} "
+                   f"{r.agent}:{r.session_id}")
+
+
+@automations.command("list")
+@click.option("--all", "include_deleted", is_flag=True, help="Include deleted automations.")
+@click.option("--session", default=None, help="Only this agent session id.")
+@json_option
+def automations_list(include_deleted: bool, session: str | None, as_json: bool) -> None:
+    """List automations with their status and how often each fired."""
+    _show(_auto_store().list(include_deleted=include_deleted, session_id=session), as_json)
+
+
+def _status_command(name: str, status: str, doc: str):
+    @automations.command(name)
+    @click.argument("automation_id")
+    @json_option
+    def _cmd(automation_id: str, as_json: bool) -> None:
+        auto = _auto_store().set_status(automation_id, status)
+        _show([auto], as_json)
+
+    _cmd.__doc__ = doc
+    _cmd.help = doc
+    return _cmd
+
+
+_status_command("pause", "paused", "Pause an automation: it records reports but never fires.")
+_status_command("resume", "active", "Resume a paused automation.")
+_status_command("delete", "deleted",
+                "Delete an automation for good; the session's reports never recreate it.")

@@ -1,0 +1,174 @@
+"""``dream hook``: what an agent's lifecycle hook calls.
+
+A hook reads the agent's JSON payload on stdin (Claude Code sends ``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name`` and per-event fields such as ``trigger``
+for PreCompact or ``reason`` for SessionEnd), then:
+
+1. reports context use to the automations (see :mod:`dream.automations`);
+2. collects the session's transcript into the spool on the events in
+   ``[hooks] collect_on`` (default PreCompact, SessionEnd, Stop is left out because it runs
+   after every answer), through ``dream.spool.collect.collect`` when that module exists.
+
+A hook never fails the agent: every problem becomes a one-line warning on stderr, a line in
+``$DREAM_HOME/logs/hook.log`` and exit status 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dream.app import App
+from dream.automations import Automations, Fire, Report
+from dream.integrations.context_use import DEFAULT_WINDOW, measure
+
+USER_INPUT_EVENTS = {"UserPromptSubmit"}
+# Claude Code adds a hook's stdout to the model's context for these events only.
+CONTEXT_EVENTS = {"UserPromptSubmit", "SessionStart"}
+DEFAULT_COLLECT_ON = ["PreCompact", "SessionEnd"]
+SOURCES = {"claude-code": "claude_code", "pi": "pi", "codex": "codex"}
+
+
+@dataclass
+class HookResult:
+    event: str | None = None
+    agent: str = "claude-code"
+    session_id: str | None = None
+    context: dict[str, Any] | None = None
+    fires: list[dict[str, Any]] = field(default_factory=list)
+    collected: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    message: str | None = None          # text for the agent's context, when it reads stdout
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.event, "agent": self.agent, "session_id": self.session_id,
+            "context": self.context, "fires": self.fires, "collected": self.collected,
+            "warnings": self.warnings,
+        }
+
+
+def log(app: App, line: str) -> None:
+    """Append one line to the hook log; a missing home is not an error."""
+    if not app.home.root.exists():
+        return
+    try:
+        path = app.home.root / "logs" / "hook.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {line.replace(chr(10), ' ')}\n")
+    except OSError:
+        pass
+
+
+def parse_payload(text: str) -> dict[str, Any]:
+    if not text.strip():
+        raise ValueError("no hook JSON on stdin")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("hook input is JSON but not an object")
+    return data
+
+
+def report_key(agent: str, payload: dict[str, Any], transcript: Path | None) -> str:
+    """Identity of one report: the payload plus how far the transcript had grown."""
+    size = None
+    if transcript is not None:
+        try:
+            size = transcript.stat().st_size
+        except OSError:
+            size = None
+    canon = json.dumps({"agent": agent, "payload": payload, "size": size}, sort_keys=True,
+                       default=str)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def _project_key(app: App, cwd: str | None) -> str | None:
+    if not cwd or not Path(cwd).is_dir():
+        return None
+    try:
+        return app.project(Path(cwd)).key
+    except Exception:
+        return None
+
+
+def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
+    try:
+        module = importlib.import_module("dream.spool.collect")
+    except ImportError:
+        return {"ok": False, "reason": "the collector (dream.spool.collect) is not installed"}
+    collect = getattr(module, "collect", None)
+    if collect is None:
+        return {"ok": False, "reason": "dream.spool.collect has no collect()"}
+    try:
+        result = collect(app, paths=[transcript], source=SOURCES.get(agent))
+    except TypeError:
+        result = collect(app, paths=[transcript])
+    if hasattr(result, "to_dict"):
+        result = result.to_dict()
+    elif hasattr(result, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        result = asdict(result)
+    return {"ok": True, "result": result if isinstance(result, (dict, list, int)) else str(result)}
+
+
+def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claude-code",
+        now: datetime | None = None) -> HookResult:
+    """Handle one hook call. Raises nothing for bad input: problems become warnings."""
+    result = HookResult(event=event, agent=agent)
+    try:
+        payload = parse_payload(stdin_text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        result.warnings.append(f"ignored hook input: {exc}")
+        return result
+    result.event = event or payload.get("hook_event_name") or payload.get("event")
+    session_id = payload.get("session_id") or payload.get("sessionId")
+    if not isinstance(session_id, str) or not session_id.strip():
+        result.warnings.append("hook input has no session_id; nothing reported")
+        return result
+    result.session_id = session_id
+    if not app.home.exists():
+        result.warnings.append(f"no Dream home at {app.home.root}; run 'dream init' first")
+        return result
+    raw_path = payload.get("transcript_path") or payload.get("transcriptPath")
+    transcript = Path(raw_path).expanduser() if isinstance(raw_path, str) and raw_path else None
+    window = int(app.config.get("automations", "context_window", DEFAULT_WINDOW))
+    use = measure(payload, transcript, window)
+    result.context = {"tokens": use.tokens, "window": use.window, "fraction": use.fraction,
+                      "source": use.source}
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    rep = Report(
+        agent=agent, session_id=session_id, at=now or datetime.now(UTC),
+        context_fraction=use.fraction, context_tokens=use.tokens, context_window=use.window,
+        user_input=result.event in USER_INPUT_EVENTS, project_key=_project_key(app, cwd),
+        cwd=cwd, transcript_path=str(transcript) if transcript else None, event=result.event,
+        key=report_key(agent, payload, transcript),
+    )
+    fires: list[Fire] = Automations(app.db, app.config).report(rep)
+    result.fires = [f.__dict__ for f in fires]
+    if fires and result.event in CONTEXT_EVENTS:
+        names = ", ".join(f"'{f.name}'" for f in fires)
+        result.message = (
+            f"Dream: {names} fired at {use.fraction:.0%} context. Before the context is lost, "
+            "write a handoff (open work, decisions, user corrections, memory slugs, next "
+            "steps) and run `dream prepare` with three learned lines; see the dream skill."
+        )
+    collect_on = app.config.get("hooks", "collect_on", DEFAULT_COLLECT_ON)
+    if transcript is not None and result.event in collect_on:
+        if transcript.is_file():
+            try:
+                result.collected = _collect(app, agent, transcript)
+            except Exception as exc:   # a collector failure must not fail the agent
+                result.collected = {"ok": False, "reason": f"{type(exc).__name__}: {exc}"}
+            if not result.collected.get("ok"):
+                result.warnings.append(f"transcript not collected: {result.collected['reason']}")
+        else:
+            result.warnings.append(f"transcript {transcript} does not exist; nothing collected")
+    return result
