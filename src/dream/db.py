@@ -225,6 +225,19 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "collect_state_1",
+        """
+        ALTER TABLE source_files ADD COLUMN state TEXT NOT NULL DEFAULT '{}';  -- parser state (session, cwd, open tool calls)
+        ALTER TABLE items ADD COLUMN channel TEXT;  -- free label from the source: sms, email, slack...
+        CREATE TABLE entity_names (
+            name TEXT PRIMARY KEY,                -- normalised entity name (lower case, no '@')
+            display TEXT NOT NULL,                -- as first seen
+            origin TEXT NOT NULL,                 -- author | participant | store
+            seen_at TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 
