@@ -7,9 +7,13 @@ from functools import lru_cache
 
 @lru_cache(maxsize=1)
 def _encoding():
+    import warnings
+
     import bpe_openai
 
-    return bpe_openai.get_encoding("cl100k_base")
+    with warnings.catch_warnings():  # bpe_openai loads its tables with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return bpe_openai.get_encoding("cl100k_base")
 
 
 def count(text: str) -> int:
