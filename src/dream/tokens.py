@@ -9,10 +9,10 @@ from functools import lru_cache
 def _encoding():
     import warnings
 
-    import bpe_openai
-
     with warnings.catch_warnings():  # bpe_openai loads its tables with a deprecated importlib call
         warnings.simplefilter("ignore", DeprecationWarning)
+        import bpe_openai
+
         return bpe_openai.get_encoding("cl100k_base")
 
 
