@@ -36,9 +36,10 @@ class ModelResponse:
     data: dict[str, Any]
     input_tokens: int = 0
     output_tokens: int = 0
-    cached_tokens: int = 0
+    cached_tokens: int = 0            # part of input_tokens read from a prompt cache
     raw: str = ""
     calls: int = 1                    # HTTP calls it took (retries included)
+    cache_write_tokens: int = 0       # part of input_tokens written to a prompt cache
 
 
 class Provider(Protocol):
@@ -106,11 +107,16 @@ def call_validated(
             if "malformed" not in exc.message:
                 raise
             last_error = exc
-            total.calls += 1
+            # providers raise transport.ProviderFailure, which knows the calls and tokens
+            total.calls += getattr(exc, "calls", 1)
+            total.input_tokens += getattr(exc, "input_tokens", 0)
+            total.output_tokens += getattr(exc, "output_tokens", 0)
+            total.cached_tokens += getattr(exc, "cached_tokens", 0)
             continue
         total.input_tokens += response.input_tokens
         total.output_tokens += response.output_tokens
         total.cached_tokens += response.cached_tokens
+        total.cache_write_tokens += response.cache_write_tokens
         total.calls += response.calls
         total.raw = response.raw
         try:
@@ -120,7 +126,11 @@ def call_validated(
             continue
         total.data = response.data
         return validated, total
-    raise ModelError(
+    from dream.models.transport import ProviderFailure  # a ModelError that carries the usage
+
+    raise ProviderFailure(
         f"{provider.name} gave an invalid answer twice for {request.purpose} ({last_error})",
         "the run is recorded as partial; retry it with 'dream run --retry RUN' or another --model",
+        calls=total.calls, input_tokens=total.input_tokens, output_tokens=total.output_tokens,
+        cached_tokens=total.cached_tokens,
     )
