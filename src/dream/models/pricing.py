@@ -20,18 +20,22 @@ raises :class:`UnknownPrice`, whose message tells the user which table entry to 
 number is invented. ``rules`` and ``scripted`` run locally and cost nothing.
 
 Dated snapshots resolve to their family: ``gpt-4o-mini-2024-07-18`` -> ``gpt-4o-mini``,
-``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5`` (longest matching name, on a ``-``
-boundary, so ``gpt-4o-mini`` never falls back to ``gpt-4o``).
+``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``, ``claude-3-5-haiku-latest`` ->
+``claude-3-5-haiku``. Any other suffix is a different model (``gpt-4o-audio-preview`` is
+not ``gpt-4o``) and is unknown until priced.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from dream.errors import ConfigError, ModelError
 
 PRICES_AS_OF = "2026-03"
+# what may follow a family name: a date (-2024-07-18, -20250929, @20250929), -latest, -v2:0
+_SNAPSHOT = re.compile(r"^[-@](\d{4}-\d{2}-\d{2}|\d{8}|latest)(-v\d+(:\d+)?)?$")
 FREE_PROVIDERS = frozenset({"rules", "scripted"})
 
 
@@ -128,13 +132,13 @@ def _override(entry: Any, key: str) -> Price:
 
 
 def _family(model: str, names: Any) -> str | None:
-    """The longest name in ``names`` that equals ``model`` or prefixes it at a '-'."""
-    best = None
+    """The name in ``names`` that ``model`` is, or is a dated snapshot or alias of."""
+    if model in names:
+        return model
     for name in names:
-        if model == name or model.startswith(name + "-"):
-            if best is None or len(name) > len(best):
-                best = name
-    return best
+        if model.startswith(name) and _SNAPSHOT.match(model[len(name):]):
+            return name
+    return None
 
 
 def lookup(spec: str, overrides: dict[str, Any] | None = None) -> Price | None:
