@@ -119,3 +119,30 @@ def resolve_inside(root: Path, relpath: str) -> Path:
             "remove the symlink from the notes home",
         )
     return target
+
+
+def document_path(raw: str) -> str:
+    """Validate a document path inside a store (``projects/x/a.md``, ``.dream/store.toml``)
+    or a note address (``@projects/x/a``) and return the '/'-separated relative path."""
+    if not isinstance(raw, str) or not raw:
+        raise BadAddress("empty document path", "give a path inside the store, e.g. user/a.md")
+    if raw.startswith("@"):
+        return parse(raw).relpath
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        raise BadAddress(f"path '{_show(raw)}' contains a control or NUL character",
+                         "give a plain path inside the store")
+    if len(raw) > MAX_ADDRESS:
+        raise BadAddress(f"path is longer than {MAX_ADDRESS} characters",
+                         "give a path inside the store")
+    if raw.startswith("/") or "\\" in raw or PurePosixPath(raw).is_absolute() or \
+            re.match(r"^[A-Za-z]:", raw):
+        raise BadAddress(f"path '{_show(raw)}' is absolute",
+                         "give a path relative to the store root, e.g. user/a.md")
+    parts = raw.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise BadAddress(f"path '{_show(raw)}' has an empty, '.' or '..' segment",
+                         "give a path relative to the store root, e.g. user/a.md")
+    if any(len(p) > MAX_SEGMENT for p in parts):
+        raise BadAddress(f"a name in path '{_show(raw)}' is longer than {MAX_SEGMENT}",
+                         "use shorter names")
+    return raw

@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from dream.errors import EmptyRepository, GitFailed, UnknownCommit
@@ -148,6 +148,62 @@ class Repo:
         self.git(*args, input=message.encode("utf-8"), env=self.identity_env())
         return self.require_head()
 
+    def commit_files(
+        self,
+        subject: str,
+        files: Sequence[str],
+        trailers: Mapping[str, str | Sequence[str]] | None = None,
+        body: str = "",
+        allow_empty: bool = False,
+    ) -> str | None:
+        """Stage exactly ``files`` (paths inside the work tree, added, changed or deleted)
+        and commit them, leaving every other change in the work tree alone (an open dream's
+        edits are not swept into someone else's commit). Returns the sha, or None when
+        nothing changed and ``allow_empty`` is false."""
+        if files:
+            listing = "".join(f"{f}\x00" for f in files).encode("utf-8")
+            self.git("update-index", "--add", "--remove", "-z", "--stdin", input=listing)
+        if not allow_empty and self.head() is not None:
+            if run_git(self.path, "diff", "--cached", "--quiet", check=False).returncode == 0:
+                return None
+        message = subject.strip()
+        if body:
+            message += "\n\n" + body.strip()
+        if trailers:
+            message += "\n\n" + format_trailers(trailers)
+        args = ["commit", "-q", "--no-verify", "-F", "-"]
+        if allow_empty:
+            args.insert(1, "--allow-empty")
+        self.git(*args, input=message.encode("utf-8"), env=self.identity_env())
+        return self.require_head()
+
+    def changed_files(self, *pathspecs: str) -> list[str]:
+        """Paths under ``pathspecs`` that differ from HEAD in the work tree (added, changed,
+        deleted, untracked; ignored files excluded)."""
+        out = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                       "--no-renames", "--", *pathspecs)
+        return [entry[3:] for entry in out.split("\x00") if len(entry) > 3]
+
+    def commits_with_trailer(self, key: str, value: str) -> list[tuple[str, dict[str, list[str]]]]:
+        """Commits reachable from HEAD whose trailer ``key`` equals ``value``, newest first,
+        each with all its trailers."""
+        if self.head() is None:
+            return []
+        out = self.git("log", "-z", "--format=%H%n%(trailers:only,unfold)")
+        found = []
+        for record in out.split("\x00"):
+            lines = record.strip("\n").splitlines()
+            if not lines:
+                continue
+            trailers: dict[str, list[str]] = {}
+            for line in lines[1:]:
+                name, sep, val = line.partition(":")
+                if sep:
+                    trailers.setdefault(name.strip(), []).append(val.strip())
+            if value in trailers.get(key, []):
+                found.append((lines[0].strip(), trailers))
+        return found
+
     def revert(self, sha: str, trailers: Mapping[str, str | Sequence[str]] | None = None) -> str:
         """Revert one commit with ``git revert`` and return the new commit."""
         full = self.resolve(sha)
@@ -189,6 +245,63 @@ class Repo:
             if kind == "blob":
                 result.append((path, sha))
         return result
+
+    def read_blobs(self, shas: Sequence[str]) -> Iterator[bytes]:
+        """Contents of many blobs through one ``git cat-file --batch`` whose requests are
+        written by a thread while this one reads, so a 100,000-file index costs one process
+        and no per-file round trip."""
+        proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.path,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+        assert proc.stdin and proc.stdout
+
+        def feed() -> None:
+            try:
+                for sha in shas:
+                    proc.stdin.write(sha.encode() + b"\n")  # type: ignore[union-attr]
+                proc.stdin.close()  # type: ignore[union-attr]
+            except (BrokenPipeError, ValueError):
+                pass
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = proc.stdout.readline().split()
+                if len(header) < 3 or header[1] != b"blob":
+                    raise GitFailed(f"git cat-file could not read blob {sha} in {self.path}",
+                                    "check the repository with 'git fsck'")
+                data = proc.stdout.read(int(header[2]))
+                proc.stdout.read(1)
+                yield data
+        finally:
+            feeder.join(timeout=5)
+            proc.stdout.close()
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+    def diff_files(self, old: str, new: str) -> list[tuple[str, str | None]]:
+        """(path, new blob sha or None when deleted) for every file that differs."""
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", old, new)
+        parts = out.split("\x00")
+        result: list[tuple[str, str | None]] = []
+        i = 0
+        while i + 1 < len(parts):
+            meta, path = parts[i], parts[i + 1]
+            i += 2
+            fields = meta.lstrip(":").split()
+            if len(fields) < 5:
+                continue
+            new_mode, new_sha, status = fields[1], fields[3], fields[4]
+            if new_mode.startswith("16"):  # a submodule, not a file
+                continue
+            result.append((path, None if status.startswith("D") else new_sha))
+        return result
+
+    def has_commit(self, sha: str) -> bool:
+        return run_git(self.path, "cat-file", "-e", f"{sha}^{{commit}}",
+                       check=False).returncode == 0
 
     def close(self) -> None:
         if self._reader is not None:

@@ -26,6 +26,18 @@ from dream.store.git import Repo
 
 SCOPES = ("user", "project", "shared")
 STORE_FILE = Path(".dream") / "store.toml"
+# Dream locks live in the notes home but are never versioned.
+IGNORED = (".dream.lock.*",)
+
+
+def ensure_gitignore(path: Path) -> None:
+    """Make sure the store's ``.gitignore`` ignores Dream's lock files."""
+    target = Path(path) / ".gitignore"
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    missing = [p for p in IGNORED if p not in text.splitlines()]
+    if missing:
+        sep = "" if not text or text.endswith("\n") else "\n"
+        target.write_text(text + sep + "\n".join(missing) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -80,6 +92,7 @@ class Store:
             return cls.load(path)
         repo = Repo.init(Path(path))
         store = cls(path=Path(path), id=uuid.uuid4().hex, name=name, scope=scope)
+        ensure_gitignore(Path(path))
         store.save(commit=False)
         repo.commit_all("Create Dream store", trailers={"Dream-Store": store.id})
         return store

@@ -1,0 +1,177 @@
+"""dream notes: write, update, show, find, list, crumple."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from dream.app import App
+from dream.cli.common import emit_json, get_app, json_option
+from dream.errors import BadInput
+from dream.notes.dreaming import CLI_OWNER, DreamSession
+from dream.notes.service import NotesService
+from dream.store.document import decode
+from dream.store.project import ProjectId
+from dream.store.store import Store
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(notes)
+
+
+@dataclass
+class NotesContext:
+    store: Store
+    project: ProjectId
+    project_name: str
+    dream: DreamSession | None
+    service: NotesService
+
+
+def project_name_for(app: App, key: str, fallback: str) -> str:
+    """The name a project has in @projects/<name>/ addresses."""
+    for store in app.stores.all():
+        name = store.project_name(key)
+        if name:
+            return name
+    return fallback
+
+
+def notes_context(app: App) -> NotesContext:
+    """The notes home, the current project and the CLI dream open over it (if any)."""
+    store = app.notes_store()
+    project = app.project()
+    name = project_name_for(app, project.key, project.name)
+    dream = DreamSession.open(store, app.db, name, owner=CLI_OWNER)
+    service = NotesService(store, app.db, project_key=project.key, dream=dream)
+    return NotesContext(store, project, name, dream, service)
+
+
+def read_text(text: str | None, file: Path | None) -> str:
+    if (text is None) == (file is None):
+        raise BadInput("give the note text or --file, not both and not neither",
+                       "for example: dream notes write @user/tea 'I drink green tea'")
+    if file is None:
+        return text or ""
+    if str(file) == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise BadInput(f"cannot read {file} ({exc.strerror})", "check the path") from exc
+    return decode(data, str(file))
+
+
+def _report(change, as_json: bool) -> None:
+    if as_json:
+        emit_json(change.as_dict())
+    elif change.pending:
+        click.echo(f"{change.action} {change.address} (in the open dream; committed by "
+                   "'dream end')")
+    else:
+        click.echo(f"{change.action} {change.address} -> {change.commit[:12] if change.commit else 'unchanged'}")
+
+
+file_option = click.option("--file", "file", type=click.Path(path_type=Path, dir_okay=False,
+                           allow_dash=True), default=None,
+                           help="Read the note text from a file ('-' for stdin).")
+
+
+@click.group()
+def notes() -> None:
+    """Write, read, find and crumple notes (@projects/<name>/..., @sessions/<id>/...,
+    @user/...)."""
+
+
+@notes.command("write")
+@click.argument("address")
+@click.argument("text", required=False)
+@file_option
+@click.option("--replace", is_flag=True, help="Overwrite an existing note.")
+@click.option("--project", "project_key", default=None,
+              help="Project key recorded in a new session note (default: the current one).")
+@json_option
+def notes_write(address: str, text: str | None, file: Path | None, replace: bool,
+                project_key: str | None, as_json: bool) -> None:
+    """Write a new note (refuses an existing one unless --replace)."""
+    ctx = notes_context(get_app())
+    _report(ctx.service.write(address, read_text(text, file), replace=replace,
+                              project_key=project_key), as_json)
+
+
+@notes.command("update")
+@click.argument("address")
+@click.argument("text", required=False)
+@file_option
+@click.option("--append", is_flag=True, help="Append to the body instead of replacing it.")
+@json_option
+def notes_update(address: str, text: str | None, file: Path | None, append: bool,
+                 as_json: bool) -> None:
+    """Replace (or --append to) the body of an existing note."""
+    ctx = notes_context(get_app())
+    _report(ctx.service.update(address, read_text(text, file), append=append), as_json)
+
+
+@notes.command("show")
+@click.argument("address")
+@json_option
+def notes_show(address: str, as_json: bool) -> None:
+    """Show a note (stamps its access time, except inside a dream)."""
+    ctx = notes_context(get_app())
+    view = ctx.service.show(address)
+    if as_json:
+        emit_json(view.as_dict())
+    else:
+        click.echo(view.content, nl=not view.content.endswith("\n"))
+
+
+@notes.command("find")
+@click.argument("query")
+@click.option("--page", default=1, show_default=True, type=int, help="Page number.")
+@click.option("--per-page", default=10, show_default=True, type=int, help="Hits per page.")
+@click.option("--crumpled", is_flag=True, help="Include crumpled notes.")
+@json_option
+def notes_find(query: str, page: int, per_page: int, crumpled: bool, as_json: bool) -> None:
+    """Search notes in the notes home, one page at a time."""
+    ctx = notes_context(get_app())
+    result = ctx.service.find(query, page=page, per_page=per_page, crumpled=crumpled)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    for hit in result.hits:
+        click.echo(f"{hit['score']:8.3f}  {hit['address']}  {hit['title']}")
+    if not result.hits:
+        click.echo("no notes found")
+    if result.has_more:
+        click.echo(f"more: dream notes find {query!r} --page {page + 1}")
+
+
+@notes.command("list")
+@click.argument("prefix", required=False)
+@click.option("--crumpled", is_flag=True, help="List only crumpled notes.")
+@click.option("--all", "all_", is_flag=True, help="List live and crumpled notes.")
+@json_option
+def notes_list(prefix: str | None, crumpled: bool, all_: bool, as_json: bool) -> None:
+    """List notes (live ones by default) under an optional address prefix."""
+    ctx = notes_context(get_app())
+    status = None if all_ else ("crumpled" if crumpled else "live")
+    rows = ctx.service.list(prefix, status=status)
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        flag = " (crumpled)" if row["status"] == "crumpled" else ""
+        click.echo(f"{row['address']}{flag}  {row['title']}")
+
+
+@notes.command("crumple")
+@click.argument("address")
+@json_option
+def notes_crumple(address: str, as_json: bool) -> None:
+    """Crumple a note: soft-deleted, still visible to a dream, can then be forgotten."""
+    ctx = notes_context(get_app())
+    _report(ctx.service.crumple(address), as_json)

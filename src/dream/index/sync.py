@@ -1,0 +1,175 @@
+"""Bringing the index up to a store's HEAD."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from dream.db import utcnow
+from dream.store.document import quick_meta, sha256, title_of
+from dream.store.store import Store
+
+
+@dataclass
+class SyncStats:
+    store_id: str
+    commit: str | None
+    previous: str | None
+    indexed: int = 0      # documents read and (re)written
+    skipped: int = 0      # unchanged by checksum
+    removed: int = 0
+    total: int = 0        # documents of this store in the index afterwards
+    seconds: float = 0.0
+    up_to_date: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def indexable(path: str) -> bool:
+    """Markdown documents outside hidden folders (``.dream/``, ``.git``)."""
+    if not path.endswith(".md"):
+        return False
+    return not any(part.startswith(".") for part in path.split("/"))
+
+
+def _placement(path: str, meta: dict[str, str]) -> tuple[str | None, str | None, str | None]:
+    """(home, owner, project key) of a document in the notes layout."""
+    parts = path.split("/")
+    home = parts[0] if parts[0] in ("projects", "sessions", "user") and len(parts) > 1 else None
+    owner = parts[1] if home in ("projects", "sessions") and len(parts) > 2 else None
+    project = meta.get("project") or None
+    return home, owner, project
+
+
+def _stored(conn: sqlite3.Connection, store_id: str) -> tuple[str | None, bool]:
+    row = conn.execute("SELECT commit_sha FROM index_stores WHERE store_id=?",
+                       (store_id,)).fetchone()
+    return (row[0] if row else None), row is not None
+
+
+def sync(conn: sqlite3.Connection, store: Store, full: bool = False) -> SyncStats:
+    """Bring the index for ``store`` up to its HEAD.
+
+    Cheap when nothing changed (one ``git rev-parse``). After a commit only the files that
+    differ between the indexed commit and HEAD are read. ``full`` re-walks every file at
+    HEAD and still skips files whose checksum is unchanged.
+    """
+    started = time.perf_counter()
+    repo = store.repo
+    head = repo.head()
+    previous, known = _stored(conn, store.id)
+    stats = SyncStats(store.id, head, previous)
+    if known and head == previous and not full:
+        stats.up_to_date = True
+        stats.total = _count(conn, store.id)
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    existing = {row[0]: row[1] for row in conn.execute(
+        "SELECT path, blob FROM documents WHERE store_id=?", (store.id,))}
+    if head is None:
+        changes: list[tuple[str, str | None]] = [(p, None) for p in existing]
+    elif previous and not full and repo.has_commit(previous):
+        changes = [(p, b) for p, b in repo.diff_files(previous, head)
+                   if indexable(p) or p in existing]
+    else:
+        files = {p: b for p, b in repo.list_files(head) if indexable(p)}
+        changes = [(p, b) for p, b in files.items()]
+        changes += [(p, None) for p in existing if p not in files]
+
+    to_read: list[tuple[str, str]] = []
+    to_remove: list[str] = []
+    for path, blob in changes:
+        if blob is None or not indexable(path):
+            if path in existing:
+                to_remove.append(path)
+        elif existing.get(path) == blob:
+            stats.skipped += 1
+        else:
+            to_read.append((path, blob))
+
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for path in to_remove:
+            conn.execute("DELETE FROM documents WHERE store_id=? AND path=?", (store.id, path))
+        stats.removed = len(to_remove)
+        if to_read:
+            _write(conn, store, head or "", to_read, repo.read_blobs([b for _, b in to_read]))
+        stats.indexed = len(to_read)
+        conn.execute(
+            "INSERT INTO index_stores (store_id, store_name, scope, path, commit_sha, synced_at)"
+            " VALUES (?,?,?,?,?,?) ON CONFLICT(store_id) DO UPDATE SET store_name=excluded."
+            "store_name, scope=excluded.scope, path=excluded.path, commit_sha=excluded."
+            "commit_sha, synced_at=excluded.synced_at",
+            (store.id, store.name, store.scope, str(store.path), head, utcnow()))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    stats.total = _count(conn, store.id)
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def _write(conn: sqlite3.Connection, store: Store, commit: str,
+           items: list[tuple[str, str]], contents: Iterable[bytes]) -> None:
+    for (path, blob), data in zip(items, contents, strict=True):
+        text = data.decode("utf-8", "replace")
+        meta, body = quick_meta(text)
+        home, owner, project = _placement(path, meta)
+        row = (store.id, path, blob, sha256(data), commit, home, owner, project,
+               meta.get("status") or None, title_of(meta, body, path), body)
+        conn.execute(
+            "INSERT INTO documents (store_id, path, blob, sha256, commit_sha, home, owner,"
+            " project, status, title, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT(store_id, path) DO UPDATE SET blob=excluded.blob,"
+            " sha256=excluded.sha256, commit_sha=excluded.commit_sha, home=excluded.home,"
+            " owner=excluded.owner, project=excluded.project, status=excluded.status,"
+            " title=excluded.title, body=excluded.body", row)
+
+
+def _count(conn: sqlite3.Connection, store_id: str) -> int:
+    return conn.execute("SELECT count(*) FROM documents WHERE store_id=?",
+                        (store_id,)).fetchone()[0]
+
+
+def reindex(conn: sqlite3.Connection, stores: Iterable[Store], force: bool = False
+            ) -> list[SyncStats]:
+    """Rebuild the index from git. Without ``force`` every file at HEAD is checked and the
+    unchanged ones (same blob checksum) are skipped; with ``force`` the rows are dropped
+    and every document is read again. Rows of stores no longer known are dropped."""
+    stores = list(stores)
+    known = {s.id for s in stores}
+    for (store_id,) in conn.execute("SELECT store_id FROM index_stores").fetchall():
+        if store_id not in known:
+            forget_store(conn, store_id)
+    results = []
+    for store in stores:
+        if force:
+            forget_store(conn, store.id)
+        results.append(sync(conn, store, full=True))
+    return results
+
+
+def forget_store(conn: sqlite3.Connection, store_id: str) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DELETE FROM documents WHERE store_id=?", (store_id,))
+        conn.execute("DELETE FROM index_stores WHERE store_id=?", (store_id,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def indexed_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """Every index row in a stable order (used to prove bad input changed nothing)."""
+    docs = conn.execute("SELECT store_id, path, blob, sha256, commit_sha, title FROM documents"
+                        " ORDER BY store_id, path").fetchall()
+    heads = conn.execute("SELECT store_id, commit_sha FROM index_stores ORDER BY store_id"
+                         ).fetchall()
+    return [tuple(r) for r in heads] + [tuple(r) for r in docs]

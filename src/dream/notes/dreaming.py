@@ -1,0 +1,339 @@
+"""The interactive dream over one project, and the lock every dream takes.
+
+A dream over project ``<name>`` holds ``<notes home>/.dream.lock.<name>``, created with one
+``os.open(O_CREAT | O_EXCL | O_WRONLY)``. An existing lock refuses a new dream whatever its
+age; a stale one is removed by hand (the error gives the ``rm`` command). The lock file holds
+JSON: pid, host, time, owner, project, project key, run id, baseline commit, session.
+
+:class:`DreamSession` is the interactive dream: ``begin`` takes the lock and commits a
+baseline, edits inside its reach stay in the work tree, ``end`` commits them as one commit
+and releases the lock, ``release`` (shutdown) drops the lock without the final commit.
+The CLI keeps a dream open across commands by leaving its lock (owner ``cli``) in place;
+a long-lived process calls :func:`release_on_shutdown` so SIGINT/SIGTERM release it.
+The batch dream run takes the same lock around its apply stage with :func:`acquire_lock` /
+:func:`release_lock` or :func:`dream_lock`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import secrets
+import signal
+import socket
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dream import index
+from dream.errors import BadAddress, LockHeld, NoDream, NotCrumpled, NoteNotFound, OutOfScope
+from dream.notes.address import Address, parse, resolve_inside
+from dream.store.document import quick_meta
+from dream.store.store import Store
+
+LOCK_PREFIX = ".dream.lock."
+CLI_OWNER = "cli"
+
+
+def lock_path(notes_path: Path, project_name: str) -> Path:
+    if not project_name or "/" in project_name or "\x00" in project_name or \
+            project_name.startswith(".") or len(project_name) > 128:
+        raise BadAddress(f"'{project_name}' is not a usable project name for a dream lock",
+                         "give the project name shown by 'dream status'")
+    return Path(notes_path) / f"{LOCK_PREFIX}{project_name}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_run_id(prefix: str = "dream") -> str:
+    return f"{prefix}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def _exclude_locks(notes_path: Path) -> None:
+    """Keep lock files out of git even in a store made before .gitignore listed them."""
+    git_dir = Path(notes_path) / ".git"
+    if not git_dir.is_dir():
+        return
+    exclude = git_dir / "info" / "exclude"
+    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    if f"{LOCK_PREFIX}*" not in text.splitlines():
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with exclude.open("a", encoding="utf-8") as fh:
+            fh.write(("" if not text or text.endswith("\n") else "\n") + f"{LOCK_PREFIX}*\n")
+
+
+def read_lock(path: Path) -> dict[str, Any] | None:
+    """The lock's content, or None when there is no lock. Unreadable content comes back
+    as ``{"raw": ...}`` (a lock is a lock whatever it says)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        return data if isinstance(data, dict) else {"raw": str(data)}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return {"raw": raw.decode("utf-8", "replace")[:200]}
+
+
+def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
+    info = info if info is not None else (read_lock(path) or {})
+    who = ", ".join(f"{k} {info[k]}" for k in ("owner", "pid", "host", "time") if k in info)
+    return LockHeld(
+        f"a dream is already open: lock {path} exists" + (f" ({who})" if who else ""),
+        f"end it with 'dream end'; if no dream is running (a crashed process), remove the "
+        f"stale lock by hand: rm \"{path}\"",
+    )
+
+
+def acquire_lock(notes_path: Path, project_name: str, owner: str,
+                 info: dict[str, Any] | None = None) -> Path:
+    """Create the dream lock with one exclusive open, or raise LockHeld."""
+    path = lock_path(notes_path, project_name)
+    _exclude_locks(notes_path)
+    content = {"pid": os.getpid(), "host": socket.gethostname(), "time": _now(),
+               "owner": owner, "project": project_name, **(info or {})}
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        raise lock_held_error(path) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(content, fh)
+        fh.write("\n")
+    return path
+
+
+def _rewrite_lock(path: Path, content: dict[str, Any]) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)  # never creates: the lock must be ours
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(content, fh)
+        fh.write("\n")
+
+
+def release_lock(path: Path) -> bool:
+    """Remove a lock; True when there was one."""
+    try:
+        Path(path).unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+@contextmanager
+def dream_lock(notes_path: Path, project_name: str, owner: str,
+               info: dict[str, Any] | None = None) -> Iterator[Path]:
+    """Hold the dream lock for the duration of a block (the batch run's apply stage)."""
+    path = acquire_lock(notes_path, project_name, owner, info)
+    try:
+        yield path
+    finally:
+        release_lock(path)
+
+
+def held_locks(notes_path: Path) -> list[Path]:
+    return sorted(Path(notes_path).glob(f"{LOCK_PREFIX}*"))
+
+
+def _reach_pathspecs(name: str) -> tuple[str, str]:
+    return f"projects/{name}", "sessions"
+
+
+@dataclass
+class DreamSession:
+    """One open interactive dream over one project of the notes home."""
+
+    store: Store
+    conn: sqlite3.Connection
+    project_key: str
+    project_name: str
+    owner: str
+    run_id: str
+    lock: Path
+    baseline: str | None = None
+    session_id: str | None = None
+    started_at: str = field(default_factory=_now)
+    closed: bool = False
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def begin(cls, store: Store, conn: sqlite3.Connection, project_key: str,
+              project_name: str, owner: str, session_id: str | None = None) -> "DreamSession":
+        """Take the lock, then commit a baseline of the project's reach."""
+        run_id = new_run_id()
+        lock = acquire_lock(store.path, project_name, owner,
+                            {"project_key": project_key, "run_id": run_id,
+                             "session": session_id})
+        dream = cls(store, conn, project_key, project_name, owner, run_id, lock,
+                    session_id=session_id)
+        try:
+            dream.baseline = store.repo.commit_files(
+                f"Dream baseline for {project_name}", dream.pending_files(),
+                trailers=dream.trailers("baseline"), allow_empty=True)
+            _rewrite_lock(lock, dream.lock_content())
+            index.sync(conn, store)
+        except BaseException:
+            release_lock(lock)
+            raise
+        return dream
+
+    @classmethod
+    def open(cls, store: Store, conn: sqlite3.Connection, project_name: str,
+             owner: str | None = None) -> "DreamSession | None":
+        """The dream recorded in an existing lock (one ``dream begin`` left open for later
+        commands), or None when there is no lock or it belongs to another owner."""
+        path = lock_path(store.path, project_name)
+        info = read_lock(path)
+        if info is None or "run_id" not in info:
+            return None
+        if owner is not None and info.get("owner") != owner:
+            return None
+        return cls(store, conn, str(info.get("project_key", "")), project_name,
+                   str(info.get("owner")), str(info["run_id"]), path,
+                   baseline=info.get("baseline"), session_id=info.get("session"),
+                   started_at=str(info.get("time", "")))
+
+    def lock_content(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "host": socket.gethostname(), "time": self.started_at,
+                "owner": self.owner, "project": self.project_name,
+                "project_key": self.project_key, "run_id": self.run_id,
+                "baseline": self.baseline, "session": self.session_id}
+
+    def trailers(self, stage: str) -> dict[str, str]:
+        return {"Dream-Run": self.run_id, "Dream-Pass": stage,
+                "Dream-Project": self.project_key, "Dream-Store": self.store.id}
+
+    # -- reach -----------------------------------------------------------------------------
+    def _session_project(self, relpath: str) -> str | None:
+        disk = self.store.path / relpath
+        if disk.is_file():
+            meta, _ = quick_meta(disk.read_bytes().decode("utf-8", "replace"))
+        else:  # deleted in the work tree: ask the last commit
+            head = self.store.repo.head()
+            data = self.store.repo.read_at(head, relpath) if head else None
+            if data is None:
+                return None
+            meta, _ = quick_meta(data.decode("utf-8", "replace"))
+        return meta.get("project") or None
+
+    def may_edit(self, address: Address, exists: bool, note_project: str | None) -> bool:
+        if address.home == "projects":
+            return address.owner == self.project_name
+        if address.home == "sessions":
+            if exists:
+                return note_project == self.project_key
+            return self.session_id is not None and address.owner == self.session_id
+        return False
+
+    def check_edit(self, address: Address, exists: bool, note_project: str | None) -> None:
+        if not self.may_edit(address, exists, note_project):
+            raise OutOfScope(
+                f"{address} is outside the open dream over project '{self.project_name}'",
+                "a dream edits only that project's notes and existing session notes whose "
+                "'project' names it; end the dream ('dream end') to edit other notes")
+
+    def pending_files(self) -> list[str]:
+        """Files in the dream's reach that differ from the last commit."""
+        files = []
+        for rel in self.store.repo.changed_files(*_reach_pathspecs(self.project_name)):
+            if rel.startswith("sessions/"):
+                if self._session_project(rel) != self.project_key:
+                    continue
+            if rel.endswith(".md"):
+                files.append(rel)
+        return files
+
+    def notes(self) -> list[dict[str, Any]]:
+        """The project's notes and every session note whose ``project`` names it,
+        crumpled ones included, as on disk now."""
+        found = []
+        root = self.store.path
+        for top in (root / "projects" / self.project_name, root / "sessions"):
+            if not top.is_dir():
+                continue
+            for file in sorted(top.rglob("*.md")):
+                rel = file.relative_to(root).as_posix()
+                if any(p.startswith(".") for p in rel.split("/")) or file.is_symlink():
+                    continue
+                meta, _ = quick_meta(file.read_bytes().decode("utf-8", "replace"))
+                if rel.startswith("sessions/") and meta.get("project") != self.project_key:
+                    continue
+                found.append({"address": "@" + rel, "path": rel,
+                              "status": meta.get("status") or "live"})
+        return found
+
+    # -- actions ---------------------------------------------------------------------------
+    def _require_open(self) -> None:
+        if self.closed or read_lock(self.lock) is None:
+            raise NoDream(f"the dream over '{self.project_name}' is no longer open",
+                          "start one with 'dream begin'")
+
+    def forget(self, raw_address: str) -> str:
+        """Delete one crumpled note within reach for good (committed by ``end``)."""
+        self._require_open()
+        address = parse(raw_address)
+        target = resolve_inside(self.store.path, address.relpath)
+        if not target.is_file():
+            raise NoteNotFound(f"no note at {address}", "list notes with 'dream notes list'")
+        meta, _ = quick_meta(target.read_bytes().decode("utf-8", "replace"))
+        self.check_edit(address, True, meta.get("project"))
+        if (meta.get("status") or "live") != "crumpled":
+            raise NotCrumpled(f"{address} is live; only crumpled notes can be forgotten",
+                              f"crumple it first with 'dream notes crumple {address}'")
+        target.unlink()
+        return address.relpath
+
+    def end(self) -> str | None:
+        """Commit the dream's changes as one commit and release the lock. Returns the
+        commit, or None when the dream changed nothing."""
+        self._require_open()
+        # if the commit fails the lock stays: the dream is still open and can be ended again
+        sha = self.store.repo.commit_files(
+            f"Dream over {self.project_name}", self.pending_files(),
+            trailers=self.trailers("dream"))
+        index.sync(self.conn, self.store)
+        self._drop_lock()
+        return sha
+
+    def release(self) -> None:
+        """Shutdown: drop the lock without the final commit (edits stay in the work tree
+        and are committed by the next dream's baseline)."""
+        if not self.closed:
+            self._drop_lock()
+
+    def _drop_lock(self) -> None:
+        self.closed = True
+        info = read_lock(self.lock)
+        if info is not None and info.get("run_id") == self.run_id:
+            release_lock(self.lock)
+
+
+def release_on_shutdown(session: DreamSession,
+                        signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> None:
+    """Make a long-lived process release ``session``'s lock when it is told to stop
+    (SIGINT, SIGTERM) or exits, without the final commit. Must be called from the main
+    thread. After releasing, the previous handler runs (or the process exits with
+    128 + signal number)."""
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+
+    def handler(signum: int, frame: Any) -> None:
+        session.release()
+        prev = previous.get(signum)
+        if prev is signal.default_int_handler:
+            raise KeyboardInterrupt
+        if callable(prev):
+            prev(signum, frame)
+        elif prev != signal.SIG_IGN:  # default action: die of the same signal
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    atexit.register(session.release)
+

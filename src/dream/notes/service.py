@@ -1,0 +1,281 @@
+"""The notes service: write, update, show, find, list and crumple notes in the notes home.
+
+Outside a dream every change is one git commit (only the note's own file is staged, with
+``Dream-Store`` and ``Dream-Project`` trailers) followed by an index sync. Inside an open
+dream (``dream`` given) changes within the dream's reach stay in the work tree and are
+committed by :meth:`DreamSession.end`; changes outside its reach are refused, and reads
+leave no access stamp. A note whose project another process is dreaming over cannot be
+changed from outside that dream (its final commit would otherwise absorb the change).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dream import index
+from dream.db import utcnow
+from dream.errors import BadAddress, BadInput, NoteExists, NoteNotFound
+from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
+from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
+from dream.store.document import Document, decode, quick_meta, sha256, title_of
+from dream.store.document import parse as parse_document
+from dream.store.store import Store
+
+STATUSES = ("live", "crumpled")
+MAX_NOTE_BYTES = 1_000_000
+
+
+@dataclass
+class NoteView:
+    address: str
+    path: str
+    status: str
+    title: str
+    meta: dict[str, Any]
+    body: str
+    content: str
+    sha256: str
+    commit: str | None      # HEAD of the notes home when read
+    committed: bool         # False when the work tree differs from HEAD (an open dream)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class NoteChange:
+    address: str
+    path: str
+    action: str             # write | replace | update | crumple | forget
+    sha256: str | None
+    commit: str | None      # the commit made, None when left for the dream's end
+    pending: bool = False   # True inside an open dream
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FindPage:
+    query: str
+    page: int
+    per_page: int
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    has_more: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _now() -> str:
+    return utcnow()[:19] + "Z"
+
+
+class NotesService:
+    def __init__(self, store: Store, conn: sqlite3.Connection,
+                 project_key: str | None = None, dream: DreamSession | None = None) -> None:
+        self.store = store
+        self.conn = conn
+        self.project_key = project_key   # recorded in new session notes
+        self.dream = dream
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _locate(self, raw: str) -> tuple[Address, Path]:
+        address = parse(raw)
+        target = resolve_inside(self.store.path, address.relpath)
+        if target.is_symlink():
+            raise BadAddress(f"{address} is a symlink", "notes are plain files; remove the link")
+        if target.exists() and not target.is_file():
+            raise BadAddress(f"{address} is a folder, not a note", "give the path of a note")
+        return address, target
+
+    def _read(self, address: Address, target: Path) -> tuple[bytes, Document]:
+        if not target.is_file():
+            raise NoteNotFound(f"no note at {address}",
+                               "list notes with 'dream notes list' or write it first")
+        data = target.read_bytes()
+        text = decode(data, str(address))
+        return data, parse_document(text, str(address))
+
+    def _check_not_dreamed(self, address: Address, note_project: str | None) -> None:
+        """Outside a dream: refuse changes another process's dream is responsible for."""
+        for lock in held_locks(self.store.path):
+            info = read_lock(lock) or {}
+            name = lock.name.split(".dream.lock.", 1)[-1]
+            if address.home == "projects" and address.owner == name:
+                raise lock_held_error(lock, info)
+            if address.home == "sessions" and note_project and \
+                    note_project == info.get("project_key"):
+                raise lock_held_error(lock, info)
+
+    def _check_write(self, address: Address, exists: bool, note_project: str | None) -> None:
+        if self.dream is not None:
+            self.dream.check_edit(address, exists, note_project)
+        else:
+            self._check_not_dreamed(address, note_project)
+
+    def _save(self, address: Address, target: Path, data: bytes, action: str,
+              old: bytes | None) -> NoteChange:
+        if len(data) > MAX_NOTE_BYTES:
+            raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
+                           "split it into several notes")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        resolve_inside(self.store.path, address.relpath)  # re-check after mkdir
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+        digest = sha256(data)
+        if self.dream is not None:
+            return NoteChange(str(address), address.relpath, action, digest, None, True)
+        try:
+            sha = self.store.repo.commit_files(
+                f"{action.capitalize()} note {address}", [address.relpath],
+                trailers=self._trailers(address, data))
+        except BaseException:
+            if old is None:
+                target.unlink(missing_ok=True)
+            else:
+                target.write_bytes(old)
+            self.store.repo.git("update-index", "--add", "--remove", "--", address.relpath,
+                                check=False)
+            raise
+        index.sync(self.conn, self.store)
+        return NoteChange(str(address), address.relpath, action, digest, sha, False)
+
+    def _trailers(self, address: Address, data: bytes) -> dict[str, str]:
+        trailers = {"Dream-Store": self.store.id}
+        key = None
+        if address.home == "projects":
+            key = self.store.project_key_for_name(address.owner or "")
+        elif address.home == "sessions":
+            key = quick_meta(data.decode("utf-8", "replace"))[0].get("project")
+        if key:
+            trailers["Dream-Project"] = key
+        return trailers
+
+    @staticmethod
+    def _body_from(text: str) -> Document:
+        """User text may carry its own front matter (title, tags, ...)."""
+        doc = parse_document(text, "the note text")
+        for reserved in ("created", "updated"):
+            doc.meta.pop(reserved, None)
+        status = doc.meta.get("status", "live")
+        if status not in STATUSES:
+            raise BadInput(f"status '{status}' is not one of {', '.join(STATUSES)}",
+                           "use 'live', or crumple the note with 'dream notes crumple'")
+        return doc
+
+    # -- commands --------------------------------------------------------------------------
+    def write(self, raw: str, text: str, replace: bool = False,
+              project_key: str | None = None) -> NoteChange:
+        """Create a note; an existing one is refused unless ``replace``."""
+        address, target = self._locate(raw)
+        exists = target.is_file()
+        old = target.read_bytes() if exists else None
+        old_meta = quick_meta(old.decode("utf-8", "replace"))[0] if old is not None else {}
+        if exists and not replace:
+            raise NoteExists(f"a note already exists at {address}",
+                             "use 'dream notes update' to change it, or --replace to overwrite")
+        doc = self._body_from(text)
+        now = _now()
+        meta: dict[str, Any] = {"status": doc.meta.pop("status", "live")}
+        if address.home == "sessions":
+            project = (old_meta.get("project") or project_key or self.project_key
+                       or (self.dream.project_key if self.dream else None))
+            if project:
+                meta["project"] = project
+        self._check_write(address, exists, old_meta.get("project") if exists else
+                          meta.get("project"))
+        meta["created"] = old_meta.get("created") or now
+        meta["updated"] = now
+        meta.update({k: v for k, v in doc.meta.items() if k not in meta})
+        data = Document(meta, doc.body).to_bytes()
+        return self._save(address, target, data, "replace" if exists else "write", old)
+
+    def update(self, raw: str, text: str, append: bool = False) -> NoteChange:
+        """Replace (or append to) the body of an existing note, keeping its front matter."""
+        address, target = self._locate(raw)
+        old, current = self._read(address, target)
+        self._check_write(address, True, current.meta.get("project"))
+        new = self._body_from(text)
+        body = current.body.rstrip("\n") + "\n\n" + new.body.lstrip("\n") if append else new.body
+        meta = dict(current.meta)
+        meta.update({k: v for k, v in new.meta.items() if k != "project"})
+        meta["updated"] = _now()
+        return self._save(address, target, Document(meta, body).to_bytes(), "update", old)
+
+    def crumple(self, raw: str) -> NoteChange:
+        """Mark a note crumpled: soft-deleted, still visible to a dream, forgettable."""
+        address, target = self._locate(raw)
+        old, current = self._read(address, target)
+        self._check_write(address, True, current.meta.get("project"))
+        meta = dict(current.meta)
+        meta["status"] = "crumpled"
+        meta["updated"] = _now()
+        return self._save(address, target, Document(meta, current.body).to_bytes(),
+                          "crumple", old)
+
+    def show(self, raw: str) -> NoteView:
+        """Read a note as it is on disk. Outside a dream the read stamps its access time."""
+        address, target = self._locate(raw)
+        data, doc = self._read(address, target)
+        head = self.store.repo.head()
+        committed = bool(head) and self.store.repo.read_at(head, address.relpath) == data
+        if self.dream is None:
+            self.conn.execute(
+                "INSERT INTO note_access (store_id, path, accessed_at) VALUES (?,?,?)"
+                " ON CONFLICT(store_id, path) DO UPDATE SET accessed_at=excluded.accessed_at",
+                (self.store.id, address.relpath, utcnow()))
+        return NoteView(str(address), address.relpath, str(doc.meta.get("status", "live")),
+                        title_of(doc.meta, doc.body, address.relpath), doc.meta, doc.body,
+                        data.decode("utf-8"), sha256(data), head, committed)
+
+    def accessed_at(self, raw: str) -> str | None:
+        address = parse(raw)
+        row = self.conn.execute("SELECT accessed_at FROM note_access WHERE store_id=? AND"
+                                " path=?", (self.store.id, address.relpath)).fetchone()
+        return row[0] if row else None
+
+    def find(self, query: str, page: int = 1, per_page: int = 10,
+             crumpled: bool = False) -> FindPage:
+        """Search the notes home (as last committed), one page at a time."""
+        if page < 1 or per_page < 1 or per_page > 100:
+            raise BadInput("page must be 1 or more and per-page between 1 and 100",
+                           "for example --page 2 --per-page 10")
+        index.sync(self.conn, self.store)
+        hits = index.search(self.conn, self.store, query, limit=per_page + 1,
+                            offset=(page - 1) * per_page, include_crumpled=crumpled)
+        rows = [{"address": "@" + h.path, **h.as_dict()} for h in hits[:per_page]]
+        return FindPage(query, page, per_page, rows, len(hits) > per_page)
+
+    def list(self, prefix: str | None = None, status: str | None = "live") -> list[dict[str, Any]]:
+        """Notes on disk under ``prefix`` (an address prefix such as ``@projects/x``),
+        filtered by status (None for all)."""
+        rel = prefix_relpath(prefix) if prefix else ""
+        root = self.store.path
+        top = resolve_inside(root, rel) if rel else root
+        if not top.is_dir():
+            return []
+        notes = []
+        for home in ("projects", "sessions", "user"):
+            base = root / home
+            if not base.is_dir() or not (top == root or base == top or base in top.parents):
+                continue
+            for file in sorted((top if top != root else base).rglob("*.md")):
+                relpath = file.relative_to(root).as_posix()
+                if any(p.startswith(".") for p in relpath.split("/")) or file.is_symlink():
+                    continue
+                meta, body = quick_meta(file.read_bytes().decode("utf-8", "replace"))
+                note_status = meta.get("status") or "live"
+                if status is not None and note_status != status:
+                    continue
+                notes.append({"address": "@" + relpath, "path": relpath,
+                              "status": note_status, "title": title_of(meta, body, relpath),
+                              "project": meta.get("project"), "updated": meta.get("updated")})
+        return notes

@@ -1,0 +1,121 @@
+"""Documents: UTF-8 Markdown with optional YAML front matter.
+
+    ---
+    status: live
+    created: 2026-11-30T12:00:00Z
+    ---
+    # Title
+
+    Body text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+from dream.errors import BadInput, NotUtf8
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Document:
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+
+    def render(self) -> str:
+        body = self.body if self.body.endswith("\n") or not self.body else self.body + "\n"
+        if not self.meta:
+            return body
+        head = yaml.dump(self.meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                         default_flow_style=False)
+        return f"---\n{head}---\n{body}"
+
+    def to_bytes(self) -> bytes:
+        return self.render().encode("utf-8")
+
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8(
+            f"{where} is not UTF-8 (byte {exc.start})",
+            "re-save the file as UTF-8, or remove it from the store",
+        ) from exc
+
+
+def _split(text: str) -> tuple[str | None, str]:
+    if not text.startswith("---"):
+        return None, text
+    first_nl = text.find("\n")
+    if first_nl < 0 or text[:first_nl].strip() != "---":
+        return None, text
+    end = text.find("\n---", first_nl)
+    while end >= 0:
+        after = text.find("\n", end + 1)
+        line = text[end + 1: after if after >= 0 else len(text)]
+        if line.strip() == "---":
+            return text[first_nl + 1: end + 1], text[after + 1:] if after >= 0 else ""
+        end = text.find("\n---", end + 1)
+    return None, text
+
+
+def parse(text: str, where: str = "document") -> Document:
+    """Split front matter and body; malformed YAML is an error naming the document."""
+    head, body = _split(text)
+    if head is None:
+        return Document({}, text)
+    try:
+        meta = yaml.load(head, Loader=_Loader) or {}
+    except yaml.YAMLError as exc:
+        raise BadInput(f"{where} has malformed YAML front matter ({exc.__class__.__name__})",
+                       "fix the lines between the two '---' markers") from exc
+    if not isinstance(meta, dict):
+        raise BadInput(f"{where} front matter is not a mapping",
+                       "front matter holds 'key: value' lines")
+    return Document({str(k): _plain(v) for k, v in meta.items()}, body)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value.tzinfo is None else value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def quick_meta(text: str) -> tuple[dict[str, str], str]:
+    """Front matter as flat ``key: value`` strings without a YAML parser (for indexing
+    100,000 documents fast); nested values are ignored. Returns (meta, body)."""
+    head, body = _split(text)
+    meta: dict[str, str] = {}
+    if head:
+        for line in head.splitlines():
+            if not line or line[0] in " \t#-":
+                continue
+            key, sep, value = line.partition(":")
+            if sep:
+                meta[key.strip()] = value.strip().strip("'\"")
+    return meta, body
+
+
+def title_of(meta: dict[str, Any], body: str, path: str) -> str:
+    title = meta.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    for line in body.splitlines()[:40]:
+        if line.startswith("# "):
+            return line[2:].strip()
+    stem = path.rsplit("/", 1)[-1]
+    return stem[:-3] if stem.endswith(".md") else stem
