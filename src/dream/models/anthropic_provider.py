@@ -27,7 +27,7 @@ ANTHROPIC_URL = "https://api.anthropic.com"
 TOOL_NAME = "answer"
 
 
-def make(arg: str, settings: dict[str, Any]) -> "AnthropicProvider":
+def make(arg: str, settings: dict[str, Any]) -> AnthropicProvider:
     return AnthropicProvider(arg, settings)
 
 

@@ -28,10 +28,10 @@ from dream.models.transport import Endpoint, RetryPolicy, malformed
 
 OPENAI_URL = "https://api.openai.com/v1"
 FORMATS = ("json_schema", "json_object")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.S)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 
-def make(arg: str, settings: dict[str, Any]) -> "OpenAIProvider":
+def make(arg: str, settings: dict[str, Any]) -> OpenAIProvider:
     return OpenAIProvider(arg, settings)
 
 

@@ -70,7 +70,7 @@ class RetryPolicy:
     waits: list[float] = field(default_factory=list)   # every wait taken, for tests and logs
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> "RetryPolicy":
+    def from_settings(cls, settings: dict[str, Any]) -> RetryPolicy:
         try:
             return cls(
                 max_retries=int(settings.get("max_retries", 3)),
