@@ -16,6 +16,8 @@ from dream.errors import DreamError
 COMMAND_MODULES = [
     "dream.cli.core",
     "dream.cli.integrations",
+    "dream.cli.notes",
+    "dream.cli.memory",
 ]
 
 
