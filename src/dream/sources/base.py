@@ -1,0 +1,167 @@
+"""What every source yields: messages, and the lines it had to skip.
+
+A source module turns one file into a stream of :class:`Message` (one per thing said: a
+user's words, another person's message, an assistant reply, a tool call or a tool result)
+and :class:`Skip` (a line or member it could not read, with the reason). It never raises
+for bad content: bad content is a Skip and reading goes on.
+
+Two shapes of source:
+
+* **line sources** (``claude_code``, ``pi``, ``codex``, ``jsonl``) implement
+  ``parse_lines(lines, ctx)``: they receive complete lines with their 1-based numbers, so
+  the collector can resume a grown file after the last whole line it consumed;
+* **file sources** (``mbox``, ``slack``, ``textchat``) implement ``parse_file(path, ctx)``
+  and are re-read whole when the file changes (stable ids keep that free of duplicates).
+
+``ctx.state`` is a small JSON-able dict persisted per file between collects (session id,
+working directory, open tool calls), so a resumed read knows what the head of the file said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from dream.store.project import identify, slug
+
+ROLES = ("user", "assistant", "tool", "other", "system")
+SOURCE_KINDS = ("claude_code", "pi", "codex", "jsonl", "mbox", "slack", "textchat")
+LINE_SOURCES = ("claude_code", "pi", "codex", "jsonl")
+
+
+@dataclass(slots=True)
+class Message:
+    stream: str                 # session, thread or channel id
+    ref: str                    # exact reference back: 'path:line' (+ '#block') or a message id
+    role: str                   # user | assistant | tool | other | system
+    text: str
+    said_at: str | None = None  # ISO 8601 UTC
+    author: str | None = None
+    tool_name: str | None = None
+    is_error: bool | None = None
+    key: str | None = None      # the source's own message id, when it has one (stable id)
+    meta: bool = False          # injected or generated (system reminders, summaries): never evidence
+    project_key: str | None = None
+    participants: list[str] = field(default_factory=list)  # names/addresses for entities
+    channel: str | None = None  # free label: sms, email, slack, whatsapp...
+
+
+@dataclass(slots=True)
+class Skip:
+    path: str
+    line: int | None
+    reason: str
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass
+class FileContext:
+    path: Path
+    state: dict[str, Any]
+    me: frozenset[str] = frozenset()  # the person's own names and addresses, lower case
+
+    def ref(self, line: int, block: int = 0) -> str:
+        return f"{self.path}:{line}" + (f"#{block}" if block else "")
+
+    def skip(self, line: int | None, reason: str) -> Skip:
+        return Skip(str(self.path), line, reason)
+
+
+class LineSource(Protocol):
+    def parse_lines(self, lines: Iterable[tuple[int, bytes]],
+                    ctx: FileContext) -> Iterator[Message | Skip]: ...
+
+
+class FileSource(Protocol):
+    def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]: ...
+
+
+# -- small shared helpers ----------------------------------------------------------------
+
+def iso_utc(value: Any) -> str | None:
+    """Normalise a timestamp (ISO string, epoch seconds or milliseconds) to ISO 8601 UTC."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            seconds = value / 1000 if value > 1e11 else value
+            dt = datetime.fromtimestamp(seconds, UTC)
+        else:
+            text = str(value).strip()
+            if text.endswith("Z") and len(text) >= 20 and text[10] == "T":
+                # the common case, already UTC: keep it cheap
+                return text[:19] + (text[19:23] if text[19:20] == "." else "") + "Z"
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=UTC)
+            dt = dt.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{dt.microsecond // 1000:03d}Z"
+
+
+_PROJECT_CACHE: dict[str, str] = {}
+
+
+def project_key_for(cwd: str | None) -> str | None:
+    """The project key of a recorded working directory.
+
+    When the folder exists on this machine it is identified like any repository (linked
+    worktrees share the key). Otherwise the key is derived from the path string the way
+    ``identify`` derives a plain folder's key: ``<slug(name)>-<sha256(path)[:8]>``.
+    """
+    if not cwd:
+        return None
+    cached = _PROJECT_CACHE.get(cwd)
+    if cached is not None:
+        return cached
+    path = Path(cwd)
+    if path.is_dir():
+        key = identify(path).key
+    else:
+        key = f"{slug(path.name)}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    _PROJECT_CACHE[cwd] = key
+    return key
+
+
+_BINARY_RE = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def looks_binary(head: bytes) -> bool:
+    """True for content that is not text (NUL bytes or many control characters)."""
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    return len(_BINARY_RE.findall(head[:4096])) > max(8, len(head[:4096]) // 50)
+
+
+def text_of(content: Any) -> str:
+    """Text of a string or a list of content blocks ({type: text, text}) as agents write."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind in ("text", "input_text", "output_text") and isinstance(
+                        block.get("text"), str):
+                    parts.append(block["text"])
+                elif kind in ("image", "input_image"):
+                    parts.append("[image]")
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict):
+        return text_of([content])
+    return str(content)

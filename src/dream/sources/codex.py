@@ -1,0 +1,164 @@
+"""Codex CLI rollouts: ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``.
+
+Each line is ``{timestamp, type, payload}`` with ``type``:
+
+* ``session_meta``: id, cwd, git, cli_version (the session's identity and project);
+* ``response_item``: the model conversation: ``message`` (roles user, assistant,
+  developer), ``function_call`` / ``custom_tool_call`` (name, arguments, call_id),
+  ``function_call_output`` / ``custom_tool_call_output`` (call_id, output), ``reasoning``,
+  ``web_search_call``;
+* ``event_msg``: UI events: ``user_message`` (what the person typed), ``agent_message``,
+  ``token_count``, task markers...;
+* ``compacted`` (a generated summary replacing history) and ``turn_context``.
+
+The person's words appear twice: as an ``event_msg`` ``user_message`` and as a
+``response_item`` user message, and the response items also carry injected context
+(AGENTS.md, environment). When a rollout has event messages, the ``user_message`` events
+are the statements and user response items are meta; a rollout without any event message
+(old or trimmed logs) takes its user response items as statements, minus recognisable
+injected context. Assistant text is taken from response items only (the
+``agent_message`` events duplicate it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
+
+KIND = "codex"
+_INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md",
+                      "<INSTRUCTIONS>", "<permissions", "<user_shell_command>",
+                      "<turn_aborted>", "<collaboration_mode>")
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+_QUIET_ITEMS = ("reasoning", "ghost_snapshot", "other")
+_MAX_CALLS = 256
+
+
+def _output(value: Any) -> tuple[str, bool]:
+    """Text and error flag of a tool output (a string, JSON in a string, or a dict)."""
+    error = False
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if isinstance(value, dict):
+        meta = value.get("metadata")
+        if isinstance(meta, dict) and meta.get("exit_code") not in (0, None):
+            error = True
+        if value.get("success") is False:
+            error = True
+        text = value.get("output", value.get("content"))
+        return (text_of(text) if not isinstance(text, str) else text), error
+    if isinstance(value, list):
+        return text_of(value), error
+    return ("" if value is None else str(value)), error
+
+
+class Codex:
+    kind = KIND
+
+    def parse_lines(self, lines: Iterable[tuple[int, bytes]],
+                    ctx: FileContext) -> Iterator[Message | Skip]:
+        state = ctx.state
+        calls: dict[str, str] = state.setdefault("calls", {})
+        pending: list[Message] = []  # user response items, decided once the chunk is read
+        for number, raw in lines:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+                continue
+            if not isinstance(record, dict):
+                yield ctx.skip(number, "not a JSON object")
+                continue
+            kind = record.get("type")
+            payload = record.get("payload")
+            if "payload" not in record:
+                # the oldest rollouts: bare items, first line the session header
+                if kind is None and "id" in record:
+                    kind, payload = "session_meta", record
+                else:
+                    kind, payload = "response_item", record
+            if not isinstance(payload, dict):
+                yield ctx.skip(number, f"{kind} record without a payload object")
+                continue
+            if kind == "session_meta":
+                state["session"] = str(payload.get("id") or ctx.path.stem)
+                if payload.get("cwd"):
+                    state["cwd"] = payload["cwd"]
+                continue
+            if kind == "turn_context":
+                if payload.get("cwd"):
+                    state["cwd"] = payload["cwd"]
+                continue
+            stream = state.get("session") or ctx.path.stem
+            project = project_key_for(state.get("cwd"))
+            said_at = iso_utc(record.get("timestamp"))
+
+            def msg(block: int, role: str, text: str, **extra: Any) -> Message:
+                return Message(stream=stream, ref=ctx.ref(number, block), role=role,
+                               text=text, said_at=said_at, project_key=project, **extra)
+
+            if kind == "event_msg":
+                state["events"] = True
+                if payload.get("type") == "user_message":
+                    text = str(payload.get("message") or "")
+                    if text.strip():
+                        yield msg(0, "user", text)
+                continue
+            if kind == "compacted":
+                text = str(payload.get("message") or "")
+                yield msg(0, "system", text or "Conversation compacted", meta=True)
+                continue
+            if kind != "response_item":
+                yield ctx.skip(number, f"unknown record type {kind!r}")
+                continue
+            ptype = payload.get("type")
+            if ptype == "message":
+                role = payload.get("role")
+                text = text_of(payload.get("content"))
+                if not text.strip():
+                    continue
+                if role == "user":
+                    pending.append(msg(0, "user", text))
+                elif role == "assistant":
+                    yield msg(0, "assistant", text)
+                else:
+                    yield msg(0, "system", text, meta=True)
+            elif ptype in _CALLS:
+                action = payload.get("action") if isinstance(payload.get("action"), dict) \
+                    else {}
+                name = str(payload.get("name") or action.get("type") or "tool")
+                call_id = payload.get("call_id") or payload.get("id")
+                if call_id:
+                    calls[str(call_id)] = name
+                args = payload.get("arguments", payload.get("input", payload.get("action")))
+                shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+                yield msg(0, "assistant", f"{name}: {shown[:2000]}", tool_name=name)
+            elif ptype in _OUTPUTS:
+                text, error = _output(payload.get("output"))
+                yield msg(0, "tool", text or "(no output)",
+                          tool_name=calls.get(str(payload.get("call_id"))), is_error=error)
+            elif ptype == "web_search_call":
+                action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+                yield msg(0, "assistant", f"web_search: {action.get('query', '')}",
+                          tool_name="web_search")
+            elif ptype in _QUIET_ITEMS:
+                continue
+            else:
+                yield ctx.skip(number, f"unknown response item type {ptype!r}")
+        events = bool(state.get("events"))
+        for item in pending:
+            item.meta = events or item.text.lstrip().startswith(_INJECTED_PREFIXES)
+            yield item
+        if len(calls) > _MAX_CALLS:
+            for key in list(calls)[: len(calls) - _MAX_CALLS]:
+                del calls[key]
+
+
+source = Codex()

@@ -1,0 +1,138 @@
+"""Discovery: the agent transcripts on this machine that belong to a repository.
+
+For every worktree of the repository (``git worktree list``: the main checkout and its
+linked worktrees, which share one project key):
+
+* Claude Code: ``$DREAM_CLAUDE_DIR`` (default ``~/.claude/projects``) holds one folder per
+  working directory, named by the path with every character other than a letter or digit
+  replaced by ``-``. The worktree's folder is taken, and so is any folder for a
+  subdirectory of it (its name extends the worktree's) once a record in it names a
+  working directory of the same project. Subagent files in ``<session>/subagents/`` come
+  along.
+* Pi: ``$DREAM_PI_DIR`` (default ``~/.pi/agent/sessions``) holds
+  ``--<path without its leading / and with / \\ : as ->--/`` folders; same rule.
+* Codex: ``$DREAM_CODEX_DIR`` (default ``~/.codex/sessions``) is organised by date, so
+  every ``rollout-*.jsonl`` is matched by the ``cwd`` in its ``session_meta`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from dream.sources.base import project_key_for
+from dream.store.project import identify
+
+_CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
+
+
+def roots(environ: dict[str, str] | None = None) -> dict[str, Path]:
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or Path.home())
+    return {
+        "claude_code": Path(env.get("DREAM_CLAUDE_DIR") or home / ".claude" / "projects"),
+        "pi": Path(env.get("DREAM_PI_DIR") or home / ".pi" / "agent" / "sessions"),
+        "codex": Path(env.get("DREAM_CODEX_DIR") or home / ".codex" / "sessions"),
+    }
+
+
+def claude_folder(cwd: Path) -> str:
+    return _CLAUDE_RE.sub("-", str(cwd))
+
+
+def pi_folder(cwd: Path) -> str:
+    text = str(cwd)
+    text = text[1:] if text[:1] in ("/", "\\") else text
+    return "--" + re.sub(r"[/\\:]", "-", text) + "--"
+
+
+def worktrees(path: Path) -> list[Path]:
+    """The main checkout and every linked worktree of the repository at ``path``."""
+    try:
+        proc = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=path,
+                              capture_output=True, text=True)
+    except (FileNotFoundError, NotADirectoryError):
+        return [Path(path).resolve()]
+    if proc.returncode != 0:
+        return [Path(path).resolve()]
+    out = [Path(line[len("worktree "):]).resolve() for line in proc.stdout.splitlines()
+           if line.startswith("worktree ")]
+    return out or [Path(path).resolve()]
+
+
+def _first_cwd(folder: Path) -> str | None:
+    """The first recorded working directory in any transcript of a folder."""
+    for file in sorted(folder.glob("*.jsonl"))[:5]:
+        try:
+            with open(file, "rb") as handle:
+                for _, line in zip(range(50), handle):
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(record, dict) and isinstance(record.get("cwd"), str) \
+                            and record["cwd"]:
+                        return record["cwd"]
+        except OSError:
+            continue
+    return None
+
+
+def _folders(root: Path, names: list[str], project_key: str) -> Iterator[Path]:
+    if not root.is_dir():
+        return
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir():
+            continue
+        if folder.name in names:
+            yield folder
+        elif any(folder.name.startswith(n.rstrip("-") + "-") for n in names):
+            cwd = _first_cwd(folder)
+            if cwd and project_key_for(cwd) == project_key:
+                yield folder
+
+
+def _codex_cwd(file: Path) -> str | None:
+    try:
+        with open(file, "rb") as handle:
+            first = handle.readline(1 << 20)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) else None
+
+
+def discover(cwd: Path, kinds: list[str] | None = None,
+             environ: dict[str, str] | None = None) -> list[tuple[str, Path]]:
+    """(source kind, file) for every transcript of the repository at ``cwd``."""
+    project = identify(cwd)
+    trees = worktrees(project.root) if project.in_git else [project.root]
+    base = roots(environ)
+    wanted = kinds or ["claude_code", "pi", "codex"]
+    found: list[tuple[str, Path]] = []
+    if "claude_code" in wanted:
+        names = [claude_folder(t) for t in trees]
+        for folder in _folders(base["claude_code"], names, project.key):
+            found += [("claude_code", f) for f in sorted(folder.rglob("*.jsonl"))]
+    if "pi" in wanted:
+        names = [pi_folder(t) for t in trees]
+        for folder in _folders(base["pi"], names, project.key):
+            found += [("pi", f) for f in sorted(folder.rglob("*.jsonl"))]
+    if "codex" in wanted and base["codex"].is_dir():
+        tree_strs = [str(t) for t in trees]
+        for file in sorted(base["codex"].rglob("rollout-*.jsonl")):
+            recorded = _codex_cwd(file)
+            if not recorded:
+                continue
+            if any(recorded == t or recorded.startswith(t + os.sep) for t in tree_strs) or \
+                    project_key_for(recorded) == project.key:
+                found.append(("codex", file))
+    return found

@@ -1,0 +1,123 @@
+"""WhatsApp/Signal-style text exports: one message per line, continuation lines appended.
+
+Recognised line shapes (date order day-first or month-first, decided per file: a first
+field above 12 means day-first, a second field above 12 means month-first, otherwise
+day-first):
+
+    12/03/2024, 09:15 - Jordan: See you at 7          (WhatsApp, Android)
+    [12/03/2024, 09:15:22] Jordan: See you at 7       (WhatsApp, iOS)
+    [2024-03-12 09:15] Jordan: See you at 7           (Signal and similar exports)
+
+A line in those shapes without ``Name:`` (``Messages and calls are end-to-end
+encrypted``, ``Jordan added Sam``) is a meta item; ``<Media omitted>`` and similar
+placeholders are meta too. A line that is not a new message continues the previous one.
+Times without a zone are taken as UTC. Lines that are not valid UTF-8 are decoded as
+Latin-1 rather than dropped. The sender named in ``[collect] me`` is the person.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dream.sources.base import FileContext, Message, Skip
+
+KIND = "textchat"
+_LINE_RES = [
+    re.compile(r"^\u200e?\[?(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{2,4}),? "
+               r"(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?:\s?[APap]\.?[Mm]\.?)?)\]?"
+               r"(?: -|:)? (?P<rest>.*)$"),
+    re.compile(r"^\u200e?\[(?P<y>\d{4})-(?P<b>\d{2})-(?P<a>\d{2})[ T]"
+               r"(?P<time>\d{1,2}:\d{2}(?::\d{2})?)\] (?P<rest>.*)$"),
+]
+_SENDER_RE = re.compile(r"^(?P<name>[^:]{1,80}?): (?P<text>.*)$")
+_MEDIA = ("<Media omitted>", "<attached:", "image omitted", "video omitted",
+          "audio omitted", "sticker omitted", "document omitted", "GIF omitted")
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _when(a: str, b: str, year: str, clock: str, day_first: bool, iso: bool) -> str | None:
+    day, month = (int(a), int(b)) if (iso or day_first) else (int(b), int(a))
+    yr = int(year) + (2000 if len(year) == 2 else 0)
+    clock = clock.replace(".", "").upper().replace(" ", "")
+    pm = clock.endswith("PM")
+    am = clock.endswith("AM")
+    parts = clock.rstrip("APM").split(":")
+    hour, minute = int(parts[0]), int(parts[1])
+    second = int(parts[2]) if len(parts) > 2 else 0
+    if pm and hour < 12:
+        hour += 12
+    if am and hour == 12:
+        hour = 0
+    try:
+        dt = datetime(yr, month, day, hour, minute, second, tzinfo=UTC)
+    except ValueError:
+        return None
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+class TextChat:
+    kind = KIND
+
+    def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]:
+        entries: list[list] = []  # [line, a, b, y, time, iso, rest-lines]
+        firsts: list[tuple[int, int]] = []
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                line = _decode(raw).rstrip("\r\n").lstrip("\ufeff")
+                for index, pattern in enumerate(_LINE_RES):
+                    match = pattern.match(line)
+                    if match:
+                        iso = index == 1
+                        entries.append([number, match["a"], match["b"], match["y"],
+                                        match["time"], iso, [match["rest"]]])
+                        if not iso:
+                            firsts.append((int(match["a"]), int(match["b"])))
+                        break
+                else:
+                    if entries:
+                        entries[-1][6].append(line)
+                    elif line.strip():
+                        yield ctx.skip(number, "not a chat export line (no date and time)")
+        if not entries:
+            return
+        day_first = True
+        if any(a > 12 for a, _ in firsts):
+            day_first = True
+        elif any(b > 12 for _, b in firsts):
+            day_first = False
+        stream = f"chat:{path.stem}"
+        me = ctx.me
+        people = sorted({m["name"].strip() for e in entries
+                         if (m := _SENDER_RE.match(e[6][0]))})
+        for number, a, b, year, clock, iso, rest in entries:
+            said_at = _when(a, b, year, clock, day_first, iso)
+            match = _SENDER_RE.match(rest[0])
+            if said_at is None:
+                yield ctx.skip(number, "impossible date")
+                continue
+            if not match:
+                yield Message(stream=stream, ref=ctx.ref(number), role="system",
+                              text="\n".join(rest).strip(), said_at=said_at, meta=True,
+                              channel="chat")
+                continue
+            name = match["name"].strip()
+            body = "\n".join([match["text"], *rest[1:]]).strip()
+            if not body:
+                continue
+            yield Message(stream=stream, ref=ctx.ref(number),
+                          role="user" if name.lower() in me else "other", text=body,
+                          said_at=said_at, author=name, meta=body.strip().startswith(_MEDIA)
+                          or body.strip() == "This message was deleted",
+                          participants=people, channel="chat")
+
+
+source = TextChat()
