@@ -1,0 +1,249 @@
+"""The interactive dream: lock, baseline, reach, forget, end, shutdown release, revert."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, git
+from dream import db
+from dream.errors import LockHeld
+from dream.notes.dreaming import acquire_lock, dream_lock, release_lock
+
+
+@pytest.fixture
+def home(dream, repo, dream_home):
+    out = json.loads(dream("init", "--json").output)
+    return {"notes": dream_home / "notes", "key": out["project_key"],
+            "name": out["project_name"], "repo": repo}
+
+
+def head(path):
+    return git(path, "rev-parse", "HEAD")
+
+
+def test_begin_takes_lock_and_commits_baseline(dream, home):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    (home["notes"] / f"projects/{name}/hand.md").write_text("edited by hand\n")
+    out = json.loads(dream("begin", "--json").output)
+    lock = home["notes"] / f".dream.lock.{name}"
+    assert out["lock"] == str(lock) and lock.exists()
+    content = json.loads(lock.read_text())
+    assert {"pid", "host", "time", "owner"} <= set(content) and content["owner"] == "cli"
+    assert content["run_id"] == out["run_id"] and content["baseline"] == out["baseline"]
+    # the baseline commits the hand edit; the lock itself is never versioned
+    assert out["baseline"] == head(home["notes"])
+    msg = git(home["notes"], "log", "-1", "--format=%B")
+    assert f"Dream-Run: {out['run_id']}" in msg and "Dream-Pass: baseline" in msg
+    assert f"projects/{name}/hand.md" in git(home["notes"], "show", "--name-only", "HEAD")
+    assert git(home["notes"], "status", "--porcelain") == ""
+    assert {n["address"] for n in out["notes"]} == {f"@projects/{name}/a.md",
+                                                    f"@projects/{name}/hand.md"}
+    status = json.loads(dream("status", "--json").output)
+    assert status["lock"]["path"] == str(lock)
+
+
+def test_edits_are_committed_once_by_end(dream, home):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    run = json.loads(dream("begin", "--json").output)["run_id"]
+    baseline = head(home["notes"])
+    dream("notes", "update", f"@projects/{name}/a", "alpha two")
+    dream("notes", "write", f"@projects/{name}/b", "beta")
+    dream("notes", "crumple", f"@projects/{name}/a")
+    assert head(home["notes"]) == baseline  # nothing committed while the dream is open
+    ended = json.loads(dream("end", "--json").output)
+    assert git(home["notes"], "rev-parse", "HEAD~1") == baseline
+    assert ended["commit"] == head(home["notes"])
+    assert sorted(ended["files"]) == [f"projects/{name}/a.md", f"projects/{name}/b.md"]
+    msg = git(home["notes"], "log", "-1", "--format=%B")
+    assert f"Dream-Run: {run}" in msg and f"Dream-Project: {home['key']}" in msg
+    assert not (home["notes"] / f".dream.lock.{name}").exists()
+    assert git(home["notes"], "status", "--porcelain") == ""
+    # the index follows the final commit
+    hits = json.loads(dream("search", "beta", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == [f"projects/{name}/b.md"]
+
+
+def test_reach_inside_a_dream(dream, home):
+    name = home["name"]
+    dream("notes", "write", "@projects/other/x", "other project")
+    dream("notes", "write", "@sessions/s1/mine", "session note of this project")
+    dream("notes", "write", "@sessions/s2/theirs", "x", "--project", "other-00000000")
+    dream("notes", "write", "@user/pref", "a preference")
+    out = json.loads(dream("begin", "--json").output)
+    assert "@sessions/s1/mine.md" in {n["address"] for n in out["notes"]}
+    assert "@sessions/s2/theirs.md" not in {n["address"] for n in out["notes"]}
+    dream("notes", "update", "@sessions/s1/mine", "edited in the dream")
+    for args in (("notes", "update", "@projects/other/x", "no"),
+                 ("notes", "update", "@sessions/s2/theirs", "no"),
+                 ("notes", "update", "@user/pref", "no"),
+                 ("notes", "write", "@sessions/s3/new", "no")):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and "outside the open dream" in result.output, args
+    # reads inside a dream leave no access stamp
+    dream("notes", "show", "@projects/other/x")
+    conn = db.connect(home["notes"].parent / "dream.db")
+    assert conn.execute("SELECT count(*) FROM note_access").fetchone()[0] == 0
+    conn.close()
+    files = json.loads(dream("end", "--json").output)["files"]
+    assert files == ["sessions/s1/mine.md"]
+
+
+def test_session_given_to_begin_may_create_its_notes(dream, home):
+    dream("begin", "--session", "s9")
+    dream("notes", "write", "@sessions/s9/new", "made in the dream")
+    assert f"project: {home['key']}" in (home["notes"] / "sessions/s9/new.md").read_text()
+    assert json.loads(dream("end", "--json").output)["files"] == ["sessions/s9/new.md"]
+
+
+def test_forget_only_crumpled_and_only_in_a_dream(dream, home):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/old", "stale fact")
+    no_dream = dream("forget", f"@projects/{name}/old", ok=False)
+    assert no_dream.exit_code == 1 and "dream begin" in no_dream.output
+    dream("begin")
+    live = dream("forget", f"@projects/{name}/old", ok=False)
+    assert live.exit_code == 1 and "is live" in live.output and "crumple" in live.output
+    dream("notes", "crumple", f"@projects/{name}/old")
+    dream("forget", f"@projects/{name}/old")
+    assert not (home["notes"] / f"projects/{name}/old.md").exists()
+    dream("end")
+    assert git(home["notes"], "show", "--name-status", "--format=", "HEAD") == \
+        f"D\tprojects/{name}/old.md"
+
+
+def test_second_begin_and_stale_lock_are_refused(dream, home):
+    name = home["name"]
+    dream("begin")
+    before = head(home["notes"])
+    second = dream("begin", ok=False)
+    lock = home["notes"] / f".dream.lock.{name}"
+    assert second.exit_code == 1 and str(lock) in second.output and f'rm "{lock}"' in second.output
+    assert head(home["notes"]) == before
+    # a stale lock: a dead process, a year old; still refused
+    lock.write_text(json.dumps({"pid": 999999, "host": "gone", "time": "2025-01-01T00:00:00Z",
+                                "owner": "crashed"}))
+    stale = dream("begin", ok=False)
+    assert stale.exit_code == 1 and "rm " in stale.output and "crashed" in stale.output
+
+
+def test_writes_from_outside_a_dream_do_not_mix(dream, home, tmp_path):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    # a long-lived process (not the CLI) dreams over the project
+    from dream.app import App
+    from dream.home import Home
+    from dream.notes.dreaming import DreamSession
+    from dream.notes.service import NotesService
+    app = App(Home.from_env(), home["repo"])
+    store = app.notes_store()
+    session = DreamSession.begin(store, app.db, home["key"], name, "mcp:test")
+    NotesService(store, app.db, dream=session).update(f"@projects/{name}/a", "dream edit")
+    refused = dream("notes", "update", f"@projects/{name}/a", "cli edit", ok=False)
+    assert refused.exit_code == 1 and "already open" in refused.output
+    # a note elsewhere is committed alone: the dream's edit is not swept in
+    dream("notes", "write", "@user/elsewhere", "fine")
+    assert git(home["notes"], "show", "--name-only", "--format=", "HEAD") == "user/elsewhere.md"
+    assert f"projects/{name}/a.md" in git(home["notes"], "status", "--porcelain")
+    ended = session.end()
+    assert git(home["notes"], "show", "--name-only", "--format=", ended) == f"projects/{name}/a.md"
+    app.close()
+
+
+def test_lock_api_for_the_batch_run(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    path = acquire_lock(notes, "proj", "run:r1")
+    assert json.loads(path.read_text())["owner"] == "run:r1"
+    with pytest.raises(LockHeld) as err:
+        acquire_lock(notes, "proj", "run:r2")
+    assert str(path) in err.value.one_line()
+    assert release_lock(path) is True and release_lock(path) is False
+    with dream_lock(notes, "proj", "run:r3") as held:
+        assert held.exists()
+    assert not held.exists()
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from dream.app import App
+    from dream.home import Home
+    from dream.notes.dreaming import DreamSession, release_on_shutdown
+    from dream.notes.service import NotesService
+    app = App(Home.from_env(), Path(sys.argv[1]))
+    store = app.notes_store()
+    session = DreamSession.begin(store, app.db, sys.argv[2], sys.argv[3], "mcp:child")
+    release_on_shutdown(session)
+    NotesService(store, app.db, dream=session).update(sys.argv[4], "edited, never committed")
+    print("ready", flush=True)
+    time.sleep(60)
+""")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_shutdown_releases_lock_without_final_commit(dream, home, tmp_path, sig):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    script = tmp_path / "holder.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
+                             f"@projects/{name}/a"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        lock = home["notes"] / f".dream.lock.{name}"
+        assert lock.exists()
+        baseline = head(home["notes"])
+        proc.send_signal(sig)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not lock.exists()
+    assert head(home["notes"]) == baseline  # no final commit
+    assert "edited, never committed" in (home["notes"] / f"projects/{name}/a.md").read_text()
+    # the next dream's baseline picks the edit up
+    dream("begin")
+    assert "edited, never committed" in git(home["notes"], "show", "HEAD")
+
+
+def test_revert_a_dream_by_run_and_a_commit_by_sha(dream, home):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "original apple")
+    run = json.loads(dream("begin", "--json").output)["run_id"]
+    dream("notes", "update", f"@projects/{name}/a", "dreamt banana")
+    dream("end")
+    out = json.loads(dream("revert", run, "--json").output)
+    assert len(out["reverts"]) == 1  # the baseline is not reverted
+    text = (home["notes"] / f"projects/{name}/a.md").read_text()
+    assert "original apple" in text and "banana" not in text
+    assert json.loads(dream("search", "banana", "--json").output)["hits"] == []
+    assert len(json.loads(dream("search", "apple", "--json").output)["hits"]) == 1
+    sha = json.loads(dream("notes", "write", "@user/z", "zebra", "--json").output)["commit"]
+    dream("revert", sha[:10])
+    assert not (home["notes"] / "user/z.md").exists()
+    unknown = dream("revert", "no-such-run", ok=False)
+    assert unknown.exit_code == 1 and "neither a run" in unknown.output
+
+
+def test_dream_from_a_linked_worktree_uses_the_same_lock(dream, home, tmp_path, monkeypatch):
+    wt = tmp_path / "wt"
+    git(home["repo"], "worktree", "add", "-q", str(wt), "-b", "feature")
+    monkeypatch.chdir(wt)
+    out = json.loads(dream("begin", "--json").output)
+    assert out["project_key"] == home["key"]
+    monkeypatch.chdir(home["repo"])
+    assert dream("begin", ok=False).exit_code == 1
+    dream("end")

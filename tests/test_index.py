@@ -1,0 +1,132 @@
+"""The search index: sync, reindex by checksum, FTS-safe queries, primary store only."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import git
+from dream import db, index
+from dream.home import Home
+from dream.store.store import Store
+
+
+@pytest.fixture
+def home(dream, repo, dream_home):
+    out = json.loads(dream("init", "--json").output)
+    return {"notes": dream_home / "notes", "key": out["project_key"],
+            "name": out["project_name"], "db": dream_home / "dream.db"}
+
+
+def _write_many(dream, name, n):
+    for i in range(n):
+        dream("notes", "write", f"@projects/{name}/n{i}",
+              f"# Note {i}\n\nThe deploy script needs token rotation step {i}.")
+
+
+def test_sync_is_cheap_when_nothing_changed_and_incremental_after_a_commit(dream, home):
+    _write_many(dream, home["name"], 3)
+    conn = db.connect(home["db"])
+    store = Store.load(home["notes"])
+    first = index.sync(conn, store)
+    assert first.up_to_date and first.total == 3
+    dream("notes", "update", f"@projects/{home['name']}/n1", "changed body")
+    # the CLI already synced; simulate a commit made behind the index's back
+    (home["notes"] / "user").mkdir()
+    (home["notes"] / "user/hand.md").write_text("# Hand\n\nwritten by hand\n")
+    git(home["notes"], "add", "user/hand.md")
+    git(home["notes"], "commit", "-q", "-m", "by hand")
+    stats = index.sync(conn, store)
+    assert (stats.indexed, stats.removed, stats.total) == (1, 0, 4)
+    git(home["notes"], "rm", "-q", "user/hand.md")
+    git(home["notes"], "commit", "-q", "-m", "remove")
+    stats = index.sync(conn, store)
+    assert (stats.indexed, stats.removed, stats.total) == (0, 1, 3)
+    conn.close()
+
+
+def test_reindex_gives_the_same_results_and_skips_unchanged_by_checksum(dream, home):
+    _write_many(dream, home["name"], 6)
+    before = json.loads(dream("search", "token rotation", "--json").output)["hits"]
+    assert len(before) == 6
+    again = json.loads(dream("reindex", "--json").output)
+    assert again[0]["indexed"] == 0 and again[0]["skipped"] == 6
+    forced = json.loads(dream("reindex", "--force", "--json").output)
+    assert forced[0]["indexed"] == 6 and forced[0]["skipped"] == 0
+    after = json.loads(dream("search", "token rotation", "--json").output)["hits"]
+    assert after == before
+    # the database is derived: delete it and rebuild from git
+    (home["db"]).unlink()
+    for suffix in ("-wal", "-shm"):
+        home["db"].with_name("dream.db" + suffix).unlink(missing_ok=True)
+    dream("reindex")
+    assert json.loads(dream("search", "token rotation", "--json").output)["hits"] == before
+
+
+@pytest.mark.parametrize("query", ['"', 'deploy"', "AND", "OR NOT", "deploy*", "title:deploy",
+                                   "(deploy", "NEAR(deploy token)", "^deploy", "-deploy",
+                                   "deploy + token", "{body}: x", "'", "", "   ", "日本語 deploy",
+                                   "a" * 5000])
+def test_fts_syntax_from_users_never_crashes(dream, home, query):
+    _write_many(dream, home["name"], 2)
+    result = dream("search", "--json", "--", query)
+    hits = json.loads(result.output)["hits"]
+    if "deploy" in query and "a" * 100 not in query:
+        assert len(hits) == 2
+
+
+def test_search_hit_fields_and_limit(dream, home):
+    _write_many(dream, home["name"], 12)
+    out = json.loads(dream("search", "deploy", "--json").output)
+    assert len(out["hits"]) == 8  # default limit
+    assert {"store_id", "store_name", "scope", "commit", "path", "title", "score",
+            "sha256"} <= set(out["hits"][0])
+    assert out["hits"][0]["commit"] == git(home["notes"], "rev-parse", "HEAD")
+    assert len(json.loads(dream("search", "deploy", "--limit", "3", "--json").output)["hits"]) == 3
+    bad = dream("search", "deploy", "--limit", "0", ok=False)
+    assert bad.exit_code == 1 and "limit" in bad.output
+
+
+def test_search_uses_only_the_primary_store_and_the_current_project(dream, home, make_repo,
+                                                                    monkeypatch):
+    dream("notes", "write", f"@projects/{home['name']}/mine", "kiwi harvest")
+    dream("notes", "write", "@projects/other/theirs", "kiwi other project")
+    dream("notes", "write", "@sessions/s1/sess", "kiwi session")
+    dream("notes", "write", "@sessions/s2/sess", "kiwi foreign session", "--project", "x-1")
+    dream("notes", "write", "@user/pref", "kiwi for breakfast")
+    team = make_repo("team")
+    (team / "kiwi.md").write_text("# Kiwi\n\nkiwi team memory\n")
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "-m", "kiwi")
+    dream("stores", "attach", str(team))
+    paths = {h["path"] for h in json.loads(dream("search", "kiwi", "--json").output)["hits"]}
+    assert paths == {f"projects/{home['name']}/mine.md", "sessions/s1/sess.md", "user/pref.md"}
+    # make the team store primary: now only it is searched
+    dream("init", "--store", "team")
+    hits = json.loads(dream("search", "kiwi", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == ["kiwi.md"] and hits[0]["scope"] == "shared"
+    # an unmanaged repository gets an error, not another store's results
+    monkeypatch.chdir(make_repo("unmanaged"))
+    result = dream("search", "kiwi", ok=False)
+    assert result.exit_code == 1 and "dream init" in result.output
+
+
+def test_migration_from_the_previous_schema(tmp_path):
+    path = tmp_path / "old.db"
+    import sqlite3
+    conn = sqlite3.connect(path, isolation_level=None)
+    saved = db.MIGRATIONS
+    try:
+        upto = [m for m in saved if m[0] != "store_index_1"]
+        db.MIGRATIONS = upto
+        db.migrate(conn)
+    finally:
+        db.MIGRATIONS = saved
+    assert "store_index_1" in db.migrate(conn)
+    conn.execute("INSERT INTO documents (store_id, path, blob, sha256, commit_sha, title, body)"
+                 " VALUES ('s', 'a.md', 'b', 'c', 'd', 'T', 'hello world')")
+    assert conn.execute("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'hello'"
+                        ).fetchall() == [(1,)]
+    conn.close()
+    assert Home  # the module imports cleanly

@@ -1,0 +1,127 @@
+"""Notes: write, update, show, find, list, crumple; one commit per change with trailers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import git
+
+
+@pytest.fixture
+def home(dream, repo, dream_home):
+    out = json.loads(dream("init", "--json").output)
+    return {"notes": dream_home / "notes", "key": out["project_key"],
+            "name": out["project_name"], "db": dream_home / "dream.db"}
+
+
+def head(path):
+    return git(path, "rev-parse", "HEAD")
+
+
+def test_write_makes_one_commit_with_trailers_and_front_matter(dream, home):
+    before = head(home["notes"])
+    out = json.loads(dream("notes", "write", f"@projects/{home['name']}/tea",
+                           "# Tea\n\nGreen tea in the morning.", "--json").output)
+    assert out["action"] == "write" and out["pending"] is False
+    assert git(home["notes"], "rev-parse", "HEAD~1") == before
+    assert out["commit"] == head(home["notes"])
+    body = git(home["notes"], "log", "-1", "--format=%B")
+    assert f"Dream-Project: {home['key']}" in body and "Dream-Store:" in body
+    files = git(home["notes"], "show", "--name-only", "--format=", "HEAD").split()
+    assert files == [f"projects/{home['name']}/tea.md"]
+    text = (home["notes"] / "projects" / home["name"] / "tea.md").read_text()
+    assert text.startswith("---\nstatus: live\n") and "created:" in text
+    assert text.endswith("# Tea\n\nGreen tea in the morning.\n")
+
+
+def test_write_refuses_existing_note_unless_replace(dream, home):
+    addr = f"@projects/{home['name']}/tea"
+    dream("notes", "write", addr, "first")
+    created = (home["notes"] / f"projects/{home['name']}/tea.md").read_text().split("\n")[2]
+    before = head(home["notes"])
+    result = dream("notes", "write", addr, "second", ok=False)
+    assert result.exit_code == 1 and "already exists" in result.output and "--replace" in result.output
+    assert head(home["notes"]) == before
+    dream("notes", "write", addr, "second", "--replace")
+    text = (home["notes"] / f"projects/{home['name']}/tea.md").read_text()
+    assert text.endswith("second\n") and created in text  # 'created' survives a replace
+
+
+def test_update_and_append(dream, home):
+    addr = "@user/editor"
+    dream("notes", "write", addr, "Uses vim.")
+    dream("notes", "update", addr, "Uses neovim.")
+    dream("notes", "update", addr, "Leader key is space.", "--append")
+    view = json.loads(dream("notes", "show", addr, "--json").output)
+    assert view["body"] == "Uses neovim.\n\nLeader key is space.\n"
+    assert view["committed"] is True
+    missing = dream("notes", "update", "@user/nothing", "x", ok=False)
+    assert missing.exit_code == 1 and "no note at @user/nothing.md" in missing.output
+
+
+def test_write_from_file_and_stdin(dream, home, tmp_path):
+    src = tmp_path / "n.md"
+    src.write_text("---\ntitle: Build tips\ntags: [make]\n---\nRun make -j4.\n")
+    dream("notes", "write", "@user/build", "--file", str(src))
+    view = json.loads(dream("notes", "show", "@user/build", "--json").output)
+    assert view["title"] == "Build tips" and view["meta"]["tags"] == ["make"]
+    dream("notes", "write", "@user/stdin", "--file", "-", input="from stdin\n")
+    assert json.loads(dream("notes", "show", "@user/stdin", "--json").output)["body"] == "from stdin\n"
+    both = dream("notes", "write", "@user/x", "text", "--file", str(src), ok=False)
+    assert both.exit_code == 1 and "not both" in both.output
+
+
+def test_show_stamps_access_time_without_a_commit(dream, home):
+    dream("notes", "write", "@user/a", "alpha")
+    before = head(home["notes"])
+    dream("notes", "show", "@user/a")
+    assert head(home["notes"]) == before
+    assert git(home["notes"], "status", "--porcelain") == ""
+    conn = sqlite3.connect(home["db"])
+    rows = conn.execute("SELECT path, accessed_at FROM note_access").fetchall()
+    assert rows[0][0] == "user/a.md" and rows[0][1].startswith("20")
+
+
+def test_session_notes_record_project(dream, home):
+    dream("notes", "write", "@sessions/s1/plan", "the plan")
+    text = (home["notes"] / "sessions/s1/plan.md").read_text()
+    assert f"project: {home['key']}" in text
+    dream("notes", "write", "@sessions/s2/other", "x", "--project", "elsewhere-1234")
+    assert "project: elsewhere-1234" in (home["notes"] / "sessions/s2/other.md").read_text()
+
+
+def test_list_crumple_and_find_paging(dream, home):
+    for i in range(5):
+        dream("notes", "write", f"@user/fruit{i}", f"apple number {i} " + "apple " * i)
+    dream("notes", "crumple", "@user/fruit0")
+    assert "status: crumpled" in (home["notes"] / "user/fruit0.md").read_text()
+    live = json.loads(dream("notes", "list", "--json").output)
+    assert [n["address"] for n in live] == [f"@user/fruit{i}.md" for i in range(1, 5)]
+    crumpled = json.loads(dream("notes", "list", "--crumpled", "--json").output)
+    assert [n["address"] for n in crumpled] == ["@user/fruit0.md"]
+    assert len(json.loads(dream("notes", "list", "--all", "--json").output)) == 5
+    assert json.loads(dream("notes", "list", "@projects", "--json").output) == []
+
+    page1 = json.loads(dream("notes", "find", "apple", "--per-page", "3", "--json").output)
+    assert len(page1["hits"]) == 3 and page1["has_more"] is True
+    page2 = json.loads(dream("notes", "find", "apple", "--per-page", "3", "--page", "2",
+                             "--json").output)
+    assert len(page2["hits"]) == 1 and page2["has_more"] is False
+    seen = {h["address"] for h in page1["hits"] + page2["hits"]}
+    assert seen == {f"@user/fruit{i}.md" for i in range(1, 5)}  # crumpled left out
+    with_crumpled = json.loads(dream("notes", "find", "apple", "--crumpled", "--per-page", "10",
+                                     "--json").output)
+    assert "@user/fruit0.md" in {h["address"] for h in with_crumpled["hits"]}
+    # more apples rank higher
+    assert page1["hits"][0]["address"] == "@user/fruit4.md"
+
+
+def test_human_output(dream, home):
+    out = dream("notes", "write", "@user/a", "alpha beta").output
+    assert out.startswith("write @user/a.md -> ")
+    assert "alpha beta" in dream("notes", "show", "@user/a").output
+    assert "@user/a.md" in dream("notes", "find", "alpha").output
+    assert "@user/a.md" in dream("notes", "list").output
