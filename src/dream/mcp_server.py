@@ -1,0 +1,425 @@
+"""``dream mcp``: Dream's tools for any MCP client, over stdio (the official ``mcp`` SDK).
+
+Tools (each with a JSON schema and read-only / destructive / idempotent annotations):
+
+- notes: ``notes_write``, ``notes_update``, ``notes_show``, ``notes_find`` (paged),
+  ``notes_list``, ``notes_crumple``;
+- history: ``history_search``, ``history_show`` (paged);
+- memory: ``memory_search`` (the Primary Store), ``memory_read`` (a document at a commit),
+  ``memory_context`` (a bounded snapshot);
+- review: ``review_prepare`` (three learned lines and a handoff), ``review_proposals``;
+- dreams: ``dream_begin``, ``dream_forget``, ``dream_end`` are *hidden*: they are left out
+  of ``tools/list`` and found with ``tool_search`` (a query returns matching tools with
+  their schemas); a tool found that way is callable.
+
+A tool whose backing module is not installed is not listed; calling it returns a tool
+error saying so. Every error is an MCP tool error (``isError``) whose text is one sentence
+saying what went wrong and what to do. A dream opened here is released (lock dropped,
+no final commit) when the server shuts down: stdin EOF, SIGTERM, SIGINT or exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from dream import __version__
+from dream.app import App
+from dream.errors import BadInput, DreamError
+
+INSTRUCTIONS = (
+    "Dream is durable, reviewed, git-versioned memory. Notes live at addresses "
+    "@projects/<name>/<path>, @sessions/<id>/<path> and @user/<path>. Find before you "
+    "write; crumple what is wrong instead of overwriting it. Dream tools (dream_begin, "
+    "dream_forget, dream_end) are hidden: find them with tool_search('dream'). The "
+    "'memory' and 'dream' skills explain the workflow."
+)
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    description: str
+    schema: dict[str, Any]
+    handler: Callable[["DreamTools", dict[str, Any]], Any]
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    hidden: bool = False
+    requires: tuple[str, ...] = ()      # modules that must exist for the tool to work
+    title: str | None = None
+
+    def available(self) -> bool:
+        return all(importlib.util.find_spec(m) is not None for m in self.requires)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "inputSchema": self.schema,
+                "annotations": {"readOnlyHint": self.read_only,
+                                "destructiveHint": self.destructive,
+                                "idempotentHint": self.idempotent}}
+
+
+def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required),
+            "additionalProperties": False}
+
+
+ADDRESS = {"type": "string", "description":
+           "Note address: @projects/<name>/<path>, @sessions/<id>/<path> or @user/<path>."}
+PAGE = {"type": "integer", "minimum": 1, "default": 1, "description": "Page number, from 1."}
+PER_PAGE = {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
+            "description": "Results per page."}
+
+
+def _check_args(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    """Validate arguments against the tool's schema (types, required, unknown names)."""
+    props = spec.schema.get("properties", {})
+    unknown = sorted(set(args) - set(props))
+    if unknown:
+        raise BadInput(f"{spec.name} has no argument {', '.join(unknown)}",
+                       f"its arguments are: {', '.join(props) or 'none'}")
+    for name in spec.schema.get("required", []):
+        if args.get(name) in (None, ""):
+            raise BadInput(f"{spec.name} needs the argument '{name}'",
+                           props[name].get("description", "see the tool's schema"))
+    types = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict}
+    out = {}
+    for name, value in args.items():
+        want = props[name].get("type")
+        if value is None:
+            continue
+        ok = isinstance(value, types.get(want, object))
+        if want == "integer" and isinstance(value, bool):
+            ok = False
+        if not ok:
+            raise BadInput(f"argument '{name}' of {spec.name} must be a {want}",
+                           "fix the value and call the tool again")
+        if want == "integer":
+            lo, hi = props[name].get("minimum"), props[name].get("maximum")
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise BadInput(f"argument '{name}' of {spec.name} must be between {lo} and "
+                               f"{hi if hi is not None else 'any'}", "fix the value")
+        if "enum" in props[name] and value not in props[name]["enum"]:
+            raise BadInput(f"argument '{name}' must be one of {props[name]['enum']}",
+                           "fix the value")
+        out[name] = value
+    return out
+
+
+@dataclass
+class DreamTools:
+    """The tools' state: one App, the current project, and a dream opened here."""
+
+    app: App
+    dream: Any = None                       # dream.notes.dreaming.DreamSession
+    owner: str = field(default_factory=lambda: f"mcp-{os.getpid()}")
+
+    # -- context ----------------------------------------------------------------------------
+    def _project(self) -> tuple[Any, str]:
+        from dream.cli.notes import project_name_for
+
+        project = self.app.project()
+        return project, project_name_for(self.app, project.key, project.name)
+
+    def service(self):
+        from dream.notes.service import NotesService
+
+        store = self.app.notes_store()
+        project, _ = self._project()
+        return NotesService(store, self.app.db, project_key=project.key, dream=self.dream)
+
+    def release(self) -> None:
+        """Shutdown: drop the dream lock without the final commit."""
+        if self.dream is not None:
+            try:
+                self.dream.release()
+            finally:
+                self.dream = None
+
+    # -- notes --------------------------------------------------------------------------------
+    def notes_write(self, a: dict[str, Any]) -> Any:
+        return self.service().write(a["address"], a["text"], replace=a.get("replace", False)
+                                    ).as_dict()
+
+    def notes_update(self, a: dict[str, Any]) -> Any:
+        return self.service().update(a["address"], a["text"], append=a.get("append", False)
+                                     ).as_dict()
+
+    def notes_show(self, a: dict[str, Any]) -> Any:
+        view = self.service().show(a["address"]).as_dict()
+        view.pop("content", None)                 # body + meta carry it; keep answers small
+        return view
+
+    def notes_find(self, a: dict[str, Any]) -> Any:
+        return self.service().find(a["query"], page=a.get("page", 1),
+                                   per_page=a.get("per_page", 10),
+                                   crumpled=a.get("crumpled", False)).as_dict()
+
+    def notes_list(self, a: dict[str, Any]) -> Any:
+        status = a.get("status", "live")
+        notes = self.service().list(a.get("prefix"), None if status == "all" else status)
+        page, per = a.get("page", 1), a.get("per_page", 50)
+        chunk = notes[(page - 1) * per: page * per]
+        return {"notes": chunk, "page": page, "per_page": per, "total": len(notes),
+                "has_more": page * per < len(notes)}
+
+    def notes_crumple(self, a: dict[str, Any]) -> Any:
+        return self.service().crumple(a["address"]).as_dict()
+
+    # -- dreams -------------------------------------------------------------------------------
+    def dream_begin(self, a: dict[str, Any]) -> Any:
+        from dream.notes.dreaming import DreamSession
+
+        if self.dream is not None:
+            raise DreamError(f"a dream over '{self.dream.project_name}' is already open here",
+                             "one session dreams over one project at a time; call dream_end")
+        store = self.app.notes_store()
+        project, name = self._project()
+        key = project.key
+        if a.get("project"):
+            wanted = a["project"]
+            key = store.project_key_for_name(wanted) or None
+            if key is None:
+                raise BadInput(f"no project named '{wanted}' in the notes home",
+                               "leave 'project' out for the current project, or run "
+                               "'dream init' in that repository")
+            name = store.project_name(key) or wanted
+        self.dream = DreamSession.begin(store, self.app.db, key, name, self.owner,
+                                        session_id=a.get("session_id"))
+        return {"run_id": self.dream.run_id, "project": name, "project_key": key,
+                "baseline": self.dream.baseline, "lock": str(self.dream.lock),
+                "notes": self.dream.notes()}
+
+    def _open_dream(self):
+        if self.dream is None:
+            from dream.errors import NoDream
+
+            raise NoDream("no dream is open in this session", "call dream_begin first")
+        return self.dream
+
+    def dream_forget(self, a: dict[str, Any]) -> Any:
+        path = self._open_dream().forget(a["address"])
+        return {"forgotten": "@" + path, "pending": True,
+                "note": "deleted from the work tree; dream_end commits it"}
+
+    def dream_end(self, a: dict[str, Any]) -> Any:
+        dream = self._open_dream()
+        sha = dream.end()
+        self.dream = None
+        return {"run_id": dream.run_id, "commit": sha, "project": dream.project_name,
+                "released": True}
+
+    # -- tool search ----------------------------------------------------------------------------
+    def tool_search(self, a: dict[str, Any]) -> Any:
+        words = [w for w in str(a["query"]).lower().replace("_", " ").split() if w]
+        found = []
+        for spec in TOOLS.values():
+            if spec.name == "tool_search" or not spec.available():
+                continue
+            hay = f"{spec.name.replace('_', ' ')} {spec.description}".lower()
+            if all(w in hay for w in words):
+                found.append({**spec.describe(), "hidden": spec.hidden})
+        found.sort(key=lambda t: (not t["hidden"], t["name"]))
+        return {"query": a["query"], "tools": found[: a.get("limit", 10)]}
+
+
+# -- adapters to modules other parts of Dream provide ----------------------------------------
+def _call(module: str, names: tuple[str, ...], *args: Any, **kwargs: Any) -> Any:
+    mod = importlib.import_module(module)
+    for name in names:
+        fn = getattr(mod, name, None)
+        if callable(fn):
+            return fn(*args, **kwargs)
+    raise DreamError(f"{module} has none of {', '.join(names)}",
+                     "this Dream install is incomplete; update it")
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+TOOLS: dict[str, ToolSpec] = {}
+
+
+def tool(spec: ToolSpec) -> None:
+    TOOLS[spec.name] = spec
+
+
+tool(ToolSpec(
+    "notes_write", "Create a note at an address (refused if one exists unless replace=true). "
+    "Text may start with YAML front matter. Inside a dream the write stays pending until "
+    "dream_end.",
+    _obj({"address": ADDRESS, "text": {"type": "string", "description": "Markdown text."},
+          "replace": {"type": "boolean", "default": False,
+                      "description": "Overwrite an existing note."}}, ("address", "text")),
+    DreamTools.notes_write, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "notes_update", "Replace (or append to) the body of an existing note, keeping its front "
+    "matter.",
+    _obj({"address": ADDRESS, "text": {"type": "string", "description": "New body text."},
+          "append": {"type": "boolean", "default": False,
+                     "description": "Append instead of replacing."}}, ("address", "text")),
+    DreamTools.notes_update, destructive=True, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "notes_show", "Read one note: front matter, body, status (live or crumpled), sha256 and "
+    "the notes home commit it was read at.",
+    _obj({"address": ADDRESS}, ("address",)),
+    DreamTools.notes_show, read_only=True, idempotent=True, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "notes_find", "Search notes by words, one page at a time; returns addresses, titles and "
+    "snippets with has_more.",
+    _obj({"query": {"type": "string", "description": "Words to search for."},
+          "page": PAGE, "per_page": PER_PAGE,
+          "crumpled": {"type": "boolean", "default": False,
+                       "description": "Include crumpled notes."}}, ("query",)),
+    DreamTools.notes_find, read_only=True, idempotent=True, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "notes_list", "List notes under an address prefix (e.g. @projects/web or @user), paged.",
+    _obj({"prefix": {"type": "string", "description": "Address prefix; empty for all."},
+          "status": {"type": "string", "enum": ["live", "crumpled", "all"], "default": "live"},
+          "page": PAGE, "per_page": {**PER_PAGE, "default": 50}}),
+    DreamTools.notes_list, read_only=True, idempotent=True, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "notes_crumple", "Crumple a note: soft-delete it (still visible to a dream, which may "
+    "forget it for good). Use this instead of deleting.",
+    _obj({"address": ADDRESS}, ("address",)),
+    DreamTools.notes_crumple, idempotent=True, requires=("dream.notes.service",)))
+tool(ToolSpec(
+    "dream_begin", "Dream: open a dream over one project (default: the current one). Takes "
+    "the project's dream lock, commits a baseline and lists the project's notes and its "
+    "session notes, crumpled ones included. While open, notes_write/notes_update may edit "
+    "those notes, reads leave no access stamp, other projects stay read-only.",
+    _obj({"project": {"type": "string", "description": "Project name; default current."},
+          "session_id": {"type": "string",
+                         "description": "This agent session's id, so new @sessions/<id>/ "
+                                        "notes are in reach."}}),
+    DreamTools.dream_begin, hidden=True, requires=("dream.notes.dreaming",)))
+tool(ToolSpec(
+    "dream_forget", "Dream: permanently delete one crumpled note within the open dream's "
+    "reach (live notes refuse). Committed by dream_end.",
+    _obj({"address": ADDRESS}, ("address",)),
+    DreamTools.dream_forget, destructive=True, hidden=True,
+    requires=("dream.notes.dreaming",)))
+tool(ToolSpec(
+    "dream_end", "Dream: close the open dream, commit its changes as one git commit and "
+    "release the lock.",
+    _obj({}), DreamTools.dream_end, hidden=True, requires=("dream.notes.dreaming",)))
+tool(ToolSpec(
+    "tool_search", "Find tools by words, including hidden ones such as the dream_* tools "
+    "(try 'dream'). Returns names, descriptions and input schemas; a tool found here can "
+    "be called.",
+    _obj({"query": {"type": "string", "description": "Words, e.g. 'dream' or 'forget'."},
+          "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}},
+         ("query",)),
+    DreamTools.tool_search, read_only=True, idempotent=True))
+
+# history, memory and review tools live in mcp_tools_more to keep this module short
+importlib.import_module("dream.mcp_tools")
+
+
+# -- the server -------------------------------------------------------------------------------
+def visible_tools() -> list[ToolSpec]:
+    return [t for t in TOOLS.values() if not t.hidden and t.available()]
+
+
+def call(tools: DreamTools, name: str, arguments: dict[str, Any] | None) -> tuple[Any, bool]:
+    """Run one tool. Returns (result, is_error); errors are one sentence."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        return (f"there is no tool '{name}'. List tools, or find hidden ones with "
+                "tool_search.", True)
+    if not spec.available():
+        missing = ", ".join(m for m in spec.requires if importlib.util.find_spec(m) is None)
+        return (f"{name} is not available in this Dream install ({missing} is missing). "
+                "Use another tool, or the 'dream' command line, and tell the user.", True)
+    try:
+        args = _check_args(spec, dict(arguments or {}))
+        return _plain(spec.handler(tools, args)), False
+    except DreamError as exc:
+        return exc.one_line(), True
+    except Exception as exc:  # no tracebacks to the client
+        if os.environ.get("DREAM_DEBUG"):
+            raise
+        return (f"internal error in {name} ({type(exc).__name__}: {exc}). Retry once; if it "
+                "fails again, report it with DREAM_DEBUG=1.", True)
+
+
+def build_server(tools: DreamTools):
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    def to_tool(spec: ToolSpec) -> types.Tool:
+        return types.Tool(
+            name=spec.name, title=spec.title, description=spec.description,
+            input_schema=spec.schema,
+            annotations=types.ToolAnnotations(
+                read_only_hint=spec.read_only, destructive_hint=spec.destructive,
+                idempotent_hint=spec.idempotent, open_world_hint=False))
+
+    async def list_tools(ctx, params):
+        return types.ListToolsResult(tools=[to_tool(t) for t in visible_tools()])
+
+    async def call_tool(ctx, params):
+        result, is_error = call(tools, params.name, params.arguments)
+        if is_error:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(result))], is_error=True)
+        text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
+        structured = result if isinstance(result, dict) else {"result": result}
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=structured, is_error=False)
+
+    return Server("dream", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _install_shutdown(tools: DreamTools) -> None:
+    import atexit
+
+    def handler(signum: int, frame: Any) -> None:
+        tools.release()
+        # exit like the signal would, without running the event loop further
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, handler)
+    atexit.register(tools.release)
+
+
+def serve(app: App) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    app.home.require()
+    tools = DreamTools(app)
+    server = build_server(tools)
+    _install_shutdown(tools)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.release()            # stdin EOF: a shutdown, not an end
+        sys.stderr.flush()

@@ -1,0 +1,148 @@
+"""MCP tools backed by other parts of Dream: memory (dream.api), history (the spool's
+history search) and review (prepare and proposals). Registered on import by
+:mod:`dream.mcp_server`; a tool whose module is missing is not listed."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from dream.errors import BadInput, DreamError
+from dream.mcp_server import PAGE, PER_PAGE, DreamTools, ToolSpec, _obj, tool
+
+
+def _api():
+    return importlib.import_module("dream.api")
+
+
+def _where(t: DreamTools) -> dict[str, Any]:
+    return {"path": t.app.cwd, "home": t.app.home.root}
+
+
+def memory_search(t: DreamTools, a: dict[str, Any]) -> Any:
+    hits = _api().search(a["query"], limit=a.get("limit", 8), **_where(t))
+    return {"query": a["query"], "hits": [h.as_dict() for h in hits]}
+
+
+def memory_read(t: DreamTools, a: dict[str, Any]) -> Any:
+    doc = _api().read(a["path"], a.get("commit", "HEAD"), store_id=a.get("store_id"),
+                      **_where(t))
+    return doc.as_dict()
+
+
+def memory_context(t: DreamTools, a: dict[str, Any]) -> Any:
+    snap = _api().snapshot(a["objective"], max_docs=a.get("max_docs", 8),
+                           max_chars=a.get("max_chars", 64_000),
+                           authority=a.get("authority", "advisory"), **_where(t))
+    return snap.as_dict()
+
+
+tool(ToolSpec(
+    "memory_search", "Search the current repository's Primary Store (reviewed memory, never "
+    "another store); hits carry path, title, score, commit and sha256.",
+    _obj({"query": {"type": "string", "description": "What to look for."},
+          "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 8}},
+         ("query",)),
+    memory_search, read_only=True, idempotent=True, requires=("dream.api",)))
+tool(ToolSpec(
+    "memory_read", "Read one document's exact content at a commit of a store (default: the "
+    "Primary Store at HEAD), with its content hash.",
+    _obj({"path": {"type": "string", "description": "Document path inside the store."},
+          "commit": {"type": "string", "default": "HEAD",
+                     "description": "Commit sha from a search hit."},
+          "store_id": {"type": "string", "description": "Store id; default Primary Store."}},
+         ("path",)),
+    memory_read, read_only=True, idempotent=True, requires=("dream.api",)))
+tool(ToolSpec(
+    "memory_context", "Build a bounded context snapshot for an objective: one search, each "
+    "selected document read at its exact commit (at most 8 documents, 64,000 characters).",
+    _obj({"objective": {"type": "string", "description": "The goal, in a few words."},
+          "max_docs": {"type": "integer", "minimum": 1, "maximum": 8, "default": 8},
+          "max_chars": {"type": "integer", "minimum": 1, "maximum": 64000, "default": 64000},
+          "authority": {"type": "string", "enum": ["advisory", "binding"],
+                        "default": "advisory"}}, ("objective",)),
+    memory_context, read_only=True, idempotent=True, requires=("dream.api",)))
+
+
+# -- history ------------------------------------------------------------------------------------
+HISTORY = "dream.spool.history"
+
+
+def _history():
+    return importlib.import_module(HISTORY)
+
+
+def _page(items: list[Any], page: int, per: int) -> dict[str, Any]:
+    chunk = items[(page - 1) * per: page * per]
+    return {"items": chunk, "page": page, "per_page": per, "has_more": page * per < len(items)}
+
+
+def history_search(t: DreamTools, a: dict[str, Any]) -> Any:
+    mod = _history()
+    page, per = a.get("page", 1), a.get("per_page", 10)
+    fn = getattr(mod, "search")
+    result = fn(t.app, a["query"], page=page, per_page=per, project=a.get("project"))
+    return result
+
+
+def history_show(t: DreamTools, a: dict[str, Any]) -> Any:
+    mod = _history()
+    fn = getattr(mod, "show")
+    return fn(t.app, a["session"], page=a.get("page", 1), per_page=a.get("per_page", 20))
+
+
+tool(ToolSpec(
+    "history_search", "Search past agent sessions collected into Dream's spool (user "
+    "statements, tool results; secrets redacted), one page at a time.",
+    _obj({"query": {"type": "string", "description": "Words to search for."},
+          "project": {"type": "string", "description": "Project key; default all."},
+          "page": PAGE, "per_page": PER_PAGE}, ("query",)),
+    history_search, read_only=True, idempotent=True, requires=(HISTORY,)))
+tool(ToolSpec(
+    "history_show", "Page through one past session's messages in order.",
+    _obj({"session": {"type": "string", "description": "Session (stream) id from a hit."},
+          "page": PAGE, "per_page": {**PER_PAGE, "default": 20}}, ("session",)),
+    history_show, read_only=True, idempotent=True, requires=(HISTORY,)))
+
+
+# -- review ---------------------------------------------------------------------------------------
+PREPARE = "dream.review.prepare"
+PROPOSALS = "dream.review.proposals"
+
+
+def review_prepare(t: DreamTools, a: dict[str, Any]) -> Any:
+    learned = a["learned"]
+    if not isinstance(learned, list) or len(learned) != 3 or \
+            not all(isinstance(x, str) for x in learned):
+        raise BadInput("review_prepare needs exactly three learned lines",
+                       "pass learned as a list of three strings of at most 200 characters")
+    mod = importlib.import_module(PREPARE)
+    fn = getattr(mod, "prepare", None)
+    if fn is None:
+        raise DreamError(f"{PREPARE} has no prepare()", "update Dream")
+    return fn(t.app, learned=learned, handoff=a["handoff"], project=a.get("project"))
+
+
+def review_proposals(t: DreamTools, a: dict[str, Any]) -> Any:
+    mod = importlib.import_module(PROPOSALS)
+    fn = getattr(mod, "list_proposals", None) or getattr(mod, "show", None)
+    if fn is None:
+        raise DreamError(f"{PROPOSALS} has no list_proposals()", "update Dream")
+    return fn(t.app, a.get("run"))
+
+
+tool(ToolSpec(
+    "review_prepare", "Prepare the next review dream: exactly three learned lines (at most "
+    "200 characters each) and a handoff (at most 12,000 characters: open work, decisions, "
+    "user corrections, memory slugs, next steps). Replaces any earlier prepared handoff.",
+    _obj({"learned": {"type": "array", "items": {"type": "string", "maxLength": 200},
+                      "minItems": 3, "maxItems": 3, "description": "Three learned lines."},
+          "handoff": {"type": "string", "maxLength": 12000, "description": "Handoff text."},
+          "project": {"type": "string", "description": "Project key; default current."}},
+         ("learned", "handoff")),
+    review_prepare, idempotent=True, requires=(PREPARE,)))
+tool(ToolSpec(
+    "review_proposals", "List a review run's proposals (slug, pass, title, size, risk, "
+    "evidence, replaces, status) and its learned lines; default the latest run.",
+    _obj({"run": {"type": "string", "description": "Run id; default the latest review."}}),
+    review_proposals, read_only=True, idempotent=True, requires=(PROPOSALS,)))

@@ -1,0 +1,185 @@
+"""A real MCP client (the SDK's stdio client) against `python -m dream mcp`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from conftest import GIT_IDENTITY, REPO_ROOT, git
+
+HIDDEN = {"dream_begin", "dream_forget", "dream_end"}
+
+
+def server_params(repo: Path, home: Path) -> StdioServerParameters:
+    env = {"PYTHONPATH": str(REPO_ROOT / "src"), "DREAM_HOME": str(home), **GIT_IDENTITY}
+    return StdioServerParameters(command=sys.executable, args=["-m", "dream", "mcp"],
+                                 env=env, cwd=str(repo))
+
+
+async def call(session: ClientSession, name: str, **args):
+    result = await session.call_tool(name, args)
+    text = result.content[0].text if result.content else ""
+    if result.is_error:
+        return None, text
+    return json.loads(text), None
+
+
+async def ok(session: ClientSession, name: str, **args):
+    data, err = await call(session, name, **args)
+    assert err is None, f"{name} failed: {err}"
+    return data
+
+
+@pytest.fixture
+def initialised(repo, dream_proc, dream_home):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    return repo, dream_home
+
+
+def test_client_writes_finds_dreams_forgets_and_sees_commits(initialised):
+    repo, home = initialised
+
+    async def scenario():
+        async with stdio_client(server_params(repo, home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = {t.name: t for t in (await session.list_tools()).tools}
+                assert {"notes_write", "notes_find", "notes_show", "notes_list",
+                        "notes_update", "notes_crumple", "tool_search",
+                        "memory_search"} <= set(listed)
+                assert not HIDDEN & set(listed)
+                assert listed["notes_show"].annotations.read_only_hint is True
+                assert listed["notes_update"].annotations.destructive_hint is True
+                assert listed["notes_write"].input_schema["required"] == ["address", "text"]
+
+                await ok(session, "notes_write", address="@projects/proj/deploy.md",
+                         text="# Deploy\n\nRun the blue-green script before tagging.\n")
+                await ok(session, "notes_write", address="@projects/proj/old-tip.md",
+                         text="Use the legacy deploy script.\n")
+                found = await ok(session, "notes_find", query="blue-green", per_page=5)
+                assert [h["address"] for h in found["hits"]] == ["@projects/proj/deploy.md"]
+                await ok(session, "notes_crumple", address="@projects/proj/old-tip.md")
+                listed_notes = await ok(session, "notes_list", prefix="@projects/proj",
+                                        status="crumpled")
+                assert [n["address"] for n in listed_notes["notes"]] == \
+                    ["@projects/proj/old-tip.md"]
+
+                # dream tools are hidden, found by tool_search, then callable
+                search = await ok(session, "tool_search", query="dream")
+                names = [t["name"] for t in search["tools"]]
+                assert HIDDEN <= set(names)
+                begin_schema = next(t for t in search["tools"] if t["name"] == "dream_begin")
+                assert begin_schema["inputSchema"]["type"] == "object"
+                began = await ok(session, "dream_begin")
+                assert began["project"] == "proj"
+                assert {n["address"] for n in began["notes"]} >= {
+                    "@projects/proj/deploy.md", "@projects/proj/old-tip.md"}
+                assert Path(began["lock"]).exists()
+                # a live note refuses to be forgotten, with a sentence saying what to do
+                _, err = await call(session, "dream_forget", address="@projects/proj/deploy.md")
+                assert err and "crumple" in err
+                forgot = await ok(session, "dream_forget", address="@projects/proj/old-tip.md")
+                assert forgot["forgotten"] == "@projects/proj/old-tip.md"
+                ended = await ok(session, "dream_end")
+                assert ended["commit"] and not Path(began["lock"]).exists()
+                return began, ended
+
+    began, ended = anyio.run(scenario)
+    notes = home / "notes"
+    assert not (notes / "projects/proj/old-tip.md").exists()
+    log = git(notes, "log", "--format=%H %s")
+    assert ended["commit"] == log.splitlines()[0].split()[0]
+    body = git(notes, "show", "-s", "--format=%B", ended["commit"])
+    assert f"Dream-Run: {began['run_id']}" in body
+    removed = git(notes, "show", "--name-status", "--format=", ended["commit"])
+    assert "D\tprojects/proj/old-tip.md" in removed
+    subjects = git(notes, "log", "--format=%s")
+    assert "Dream baseline for proj" in subjects
+
+
+def test_hostile_address_and_bad_arguments_are_clean_tool_errors(initialised):
+    repo, home = initialised
+
+    async def scenario():
+        async with stdio_client(server_params(repo, home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                errors = []
+                for address in ("@projects/../../../etc/passwd", "/etc/passwd",
+                                "@user/.git/config", "@projects/proj/a\x00b"):
+                    _, err = await call(session, "notes_show", address=address)
+                    errors.append(err)
+                _, missing = await call(session, "notes_write", address="@user/x")
+                _, typed = await call(session, "notes_find", query="x", page="two")
+                _, unknown = await call(session, "no_such_tool")
+                _, no_dream = await call(session, "dream_end")
+                return errors, missing, typed, unknown, no_dream
+
+    errors, missing, typed, unknown, no_dream = anyio.run(scenario)
+    for err in errors:
+        assert err and "Traceback" not in err and err.endswith(".")
+    assert "address" in errors[0]
+    assert "needs the argument 'text'" in missing
+    assert "must be a integer" in typed or "integer" in typed
+    assert "tool_search" in unknown
+    assert "dream_begin" in no_dream
+    assert not (home / "notes" / "etc").exists()
+
+
+def test_sigterm_mid_dream_releases_the_lock(initialised):
+    repo, home = initialised
+    lock = home / "notes" / ".dream.lock.proj"
+    seen: dict = {}
+
+    async def scenario():
+        async with stdio_client(server_params(repo, home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await ok(session, "notes_write", address="@projects/proj/a.md", text="a\n")
+                seen["began"] = await ok(session, "dream_begin")
+                await ok(session, "notes_update", address="@projects/proj/a.md", text="b\n")
+                info = json.loads(lock.read_text())
+                seen["pid"] = info["pid"]
+                os.kill(info["pid"], signal.SIGTERM)
+                deadline = time.monotonic() + 10
+                while lock.exists() and time.monotonic() < deadline:
+                    await anyio.sleep(0.05)
+                seen["released"] = not lock.exists()
+
+    try:
+        anyio.run(scenario)
+    except Exception:  # the client may see its server die; what matters is the lock
+        pass
+    assert seen["began"]["project"] == "proj" and seen["pid"] != os.getpid()
+    assert seen.get("released", not lock.exists())
+    assert not lock.exists()
+    notes = home / "notes"
+    # shutdown releases without the final commit: the edit is left uncommitted
+    assert "Dream over proj" not in git(notes, "log", "--format=%s")
+    assert (notes / "projects/proj/a.md").read_text().strip().endswith("b")
+
+
+def test_stdin_eof_mid_dream_releases_the_lock(initialised, dream_proc):
+    repo, home = initialised
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}}
+    begin = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "dream_begin", "arguments": {}}}
+    msgs = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, begin]
+    proc = dream_proc("mcp", cwd=repo, input="".join(json.dumps(m) + "\n" for m in msgs),
+                      timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    began = next(r for r in replies if r.get("id") == 2)
+    assert began["result"]["isError"] is False
+    assert not (home / "notes" / ".dream.lock.proj").exists()
