@@ -16,6 +16,7 @@ from dream.errors import DreamError
 COMMAND_MODULES = [
     "dream.cli.core",
     "dream.cli.integrations",
+    "dream.cli.mcp",
     "dream.cli.notes",
     "dream.cli.memory",
 ]
