@@ -89,6 +89,13 @@ class Repo:
         """The commit HEAD points at, or None in a repository with no commits."""
         proc = run_git(self.path, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
         out = proc.stdout.decode().strip()
+        if not out:  # no commits yet, or not a (readable) repository at all
+            check = run_git(self.path, "rev-parse", "--git-dir", check=False)
+            if check.returncode != 0:
+                err = check.stderr.decode("utf-8", "replace").strip().splitlines()
+                raise GitFailed(f"{self.path} is not a readable git repository"
+                                + (f" ({err[-1]})" if err else ""),
+                                "check it with 'git status' or restore it from a clone")
         return out or None
 
     def require_head(self) -> str:
