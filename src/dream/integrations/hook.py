@@ -110,7 +110,9 @@ def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
         result = collect(app, paths=[transcript], source=SOURCES.get(agent))
     except TypeError:
         result = collect(app, paths=[transcript])
-    if hasattr(result, "to_dict"):
+    if hasattr(result, "as_dict"):
+        result = result.as_dict()
+    elif hasattr(result, "to_dict"):
         result = result.to_dict()
     elif hasattr(result, "__dataclass_fields__"):
         from dataclasses import asdict

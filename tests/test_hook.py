@@ -1,0 +1,110 @@
+"""dream hook: reads the agent's payload, reports context use, collects the transcript,
+and never fails the agent."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import SHARED_DATA
+from dream.integrations.context_use import measure
+
+CC = SHARED_DATA / "claude_code"
+
+
+@pytest.mark.parametrize("name, tokens, window", [
+    ("claude_code/spotter__short.jsonl", 25366, 200_000),
+    ("codex/localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+     162366, 258400),
+    ("pi/pi-mono__before-compaction.jsonl", 168018, 200_000),
+])
+def test_context_use_from_real_transcripts(name, tokens, window):
+    use = measure({}, SHARED_DATA / name)
+    assert (use.tokens, use.window, use.source) == (tokens, window, "usage")
+    assert use.fraction == pytest.approx(tokens / window)
+
+
+def test_context_use_prefers_the_payload(tmp_path):
+    assert measure({"context_percent": 72}, None).fraction == pytest.approx(0.72)
+    assert measure({"context_fraction": 0.4}, None).fraction == pytest.approx(0.4)
+    use = measure({"context_tokens": 50_000, "context_window": 100_000}, None)
+    assert use.fraction == pytest.approx(0.5)
+    empty = tmp_path / "t.jsonl"
+    empty.write_text('{"type": "user", "message": {"content": "hello there"}}\n')
+    counted = measure({}, empty, window=1000)
+    assert counted.source == "count" and counted.tokens > 0
+    assert measure({}, tmp_path / "missing.jsonl").fraction is None
+
+
+def hook(dream_proc, cwd, payload, *args, raw=None):
+    text = raw if raw is not None else json.dumps(payload)
+    return dream_proc("hook", *args, cwd=cwd, input=text)
+
+
+def test_bad_input_warns_and_exits_zero(repo, dream_proc, dream_home):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    for raw in ("not json", "[1, 2]", "", json.dumps({"hook_event_name": "Stop"})):
+        proc = hook(dream_proc, repo, None, raw=raw)
+        assert proc.returncode == 0
+        assert proc.stderr.startswith("dream hook: warning:")
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+        assert proc.stdout == ""
+    log = (dream_home / "logs" / "hook.log").read_text().splitlines()
+    assert len(log) == 4 and "warnings=1" in log[0]
+
+
+def test_no_home_is_a_warning_not_a_failure(repo, dream_proc):
+    proc = hook(dream_proc, repo, {"session_id": "s", "hook_event_name": "Stop"})
+    assert proc.returncode == 0 and "dream init" in proc.stderr
+
+
+def test_session_end_collects_the_transcript(repo, dream_proc, dream_home, tmp_path):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    transcript = tmp_path / "session.jsonl"
+    shutil.copy(CC / "spotter__short.jsonl", transcript)
+    payload = {"session_id": "abc", "transcript_path": str(transcript), "cwd": str(repo),
+               "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
+    proc = hook(dream_proc, repo, payload, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["event"] == "SessionEnd" and out["collected"]["ok"] is True
+    assert out["collected"]["result"]["new_items"] > 0
+    assert out["context"]["source"] == "usage"
+    # the same end again: collected incrementally, nothing new, no error
+    again = json.loads(hook(dream_proc, repo, payload, "--json").stdout)
+    assert again["collected"]["result"]["new_items"] == 0
+    import sqlite3
+
+    conn = sqlite3.connect(dream_home / "dream.db")
+    count = conn.execute("SELECT count(*) FROM items WHERE source='claude_code'").fetchone()[0]
+    conn.close()
+    assert count == out["collected"]["result"]["new_items"]
+
+
+def test_user_prompt_does_not_collect_but_tracks_the_session(repo, dream_proc, tmp_path):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(CC / "spotter__tool_heavy.jsonl", transcript)
+    payload = {"session_id": "u1", "transcript_path": str(transcript), "cwd": str(repo),
+               "hook_event_name": "UserPromptSubmit", "prompt": "hi"}
+    out = json.loads(hook(dream_proc, repo, payload, "--json").stdout)
+    assert out["collected"] is None and out["fires"] == []
+    listed = json.loads(dream_proc("automations", "list", "--session", "u1", "--json",
+                                   cwd=repo).stdout)
+    assert sorted(a["kind"] for a in listed) == ["after_pause", "before_compaction"]
+
+
+def test_missing_transcript_is_reported(repo, dream_proc, tmp_path):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    payload = {"session_id": "m", "transcript_path": str(tmp_path / "gone.jsonl"),
+               "cwd": str(repo), "hook_event_name": "PreCompact", "trigger": "auto"}
+    proc = hook(dream_proc, repo, payload)
+    assert proc.returncode == 0 and "does not exist" in proc.stderr
+
+
+def test_event_argument_overrides_payload(repo, dream_proc):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    out = json.loads(hook(dream_proc, repo, {"session_id": "e"}, "PreCompact", "--json").stdout)
+    assert out["event"] == "PreCompact" and out["session_id"] == "e"
