@@ -15,6 +15,7 @@ from dream.errors import DreamError
 # Each module defines ``register(group)``. Add new command modules here.
 COMMAND_MODULES = [
     "dream.cli.core",
+    "dream.cli.run",
     "dream.cli.integrations",
     "dream.cli.mcp",
     "dream.cli.notes",

@@ -1,0 +1,274 @@
+"""dream run, dream runs, dream runs show, dream correct, dream demo."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from dream.app import App
+from dream.cli.common import emit_json, get_app, is_terminal, json_option
+from dream.errors import BadInput, NoteNotFound
+from dream.notes.address import parse
+from dream.pipeline import commit as git_commit
+from dream.pipeline.corrections import record_correction, target_of
+from dream.pipeline.run import RunOptions, list_runs, run_dream, run_row
+from dream.pipeline.state import Scope
+
+PACK_ENV = "DREAM_PACK_BUNDLES"
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(run)
+    cli.add_command(runs)
+    cli.add_command(correct)
+    cli.add_command(demo)
+
+
+def scopes_for(app: App) -> tuple[list[Scope], str | None]:
+    """The current project's scope (when a store manages it) and the personal scope."""
+    app.home.require()
+    project = app.project()
+    notes = app.notes_store()
+    scopes = []
+    store = app.stores.primary_for(project.key)
+    key = None
+    if store is not None:
+        name = store.project_name(project.key) or project.name
+        scopes.append(Scope(store, f"projects/{name}", project.key, name))
+        key = project.key
+    scopes.append(Scope(notes, "user", None, "user"))
+    return scopes, key
+
+
+def run_options(app: App, **kw) -> RunOptions:
+    cfg = app.config
+    pack = kw.pop("pack", None) or os.environ.get(PACK_ENV) or cfg.get("run", "pack_bundles", 6)
+    try:
+        pack = int(pack)
+    except (TypeError, ValueError):
+        raise BadInput(f"{PACK_ENV}={pack!r} is not a number", "set it to e.g. 6") from None
+    model = kw.pop("model", None) or cfg.get("model", "default", "rules")
+    brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
+    apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
+    return RunOptions(model=model, model_settings=dict(cfg.data.get("model", {})),
+                      pricing=dict(cfg.data.get("pricing", {})), pack=pack,
+                      brief_tokens=int(brief), apply=apply, **kw)
+
+
+@contextmanager
+def progress_bar(enabled: bool):
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:<8}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            bar.update(tasks[stage], completed=done, total=max(total, 1))
+
+        yield update
+
+
+def _fmt_run(r: dict) -> str:
+    cost = f"${r['cost_usd']:.4f}"
+    commit = (r["commit"] or "-")[:10]
+    return (f"{r['id']:<22} {r['mode']:<8} {r['status']:<8} {r['items']:>6} {r['bundles']:>5} "
+            f"{r['calls']:>5} {r['input_tokens']:>8} {r['output_tokens']:>7} "
+            f"{r['cached_tokens']:>7} {cost:>9} {r['duration_s']:>7.2f}s {commit:<10} "
+            f"{r['branch'] or '-'}")
+
+
+HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'items':>6} {'bund':>5} {'calls':>5} "
+          f"{'in_tok':>8} {'out_tok':>7} {'cached':>7} {'cost':>9} {'time':>8} "
+          f"{'commit':<10} branch")
+
+
+@click.command()
+@click.option("--mode", type=click.Choice(["nightly", "ondemand", "realtime"]),
+              default="ondemand", show_default=True, help="Which pass this is.")
+@click.option("--model", default=None,
+              help="Provider spec: rules, scripted:PATH, openai:MODEL, anthropic:MODEL "
+                   "(default: [model] default in config.toml, else rules).")
+@click.option("--apply", "apply_mode", type=click.Choice(["auto", "review"]), default=None,
+              help="auto: promote the run branch (default); review: leave it for review.")
+@click.option("--rounds", default=1, show_default=True, type=click.IntRange(1, 1000),
+              help="Repeat runs until the spool drains, at most N times.")
+@click.option("--redo", is_flag=True, help="Un-claim processed items and reprocess them.")
+@click.option("--retry", "retry", default=None, metavar="RUN",
+              help="Requeue a failed, partial or interrupted run's items and run again.")
+@click.option("--dry-run", is_flag=True,
+              help="Estimate bundles, calls, tokens and cost; call nothing, write nothing.")
+@click.option("--no-sweep", is_flag=True, help="Skip the sweep call.")
+@click.option("--brief-tokens", type=click.IntRange(50, 200000), default=None,
+              help="Token cap of brief.md (default 2000).")
+@click.option("--pack", type=click.IntRange(1, 100), default=None,
+              help="Bundles per model call (default DREAM_PACK_BUNDLES, else 6).")
+@click.option("--max-items", type=click.IntRange(1, 10_000_000), default=5000,
+              show_default=True, help="Items one run claims; --rounds takes the rest.")
+@json_option
+def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_tokens, pack,
+        max_items, as_json) -> None:
+    """Run a dream: bundle, propose, merge, apply, sweep, render.
+
+    Claims everything gated since the watermark for the current project and personal
+    streams, writes one commit per run on the branch dream/run/<id> and (with --apply
+    auto) promotes it.
+    """
+    app = get_app()
+    scopes, key = scopes_for(app)
+    with progress_bar(is_terminal() and not as_json) as update:
+        opts = run_options(app, mode=mode, model=model, apply=apply_mode, rounds=rounds,
+                           redo=redo, retry=retry, dry_run=dry_run, sweep=not no_sweep,
+                           brief_tokens=brief_tokens, pack=pack, max_items=max_items,
+                           progress=update)
+        rows = run_dream(app.db, app.home.notes_path, scopes, opts, key)
+    if as_json:
+        emit_json(rows[-1] if len(rows) == 1 else rows)
+        return
+    for r in rows:
+        _print_run(r)
+
+
+def _print_run(r: dict) -> None:
+    if r["status"] == "priced":
+        click.echo(f"dry run {r['id']}: {r['items']} items in {r['bundles']} bundles -> "
+                   f"{r['calls']} calls, ~{r['input_tokens']} input tokens "
+                   f"({r['cached_tokens']} cacheable), ~{r['output_tokens']} output tokens, "
+                   f"estimated ${r['cost_usd']:.4f} with {r['model']}. Nothing was called.")
+        if r["details"].get("cost_note"):
+            click.echo(f"note: {r['details']['cost_note']}")
+        return
+    click.echo(f"run {r['id']} {r['status']}: {r['items']} items, {r['bundles']} bundles, "
+               f"{r['calls']} calls, {r['duration_s']:.2f}s")
+    if r["commit"]:
+        where = "promoted" if r["details"].get("apply_mode") == "auto" \
+            and r["status"] == "ok" else "left for review"
+        click.echo(f"commit {r['commit'][:12]} on {r['branch']} ({where})")
+    elif r["items"]:
+        click.echo("nothing changed in the store")
+    dropped = r["details"].get("dropped") or {}
+    if dropped:
+        click.echo("dropped ops: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
+    if r["error"]:
+        click.echo(f"problems: {r['error']}")
+
+
+@click.group(invoke_without_command=True)
+@click.option("--limit", default=30, show_default=True, help="How many runs to list.")
+@json_option
+@click.pass_context
+def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
+    """List dream runs: mode, status, items, bundles, calls, tokens, cost, commit, branch."""
+    if ctx.invoked_subcommand is not None:
+        return
+    app = get_app()
+    app.home.require()
+    rows = list_runs(app.db, limit)
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("no dream runs yet; start one with 'dream run'")
+        return
+    click.echo(HEADER)
+    for r in rows:
+        click.echo(_fmt_run(r))
+
+
+@runs.command("show")
+@click.argument("run_id", metavar="RUN")
+@json_option
+def runs_show(run_id: str, as_json: bool) -> None:
+    """Show one run with its figures, dropped ops and the diff stat of its commit."""
+    app = get_app()
+    app.home.require()
+    r = run_row(app.db, run_id)
+    r["diff_stat"] = None
+    if r["commit"]:
+        for store in app.stores.all():
+            if store.id in r["details"].get("commits", {}):
+                sha = r["details"]["commits"][store.id]
+                parent = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
+                                        check=False).strip() or None
+                r["diff_stat"] = git_commit.diff_stat(store.repo, parent, sha)
+                r["store"] = store.describe()
+                break
+    if as_json:
+        emit_json(r)
+        return
+    for key in ("id", "mode", "status", "model", "items", "bundles", "calls", "input_tokens",
+                "output_tokens", "cached_tokens", "cost_usd", "duration_s", "commit",
+                "branch", "started_at", "finished_at", "error"):
+        click.echo(f"{key + ':':<15} {r[key] if r[key] is not None else '-'}")
+    for key in ("dropped", "apply"):
+        if r["details"].get(key):
+            click.echo(f"{key + ':':<15} " + ", ".join(f"{k} {v}"
+                                                      for k, v in r["details"][key].items()))
+    if r["diff_stat"]:
+        click.echo("")
+        click.echo(r["diff_stat"])
+
+
+@click.command()
+@click.argument("address")
+@click.argument("field")
+@click.argument("value")
+@json_option
+def correct(address: str, field: str, value: str, as_json: bool) -> None:
+    """Correct one field of a record, now: evidence said at the moment you type it.
+
+    ADDRESS is a record such as @user/events/dinner-nobu-2026-03-13 or
+    @projects/<name>/standing. The correction survives later runs with the same identity
+    and evidence; only evidence said after it can change the field again.
+    """
+    app = get_app()
+    scopes, key = scopes_for(app)
+    addr = parse(address)
+    relpath = addr.relpath
+    scope = next((s for s in scopes if relpath.startswith(s.root.rstrip("/") + "/")), None)
+    if scope is None:
+        raise BadInput(f"{address} is not in this project or in @user/",
+                       "run 'dream correct' inside the project the record belongs to")
+    kind, _ = target_of(scope, relpath)
+    head = scope.store.repo.head()
+    if head is None or scope.store.repo.read_at(head, relpath) is None:
+        raise NoteNotFound(f"no record at {address}",
+                           "list the records with 'git -C <store> ls-files'")
+    if not field.strip() or not value.strip():
+        raise BadInput("the field and the value must not be empty", "give FIELD VALUE")
+    item_id = record_correction(app.db, scope, relpath, field, value)
+    opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])
+    rows = run_dream(app.db, app.home.notes_path, [scope], opts, key)
+    result = {**rows[-1], "item": item_id, "address": address, "field": field,
+              "value": value, "kind": kind}
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"corrected {address} {field} = {value!r} (evidence {item_id}, run "
+               f"{result['id']})")
+
+
+@click.command()
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep the demo's DREAM_HOME here instead of a temporary folder.")
+@click.option("--brief-tokens", default=600, show_default=True, help="Token cap of the brief.")
+def demo(home: Path | None, brief_tokens: int) -> None:
+    """Run a whole dream on bundled sample sessions with the rules provider, offline.
+
+    Creates a throw-away home and project, collects two coding-agent sessions and a
+    week of personal messages, runs the dream and prints the brief and the runs view.
+    Your own DREAM_HOME is not touched.
+    """
+    from dream.samples import run_demo
+
+    run_demo(home, brief_tokens, echo=click.echo, fmt_header=HEADER, fmt_run=_fmt_run)

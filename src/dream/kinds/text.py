@@ -1,0 +1,166 @@
+"""Plain-text reading shared by the bundler and the rules provider: sentences, names,
+dates and times. Deterministic, standard library only."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december"]
+_MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+NOT_NAMES = {
+    "i", "i'm", "i've", "i'll", "i'd", "im", "ok", "okay", "yes", "no", "hi", "hey", "hello",
+    "thanks", "thank", "the", "a", "an", "and", "but", "or", "so", "if", "we", "you", "it",
+    "this", "that", "they", "he", "she", "my", "our", "your", "let", "lets", "let's", "just",
+    "also", "sure", "great", "good", "nice", "cool", "sorry", "please", "maybe", "what",
+    "when", "where", "who", "why", "how", "can", "could", "would", "should", "will", "do",
+    "does", "did", "is", "are", "was", "were", "be", "not", "don't", "it's", "that's", "there",
+    "here", "today", "tomorrow", "tonight", "yesterday", "now", "then", "wow", "oh", "yeah",
+    "yep", "nope", "lol", "omg", "btw", "fyi", "re", "fwd", "dear", "best", "regards", "cheers",
+    "all", "any", "some", "every", "each", "in", "on", "at", "for", "to", "from", "with",
+    "of", "by", "as", "after", "before", "about", "done", "am", "pm", "new", "next", "last",
+    "remember", "always", "never", "actually", "wait", "well", "great", "awesome", "right",
+    "wrong", "true", "false", "none", "null", "todo", "note", "use", "run", "add", "fix",
+    "make", "check", "see", "look", "try", "got", "get", "have", "has", "had", "going",
+    "reminder", "remind", "don", "didn't", "doesn't", "isn't", "won't", "can't", "couldn't",
+    "perfect", "congrats", "congratulations", "happy", "love", "bye", "see", "sounds", "agreed",
+    "definitely", "absolutely", "really", "totally", "anyway", "haha", "hmm", "um", "uh",
+    "mon", "tue", "wed", "thu", "fri", "sat", "sun", "utc", "api", "url", "json", "http",
+    "https", "cli", "ui", "id", "pr", "ci",
+} | set(WEEKDAYS) | set(MONTHS)
+_NAME_RE = re.compile(r"(?<![\w@/.#-])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)(?![\w/.@-]*\.\w)")
+_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    out = []
+    for part in _SENT_RE.split(text or ""):
+        part = part.strip(" \t-*>•")
+        if part:
+            out.append(part)
+    return out
+
+
+def names(text: str, limit: int = 12) -> list[str]:
+    """Capitalised words that look like names of people, places or things; sentence-initial
+    words count only when they are not common words."""
+    found: dict[str, None] = {}
+    for match in _NAME_RE.finditer(text or ""):
+        word = match.group(1)
+        parts = word.replace("-", " ").split()
+        if parts[0].lower() in NOT_NAMES:
+            if len(parts) == 1 or parts[1].lower() in NOT_NAMES:
+                continue
+            word = parts[1]
+        if len(word) < 3:
+            continue
+        found[word] = None
+        if len(found) >= limit:
+            break
+    return list(found)
+
+
+# -- dates and times -------------------------------------------------------------------------
+_ISO_DATE = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
+_DAY_MONTH = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
+    r"[a-z]*\.?(?:,?\s+(20\d\d))?\b", re.I)
+_MONTH_DAY = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?"
+    r"\b(?:,?\s+(20\d\d))?", re.I)
+_SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(20\d\d))?\b")
+_REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
+_WEEKDAY = re.compile(r"\b(?:(next|this|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
+                      r"saturday|sunday)s?\b", re.I)
+_IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
+_TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d\d))?\s*(am|pm|a\.m\.|p\.m\.)\b|\b(\d{1,2}):(\d\d)\b"
+                   r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:))", re.I)
+_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
+
+
+def parse_when(said: str) -> datetime | None:
+    if not said:
+        return None
+    try:
+        when = datetime.fromisoformat(said.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _mk(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def find_date(text: str, ref: datetime | None) -> str | None:
+    """The first date the text names, as YYYY-MM-DD, resolved against ``ref`` (when it was
+    said). Dates without a year take the next such date on or after ``ref``."""
+    base = (ref or datetime(2000, 1, 1)).date()
+    m = _ISO_DATE.search(text)
+    if m:
+        d = _mk(int(m[1]), int(m[2]), int(m[3]))
+        if d:
+            return d.isoformat()
+    for rx, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
+        m = rx.search(text)
+        if m:
+            day_s, mon_s = (m[1], m[2]) if order == "dm" else (m[2], m[1])
+            month = _MONTH_ABBR.get(mon_s.lower()[:4] if mon_s.lower().startswith("sept")
+                                    else mon_s.lower()[:3])
+            if month:
+                year = int(m[3]) if m[3] else base.year
+                d = _mk(year, month, int(day_s))
+                if d and not m[3] and d < base - timedelta(days=60):
+                    d = _mk(year + 1, month, int(day_s))
+                if d:
+                    return d.isoformat()
+    m = _REL.search(text)
+    if m:
+        word = m[1].lower()
+        delta = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2}[word]
+        return (base + timedelta(days=delta)).isoformat()
+    m = _IN_DAYS.search(text)
+    if m:
+        n = {"two": 2, "three": 3, "a couple of": 2}.get(m[1].lower())
+        n = n if n is not None else int(m[1])
+        return (base + timedelta(days=n)).isoformat()
+    m = _WEEKDAY.search(text)
+    if m:
+        target = WEEKDAYS.index(m[2].lower())
+        ahead = (target - base.weekday()) % 7
+        if ahead == 0 and (m[1] or "").lower() == "next":
+            ahead = 7
+        return (base + timedelta(days=ahead)).isoformat()
+    return None
+
+
+def find_time(text: str) -> str | None:
+    """The first clock time the text names, as HH:MM."""
+    m = _NOON.search(text)
+    for m2 in _TIME.finditer(text):
+        if m2[1]:
+            hour, minute, mer = int(m2[1]), int(m2[2] or 0), m2[3].lower().replace(".", "")
+            if hour > 12:
+                continue
+            if mer == "pm" and hour != 12:
+                hour += 12
+            if mer == "am" and hour == 12:
+                hour = 0
+        elif m2[4]:
+            hour, minute = int(m2[4]), int(m2[5])
+        else:
+            hour, minute = int(m2[6]), 0
+            if hour > 12 or hour == 0:
+                continue
+            if hour < 8:          # "at 7" for a social plan means the evening
+                hour += 12
+        if 0 <= hour < 24 and 0 <= minute < 60:
+            return f"{hour:02d}:{minute:02d}"
+    if m:
+        return "00:00" if m[1].lower() == "midnight" else "12:00"
+    return None

@@ -1,0 +1,69 @@
+"""Apply (code): version-checked, per-field writes to the typed records.
+
+Precedence runs per field on ``said_at``: a write whose evidence was said before the
+field's current ``said_at`` cannot revise it (counted as ``stale``); newer evidence can.
+A write of the value a field already has only pools the evidence. A write that changes
+nothing changes no byte, so re-processing the same items (``--redo``, ``--retry``) gives
+the same store. Each write names the row version it acted on; when the row moved since
+(``version_moved``) the per-field rule still decides, so nothing newer is lost.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from dream.kinds.records import FieldValue, Record
+from dream.pipeline.merge import RowWrite
+from dream.pipeline.state import State
+
+
+@dataclass
+class ApplyResult:
+    changed: dict[tuple[str, str], Record] = field(default_factory=dict)
+    counts: Counter = field(default_factory=Counter)
+    evidence: set[str] = field(default_factory=set)
+    passes: set[str] = field(default_factory=set)
+
+
+def apply_writes(state: State, writes: list[RowWrite], run_id: str,
+                 result: ApplyResult | None = None) -> ApplyResult:
+    """Apply row writes to ``state`` in memory; returns what changed."""
+    result = result or ApplyResult()
+    for write in writes:
+        current = state.get(write.kind, write.key)
+        if current is not None and write.acted_version is not None \
+                and current.version != write.acted_version:
+            result.counts["version_moved"] += 1
+        rec = current or Record(kind=write.kind, key=write.key)
+        touched = False
+        for name, fw in sorted(write.fields.items()):
+            cur = rec.fields.get(name)
+            if cur is not None and fw.said_at < cur.said_at:
+                result.counts["stale"] += 1
+                continue
+            if cur is not None and cur.value == fw.value:
+                merged = sorted(set(cur.evidence) | set(fw.evidence))
+                if merged == cur.evidence and fw.said_at <= cur.said_at:
+                    result.counts["unchanged"] += 1
+                    continue
+                cur.evidence = merged
+                cur.said_at = max(cur.said_at, fw.said_at)
+                cur.version += 1
+                cur.run, cur.pass_ = run_id, fw.pass_
+            elif cur is not None:
+                rec.fields[name] = FieldValue(fw.value, fw.said_at, list(fw.evidence), run_id,
+                                              fw.pass_, cur.version + 1)
+            else:
+                rec.fields[name] = FieldValue(fw.value, fw.said_at, list(fw.evidence), run_id,
+                                              fw.pass_, 1)
+            touched = True
+            result.evidence.update(fw.evidence)
+            result.passes.add(fw.pass_)
+            result.counts["fields_written"] += 1
+        if touched:
+            rec.version += 1
+            state.records[(rec.kind, rec.key)] = rec
+            result.changed[(rec.kind, rec.key)] = rec
+            result.counts["created" if current is None else "updated"] += 1
+    return result

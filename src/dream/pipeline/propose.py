@@ -1,0 +1,253 @@
+"""Propose (model, parallel, packed): bundles plus the current state in, typed keyed diffs out.
+
+Each call packs up to ``pack`` bundles. The prompt puts everything identical across the
+run's calls first (instructions, the answer schema, the current state for every entity of
+the run) so providers can cache it; the call's own bundles follow. Rows are shown by short
+handles (``R1``...) and items by ``E1``... ; code maps them back, so an answer can name no
+key and cite no item it was not shown. An op is dropped, and counted, when it cites no
+evidence, an unknown handle, an item that is not gated evidence, or assistant prose.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from dream.errors import ModelError
+from dream.kinds.diff import OP_KIND, Diff, Op, diff_schema
+from dream.kinds.records import STANDING_KEY, Record, slug_key
+from dream.models.base import ModelRequest, Provider, call_validated
+from dream.pipeline.bundle import Bundle
+from dream.pipeline.spool import Item
+from dream.pipeline.state import State
+
+CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, never evidence
+ITEM_CHARS = 4000
+
+INSTRUCTIONS = """You consolidate a person's messages and an agent's session traffic into typed memory.
+Answer ONLY with JSON matching the schema: {"ops": [...]}. Never write free-form memories.
+Each op is one of: event.upsert, todo.open, todo.close, wiki.fill, standing.set, note.add,
+note.update, note.crumple, question.ask.
+- To change an existing row, set "row" to its handle (R<n>) from CURRENT STATE.
+- For a new row, set "name" (a short name; the key is made from it) and leave "row" empty.
+- "fields" is a list of {"name", "value"}. Events: title, activity, date (YYYY-MM-DD), time
+  (HH:MM), place, participants, status (proposed|confirmed|declined|cancelled). To-dos: title,
+  status (open|done), due. Wiki: named slots of the entity's page. Standing: one field per fact.
+  Notes: text, type (directive|preference|correction|failure|fact). Questions: text, about.
+- Every op cites "evidence": the handles (E<n>) of the items that say it. Items marked
+  [context] are the assistant's own prose: they are never evidence and never a correction.
+- Cancelling one booking and making another: decline the old row, confirm a new one.
+- When unsure whether two things are the same, keep them apart and ask a question."""
+
+
+@dataclass
+class ResolvedOp:
+    op: str
+    kind: str
+    key: str
+    is_new: bool
+    acted_version: int | None
+    fields: dict[str, str]
+    evidence: list[str]
+    said_at: str
+    bundle: str = ""
+    pass_: str = "propose"
+
+
+@dataclass
+class Call:
+    index: int
+    bundles: list[Bundle]
+    handles: dict[str, Item] = field(default_factory=dict)
+    body: str = ""
+    payload_bundles: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ProposeResult:
+    ops: list[ResolvedOp] = field(default_factory=list)
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    dropped: Counter = field(default_factory=Counter)
+    failed_bundles: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def row_handles(rows: list[Record]) -> dict[str, Record]:
+    return {f"R{i + 1}": rec for i, rec in enumerate(rows)}
+
+
+def render_prefix(rows: dict[str, Record], as_of: str) -> str:
+    lines = [INSTRUCTIONS, "", "SCHEMA:", json.dumps(diff_schema(), separators=(",", ":")),
+             "", f"CURRENT STATE (as of {as_of or 'empty'}):"]
+    if not rows:
+        lines.append("(no rows yet)")
+    for handle, rec in rows.items():
+        vals = "; ".join(f"{k}={_clip(v, 160)}" for k, v in rec.values().items())
+        lines.append(f"{handle} {rec.kind} {rec.key} v{rec.version}: {vals}")
+    return "\n".join(lines) + "\n"
+
+
+def rows_payload(rows: dict[str, Record]) -> list[dict[str, Any]]:
+    return [{"handle": h, "kind": r.kind, "key": r.key, "version": r.version,
+             "fields": r.values()} for h, r in rows.items()]
+
+
+def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
+    pack = max(1, pack)
+    calls = []
+    for start in range(0, len(bundles), pack):
+        call = Call(index=len(calls), bundles=bundles[start:start + pack])
+        lines = []
+        n = 0
+        for b in call.bundles:
+            lines.append(f"## Bundle {b.id} (entities: {', '.join(b.entities) or '-'};"
+                         f" streams: {', '.join(b.streams)})")
+            items_payload = []
+            for it in b.items:
+                n += 1
+                handle = f"E{n}"
+                call.handles[handle] = it
+                context = not it.evidence
+                text = _clip(it.text, CONTEXT_CHARS if context else ITEM_CHARS)
+                tag = "[context]" if context else f"[{it.kind}]"
+                who = it.author or it.role
+                extra = f" tool={it.tool_name} error={bool(it.is_error)}" if it.tool_name else ""
+                lines.append(f"{handle} {tag} {it.said_at} {it.role}/{who}{extra}: {text}")
+                items_payload.append({
+                    "handle": handle, "role": it.role, "author": it.author, "kind": it.kind,
+                    "said_at": it.said_at, "text": text, "evidence": it.evidence,
+                    "tool_name": it.tool_name, "is_error": it.is_error, "stream": it.stream,
+                    "source": it.source,
+                    "entities": it.entities,
+                })
+            call.payload_bundles.append({"id": b.id, "entities": b.entities,
+                                         "items": items_payload})
+        call.body = "\n".join(lines) + "\n"
+        calls.append(call)
+    return calls
+
+
+def propose(provider: Provider, state: State, bundles: list[Bundle], pack: int,
+            parallel: int = 4, on_call=None) -> ProposeResult:
+    entities = sorted({e for b in bundles for e in b.entities})
+    rows = row_handles(state.relevant(entities))
+    as_of = state.as_of()
+    prefix = render_prefix(rows, as_of)
+    rpayload = rows_payload(rows)
+    calls = pack_calls(bundles, pack)
+    result = ProposeResult()
+
+    def one(call: Call):
+        request = ModelRequest(
+            purpose="propose", prefix=prefix, body=call.body, schema=diff_schema(),
+            payload={"rows": rpayload, "bundles": call.payload_bundles, "as_of": as_of,
+                     "scope": state.scope.root},
+        )
+        try:
+            diff, response = call_validated(provider, request, Diff.model_validate)
+        except ModelError as exc:
+            return call, None, exc
+        return call, (diff, response), None
+
+    workers = max(1, min(parallel, len(calls)))
+    if workers == 1:
+        outcomes = map(one, calls)
+    else:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dream-propose")
+        outcomes = pool.map(one, calls)
+    try:
+        for call, answer, error in outcomes:
+            if on_call:
+                on_call(call)
+            if error is not None:
+                result.failed_bundles += [b.id for b in call.bundles]
+                result.errors.append(error.message)
+                result.calls += 2
+                continue
+            diff, response = answer
+            result.calls += response.calls
+            result.input_tokens += response.input_tokens
+            result.output_tokens += response.output_tokens
+            result.cached_tokens += response.cached_tokens
+            for op in diff.ops:
+                resolved = resolve_op(op, call, rows, state, result.dropped)
+                if resolved is not None:
+                    result.ops.append(resolved)
+    finally:
+        if workers > 1:
+            pool.shutdown(wait=True)
+    return result
+
+
+def resolve_op(op: Op, call: Call, rows: dict[str, Record], state: State,
+               dropped: Counter, pass_: str = "propose") -> ResolvedOp | None:
+    """Map handles back to item ids and row keys; None (counted) when the op is unusable."""
+    if not op.evidence:
+        dropped["no_evidence"] += 1
+        return None
+    items: list[Item] = []
+    for handle in op.evidence:
+        item = call.handles.get(handle.strip())
+        if item is None:
+            dropped["unknown_evidence"] += 1
+            return None
+        if item.role == "assistant" or item.kind == "assistant":
+            dropped["assistant_prose"] += 1
+            return None
+        if not item.evidence:
+            dropped["not_gated"] += 1
+            return None
+        items.append(item)
+    kind = OP_KIND[op.op]
+    fields = {slug_field(f.name): f.value.strip() for f in op.fields if f.name.strip()}
+    if op.row:
+        rec = rows.get(op.row.strip())
+        if rec is None or (rec.kind != kind):
+            dropped["unknown_row"] += 1
+            return None
+        key, is_new, version = rec.key, False, rec.version
+    else:
+        if kind == "standing":
+            key = STANDING_KEY
+        else:
+            name = op.name or fields.get("title") or fields.get("text") or ""
+            if not name.strip():
+                dropped["no_name"] += 1
+                return None
+            key = slug_key(name)
+        existing = state.get(kind, key)
+        is_new = existing is None
+        version = None if existing is None else existing.version
+    if op.op == "todo.close":
+        fields["status"] = "done"
+    if op.op == "note.crumple":
+        fields = {"status": "crumpled"}
+    if op.op == "note.add" and "status" not in fields:
+        fields["status"] = "live"
+    if op.op == "todo.open" and "status" not in fields:
+        fields["status"] = "open"
+    if op.op == "question.ask" and "status" not in fields:
+        fields["status"] = "open"
+    if not fields:
+        dropped["no_fields"] += 1
+        return None
+    evidence_ids = sorted({i.id for i in items})
+    said_at = max(i.said_at for i in items)
+    return ResolvedOp(op=op.op, kind=kind, key=key, is_new=is_new, acted_version=version,
+                      fields=fields, evidence=evidence_ids, said_at=said_at,
+                      bundle=",".join(b.id for b in call.bundles), pass_=pass_)
+
+
+def slug_field(name: str) -> str:
+    return slug_key(name).replace("-", "_")[:64]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,96 @@
+"""Scopes and the current state of their records.
+
+A scope is one root in one store: ``projects/<name>/`` in the project's Primary Store for a
+project's items, ``user/`` in the notes home for personal items (no project key). The state
+is every record below the root at one commit, read through git (not the work tree), so a
+run sees exactly the commit it builds on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from dream.kinds.records import STANDING_KEY, Record, kind_of_path
+from dream.kinds.text import parse_when
+from dream.store.store import Store
+
+EVENT_WINDOW_BEFORE = timedelta(days=14)
+EVENT_WINDOW_AFTER = timedelta(days=60)
+
+
+@dataclass
+class Scope:
+    store: Store
+    root: str                 # 'projects/<name>' or 'user'
+    project_key: str | None
+    name: str                 # lock and watermark name: project name or 'user'
+
+    @property
+    def address_prefix(self) -> str:
+        return "@" + self.root
+
+
+@dataclass
+class State:
+    scope: Scope
+    commit: str | None
+    records: dict[tuple[str, str], Record] = field(default_factory=dict)
+    extra_files: dict[str, bytes] = field(default_factory=dict)   # non-record files (brief.md)
+
+    def get(self, kind: str, key: str) -> Record | None:
+        return self.records.get((kind, key))
+
+    def standing(self) -> Record | None:
+        return self.records.get(("standing", STANDING_KEY))
+
+    def of_kind(self, kind: str) -> list[Record]:
+        return [r for (k, _), r in sorted(self.records.items()) if k == kind]
+
+    def as_of(self) -> str:
+        """The latest said_at of any field: the state's own 'now' (deterministic)."""
+        return max((r.latest_said() for r in self.records.values()), default="")
+
+    def relevant(self, entities: list[str], limit: int = 120) -> list[Record]:
+        """The state a propose call sees: the event window, open to-dos, standing facts,
+        open questions, the wiki pages of ``entities`` and live memory notes."""
+        now = parse_when(self.as_of())
+        wanted = {e.lower() for e in entities}
+        out: list[Record] = []
+        for rec in self.of_kind("event"):
+            when = parse_when(rec.get("date"))
+            if now is None or when is None or (
+                    now - EVENT_WINDOW_BEFORE <= when <= now + EVENT_WINDOW_AFTER):
+                out.append(rec)
+        out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"]
+        if self.standing():
+            out.append(self.standing())
+        out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
+        out += [r for r in self.of_kind("wiki") if r.key in wanted
+                or r.get("name", "").lower() in wanted]
+        notes = [r for r in self.of_kind("note") if r.get("status", "live") == "live"]
+        notes.sort(key=lambda r: r.latest_said(), reverse=True)
+        out += notes
+        return out[:limit]
+
+
+def load_state(scope: Scope, commit: str | None) -> State:
+    state = State(scope=scope, commit=commit)
+    if commit is None:
+        return state
+    repo = scope.store.repo
+    prefix = scope.root.rstrip("/") + "/"
+    for path, _sha in repo.list_files(commit):
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix):]
+        found = kind_of_path(rel)
+        if found is None:
+            continue
+        data = repo.read_at(commit, path)
+        if data is None:
+            continue
+        rec = Record.loads(data.decode("utf-8", "replace"))
+        if rec is not None:
+            state.records[(rec.kind, rec.key)] = rec
+    return state
