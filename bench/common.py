@@ -358,3 +358,53 @@ def _flatten_messages(messages: list[dict[str, Any]]) -> str:
             content = json.dumps(content)
         out.append(f"<|{m.get('role', '')}|>{content}")
     return "".join(out)
+
+
+# -- thin adapters onto Dream's collect and run ---------------------------------------------
+def new_app(cwd: Path | None = None) -> Any:
+    """An App on the current DREAM_HOME (see :func:`temp_home`), created when missing."""
+    from dream.app import App
+
+    app = App.from_env(cwd=cwd or Path(tempfile.gettempdir()))
+    app.ensure_home()
+    return app
+
+
+def collect(app: Any, paths: Sequence[Path], source: str | None) -> dict[str, Any]:
+    """``dream collect --source SOURCE PATH...`` through its Python entry point."""
+    from dream.spool.collect import collect as _collect
+
+    report = _collect(app, paths=[Path(p) for p in paths], source=source)
+    return report.as_dict() if hasattr(report, "as_dict") else dict(report)
+
+
+def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
+              sweep: bool = True, rounds: int = 50) -> list[dict[str, Any]]:
+    """A dream over the personal scope (items with no project key, which is what generic
+    JSONL without ``cwd`` gives) until the spool drains; returns the run rows."""
+    from dream.pipeline.run import RunOptions, run_dream
+    from dream.pipeline.state import Scope
+
+    store = app.notes_store()
+    scope = Scope(store=store, root="user", project_key=None, name="user")
+    opts = RunOptions(model=model, model_settings=dict(settings or app.config.data.get(
+        "model", {})), pricing=app.config.data.get("pricing", {}), apply="auto",
+        sweep=sweep, rounds=rounds)
+    return run_dream(app.db, app.home.notes_path, [scope], opts, None)
+
+
+def records_at_head(app: Any, root: str = "user") -> list[Any]:
+    """Every typed record below ``root`` in the notes home at HEAD."""
+    from dream.kinds.records import Record
+
+    repo = app.notes_store().repo
+    head = repo.head()
+    out = []
+    for path, _sha in repo.list_files(head) if head else []:
+        if not path.startswith(root.rstrip("/") + "/") or not path.endswith(".md"):
+            continue
+        data = repo.read_at(head, path)
+        rec = Record.loads(data.decode("utf-8", "replace")) if data else None
+        if rec is not None:
+            out.append(rec)
+    return out
