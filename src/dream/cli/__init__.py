@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "dream.cli.mcp",
     "dream.cli.notes",
     "dream.cli.memory",
+    "dream.cli.collect",
 ]
 
 

@@ -41,7 +41,7 @@ def _injected(text: str) -> bool:
 
 def _tool_input(value: Any) -> str:
     if isinstance(value, dict):
-        for key in ("command", "file_path", "path", "pattern", "query", "url", "prompt"):
+        for key in ("command", "file_path", "pattern", "path", "query", "url", "prompt"):
             if isinstance(value.get(key), str):
                 return value[key]
     return json.dumps(value, ensure_ascii=False)[:2000]

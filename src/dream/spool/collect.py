@@ -34,6 +34,8 @@ from dream.spool.redact import redact
 CHUNK_BYTES = 4 * 1024 * 1024
 ROWS_PER_TRANSACTION = 2000
 MAX_SKIPS_LISTED = 200
+MAX_TEXT = 32_000  # longer texts (pastes, long messages) keep their head and tail
+MAX_BULK_TEXT = 8_000  # tool output and injected context: head and tail (errors sit at the end)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, current file)
@@ -114,7 +116,13 @@ class _Writer:
                 continue
             counts["messages"] += 1
             kind, evidence = gate(message)
-            text, hits = redact(message.text)
+            raw = message.text
+            limit = MAX_BULK_TEXT if kind in ("tool_result", "meta") else MAX_TEXT
+            if len(raw) > limit:
+                half = limit // 2
+                raw = (f"{raw[:half]}\n[... {len(raw) - limit} characters not kept; "
+                       f"see {message.ref} ...]\n{raw[-half:]}")
+            text, hits = redact(raw)
             author = message.author
             if author:
                 author, more = redact(author)

@@ -6,66 +6,66 @@ the start of the SHA-256 of the secret itself, so two mentions of one key still 
 other while the key is gone. Patterns are ours (detect-secrets is a scanner over files with
 plugins and baselines, not a text redactor); each has a test in tests/test_redaction.py.
 
-Speed matters (all collected text passes through here): the patterns are compiled once into
-a single alternation with named groups, and a cheap literal pre-check skips the regex
-entirely for text that cannot hold any secret.
+Speed matters (all collected text passes through here): the patterns are compiled once,
+and each runs only when the text holds one of its literal hints, so text that cannot hold
+a secret costs a few substring scans.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
-# (kind, pattern). The part to replace is the named group 's' when the pattern has one
-# (so 'PASSWORD=' or 'Bearer ' stays readable), otherwise the whole match.
-_PATTERNS: list[tuple[str, str]] = [
-    ("private-key",
+# (kind, hints, pattern). A pattern runs only on text containing one of its hints (checked
+# with 'in', at C speed, on the text or on its lower-cased copy for hints in lower case);
+# most text contains none, so the regexes rarely run. The part replaced is the named group
+# 's' when the pattern has one (so 'PASSWORD=' or 'Bearer ' stays readable), otherwise the
+# whole match. Order matters: specific token shapes before generic assignments.
+_PATTERNS: list[tuple[str, tuple[str, ...], str]] = [
+    ("private-key", ("-----BEGIN",),
      r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,20000}?"
      r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
-    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("aws-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    ("aws-secret",
+    ("anthropic-key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai-key", ("sk-",), r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("stripe-key", ("_live_", "_test_"), r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
+    ("slack-token", ("xox",), r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("google-api-key", ("AIza",), r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("aws-key", ("AKIA", "ASIA", "ABIA", "ACCA"), r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("aws-secret", ("secret",),
      r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
      r"(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
-    ("bearer-token", r"(?i:\bbearer)\s+(?P<s>[A-Za-z0-9_\-\.=~+/]{20,})"),
-    ("url-password",
-     r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,100}:(?P<s>[^\s@/\"'<>]{1,200})@"
-     r"[A-Za-z0-9.\-\[\]]"),
-    ("env-secret",
-     r"(?m:(?:^|(?<=[\s;,{(\"']))(?:export\s+)?"
-     r"(?:[A-Z0-9_.\-]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|"
-     r"CREDENTIALS?)[A-Z0-9_]*|[a-z0-9_.\-]*(?:password|passwd|secret|token|api_?key|"
-     r"access_?key|private_?key)[a-z0-9_]*)"
-     r"[\"']?[ \t]*[=:][ \t]*[\"']?"
-     r"(?P<s>(?![0-9.]+(?:[\s\"',;]|$))(?!(?:true|false|null|none)\b)[^\s\"'`,;]{6,}))"),
+    ("bearer-token", ("bearer",), r"(?i:\bbearer)\s+(?P<s>[A-Za-z0-9_\-\.=~+/]{20,})"),
+    ("url-password", ("://",),
+     r"://[^\s:/@\"'<>]{1,100}:(?P<s>[^\s@/\"'<>]{1,200})@[A-Za-z0-9.\-\[\]]"),
+    ("env-secret", ("password", "passwd", "secret", "token", "api_key", "apikey",
+                    "access_key", "accesskey", "private_key", "privatekey", "credential"),
+     r"(?:(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+     r"[A-Z0-9_]*|(?:password|passwd|secret|token|api_?key|access_?key|private_?key)"
+     r"[a-z0-9_]*)[\"']?[ \t]*[=:][ \t]*[\"']?"
+     r"(?P<s>(?![0-9a-f]{8}\])(?![0-9.]+(?:[\s\"',;]|$))(?!(?:true|false|null|none)\b)[^\s\"'`,;]{6,})"),
 ]
 
-_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z\-]+:[0-9a-f]{8}\]")
-
-# Literal hints: a text containing none of these (case-insensitively) cannot match any
-# pattern, so the alternation is skipped. Keep in step with _PATTERNS.
-_HINTS = ("-----begin", "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-          "github_pat_", "xox", "aiza", "akia", "asia", "abia", "acca", "secret", "bearer",
-          "://", "passw", "token", "api_key", "apikey", "access_key", "accesskey",
-          "private_key", "privatekey", "credential")
+_PLACEHOLDER_PREFIX = "[REDACTED:"
 
 
-def _compile() -> tuple[re.Pattern[str], dict[str, str]]:
-    parts, names = [], {}
-    for index, (kind, pattern) in enumerate(_PATTERNS):
-        group = f"k{index}"
-        names[group] = kind
-        parts.append(f"(?P<{group}>{pattern.replace('(?P<s>', f'(?P<{group}s>')})")
-    return re.compile("|".join(parts)), names
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    hints: tuple[str, ...]
+    lower: bool            # hints are matched against the lower-cased text
+    pattern: re.Pattern[str]
+    has_group: bool
 
 
-_SECRETS_RE, _KINDS = _compile()
-_HINTS_RE = re.compile("|".join(re.escape(h) for h in _HINTS), re.IGNORECASE)
+_RULES = [
+    _Rule(kind, hints, all(h == h.lower() for h in hints) and kind not in (
+        "anthropic-key", "openai-key", "stripe-key", "github-token", "slack-token",
+        "url-password"), re.compile(pattern), "(?P<s>" in pattern)
+    for kind, hints, pattern in _PATTERNS
+]
 
 
 def placeholder(kind: str, secret: str) -> str:
@@ -73,39 +73,43 @@ def placeholder(kind: str, secret: str) -> str:
     return f"[REDACTED:{kind}:{digest}]"
 
 
-def _replace(match: re.Match[str]) -> str:
-    group = match.lastgroup
-    assert group is not None
-    kind = _KINDS[group]
-    inner = match.group(group + "s") if (group + "s") in match.re.groupindex else None
-    if inner is None:
-        return placeholder(kind, match.group(group))
-    secret = inner
-    if _PLACEHOLDER_RE.fullmatch(secret) or secret.startswith("[REDACTED:"):
-        return match.group(group)
-    start, end = match.span(group + "s")
-    whole_start = match.start(group)
-    text = match.group(group)
-    return (text[: start - whole_start] + placeholder(kind, secret)
-            + text[end - whole_start:])
-
-
 def redact(text: str) -> tuple[str, int]:
     """Return ``text`` with every secret replaced by a stable placeholder, and the count."""
-    if not text or _HINTS_RE.search(text) is None:
+    if not text:
         return text, 0
+    lowered: str | None = None
     count = 0
+    for rule in _RULES:
+        if rule.lower:
+            if lowered is None:
+                lowered = text.lower()
+            haystack = lowered
+        else:
+            haystack = text
+        if not any(h in haystack for h in rule.hints):
+            continue
+        hits = 0
 
-    def sub(match: re.Match[str]) -> str:
-        nonlocal count
-        out = _replace(match)
-        if out != match.group(0):
-            count += 1
-        return out
+        def sub(match: re.Match[str], rule: _Rule = rule) -> str:
+            nonlocal hits
+            if not rule.has_group:
+                hits += 1
+                return placeholder(rule.kind, match.group(0))
+            secret = match.group("s")
+            if secret.startswith(_PLACEHOLDER_PREFIX):
+                return match.group(0)
+            hits += 1
+            start, end = match.span("s")
+            base = match.start()
+            whole = match.group(0)
+            return whole[: start - base] + placeholder(rule.kind, secret) + whole[end - base:]
 
-    return _SECRETS_RE.sub(sub, text), count
+        new = rule.pattern.sub(sub, text)
+        if hits:
+            text, count, lowered = new, count + hits, None
+    return text, count
 
 
 def kinds() -> list[str]:
     """The secret kinds this module knows, in matching order."""
-    return [kind for kind, _ in _PATTERNS]
+    return [rule.kind for rule in _RULES]

@@ -1,0 +1,133 @@
+"""collect, history search and history show."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dream.cli.common import emit_json, get_app, is_terminal, json_option
+from dream.sources import SOURCE_KINDS
+from dream.spool import history as history_mod
+from dream.spool.collect import collect as collect_items
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(collect)
+    cli.add_command(history)
+
+
+@click.command()
+@click.option("--source", type=click.Choice(SOURCE_KINDS), default=None,
+              help="Read the paths as this source kind (default: detect each file).")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@json_option
+def collect(source: str | None, paths: tuple[Path, ...], as_json: bool) -> None:
+    """Read new material into the spool (no model call).
+
+    With no PATHS, finds the agent transcripts (Claude Code, Pi, Codex) of the current
+    repository and its linked worktrees on this machine. Collecting the same files again
+    adds nothing; a grown file adds only its new lines.
+    """
+    app = get_app()
+    app.home.require()
+    bar: Any = None
+    if not as_json and is_terminal():
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+        bar = Progress(TextColumn("collect"), BarColumn(), DownloadColumn(),
+                       TextColumn("{task.description}"), transient=True)
+    with bar if bar is not None else nullcontext():
+        task = bar.add_task("", total=None) if bar is not None else None
+
+        def progress(done: int, total: int, path: str) -> None:
+            if bar is not None:
+                bar.update(task, completed=done, total=total or None,
+                           description=Path(path).name[:40])
+
+        report = collect_items(app, list(paths) or None, source,
+                               progress if bar is not None else None)
+    result = report.as_dict()
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"{report.new_items} new items ({report.evidence} evidence) from "
+                   f"{report.files_read} of {report.files} files; "
+                   f"{report.files_unchanged} unchanged, {report.duplicates} already collected, "
+                   f"{report.redacted} secrets redacted, {report.skipped} skipped.")
+        for skip in report.skips[:20]:
+            click.echo(f"  skipped {skip['where']}: {skip['reason']}")
+        if report.skipped > 20:
+            click.echo(f"  ... and {report.skipped - 20} more (see --json)")
+        if report.files == 0 and not paths:
+            click.echo("No transcripts found for this repository "
+                       "(looked in DREAM_CLAUDE_DIR, DREAM_PI_DIR, DREAM_CODEX_DIR or their "
+                       "defaults); name files or folders to collect them.")
+    if report.nothing_readable:
+        click.echo("error: nothing could be read from the given material; see the skipped "
+                   "lines above.", err=True)
+        raise SystemExit(1)
+
+
+@click.group()
+def history() -> None:
+    """Search and page through collected sessions (redacted text only)."""
+
+
+@history.command("search")
+@click.argument("query")
+@click.option("--page", type=int, default=1, show_default=True, help="Page of results.")
+@click.option("--project", "this_project", is_flag=True,
+              help="Only items of the current repository's project.")
+@json_option
+def history_search(query: str, page: int, this_project: bool, as_json: bool) -> None:
+    """Full-text search over collected items, each hit labelled with its session."""
+    app = get_app()
+    app.home.require()
+    key = app.project().key if this_project else None
+    result = history_mod.search(app.db, query, page=page, project_key=key)
+    if as_json:
+        emit_json(result)
+        return
+    if not result["total"]:
+        click.echo(f"no matches for {query!r}")
+        return
+    click.echo(f"{result['total']} matches for {query!r}; page {page} of {result['pages']}")
+    current = None
+    for hit in result["hits"]:
+        if hit["stream"] != current:
+            current = hit["stream"]
+            click.echo(f"\n== {current} ({hit['source']})")
+        when = (hit["said_at"] or "")[:16].replace("T", " ")
+        who = hit["author"] or hit["role"]
+        snippet = " ".join(hit["snippet"].split())
+        click.echo(f"  {when} {who} [{hit['kind']}] {snippet}")
+        click.echo(f"      {hit['ref']}")
+    if page < result["pages"]:
+        click.echo(f"\nmore: dream history search {query!r} --page {page + 1}")
+
+
+@history.command("show")
+@click.argument("session")
+@click.option("--page", type=int, default=1, show_default=True, help="Page of the session.")
+@json_option
+def history_show(session: str, page: int, as_json: bool) -> None:
+    """Page through one session (or thread or channel) in the order it was said."""
+    app = get_app()
+    app.home.require()
+    result = history_mod.show(app.db, session, page=page)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"{result['stream']}: {result['total']} items; page {page} of {result['pages']}")
+    for item in result["items"]:
+        when = (item["said_at"] or "")[:19].replace("T", " ")
+        who = item["author"] or item["role"]
+        tool = f" {item['tool_name']}" if item["tool_name"] else ""
+        click.echo(f"\n#{item['n']} {when} {who} [{item['kind']}{tool}]")
+        text = item["text"]
+        click.echo(text if len(text) <= 2000 else text[:2000] + " …")
+    if page < result["pages"]:
+        click.echo(f"\nmore: dream history show {result['stream']} --page {page + 1}")

@@ -1,0 +1,115 @@
+"""History: search and page through collected sessions (the notes spec's history tools).
+
+Only the spool is read, and the spool holds redacted text only, so neither search nor show
+can reveal a secret. ``search`` runs an FTS5 query over item text (each word of the query is
+quoted, so punctuation in a query is never FTS syntax; ``OR`` between words is kept) and
+labels every hit with its session/stream; ``show`` pages one stream in the order things were
+said.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any
+
+from dream.errors import BadInput
+
+SEARCH_PAGE = 20
+SHOW_PAGE = 50
+_WORD_RE = re.compile(r"[\w][\w\-.@']*", re.UNICODE)
+
+
+def fts_query(query: str) -> str:
+    """A safe FTS5 MATCH expression: every word quoted, ``OR`` kept, prefix ``*`` kept."""
+    parts: list[str] = []
+    for token in query.split():
+        if token == "OR" and parts and parts[-1] != "OR":
+            parts.append("OR")
+            continue
+        prefix = token.endswith("*")
+        for word in _WORD_RE.findall(token):
+            word = word.replace('"', "")
+            parts.append(f'"{word}"' + ("*" if prefix else ""))
+    while parts and parts[-1] == "OR":
+        parts.pop()
+    if not parts:
+        raise BadInput("the search query has no words", "give at least one word to search for")
+    return " ".join(parts)
+
+
+def _item(row: sqlite3.Row, text_key: str = "text") -> dict[str, Any]:
+    return {
+        "id": row["id"], "stream": row["stream"], "source": row["source"],
+        "ref": row["ref"], "said_at": row["said_at"], "role": row["role"],
+        "kind": row["kind"], "evidence": bool(row["evidence"]), "author": row["author"],
+        "tool_name": row["tool_name"], "project_key": row["project_key"],
+        "entities": json.loads(row["entities"] or "[]"), text_key: row[text_key],
+    }
+
+
+def search(conn: sqlite3.Connection, query: str, page: int = 1, page_size: int = SEARCH_PAGE,
+           project_key: str | None = None, evidence_only: bool = False) -> dict[str, Any]:
+    if page < 1:
+        raise BadInput("--page starts at 1", "use --page 1 for the first page")
+    match = fts_query(query)
+    where = ["items_fts MATCH ?"]
+    params: list[Any] = [match]
+    if project_key:
+        where.append("items.project_key = ?")
+        params.append(project_key)
+    if evidence_only:
+        where.append("items.evidence = 1")
+    clause = " AND ".join(where)
+    try:
+        total = conn.execute(
+            f"SELECT count(*) FROM items_fts JOIN items ON items.seq = items_fts.rowid "
+            f"WHERE {clause}", params).fetchone()[0]
+        rows = conn.execute(
+            f"SELECT items.*, snippet(items_fts, 0, '[', ']', ' … ', 24) AS snippet "
+            f"FROM items_fts JOIN items ON items.seq = items_fts.rowid WHERE {clause} "
+            f"ORDER BY bm25(items_fts), items.seq LIMIT ? OFFSET ?",
+            [*params, page_size, (page - 1) * page_size]).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise BadInput(f"cannot search for {query!r} ({exc})", "try plain words") from exc
+    hits = [_item(row, "snippet") for row in rows]
+    streams: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        entry = streams.setdefault(hit["stream"], {"stream": hit["stream"],
+                                                   "source": hit["source"], "hits": 0})
+        entry["hits"] += 1
+    pages = (total + page_size - 1) // page_size
+    return {"query": query, "page": page, "pages": pages, "total": total,
+            "streams": list(streams.values()), "hits": hits}
+
+
+def resolve_stream(conn: sqlite3.Connection, session: str) -> str:
+    """The stream named ``session``: exactly, else the one stream it is a unique prefix of."""
+    if conn.execute("SELECT 1 FROM items WHERE stream = ? LIMIT 1", (session,)).fetchone():
+        return session
+    rows = conn.execute(
+        "SELECT DISTINCT stream FROM items WHERE stream >= ? AND stream < ? LIMIT 6",
+        (session, session + "\U0010ffff")).fetchall()
+    if len(rows) == 1:
+        return rows[0][0]
+    if not rows:
+        raise BadInput(f"no collected session {session!r}",
+                       "find one with 'dream history search WORDS' (or run 'dream collect')")
+    names = ", ".join(r[0] for r in rows[:5])
+    raise BadInput(f"{session!r} names several sessions ({names})", "give more of the id")
+
+
+def show(conn: sqlite3.Connection, session: str, page: int = 1,
+         page_size: int = SHOW_PAGE) -> dict[str, Any]:
+    if page < 1:
+        raise BadInput("--page starts at 1", "use --page 1 for the first page")
+    stream = resolve_stream(conn, session)
+    total = conn.execute("SELECT count(*) FROM items WHERE stream = ?", (stream,)).fetchone()[0]
+    rows = conn.execute(
+        "SELECT * FROM items WHERE stream = ? ORDER BY said_at IS NULL, said_at, seq "
+        "LIMIT ? OFFSET ?", (stream, page_size, (page - 1) * page_size)).fetchall()
+    pages = (total + page_size - 1) // page_size
+    first = (page - 1) * page_size
+    items = [{"n": first + i + 1, **_item(row)} for i, row in enumerate(rows)]
+    return {"stream": stream, "page": page, "pages": pages, "total": total, "items": items}
