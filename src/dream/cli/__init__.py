@@ -20,7 +20,9 @@ COMMAND_MODULES = [
     "dream.cli.mcp",
     "dream.cli.notes",
     "dream.cli.memory",
+    "dream.cli.serve",
     "dream.cli.collect",
+    "dream.cli.review",
 ]
 
 

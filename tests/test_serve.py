@@ -1,0 +1,212 @@
+"""dream serve: the review web page, over real HTTP against a real home, store and database."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+from dream.app import App
+from dream.review.charts import nice_ceiling
+from dream.review.web import ReviewServer, is_loopback
+
+
+def seed_runs(app: App, count: int = 3) -> list[dict]:
+    """Real commits in the notes home (one more note per run) and a runs row for each."""
+    store = app.notes_store()
+    runs = []
+    statuses = ["ok", "partial", "priced", "failed", "ok"]
+    for i in range(count):
+        status = statuses[i % len(statuses)]
+        sha = None
+        if status in ("ok", "partial"):
+            note = store.path / "notes" / f"dinner-{i}.md"
+            note.parent.mkdir(parents=True, exist_ok=True)
+            note.write_text(f"---\nkey: dinner-{i}\n---\nDinner with Jordan, week {i}.\n",
+                            encoding="utf-8")
+            (store.path / "brief.md").write_text(f"brief {i}\n", encoding="utf-8")
+            sha = store.repo.commit_all(f"Dream run {i}", trailers={"Dream-Run": f"run-{i}"})
+        run = {"id": f"20261130T12000{i}-a1b2c{i}", "status": status, "sha": sha,
+               "cost": 0.0125 * (i + 1), "input": 1000 * (i + 1), "cached": 512 * i,
+               "output": 90 + i}
+        app.db.execute(
+            "INSERT INTO runs(id, kind, mode, status, model, started_at, finished_at, items,"
+            " bundles, calls, input_tokens, output_tokens, cached_tokens, cost_usd,"
+            " duration_s, commit_sha, branch, error, details) VALUES (?, 'dream', 'ondemand',"
+            " ?, 'openai:gpt-4o-mini', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run["id"], status, f"2026-11-30T12:00:0{i}Z", f"2026-11-30T12:00:0{i}Z",
+             10 * (i + 1), i + 1, i + 2, run["input"], run["output"], run["cached"],
+             run["cost"], 1.25 * (i + 1), sha, f"dream/run/{run['id']}" if sha else None,
+             "<script>alert(1)</script> model failed" if status == "failed" else None,
+             json.dumps({"commits": {store.id: sha} if sha else {},
+                         "dropped": {"assistant_prose": i}})))
+        runs.append(run)
+    return runs
+
+
+@pytest.fixture
+def app(repo, dream) -> App:
+    dream("init")
+    app = App.from_env()
+    yield app
+    app.close()
+
+
+@pytest.fixture
+def server(app):
+    srv = ReviewServer(app, "127.0.0.1", 0).start()
+    yield srv
+    srv.close()
+
+
+def get(url: str, headers: dict | None = None) -> tuple[int, dict, str]:
+    request = urllib.request.Request(url, headers=headers or {})
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, dict(err.headers), err.read().decode()
+
+
+def test_runs_page_shows_figures_and_plots(app, server):
+    runs = seed_runs(app, 3)
+    status, headers, html = get(server.url)
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert "script-src" not in headers["Content-Security-Policy"]     # no scripts at all
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+    for run in runs:
+        assert f'data-run="{run["id"]}" data-status="{run["status"]}"' in html
+        assert f'{run["input"]:,}' in html
+    assert "$0.0125" in html and "$0.0375" in html and "3.8s" in html
+    assert html.count('<rect class="bar"') == 3                       # cost per run
+    assert html.count('<circle class="point"') == 2                   # runs that committed
+    assert 'data-value="1"' in html and 'data-value="2"' in html      # 1 then 2 notes
+    assert "<script>" not in html and "http://" not in html.split("<main>")[1].replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")                      # no network assets
+
+
+def test_api_runs_counts_memory_documents(app, server):
+    seed_runs(app, 5)
+    status, _, body = get(server.url + "api/runs")
+    assert status == 200
+    runs = json.loads(body)["runs"]
+    by_status = [(r["status"], r["memory_docs"]) for r in reversed(runs)]
+    # ok 1 note, partial 2 notes, priced/failed no commit, ok 3 notes; brief.md not counted
+    assert by_status == [("ok", 1), ("partial", 2), ("priced", None), ("failed", None),
+                         ("ok", 3)]
+
+
+def test_run_page_shows_the_diff_and_escapes_text(app, server):
+    runs = seed_runs(app, 4)
+    status, _, html = get(server.url + "runs/" + runs[1]["id"])
+    assert status == 200
+    assert "notes/dinner-1.md" in html
+    assert '<span class="add">+Dinner with Jordan, week 1.</span>' in html
+    assert "Dream-Run: run-1" in html
+    assert "documents after this run: notes: 2" in html
+    assert "assistant_prose" in html
+    failed = get(server.url + "runs/" + runs[3]["id"])[2]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; model failed" in failed
+    assert "<script>" not in failed and 'id="no-changes"' in failed
+    assert get(server.url + "runs/nope")[0] == 404
+    assert get(server.url + "nothing-here")[0] == 404
+
+
+def test_empty_home_shows_no_runs(server):
+    status, _, html = get(server.url)
+    assert status == 200 and 'id="no-runs"' in html and "no runs yet" in html
+
+
+def test_foreign_host_header_is_refused(server):
+    status, _, html = get(server.url, {"Host": "evil.example:8765"})
+    assert status == 421 and "localhost" in html
+    assert get(server.url, {"Host": "localhost:1"})[0] == 200
+
+
+def test_writes_are_refused(app, server):
+    request = urllib.request.Request(server.url, data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 405
+    err.value.close()
+
+
+def test_token_guards_every_request(app):
+    seed_runs(app, 1)
+    token = "s3cret-token-0123456789"
+    srv = ReviewServer(app, "127.0.0.1", 0, token=token).start()
+    try:
+        assert get(srv.url)[0] == 401
+        assert get(srv.url + "api/runs")[0] == 401
+        assert get(srv.url, {"Authorization": "Bearer wrong-token-0123456789"})[0] == 401
+        assert get(srv.url, {"Authorization": f"Bearer {token}"})[0] == 200
+        status, headers, _ = get(srv.login_url)
+        assert status == 303 and headers["Location"] == "/"
+        assert headers["Set-Cookie"].startswith(f"dream_token={token};")
+        assert "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
+        assert headers["Referrer-Policy"] == "no-referrer"
+        assert get(srv.url, {"Cookie": f"dream_token={token}"})[0] == 200
+        # with a token, the Host check is not needed (the page may sit behind a name)
+        assert get(srv.url, {"Host": "dream.lan", "Authorization": f"Bearer {token}"})[0] == 200
+    finally:
+        srv.close()
+
+
+def test_bind_rules(app, dream):
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    result = dream("serve", "--host", "0.0.0.0", "--port", "0", ok=False)
+    assert result.exit_code != 0
+    assert "refusing to serve on 0.0.0.0 without a token" in result.output
+    assert "Traceback" not in result.output
+    result = dream("serve", "--host", "0.0.0.0", "--port", "0", "--token", "short", ok=False)
+    assert result.exit_code != 0 and "too short" in result.output
+    srv = ReviewServer(app, "0.0.0.0", 0, token="auto")
+    try:
+        assert len(srv.token) >= 16 and "?token=" in srv.login_url
+    finally:
+        srv.close()
+
+
+def test_port_in_use_is_a_clear_error(app, server, dream):
+    result = dream("serve", "--port", str(server.port), ok=False)
+    assert result.exit_code != 0 and "choose another --port" in result.output
+
+
+def test_nice_ceiling():
+    assert [nice_ceiling(v) for v in (0, 0.013, 0.5, 3, 7, 99, 101)] == \
+        [1.0, 0.02, 0.5, 5, 10, 100, 200]
+
+
+def test_dream_serve_process_serves_and_stops_on_ctrl_c(app, repo: Path):
+    seed_runs(app, 2)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "dream", "serve", "--port", "0"],
+                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("Dream review page: http://127.0.0.1:")
+        url = line.split()[3]
+        status, _, html = get(url)
+        assert status == 200 and html.count('class="run"') == 2
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert "stopped." in out and "Traceback" not in err
