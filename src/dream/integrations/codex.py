@@ -1,0 +1,79 @@
+"""Codex CLI: ``[mcp_servers.dream]`` in config.toml, skills, and a block in AGENTS.md.
+
+- MCP: ``$CODEX_HOME/config.toml`` (default ``~/.codex``) for ``--user``, the project's
+  ``.codex/config.toml`` (read for trusted projects) for ``--project``. The table is
+  appended as a marked text block, so every other byte (comments included) stays put.
+- Skills: Codex loads Agent Skills from ``.agents/skills`` (repository) and
+  ``~/.agents/skills`` (user).
+- Brief: Codex reads ``AGENTS.md`` (project root, and ``$CODEX_HOME/AGENTS.md``) at
+  session start; it has no import syntax, so the block names brief.md to read first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+from dream.app import App
+from dream.errors import BadInput
+from dream.integrations.files import BlockEdit, Edit, FileCopy
+from dream.integrations.installer import (
+    Target, brief_path, dream_command, dream_env, project_root, skill_files, user_home,
+)
+from dream.integrations.pi import cli_block
+
+
+def codex_home() -> Path:
+    raw = os.environ.get("CODEX_HOME")
+    return Path(raw).expanduser() if raw else user_home() / ".codex"
+
+
+def toml_block() -> str:
+    cmd = dream_command()
+    lines = ["[mcp_servers.dream]", f"command = {json.dumps(cmd[0])}",
+             f"args = {json.dumps([*cmd[1:], 'mcp'])}"]
+    env = dream_env()
+    if env:
+        lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
+                     + " }")
+    return "\n".join(lines)
+
+
+def _validate(path: Path):
+    def check(data: bytes) -> None:
+        try:
+            parsed = tomllib.loads(data.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{path} would not be valid TOML with Dream's table ({exc})",
+                           "remove any existing [mcp_servers.dream] table by hand and retry"
+                           ) from exc
+        if "dream" not in parsed.get("mcp_servers", {}):
+            raise BadInput(f"{path}: the dream server table did not parse", "report this")
+    return check
+
+
+def target(app: App, scope: str) -> Target:
+    if scope == "project":
+        root = project_root(app)
+        config, skills_dir, agents_md = (root / ".codex" / "config.toml",
+                                         root / ".agents" / "skills", root / "AGENTS.md")
+    else:
+        root = user_home()
+        config, skills_dir, agents_md = (codex_home() / "config.toml",
+                                         root / ".agents" / "skills", codex_home() / "AGENTS.md")
+    brief = brief_path(app, scope)
+    edits: list[Edit] = [
+        BlockEdit(config, "MCP server [mcp_servers.dream] (runs 'dream mcp')", "codex",
+                  toml_block(), style="hash", validate=_validate(config)),
+    ]
+    edits += [FileCopy(skills_dir / rel, f"skill file {rel}", content)
+              for rel, content in skill_files().items()]
+    edits.append(BlockEdit(agents_md, "the brief to read first, and Dream's tools", "codex",
+                           cli_block(brief, "Codex", mcp=True)))
+    notes = [f"brief: Codex reads {agents_md} at session start; the block there points it at "
+             f"{brief}"]
+    if scope == "project":
+        notes.append("Codex reads .codex/config.toml only in projects you marked trusted")
+    return Target("codex", scope, root, edits, notes)

@@ -1,0 +1,67 @@
+"""Pi (pi-mono coding agent): skills and a marked block in AGENTS.md. Pi has no MCP by
+design, so the block tells the agent to use the ``dream`` command line.
+
+- Skills: ``.pi/skills/<name>/SKILL.md`` (project) or ``~/.pi/agent/skills/<name>/``
+  (user; ``PI_CODING_AGENT_DIR`` replaces ``~/.pi/agent``).
+- Context file: ``AGENTS.md`` at the project root or ``~/.pi/agent/AGENTS.md``; Pi loads
+  both at startup. Pi has no import syntax, so the block names brief.md and asks the agent
+  to read it first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dream.app import App
+from dream.integrations.files import BlockEdit, Edit, FileCopy
+from dream.integrations.installer import (
+    Target, brief_path, project_root, shell_command, skill_files, user_home,
+)
+
+
+def agent_dir() -> Path:
+    raw = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(raw).expanduser() if raw else user_home() / ".pi" / "agent"
+
+
+def cli_block(brief: Path, agent_name: str, mcp: bool) -> str:
+    dream = shell_command()
+    lines = [
+        "## Dream memory",
+        "",
+        f"Dream keeps durable, reviewed memory for this work. At the start of a session read "
+        f"the brief: `{brief}` (it may not exist before the first dream).",
+    ]
+    if mcp:
+        lines.append("Use the `dream` MCP tools (notes_*, history_*, memory_*); the `memory` "
+                     "and `dream` skills explain them.")
+    else:
+        lines += [
+            f"{agent_name} has no MCP here: call Dream through the shell (`{dream}`):",
+            "",
+            "- `dream search \"QUERY\" --json`: search the project's memory;",
+            "- `dream show PATH --json`: read a document at the store's commit;",
+            "- `dream history search \"QUERY\" --json`: search past sessions;",
+            "- `dream prepare --learned L --learned L --learned L --handoff FILE`: hand off "
+            "before a review dream.",
+            "",
+            "The `memory` and `dream` skills explain more (`/skill:memory`, `/skill:dream`).",
+        ]
+    return "\n".join(lines)
+
+
+def target(app: App, scope: str) -> Target:
+    if scope == "project":
+        root = project_root(app)
+        skills_dir, agents_md = root / ".pi" / "skills", root / "AGENTS.md"
+    else:
+        root = user_home()
+        skills_dir, agents_md = agent_dir() / "skills", agent_dir() / "AGENTS.md"
+    brief = brief_path(app, scope)
+    edits: list[Edit] = [FileCopy(skills_dir / rel, f"skill file {rel}", content)
+                         for rel, content in skill_files().items()]
+    edits.append(BlockEdit(agents_md, "how to reach Dream, and the brief to read first", "pi",
+                           cli_block(brief, "Pi", mcp=False)))
+    notes = [f"brief: Pi reads {agents_md} at startup; the block there points it at {brief}"]
+    return Target("pi", scope, root, edits, notes)
