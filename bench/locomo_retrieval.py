@@ -300,109 +300,101 @@ def bm25_ranker(conv: Conversation) -> Ranker:
 
 
 # -- Dream ---------------------------------------------------------------------------------
-class DreamConversation:
-    """One conversation collected into its own DREAM_HOME, searched through Dream."""
-
-    def __init__(self, conv: Conversation, tmp: Path) -> None:
-        self.conv = conv
-        self.tmp = tmp
-        self.where = write_jsonl(conv, tmp / "jsonl")
-        self.item_to_dia: dict[str, str] = {}
-        self.errors: dict[str, str] = {}
-
-    # collect ---------------------------------------------------------------------------
-    def collect(self) -> dict[str, Any]:
-        from dream.app import App
-
-        app = App.from_env(cwd=self.tmp)
-        app.ensure_home()
-        try:
-            from dream.spool.collect import collect
-        except ImportError as exc:
-            raise Missing(f"dream.spool.collect ({exc})") from exc
-        paths = sorted((self.tmp / "jsonl").glob("*.jsonl"))
-        report = collect(app, paths=paths, source="jsonl")
-        self.app = app
-        self._map_items()
-        return report if isinstance(report, dict) else getattr(report, "__dict__", {})
-
-    def _map_items(self) -> None:
-        """item id -> dia_id, from each item's stream and exact reference."""
-        rows = self.app.db.execute("SELECT id, stream, ref FROM items").fetchall()
-        by_dia = {d for d in self.where.values()}
-        for row in rows:
-            dia = None
-            ref = str(row["ref"])
-            tail = ref.rsplit(":", 1)[-1] if ":" in ref else ref
-            if tail.isdigit() and (row["stream"], int(tail)) in self.where:
-                dia = self.where[(row["stream"], int(tail))]
-            else:
-                m = re.search(r"D\d+:\d+", ref)
-                if m and m.group(0) in by_dia:
-                    dia = m.group(0)
-            if dia:
-                self.item_to_dia[row["id"]] = dia
-
-    # (a) history search ------------------------------------------------------------------
-    def history_ranker(self) -> Ranker:
-        from dream.spool import history
-
-        def rank(query: str, k: int) -> list[str]:
-            hits = history_hits(history, self.app, query, k)
-            return [self.item_to_dia[h] for h in hits if h in self.item_to_dia][:k]
-
-        return rank
-
-    # (b) memory search after a rules dream -----------------------------------------------
-    def dream(self) -> dict[str, Any]:
-        out = common.dream_cli("run", "--model", "rules", "--apply", "auto", "--json",
-                               cwd=self.tmp / "repo")
-        return json.loads(out)
-
-    def memory_ranker(self) -> Ranker:
-        from dream import api
-
-        repo = self.tmp / "repo"
-
-        def rank(query: str, k: int) -> list[str]:
-            hits = api.search(query, limit=k, cwd=repo)
-            out: list[str] = []
-            for hit in hits[:k]:
-                for item in record_evidence(self.app, hit):
-                    if item in self.item_to_dia:
-                        out.append(self.item_to_dia[item])
-            return out
-
-        return rank
-
-
 class Missing(Exception):
     """A Dream module this benchmark needs is not there yet."""
 
 
-def history_hits(history: Any, app: Any, query: str, k: int) -> list[str]:
-    """Item ids of the top k history hits, whatever shape the history module returns."""
-    result = history.search(app, query, limit=k)
-    hits = getattr(result, "hits", result)
-    ids = []
-    for h in hits:
-        item = h.get("item_id") or h.get("id") if isinstance(h, dict) else \
-            getattr(h, "item_id", None) or getattr(h, "id", None)
-        if item:
-            ids.append(str(item))
-    return ids
+class DreamConversation:
+    """One conversation collected into its own DREAM_HOME (see ``common.temp_home``),
+    session by session, each session one day: collect it, then (for the memory search)
+    dream over it with the ``rules`` provider, like a nightly run."""
 
+    def __init__(self, conv: Conversation, tmp: Path) -> None:
+        self.conv = conv
+        self.where = write_jsonl(conv, tmp / "jsonl")
+        self.files = [tmp / "jsonl" / f"{conv.sample_id}-session-{n}.jsonl"
+                      for n in sorted(conv.sessions)]
+        self.item_to_dia: dict[str, str] = {}
+        self.runs: list[dict[str, Any]] = []
+        try:
+            self.app = common.new_app()
+        except ImportError as exc:
+            raise Missing(str(exc)) from exc
 
-def record_evidence(app: Any, hit: Any) -> list[str]:
-    """Evidence item ids cited by the record a memory-search hit points at."""
-    from dream.kinds.records import Record
+    def collect_and_dream(self, dream: bool) -> None:
+        try:
+            for path in self.files:
+                common.collect(self.app, [path], "jsonl")
+                if dream:
+                    self.runs += common.dream_run(self.app, "rules")
+        except ImportError as exc:
+            raise Missing(str(exc)) from exc
+        self._map_items()
 
-    path = hit.get("path") if isinstance(hit, dict) else getattr(hit, "path", None)
-    commit = hit.get("commit") if isinstance(hit, dict) else getattr(hit, "commit", None)
-    store = app.stores.notes_home()
-    raw = store.repo.read_at(commit or "HEAD", path) if path else None
-    record = Record.loads(raw.decode("utf-8")) if raw else None
-    return record.evidence() if record else []
+    def _map_items(self) -> None:
+        """item id -> dia_id, from each item's stream and exact reference (file:line)."""
+        for row in self.app.db.execute("SELECT id, stream, ref FROM items"):
+            ref = str(row["ref"])
+            tail = ref.rsplit(":", 1)[-1]
+            if tail.isdigit() and (row["stream"], int(tail)) in self.where:
+                self.item_to_dia[row["id"]] = self.where[(row["stream"], int(tail))]
+
+    def history_ranker(self, joined_with_or: bool) -> Ranker:
+        """(a) ``dream history search``: the question as typed (its words must all occur:
+        the history query syntax joins words with AND), or its words joined with ``OR``
+        (the same syntax's explicit alternative)."""
+        from dream.spool import history
+
+        def rank(query: str, k: int) -> list[str]:
+            words = re.findall(r"[\w']+", query)
+            text = " OR ".join(words) if joined_with_or else query
+            try:
+                result = history.search(self.app.db, text, page=1, page_size=k)
+            except Exception as exc:  # BadInput for a query with no words
+                if getattr(exc, "message", None) is None:
+                    raise
+                return []
+            return [self.item_to_dia[h["id"]] for h in result["hits"]
+                    if h["id"] in self.item_to_dia][:k]
+
+        return rank
+
+    def memory_ranker(self) -> Ranker:
+        """(b) memory search (the store index behind ``dream search``) after the rules
+        dream; each hit's record is mapped to the turns its provenance cites."""
+        from dream import index
+        from dream.kinds.records import Record
+
+        store = self.app.notes_store()
+        index.sync(self.app.db, store)
+        cache: dict[tuple[str, str], list[str]] = {}
+
+        def turns_of(commit: str, path: str) -> list[str]:
+            if (commit, path) not in cache:
+                raw = store.repo.read_at(commit, path)
+                rec = Record.loads(raw.decode("utf-8", "replace")) if raw else None
+                ids = rec.evidence() if rec else []
+                cache[(commit, path)] = [self.item_to_dia[i] for i in ids
+                                         if i in self.item_to_dia]
+            return cache[(commit, path)]
+
+        def rank(query: str, k: int) -> list[str]:
+            hits = index.search(self.app.db, store, query, limit=k)
+            out: list[str] = []
+            for hit in hits[:k]:
+                out += turns_of(hit.commit, hit.path)
+            return out
+
+        return rank
+
+    def records(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for rec in common.records_at_head(self.app):
+            counts[rec.kind] = counts.get(rec.kind, 0) + 1
+        return counts
+
+    def close(self) -> None:
+        self.app.close()
 
 
 # -- the run -------------------------------------------------------------------------------
@@ -412,8 +404,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     convs = load_locomo(locomo_path(), quirks, limit)
     scores = Scores()
     hits_k: dict[str, list[int]] = {}
-    systems = ["bm25", "history", "memory"]
+    systems = ["bm25", "history", "history_or", "memory"]
     missing: dict[str, str] = {}
+    extra: dict[str, Any] = {"records": {}, "runs": 0, "run_statuses": {}}
     n_questions = 0
     for conv in convs:
         questions = conv.questions
@@ -423,31 +416,38 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         n_questions += len(questions)
         score_system("bm25", bm25_ranker(conv), questions, scores)
         with common.temp_home(prefix=f"locomo-{conv.sample_id}-") as tmp:
-            dc = DreamConversation(conv, tmp)
             try:
-                dc.collect()
+                dc = DreamConversation(conv, tmp)
             except Missing as exc:
-                missing["history"] = missing["memory"] = f"missing {exc}"
+                missing.update(history=str(exc), history_or=str(exc), memory=str(exc))
                 continue
             try:
-                score_system("history", dc.history_ranker(), questions, scores)
-            except ImportError as exc:
-                missing["history"] = f"missing dream.spool.history ({exc})"
-            try:
-                dc.dream()
+                dc.collect_and_dream(dream="memory" not in missing)
+                score_system("history", dc.history_ranker(False), questions, scores)
+                score_system("history_or", dc.history_ranker(True), questions, scores)
                 score_system("memory", dc.memory_ranker(), questions, scores, hits_k)
-            except (ImportError, RuntimeError) as exc:
-                missing["memory"] = f"not available: {exc}"
-    return report(convs, n_questions, scores, systems, missing, quirks, hits_k, args)
+                for kind, n in dc.records().items():
+                    extra["records"][kind] = extra["records"].get(kind, 0) + n
+                extra["runs"] += len(dc.runs)
+                for r in dc.runs:
+                    st = extra["run_statuses"]
+                    st[r["status"]] = st.get(r["status"], 0) + 1
+            except Missing as exc:
+                missing.update(history=str(exc), history_or=str(exc), memory=str(exc))
+            finally:
+                dc.close()
+    figures = report(convs, n_questions, scores, systems, missing, quirks, hits_k, args, extra)
+    return figures
 
 
 def report(convs: list[Conversation], n_questions: int, scores: Scores, systems: list[str],
            missing: dict[str, str], quirks: Quirks, hits_k: dict[str, list[int]],
-           args: argparse.Namespace) -> dict[str, Any]:
+           args: argparse.Namespace, extra: dict[str, Any]) -> dict[str, Any]:
     rows = []
     figures: dict[str, Any] = {"benchmark": "locomo_retrieval", "quick": bool(args.quick),
                                "conversations": len(convs), "questions": n_questions,
-                               "systems": {}, "missing": missing, "quirks": quirks.as_dict()}
+                               "systems": {}, "missing": missing, "quirks": quirks.as_dict(),
+                               "memory_store": extra}
     for system in systems:
         if system in missing:
             continue
@@ -464,7 +464,7 @@ def report(convs: list[Conversation], n_questions: int, scores: Scores, systems:
     for key, xs in hits_k.items():
         figures.setdefault("memory_turns_per_query", {})[key] = round(sum(xs) / len(xs), 2)
     base = figures["systems"].get("bm25", {}).get("overall", {})
-    for system in ("history", "memory"):
+    for system in ("history", "history_or", "memory"):
         got = figures["systems"].get(system, {}).get("overall")
         if got and base:
             figures.setdefault("vs_bm25", {})[system] = {
@@ -487,6 +487,8 @@ def report(convs: list[Conversation], n_questions: int, scores: Scores, systems:
     ]
     for system, why in missing.items():
         notes.append(f"{system}: {why}")
+    notes.append(f"memory: {extra['runs']} rules runs {extra['run_statuses']}, records "
+                 f"{extra['records']}")
     if "memory_turns_per_query" in figures:
         notes.append("memory: one record can cite several turns; turns retrieved per query: "
                      + ", ".join(f"{k} {v}" for k, v in figures["memory_turns_per_query"].items()))
