@@ -22,7 +22,6 @@ COMMAND_MODULES = [
     "dream.cli.memory",
     "dream.cli.serve",
     "dream.cli.collect",
-    "dream.cli.review",
 ]
 
 
