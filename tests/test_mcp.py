@@ -25,17 +25,17 @@ def server_params(repo: Path, home: Path) -> StdioServerParameters:
                                  env=env, cwd=str(repo))
 
 
-async def call(session: ClientSession, name: str, **args):
-    result = await session.call_tool(name, args)
+async def call(client: ClientSession, tool_name: str, **args):
+    result = await client.call_tool(tool_name, args)
     text = result.content[0].text if result.content else ""
     if result.is_error:
         return None, text
     return json.loads(text), None
 
 
-async def ok(session: ClientSession, name: str, **args):
-    data, err = await call(session, name, **args)
-    assert err is None, f"{name} failed: {err}"
+async def ok(client: ClientSession, tool_name: str, **args):
+    data, err = await call(client, tool_name, **args)
+    assert err is None, f"{tool_name} failed: {err}"
     return data
 
 
@@ -183,3 +183,48 @@ def test_stdin_eof_mid_dream_releases_the_lock(initialised, dream_proc):
     began = next(r for r in replies if r.get("id") == 2)
     assert began["result"]["isError"] is False
     assert not (home / "notes" / ".dream.lock.proj").exists()
+
+
+def test_history_memory_and_review_tools(initialised, dream_proc, tmp_path):
+    repo, home = initialised
+    import shutil
+
+    from conftest import SHARED_DATA
+
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SHARED_DATA / "claude_code" / "spotter__short.jsonl", transcript)
+    assert dream_proc("collect", str(transcript), cwd=repo).returncode == 0
+
+    async def scenario():
+        async with stdio_client(server_params(repo, home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                names = {t.name for t in (await session.list_tools()).tools}
+                assert {"history_search", "history_show", "memory_search", "memory_read",
+                        "memory_context", "review_prepare", "review_proposals"} <= names
+                streams = await ok(session, "history_search", query="the", per_page=2)
+                assert streams["total"] > 0 and len(streams["hits"]) <= 2
+                stream = streams["hits"][0]["stream"]
+                page = await ok(session, "history_show", session=stream, per_page=3)
+                assert page["stream"] == stream and len(page["items"]) <= 3
+                assert page["has_more"] == (page["pages"] > 1)
+                await ok(session, "notes_write", address="@projects/proj/db.md",
+                         text="Postgres runs on port 5433 in development.\n")
+                hits = await ok(session, "memory_search", query="postgres port")
+                assert hits["hits"][0]["path"] == "projects/proj/db.md"
+                doc = await ok(session, "memory_read", path=hits["hits"][0]["path"],
+                               commit=hits["hits"][0]["commit"])
+                assert "5433" in doc["content"]
+                snap = await ok(session, "memory_context", objective="postgres port")
+                assert snap["documents"][0]["path"] == "projects/proj/db.md"
+                _, two = await call(session, "review_prepare", learned=["a", "b"],
+                                    handoff="open work")
+                prepared = await ok(session, "review_prepare",
+                                    learned=["one", "two", "three"], handoff="Open work: x.")
+                _, none = await call(session, "review_proposals")
+                return None, two, prepared, none
+
+    _, two, prepared, none = anyio.run(scenario)
+    assert two and "three" in two
+    assert prepared["learned"] == ["one", "two", "three"]
+    assert none and none.endswith(".") and "Traceback" not in none

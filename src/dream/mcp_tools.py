@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from dream.errors import BadInput, DreamError
+from dream.errors import BadInput
 from dream.mcp_server import PAGE, PER_PAGE, DreamTools, ToolSpec, _obj, tool
 
 
@@ -72,30 +72,34 @@ def _history():
     return importlib.import_module(HISTORY)
 
 
-def _page(items: list[Any], page: int, per: int) -> dict[str, Any]:
-    chunk = items[(page - 1) * per: page * per]
-    return {"items": chunk, "page": page, "per_page": per, "has_more": page * per < len(items)}
-
-
 def history_search(t: DreamTools, a: dict[str, Any]) -> Any:
-    mod = _history()
-    page, per = a.get("page", 1), a.get("per_page", 10)
-    fn = getattr(mod, "search")
-    result = fn(t.app, a["query"], page=page, per_page=per, project=a.get("project"))
+    t.app.home.require()
+    project = a.get("project")
+    if project == "current":
+        project = t.app.project().key
+    result = _history().search(t.app.db, a["query"], page=a.get("page", 1),
+                               page_size=a.get("per_page", 10), project_key=project,
+                               evidence_only=a.get("evidence_only", False))
+    result["has_more"] = result["page"] < result["pages"]
     return result
 
 
 def history_show(t: DreamTools, a: dict[str, Any]) -> Any:
-    mod = _history()
-    fn = getattr(mod, "show")
-    return fn(t.app, a["session"], page=a.get("page", 1), per_page=a.get("per_page", 20))
+    t.app.home.require()
+    result = _history().show(t.app.db, a["session"], page=a.get("page", 1),
+                             page_size=a.get("per_page", 20))
+    result["has_more"] = result["page"] < result["pages"]
+    return result
 
 
 tool(ToolSpec(
     "history_search", "Search past agent sessions collected into Dream's spool (user "
     "statements, tool results; secrets redacted), one page at a time.",
     _obj({"query": {"type": "string", "description": "Words to search for."},
-          "project": {"type": "string", "description": "Project key; default all."},
+          "project": {"type": "string", "description":
+                      "A project key, or 'current' for this repository; default all."},
+          "evidence_only": {"type": "boolean", "default": False,
+                            "description": "Only user statements and tool results."},
           "page": PAGE, "per_page": PER_PAGE}, ("query",)),
     history_search, read_only=True, idempotent=True, requires=(HISTORY,)))
 tool(ToolSpec(
@@ -106,29 +110,24 @@ tool(ToolSpec(
 
 
 # -- review ---------------------------------------------------------------------------------------
-PREPARE = "dream.review.prepare"
-PROPOSALS = "dream.review.proposals"
+HANDOFF = "dream.review.handoff"
+REVIEW = "dream.review.service"
 
 
 def review_prepare(t: DreamTools, a: dict[str, Any]) -> Any:
     learned = a["learned"]
-    if not isinstance(learned, list) or len(learned) != 3 or \
-            not all(isinstance(x, str) for x in learned):
-        raise BadInput("review_prepare needs exactly three learned lines",
+    if not all(isinstance(x, str) for x in learned):
+        raise BadInput("learned lines must be strings",
                        "pass learned as a list of three strings of at most 200 characters")
-    mod = importlib.import_module(PREPARE)
-    fn = getattr(mod, "prepare", None)
-    if fn is None:
-        raise DreamError(f"{PREPARE} has no prepare()", "update Dream")
-    return fn(t.app, learned=learned, handoff=a["handoff"], project=a.get("project"))
+    service = importlib.import_module(REVIEW)
+    ref = service.resolve_project(t.app, a.get("project"))
+    result = importlib.import_module(HANDOFF).prepare(t.app.db, ref.key, list(learned),
+                                                      a["handoff"])
+    return {**result, "project": ref.name}
 
 
 def review_proposals(t: DreamTools, a: dict[str, Any]) -> Any:
-    mod = importlib.import_module(PROPOSALS)
-    fn = getattr(mod, "list_proposals", None) or getattr(mod, "show", None)
-    if fn is None:
-        raise DreamError(f"{PROPOSALS} has no list_proposals()", "update Dream")
-    return fn(t.app, a.get("run"))
+    return importlib.import_module(REVIEW).show(t.app, a.get("run"), a.get("project"))
 
 
 tool(ToolSpec(
@@ -140,9 +139,11 @@ tool(ToolSpec(
           "handoff": {"type": "string", "maxLength": 12000, "description": "Handoff text."},
           "project": {"type": "string", "description": "Project key; default current."}},
          ("learned", "handoff")),
-    review_prepare, idempotent=True, requires=(PREPARE,)))
+    review_prepare, requires=(HANDOFF, REVIEW)))
 tool(ToolSpec(
     "review_proposals", "List a review run's proposals (slug, pass, title, size, risk, "
     "evidence, replaces, status) and its learned lines; default the latest run.",
-    _obj({"run": {"type": "string", "description": "Run id; default the latest review."}}),
-    review_proposals, read_only=True, idempotent=True, requires=(PROPOSALS,)))
+    _obj({"run": {"type": "string", "description": "Run id; default the latest review."},
+          "project": {"type": "string", "description": "Project name or key; default "
+                                                      "the current repository."}}),
+    review_proposals, read_only=True, idempotent=True, requires=(REVIEW,)))
