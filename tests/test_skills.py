@@ -22,7 +22,13 @@ def front_matter(text: str) -> tuple[dict, str]:
 
 
 def all_text() -> str:
-    return "\n".join(b.decode("utf-8") for b in skill_files().values())
+    """The skills plus the AGENTS.md block Pi gets (it uses the CLI, not MCP)."""
+    from pathlib import Path
+
+    from dream.integrations.pi import cli_block
+
+    texts = [b.decode("utf-8") for b in skill_files().values()]
+    return "\n".join([*texts, cli_block(Path("/x/brief.md"), "Pi", mcp=False)])
 
 
 def test_packaged_files():

@@ -40,9 +40,12 @@ def cli_block(brief: Path, agent_name: str, mcp: bool) -> str:
         lines += [
             f"{agent_name} has no MCP here: call Dream through the shell (`{dream}`):",
             "",
-            "- `dream search \"QUERY\" --json`: search the project's memory;",
-            "- `dream show PATH --json`: read a document at the store's commit;",
-            "- `dream history search \"QUERY\" --json`: search past sessions;",
+            "- `dream notes find \"QUERY\" --json`, `dream notes show ADDRESS --json`, "
+            "`dream notes write ADDRESS TEXT`: notes;",
+            "- `dream search \"QUERY\" --json`, `dream show PATH --at COMMIT --json`: "
+            "reviewed memory;",
+            "- `dream history search \"QUERY\" --json`, `dream history show SESSION --json`: "
+            "past sessions;",
             "- `dream prepare --learned L --learned L --learned L --handoff FILE`: hand off "
             "before a review dream.",
             "",
