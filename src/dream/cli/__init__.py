@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "dream.cli.memory",
     "dream.cli.serve",
     "dream.cli.collect",
+    "dream.cli.review",
 ]
 
 

@@ -1,0 +1,232 @@
+"""The evidence a review dream reads: spool items of one project since its review watermark.
+
+Passes never query the database themselves; :func:`load` reads everything once and the six
+passes work over the same in-memory :class:`Evidence` in parallel.
+
+The spool (``items``, see ``dream.db``) keeps the assistant's own prose with ``evidence=0``;
+it is context, never proof. Tool *calls* are kept the same way by the collector. A command is
+counted only when a tool result (evidence) shows it ran: either the result names it (a first
+line ``$ cmd``) or the call that produced it sits right before it in the same session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+SHELL_TOOLS = frozenset({
+    "bash", "shell", "sh", "zsh", "exec_command", "local_shell", "shell_command",
+    "run_command", "terminal", "command", "bashexecution", "container.exec",
+})
+
+
+@dataclass(frozen=True)
+class Item:
+    seq: int
+    id: str
+    ref: str
+    stream: str
+    role: str
+    kind: str
+    evidence: bool
+    said_at: str | None
+    text: str
+    tool_name: str | None
+    is_error: bool | None
+    source: str = ""
+
+    @property
+    def is_statement(self) -> bool:
+        """A genuine user statement (the gate's ``kind='statement'``)."""
+        return self.evidence and self.kind == "statement" and self.role == "user"
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.evidence and self.kind == "tool_result"
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """One shell command that a tool result shows ran."""
+
+    command: str
+    item: Item            # the tool result (evidence)
+    failed: bool
+
+
+@dataclass
+class Note:
+    """A memory note in the project's reach (for the memory pass)."""
+
+    address: str
+    relpath: str
+    text: str
+    blob: str | None
+    crumpled: bool = False
+
+
+@dataclass
+class Handoff:
+    journal_id: int
+    at: str
+    learned: list[str]
+    text: str
+
+
+@dataclass
+class Evidence:
+    project_key: str
+    project_name: str
+    items: list[Item]
+    from_seq: int
+    to_seq: int
+    notes: list[Note] = field(default_factory=list)
+    handoff: Handoff | None = None
+    agent_file: str = "AGENTS.md"          # where instruction patches go
+    agent_file_text: str | None = None     # its current text, None when absent
+    run_id: str = ""                       # the review run (recorded in note provenance)
+
+    # -- views shared by the passes ------------------------------------------------------
+    @property
+    def sessions(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for item in self.items:
+            seen.setdefault(item.stream, None)
+        return list(seen)
+
+    def statements(self) -> list[Item]:
+        return [i for i in self.items if i.is_statement]
+
+    def tool_results(self) -> list[Item]:
+        return [i for i in self.items if i.is_tool_result]
+
+    def by_session(self) -> dict[str, list[Item]]:
+        out: dict[str, list[Item]] = {}
+        for item in self.items:
+            out.setdefault(item.stream, []).append(item)
+        return out
+
+    def commands(self) -> dict[str, list[CommandRun]]:
+        """Shell commands per session, in order, each backed by a tool result."""
+        out: dict[str, list[CommandRun]] = {}
+        for stream, items in self.by_session().items():
+            runs = _commands_of(items)
+            if runs:
+                out[stream] = runs
+        return out
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "items": len(self.items),
+            "sessions": len(self.sessions),
+            "statements": len(self.statements()),
+            "tool_results": len(self.tool_results()),
+            "tool_failures": sum(1 for i in self.tool_results() if i.is_error),
+        }
+
+
+def _commands_of(items: list[Item]) -> list[CommandRun]:
+    runs: list[CommandRun] = []
+    pending: list[tuple[str, str]] = []      # (tool name, command) of calls awaiting a result
+    for item in items:
+        tool = (item.tool_name or "").lower()
+        if not item.is_tool_result:
+            if tool in SHELL_TOOLS:
+                cmd = command_from_call(item.text, item.tool_name)
+                if cmd:
+                    pending.append((tool, cmd))
+            continue
+        named = command_from_result(item.text) if tool in SHELL_TOOLS or not tool else None
+        if named is None and tool in SHELL_TOOLS:
+            # the oldest pending shell call is the one this result answers
+            idx = next((n for n, (t, _c) in enumerate(pending) if t == tool), None)
+            if idx is None and pending:
+                idx = 0
+            if idx is not None:
+                named = pending.pop(idx)[1]
+        elif named is not None and pending:
+            pending = [p for p in pending if p[1] != named]
+        if named:
+            runs.append(CommandRun(named, item, bool(item.is_error)))
+    return runs
+
+
+def command_from_call(text: str, tool: str | None = None) -> str | None:
+    """The command of a shell tool call. The collector keeps a call as ``'<tool>: <input>'``
+    where the input is the command itself or the call's JSON arguments."""
+    text = (text or "").strip()
+    if tool and text.lower().startswith(tool.lower() + ":"):
+        text = text[len(tool) + 1:].strip()
+    if not text:
+        return None
+    if text[:1] in "{[":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            for key in ("command", "cmd", "script"):
+                value = data.get(key)
+                if isinstance(value, list):
+                    value = _unwrap_argv(value)
+                if isinstance(value, str) and value.strip():
+                    return _clean_command(value)
+            return None
+        if isinstance(data, list):
+            return _clean_command(_unwrap_argv(data))
+    text = text.removeprefix("$ ")
+    return _clean_command(text)
+
+
+def command_from_result(text: str) -> str | None:
+    """A command named by its result: a first line of the form ``$ cmd``."""
+    first = (text or "").lstrip().split("\n", 1)[0]
+    if first.startswith("$ ") and len(first) > 2:
+        return _clean_command(first[2:])
+    return None
+
+
+def _unwrap_argv(argv: list[Any]) -> str:
+    parts = [str(a) for a in argv]
+    if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in ("-lc", "-c"):
+        return parts[2]
+    return " ".join(parts)
+
+
+def _clean_command(cmd: str) -> str:
+    return re.sub(r"\s+", " ", cmd.strip())[:300]
+
+
+# -- loading ------------------------------------------------------------------------------
+def watermark_name(project_key: str) -> str:
+    return f"review:{project_key}"
+
+
+def watermark(conn: sqlite3.Connection, project_key: str) -> int:
+    row = conn.execute("SELECT seq FROM watermarks WHERE name=?",
+                       (watermark_name(project_key),)).fetchone()
+    return int(row["seq"]) if row else 0
+
+
+def load_items(conn: sqlite3.Connection, project_key: str, after_seq: int,
+               limit: int = 200_000) -> list[Item]:
+    rows = conn.execute(
+        "SELECT seq, id, ref, stream, role, kind, evidence, said_at, text, tool_name, is_error,"
+        " source FROM items WHERE project_key=? AND seq>? ORDER BY seq LIMIT ?",
+        (project_key, after_seq, limit),
+    ).fetchall()
+    items = [
+        Item(
+            seq=r["seq"], id=r["id"], ref=r["ref"], stream=r["stream"], role=r["role"],
+            kind=r["kind"], evidence=bool(r["evidence"]), said_at=r["said_at"],
+            text=r["text"] or "", tool_name=r["tool_name"],
+            is_error=None if r["is_error"] is None else bool(r["is_error"]),
+            source=r["source"],
+        )
+        for r in rows
+    ]
+    # one session's items in the order they were said (seq order within a file already is)
+    return items

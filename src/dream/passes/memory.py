@@ -1,0 +1,179 @@
+"""memory: evidence-based additions, updates and deletions of memory notes.
+
+- **Additions**: explicit requests to remember and stated preferences ("remember that ...",
+  "I prefer ...", "from now on ...", and a one-off "always/never ..." that the corrections
+  pass does not already cover) become new notes: preferences about the person under
+  ``@user/preferences/``, everything else under ``@projects/<name>/memory/``. A statement an
+  existing note already says is not proposed again.
+- **Updates**: a newer statement that rejects something a live note recommends ("use pnpm,
+  not npm" against a note saying "use npm") updates that note: the lines that mention the
+  rejected term are replaced by the new statement, every other line is kept, so what is
+  known about the user is preserved. Evidence older than the note's ``said_at`` cannot
+  revise it.
+- **Deletions**: "forget that ..." / "... is no longer true" crumples a matching project note
+  (a soft delete a person can still see and undo). Notes about the user are never crumpled
+  by a review; they are only updated.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dream.passes import directives
+from dream.passes.base import Candidate, PassResult, clip, slugify, unique_slugs
+from dream.passes.evidence import Evidence, Note
+from dream.passes.notes import changed_note, new_note, note_said_at, note_text
+
+NAME = "memory"
+_ABOUT_USER = re.compile(r"\b(?:i prefer|i'd prefer|i would prefer|i like|i don'?t like"
+                         r"|my preference|i always|i never|my (?:name|email|timezone|role|team)"
+                         r" is|call me)\b", re.IGNORECASE)
+_FORGET = re.compile(r"\bforget (?:that |about )?(.+)|(.+?)\s+is no longer (?:true|the case"
+                     r"|relevant|used|needed)", re.IGNORECASE)
+_STANDING = re.compile(r"\b(?:always|never|from now on)\b", re.IGNORECASE)
+_NOT_A_RULE = re.compile(r"\b(?:never|always) (?:happens?|happened|worked|works|been|was|were"
+                         r"|had|seen|saw)\b", re.IGNORECASE)
+
+
+def run(ev: Evidence) -> PassResult:
+    result = PassResult(NAME)
+    statements = ev.statements()
+    live = [n for n in ev.notes if not n.crumpled]
+    journal_known: list[str] = []
+
+    repeated = directives.repeated(directives.group(directives.corrections(statements)))
+    covered = {s.item.id + s.text for g in repeated for s in g.sentences}
+    wanted = directives.memories(statements)
+    wanted += [s for s in directives.corrections(statements)
+               if _STANDING.search(s.text) and not _NOT_A_RULE.search(s.text)
+               and s.item.id + s.text not in covered
+               and not any(s.text == w.text and s.item.id == w.item.id for w in wanted)]
+    wanted = [s for s in wanted if not _FORGET.search(s.text)]
+    for grp in directives.group(wanted):
+        sentence = grp.latest
+        known = next((n for n in live if _says(n, grp.words)), None)
+        if known is not None:
+            journal_known.append(f"{known.address}: {clip(sentence.text, 80)}")
+            continue
+        about_user = bool(_ABOUT_USER.search(sentence.text))
+        slug_words = slugify(NAME, " ".join(directives.ordered_words(sentence.text))).removeprefix(NAME + "-")
+        change = new_note(ev, NAME, clip(sentence.text, 240),
+                          "preference" if about_user else "directive"
+                          if _STANDING.search(sentence.text) else "fact",
+                          grp.items, scope="user" if about_user else "project", key=slug_words)
+        result.candidates.append(Candidate(
+            slug=slugify(NAME, ("prefer " if about_user else "remember ")
+                         + " ".join(directives.ordered_words(sentence.text))),
+            pass_name=NAME, kind="memory",
+            title=clip(f"Remember: {sentence.text}", 120),
+            size="S", risk="low", items=grp.items, change=change,
+            strength=1 + len(grp.items),
+            finding=clip(f"User asked to remember: {sentence.text}", 200),
+        ))
+
+    updates = _updates(ev, live, statements)
+    result.candidates += updates
+    forgets, kept_user = _forgets(ev, live, statements)
+    result.candidates += forgets
+    unique_slugs(result.candidates)
+
+    missing = []
+    if not statements:
+        missing.append("no user statements in the evidence: nothing to remember")
+    if ev.handoff:
+        for line in directives.handoff_section(ev.handoff.text, "memory"):
+            slug = line.strip("`@ ").split()[0] if line.strip() else ""
+            if slug and not any(slug.removesuffix(".md") in n.relpath for n in ev.notes):
+                missing.append(f"handoff names memory '{clip(slug, 80)}' but no such note "
+                               "is in the store")
+    result.journal = {
+        "looked_at": {"statements": len(statements), "notes": len(ev.notes),
+                      "live_notes": len(live)},
+        "additions": sum(1 for c in result.candidates if c.change.get("op") == "add"),
+        "updates": len(updates),
+        "deletions": len(forgets),
+        "already_known": journal_known[:20],
+        "user_notes_kept": kept_user,
+        "missing": missing,
+    }
+    return result
+
+
+def _body_words(note: Note) -> frozenset[str]:
+    return directives.words(note_text(note.text))
+
+
+def _says(note: Note, words: frozenset[str]) -> bool:
+    body = _body_words(note)
+    return bool(words) and len(words & body) >= max(2, int(0.75 * len(words)))
+
+
+def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
+    out: list[Candidate] = []
+    done: set[str] = set()
+    sentences = directives.corrections(statements) + directives.memories(statements)
+    for sentence in sorted(sentences, key=lambda s: -s.item.seq):   # newest first
+        for term in directives.rejected_terms(sentence.text):
+            for note in live:
+                if note.address in done:
+                    continue
+                body = note_text(note.text)
+                said = note_said_at(note.text)
+                if said and sentence.item.said_at and sentence.item.said_at <= said:
+                    continue                        # older evidence cannot revise it
+                pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE)
+                lines = body.splitlines()
+                if not any(pattern.search(ln) for ln in lines) or sentence.text in body:
+                    continue
+                new_lines, placed = [], False
+                for ln in lines:
+                    if pattern.search(ln) and not ln.lstrip().startswith("#"):
+                        if not placed:
+                            prefix = ln[: len(ln) - len(ln.lstrip())]
+                            bullet = "- " if ln.lstrip().startswith("- ") else ""
+                            new_lines.append(f"{prefix}{bullet}{sentence.text.rstrip()}")
+                            placed = True
+                        continue
+                    new_lines.append(ln)
+                if not placed:
+                    continue
+                done.add(note.address)
+                change = changed_note(ev, NAME, note, "\n".join(new_lines).strip() + "\n"
+                                      if len(new_lines) > 1 else new_lines[0],
+                                      [sentence.item])
+                out.append(Candidate(
+                    slug=slugify(NAME, f"update {note.relpath.rsplit('/', 1)[-1][:-3]} {term}"),
+                    pass_name=NAME, kind="memory",
+                    title=clip(f"Update {note.address}: {sentence.text}", 120),
+                    size="S", risk="medium", items=[sentence.item], change=change,
+                    replaces=[note.address], strength=3,
+                    finding=clip(f"Newer evidence contradicts {note.address} on '{term}'", 200),
+                ))
+    return out
+
+
+def _forgets(ev: Evidence, live: list[Note], statements) -> tuple[list[Candidate], list[str]]:
+    out: list[Candidate] = []
+    kept_user: list[str] = []
+    for item in statements:
+        for sentence in directives.sentences(item):
+            match = _FORGET.search(sentence)
+            if not match:
+                continue
+            words = directives.words(match.group(1) or match.group(2) or "")
+            for note in live:
+                if not _says(note, words):
+                    continue
+                if note.relpath.startswith("user/"):
+                    kept_user.append(note.address)
+                    continue
+                change = changed_note(ev, NAME, note, None, [item], crumple=True)
+                out.append(Candidate(
+                    slug=slugify(NAME, f"forget {note.relpath.rsplit('/', 1)[-1][:-3]}"),
+                    pass_name=NAME, kind="memory",
+                    title=clip(f"Crumple {note.address}: {sentence}", 120),
+                    size="S", risk="medium", items=[item], change=change,
+                    replaces=[note.address], strength=2,
+                    finding=clip(f"User asked to forget {note.address}", 200),
+                ))
+    return out, kept_user
