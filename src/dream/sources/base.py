@@ -95,9 +95,12 @@ def iso_utc(value: Any) -> str | None:
             dt = datetime.fromtimestamp(seconds, UTC)
         else:
             text = str(value).strip()
-            if text.endswith("Z") and len(text) >= 20 and text[10] == "T":
-                # the common case, already UTC: keep it cheap
-                return text[:19] + (text[19:23] if text[19:20] == "." else "") + "Z"
+            if text.endswith("Z") and len(text) >= 20 and text[10] == "T" and \
+                    text[19] in ".Z":
+                # the common case, already UTC: keep it cheap (always milliseconds)
+                frac = text[20:-1] if text[19] == "." else ""
+                if frac.isdigit() or not frac:
+                    return f"{text[:19]}.{(frac + '000')[:3]}Z"
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
             if dt.tzinfo is None:
                 dt = dt.replace(tzinfo=UTC)

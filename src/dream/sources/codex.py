@@ -124,7 +124,9 @@ class Codex:
                 text = text_of(payload.get("content"))
                 if not text.strip():
                     continue
-                if role == "user":
+                if role == "user" and state.get("events"):
+                    yield msg(0, "user", text, meta=True)
+                elif role == "user":
                     pending.append(msg(0, "user", text))
                 elif role == "assistant":
                     yield msg(0, "assistant", text)
