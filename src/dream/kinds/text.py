@@ -43,12 +43,19 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def names(text: str, limit: int = 12) -> list[str]:
-    """Capitalised words that look like names of people, places or things; sentence-initial
-    words count only when they are not common words."""
+def names(text: str, limit: int = 12, known: set[str] | None = None) -> list[str]:
+    """Capitalised words that look like names of people, places or things. A word at the
+    start of a sentence counts only when it is ``known`` (lower case) or capitalised
+    elsewhere in the text, since any word is capitalised there."""
     found: dict[str, None] = {}
-    for match in _NAME_RE.finditer(text or ""):
+    text = text or ""
+    known = known or set()
+    for match in _NAME_RE.finditer(text):
         word = match.group(1)
+        before = text[:match.start()].rstrip()
+        if (not before or before[-1] in ".!?:\n\"'(") and word.lower() not in known:
+            if not re.search(r"[\w,;] " + re.escape(word) + r"\b", text):
+                continue
         parts = word.replace("-", " ").split()
         if parts[0].lower() in NOT_NAMES:
             if len(parts) == 1 or parts[1].lower() in NOT_NAMES:

@@ -46,7 +46,7 @@ _CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:the
                       r"got (?:us )?a table|made a reservation)\b", re.I)
 _DECLINE = re.compile(r"\b(can'?t (?:come|join|go)|no thanks|i'?ll pass|not (?:coming|joining))\b",
                       re.I)
-_PLACE = re.compile(r"\b(?:at|to|in)\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})")
+_PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})")
 _REPLACE = re.compile(r"\b(instead|new booking|rebooked|switched to|moved (?:it )?to)\b", re.I)
 
 _DIRECTIVE = re.compile(
@@ -289,8 +289,10 @@ class Extractor:
             activity = act_m[1].lower() if act_m else None
             date = find_date(clause, said)
             clock = find_time(clause)
-            places = [p for p in (m[1].removeprefix("the ").strip() for m in _PLACE.finditer(clause))
-                      if p.split()[0].lower() not in _NOT_PLACE]
+            places = [p for p in (_place(m[1]) for m in _PLACE.finditer(clause)) if p]
+            known = {e.lower() for e in item.get("entities", [])}
+            found = names(clause, known=known)
+            places += [n for n in found if n.lower() in self._known_places() and n not in places]
             place = places[0] if places else None
             status = None
             if _CANCEL.search(clause):
@@ -299,7 +301,7 @@ class Extractor:
                 status = "declined"
             elif _CONFIRM.search(clause):
                 status = "confirmed"
-            people = [n for n in names(clause) if n not in places and
+            people = [n for n in found if n not in places and
                       not any(n in p or p in n for p in places) and n.lower() not in ACTIVITIES]
             if author and not any(p in author for p in places):
                 people = [author, *[p for p in people if p != author]]
@@ -322,15 +324,20 @@ class Extractor:
             for p in people:
                 if p not in plan.participants:
                     plan.participants.append(p)
-            if plan.participants:
+            if people:
                 fields["participants"] = ", ".join(plan.participants)
             plan.fields.update(fields)
             plan.steps.append((item["handle"], fields))
 
+    def _known_places(self) -> set[str]:
+        out = {p.fields.get("place", "").lower() for p in self.plans}
+        out |= {r["fields"].get("place", "").lower() for r in self.rows if r["kind"] == "event"}
+        return out - {""}
+
     def _target_plan(self, activity: str | None, place: str | None, status: str | None,
                      people: list[str]) -> Plan | None:
-        activity = activity if activity not in _BOOKING_WORDS else (
-            self.plans[-1].activity if self.plans else activity)
+        if activity in _BOOKING_WORDS:
+            activity = self.plans[-1].activity if self.plans else "reservation"
         if place:
             for plan in reversed(self.plans):
                 if plan.fields.get("place", "").lower() == place.lower():
@@ -341,9 +348,8 @@ class Extractor:
             same = [p for p in self.plans if activity is None or p.activity == activity]
             if same and not same[-1].fields.get("place") and status != "cancelled":
                 return same[-1]
-            if same and same[-1].fields.get("place"):
-                # another place for the same activity: a new booking replacing the old one
-                return self._new_plan(activity or same[-1].activity)
+            # another place: a new plan (a new booking replacing the old one, or another one)
+            return self._new_plan(activity or (same[-1].activity if same else "plan"))
         if activity is None:
             return self.plans[-1] if self.plans else None
         for plan in reversed(self.plans):
@@ -364,11 +370,11 @@ class Extractor:
             if row["kind"] != "event":
                 continue
             f = row["fields"]
-            if f.get("status") in ("declined", "cancelled"):
+            if not place and f.get("status") in ("declined", "cancelled"):
                 continue
             if place and f.get("place", "").lower() != place.lower():
                 continue
-            if activity and f.get("activity") != activity:
+            if activity and not place and f.get("activity") != activity:
                 continue
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
             if not place and wanted and parts and not (wanted & parts):
@@ -421,6 +427,15 @@ _STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "
          "as", "by", "if", "so", "but", "when", "what", "should", "would", "will", "make",
          "sure", "remember", "prefer", "like", "no", "yes", "actually", "done", "finished",
          "sent", "completed", "need", "have", "has", "had", "was", "were"}
+
+
+def _place(raw: str) -> str | None:
+    words = []
+    for word in raw.removeprefix("the ").split():
+        if word.lower() in _NOT_PLACE:
+            break
+        words.append(word)
+    return " ".join(words) or None
 
 
 def failure_signature(item: dict[str, Any]) -> str | None:

@@ -54,14 +54,14 @@ def merge(ops: list[ResolvedOp]) -> tuple[list[RowWrite], list[ResolvedOp]]:
                 row.fields[name] = FieldWrite(value, op.said_at, ev, op.pass_)
             elif cur.value == value:
                 cur.evidence = sorted(set(cur.evidence) | set(op.evidence))
-    questions = _lookalike_events([o for o in ops if o.kind == "event" and o.is_new])
+    new_keys = {o.key for o in ops if o.kind == "event" and o.is_new}
+    questions = _lookalike_events([rows[("event", k)] for k in sorted(new_keys)])
     return [rows[k] for k in sorted(rows)], questions
 
 
-def _lookalike_events(new_events: list[ResolvedOp]) -> list[ResolvedOp]:
-    by_key: dict[str, ResolvedOp] = {}
-    for op in new_events:
-        by_key.setdefault(op.key, op)
+def _lookalike_events(new_events: list[RowWrite]) -> list[ResolvedOp]:
+    """Questions about new events that look alike but have different keys."""
+    by_key = {row.key: _Merged(row) for row in new_events}
     keys = sorted(by_key)
     out = []
     for i, a_key in enumerate(keys):
@@ -87,3 +87,12 @@ def _lookalike_events(new_events: list[ResolvedOp]) -> list[ResolvedOp]:
                 evidence=sorted(set(a.evidence) | set(b.evidence)),
                 said_at=max(a.said_at, b.said_at), pass_="merge"))
     return out
+
+
+class _Merged:
+    """A merged row's values, evidence and said_at, shaped like an op for the question."""
+
+    def __init__(self, row: RowWrite) -> None:
+        self.fields = {k: fw.value for k, fw in row.fields.items()}
+        self.evidence = sorted({e for fw in row.fields.values() for e in fw.evidence})
+        self.said_at = max((fw.said_at for fw in row.fields.values()), default="")

@@ -59,8 +59,10 @@ class State:
         out: list[Record] = []
         for rec in self.of_kind("event"):
             when = parse_when(rec.get("date"))
+            touched = parse_when(rec.latest_said())
             if now is None or when is None or (
-                    now - EVENT_WINDOW_BEFORE <= when <= now + EVENT_WINDOW_AFTER):
+                    now - EVENT_WINDOW_BEFORE <= when <= now + EVENT_WINDOW_AFTER) or (
+                    touched is not None and touched >= now - EVENT_WINDOW_BEFORE):
                 out.append(rec)
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"]
         if self.standing():
