@@ -138,12 +138,16 @@ _BINARY_RE = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
 def looks_binary(head: bytes) -> bool:
-    """True for content that is not text (NUL bytes or many control characters)."""
-    if b"\x00" in head:
-        return True
-    if not head:
+    """True for content that is not text: many NUL or control bytes in the first 4 KB.
+
+    A few stray control bytes (one corrupt line in a transcript) do not make a file binary;
+    that line is skipped on its own.
+    """
+    sample = head[:4096]
+    if not sample:
         return False
-    return len(_BINARY_RE.findall(head[:4096])) > max(8, len(head[:4096]) // 50)
+    bad = sample.count(b"\x00") + len(_BINARY_RE.findall(sample))
+    return bad > max(4, len(sample) // 100)
 
 
 def text_of(content: Any) -> str:

@@ -1,0 +1,206 @@
+"""dream collect: spool, gate, watermark, entities and bad input, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED_DATA
+
+
+def items(home: Path, where: str = "1=1", params: tuple = ()) -> list[sqlite3.Row]:
+    conn = sqlite3.connect(home / "dream.db")
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute(f"SELECT * FROM items WHERE {where} ORDER BY seq", params).fetchall()
+    finally:
+        conn.close()
+
+
+def collect_json(dream, *args: str, ok: bool = True) -> dict:
+    result = dream("collect", "--json", *args, ok=ok)
+    return json.loads(result.output)
+
+
+@pytest.fixture
+def home(dream, repo, dream_home: Path) -> Path:
+    dream("init")
+    return dream_home
+
+
+def test_collect_real_samples_then_nothing_new(dream, home: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(SHARED_DATA / "claude_code", data / "claude_code")
+    shutil.copytree(SHARED_DATA / "pi", data / "pi")
+    shutil.copytree(SHARED_DATA / "messages", data / "messages")
+    first = collect_json(dream, str(data))
+    rows = items(home)
+    assert first["new_items"] == len(rows) > 2500
+    assert first["skipped"] == 0 and first["files_failed"] == 0
+    assert first["by_source"] == {"claude_code": 98, "pi": 2311, "slack": 158}
+    assert first["evidence"] == sum(r["evidence"] for r in rows)
+    # the gate: only statements, others' messages and tool results are evidence
+    for row in rows:
+        assert row["evidence"] == (row["kind"] in ("statement", "message", "tool_result"))
+        assert row["role"] in ("user", "assistant", "tool", "other", "system")
+    assert all(r["evidence"] == 0 for r in rows if r["role"] == "assistant")
+    ids = [r["id"] for r in rows]
+    assert len(set(ids)) == len(ids)
+    again = collect_json(dream, str(data))
+    assert again["new_items"] == 0 and again["duplicates"] == 0
+    assert again["files_unchanged"] == again["files"] == first["files"]
+    assert len(items(home)) == len(rows)
+
+
+def test_grown_file_adds_only_new_lines_and_waits_for_partial_line(
+        dream, home: Path, tmp_path: Path) -> None:
+    source = (SHARED_DATA / "claude_code" / "spotter__tool_heavy.jsonl").read_bytes()
+    lines = source.splitlines(keepends=True)
+    path = tmp_path / "sess.jsonl"
+    path.write_bytes(b"".join(lines[:12]))
+    first = collect_json(dream, str(path))
+    count = len(items(home))
+    assert first["new_items"] == count > 0
+    # the file is being written: half a line arrives
+    with open(path, "ab") as handle:
+        handle.write(b"".join(lines[12:20]) + lines[20][:40])
+    second = collect_json(dream, str(path))
+    assert second["skipped"] == 0  # the partial line is not an error, just not yet read
+    after_second = items(home)
+    assert len(after_second) == count + second["new_items"]
+    assert not any(r["ref"].endswith(":21") for r in after_second)
+    with open(path, "ab") as handle:
+        handle.write(lines[20][40:] + b"".join(lines[21:]))
+    third = collect_json(dream, str(path))
+    rows = items(home)
+    assert len(rows) == len(after_second) + third["new_items"]
+    # every record of the file is there once, exactly as a one-go read gives it
+    from test_sources import read
+    once, _ = read(path, "claude_code")
+    assert sorted(r["ref"] for r in rows) == sorted(m.ref for m in once)
+    conn = sqlite3.connect(home / "dream.db")
+    marks = conn.execute("SELECT size, lines FROM source_files WHERE path=?",
+                         (str(path.resolve()),)).fetchone()
+    conn.close()
+    assert marks == (len(source), len(lines))
+    assert collect_json(dream, str(path))["files_unchanged"] == 1
+
+
+def test_replaced_and_truncated_files_are_reread_without_duplicates(
+        dream, home: Path, tmp_path: Path) -> None:
+    lines = [json.dumps({"text": f"line {i}", "id": f"m{i}", "stream": "s"}) + "\n"
+             for i in range(10)]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(lines))
+    assert collect_json(dream, "--source", "jsonl", str(path))["new_items"] == 10
+    # truncated to fewer lines then grown with new ones: re-read from the start
+    path.write_text("".join(lines[:3]) + json.dumps({"text": "new", "id": "n1",
+                                                      "stream": "s"}) + "\n")
+    report = collect_json(dream, "--source", "jsonl", str(path))
+    assert report["files_replaced"] == 1
+    assert report["new_items"] == 1 and report["duplicates"] == 3
+    # replaced by a file of the same size with another head
+    text = path.read_text().replace("line 0", "LINE 0")
+    path.write_text(text)
+    report = collect_json(dream, "--source", "jsonl", str(path))
+    assert report["files_replaced"] == 1 and report["new_items"] == 0
+    assert len(items(home)) == 11
+
+
+def test_bad_input_is_skipped_and_reported(dream, home: Path, tmp_path: Path) -> None:
+    good = (SHARED_DATA / "claude_code" / "spotter__short.jsonl").read_text().splitlines()
+    path = tmp_path / "bad.jsonl"
+    body = good[:4] + [good[4][:60], "{\"type\": \"alien\", \"sessionId\": \"x\"}", "[1, 2]",
+                       "\x00\x01 not json"] + good[5:]
+    path.write_text("\n".join(body) + "\n")
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
+    evil = tmp_path / "export.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("users.json", json.dumps([{"id": "U1", "name": "jordan"}]))
+        archive.writestr("general/2024-01-01.json", json.dumps(
+            [{"type": "message", "user": "U1", "text": "hello <@U1>", "ts": "1704100000.0001"},
+             "not a message"]))
+        archive.writestr("../../escape/2024-01-01.json", json.dumps(
+            [{"type": "message", "user": "U1", "text": "evil", "ts": "1704100001.0"}]))
+        archive.writestr("/abs/2024-01-01.json", "[]")
+        archive.writestr("broken/2024-01-02.json", "{not json")
+    report = collect_json(dream, str(path), str(binary), str(evil))
+    where = {(s["where"].replace(str(tmp_path) + "/", ""), s["reason"].split(" (")[0])
+             for s in report["skipped_items"]}
+    assert ("bad.jsonl:5", "invalid JSON") in where
+    assert ("bad.jsonl:6", "unknown record type 'alien'") in where
+    assert ("bad.jsonl:7", "not a JSON object") in where
+    assert ("bad.jsonl:8", "invalid JSON") in where
+    assert ("image.png", "not a format Dream reads") in where
+    assert any(w == "export.zip" and r.startswith("unsafe member path '../../escape")
+               for w, r in where)
+    assert any(r.startswith("unsafe member path '/abs") for _, r in where)
+    assert any("broken/2024-01-02.json: unreadable JSON" in r for _, r in where)
+    assert ("export.zip!general/2024-01-01.json", "not a Slack message object") in {
+        (w.rsplit(":", 1)[0], r) for w, r in where}
+    assert report["skipped"] == len(report["skipped_items"]) == 9
+    assert not (tmp_path.parent / "escape").exists() and not Path("/abs").exists()
+    texts = [r["text"] for r in items(home)]
+    assert "hello @jordan" in texts and "evil" not in texts
+    assert "mix phx.server doesnt seem to start" in texts
+    # nothing lost or duplicated: a second collect adds nothing and skips nothing new
+    again = collect_json(dream, str(path), str(evil))
+    assert again["new_items"] == 0 and again["skipped"] == 0
+
+
+def test_exit_code_only_when_nothing_could_be_read(dream_proc, repo: Path, tmp_path: Path,
+                                                   dream) -> None:
+    dream("init")
+    binary = tmp_path / "blob.jsonl"
+    binary.write_bytes(b"\x00\x01\x02" * 1000)
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("{oops\n{\"sessionId\": 1, \"type\": \"weird\"}\n")
+    proc = dream_proc("collect", "--source", "claude_code", str(binary), str(garbage),
+                      cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    assert "nothing could be read" in proc.stderr and "Traceback" not in proc.stderr
+    assert "skipped" in proc.stdout
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"text": "hello"}) + "\n")
+    proc = dream_proc("collect", "--json", str(binary), str(good), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["new_items"] == 1
+    proc = dream_proc("collect", str(tmp_path / "missing.jsonl"), cwd=repo)
+    assert proc.returncode != 0 and proc.stderr.startswith("error: ")
+    assert "no such file" in proc.stderr and "Traceback" not in proc.stderr
+    proc = dream_proc("collect", "--source", "nope", str(good), cwd=repo)
+    assert proc.returncode == 2 and "nope" in proc.stderr
+
+
+def test_entities_let_names_addresses_and_mentions_meet(dream, home: Path,
+                                                         tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("\n".join(json.dumps(x) for x in [
+        {"text": "Dinner at 8?", "author": "Jordan", "role": "other", "stream": "sms"},
+        {"text": "ask @jordan about the wine, or mail jordan@example.com", "role": "user"},
+        {"text": "Sam said Jordan is vegetarian", "role": "user"},
+    ]) + "\n")
+    collect_json(dream, str(chat))
+    mbox = tmp_path / "mail.mbox"
+    mbox.write_bytes(b"From x Mon Mar  9 10:00:00 2026\nMessage-ID: <a@b>\n"
+                     b"From: Jordan <jordan@example.com>\nTo: me@example.org\n"
+                     b"Subject: hi\n\nhello\n")
+    collect_json(dream, str(mbox))
+    rows = items(home)
+    entities = [json.loads(r["entities"]) for r in rows]
+    assert entities[0] == ["jordan"]
+    assert entities[1] == ["jordan@example.com", "jordan"]
+    assert entities[2] == ["jordan"]  # a name already known from an earlier message
+    assert set(entities[3]) >= {"jordan", "jordan@example.com", "me@example.org"}
+    assert all("jordan" in e for e in entities)
+
+
+def test_collect_without_home_is_a_clear_error(dream, repo: Path) -> None:
+    result = dream("collect", ok=False)
+    assert result.exit_code != 0 and "dream init" in result.output
