@@ -138,12 +138,14 @@ def test_foreign_host_header_is_refused(server):
     assert get(server.url, {"Host": "localhost:1"})[0] == 200
 
 
-def test_writes_are_refused(app, server):
-    request = urllib.request.Request(server.url, data=b"x", method="POST")
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(request, timeout=10)
-    assert err.value.code == 405
-    err.value.close()
+def test_only_decisions_are_posted(app, server):
+    for method, path, code in (("POST", "", 404), ("PUT", "", 405),
+                               ("POST", "runs/x/delete", 404)):
+        request = urllib.request.Request(server.url + path, data=b"x", method=method)
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(request, timeout=10)
+        assert err.value.code == code
+        err.value.close()
 
 
 def test_token_guards_every_request(app):
@@ -210,3 +212,117 @@ def test_dream_serve_process_serves_and_stops_on_ctrl_c(app, repo: Path):
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert "stopped." in out and "Traceback" not in err
+
+
+# -- review proposals ----------------------------------------------------------------------
+REVIEW_ID = "20261130T130000-rev001"
+
+
+def seed_review(app: App) -> dict[str, str]:
+    """A review run with three proposals stored through dream.review.proposals: a new note,
+    an update of an existing (committed) note, and a code work item."""
+    proposals = pytest.importorskip("dream.review.proposals")
+    from dream.passes.notes import content_hash
+
+    store = app.notes_store()
+    key = app.project().key
+    old = "---\nkind: directive\n---\nDeploy with make deploy.\n"
+    note = store.path / "user" / "deploy.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text(old, encoding="utf-8")
+    store.repo.commit_all("a note written by hand", trailers={"Dream-Run": "by-hand"})
+    app.db.execute(
+        "INSERT INTO runs(id, kind, mode, status, project_key, model, started_at, items, calls,"
+        " details) VALUES (?, 'review', 'review', 'running', ?, 'rules', ?, 12, 0, ?)",
+        (REVIEW_ID, key, "2026-11-30T13:00:00Z", json.dumps({"learned": ["a", "b", "c"]})))
+
+    def add(slug, pass_name, kind, title, change, items):
+        proposals.insert(app.db, proposals.Proposal(
+            run_id=REVIEW_ID, slug=slug, pass_name=pass_name, kind=kind, title=title,
+            size="S", risk="low", project_key=key,
+            evidence=[f"session:s-{i}" for i in items], items=items, change=change,
+            fingerprint=proposals.fingerprint(pass_name, slug, items),
+            created_at="2026-11-30T13:00:01Z"))
+
+    add("memory-prefer-tabs", "memory", "memory", "Remember: I prefer tabs",
+        {"type": "note", "op": "create", "address": "@user/prefs-tabs.md",
+         "path": "user/prefs-tabs.md", "content": "---\nkind: preference\n---\nTabs.\n",
+         "base": None, "replaces": [], "scope_root": None}, ["it-1"])
+    new = "---\nkind: directive\n---\nDeploy with make deploy ENV=prod, never by hand.\n"
+    add("memory-update-deploy", "corrections", "memory", "Correct: deploy with ENV=prod",
+        {"type": "note", "op": "update", "address": "@user/deploy.md", "path": "user/deploy.md",
+         "content": new, "base": content_hash(old.encode()), "replaces": [],
+         "scope_root": None}, ["it-2", "it-3"])
+    add("failures-pytest-timeout", "failures", "code", "Raise the pytest timeout for slow IO",
+        {"type": "work_item", "text": "pytest timed out 3 times in tests/test_io.py"}, ["it-4"])
+    return {"old": old, "new": new}
+
+
+def csrf_of(html: str) -> str:
+    return html.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+
+def post(url: str, fields: dict[str, str]) -> tuple[int, dict, str]:
+    from urllib.parse import urlencode
+
+    request = urllib.request.Request(url, data=urlencode(fields).encode(), method="POST")
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, dict(err.headers), err.read().decode()
+
+
+def test_review_run_shows_proposals_with_evidence_and_diffs(app, server):
+    seed_review(app)
+    status, _, html = get(server.url + "runs/" + REVIEW_ID)
+    assert status == 200
+    assert html.count('class="proposal"') == 3
+    assert '<code>session:s-it-2</code>' in html and '<code>session:s-it-3</code>' in html
+    assert '<span class="del">-Deploy with make deploy.</span>' in html
+    assert '<span class="add">+Deploy with make deploy ENV=prod, never by hand.</span>' in html
+    assert '<span class="add">+Tabs.</span>' in html
+    assert "pytest timed out 3 times" in html
+    assert html.count('class="accept"') == 3 and html.count('class="reject"') == 3
+
+
+def test_accept_and_reject_do_what_the_cli_does(app, server, repo):
+    texts = seed_review(app)
+    store = app.notes_store()
+    page = get(server.url + "runs/" + REVIEW_ID)[2]
+    token = csrf_of(page)
+    base = server.url + "runs/" + REVIEW_ID
+
+    assert post(base + "/accept", {"slug": "memory-update-deploy"})[0] == 403   # no csrf
+    status, headers, _ = post(base + "/accept", {"slug": "memory-update-deploy", "csrf": token})
+    assert status == 303 and headers["Location"].startswith(f"/runs/{REVIEW_ID}?done=")
+    status, _, _ = post(base + "/reject", {"slug": "failures-pytest-timeout", "csrf": token,
+                                           "why": "the timeout is right"})
+    assert status == 303
+
+    # the store: one promotion commit with the review's trailers, the new content on disk
+    assert (store.path / "user" / "deploy.md").read_text(encoding="utf-8") == texts["new"]
+    message = store.repo.git("log", "-1", "--format=%B")
+    assert f"Dream-Run: {REVIEW_ID}" in message and "Dream-Pass: review:corrections" in message
+    assert "Dream-Evidence: it-2" in message and "Dream-Evidence: it-3" in message
+    assert store.repo.git("status", "--porcelain") == ""
+    rows = dict(app.db.execute("SELECT slug, status FROM review_proposals").fetchall())
+    assert rows == {"memory-prefer-tabs": "proposed", "memory-update-deploy": "accepted",
+                    "failures-pytest-timeout": "rejected"}
+    why = app.db.execute("SELECT why FROM review_rejections").fetchone()[0]
+    assert why == "the timeout is right"
+
+    page = get(server.url + "runs/" + REVIEW_ID + "?done=accepted+x")[2]
+    assert page.count('class="accept"') == 1                         # only the open one
+    assert 'data-slug="memory-update-deploy" data-status="accepted"' in page
+    assert "why: the timeout is right" in page
+    # deciding twice is refused with the CLI's own sentence, and nothing changes
+    status, _, html = post(base + "/accept", {"slug": "failures-pytest-timeout", "csrf": token})
+    assert status == 409 and "was rejected in review" in html and 'id="back"' in html
+    assert "Dream-Pass: review:corrections" in store.repo.git("log", "-1", "--format=%B")

@@ -16,6 +16,7 @@ over the stores seen so far.
 
 from __future__ import annotations
 
+import difflib
 import hmac
 import ipaddress
 import json
@@ -25,8 +26,6 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from html import escape
-from http import HTTPStatus
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,7 +33,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from dream.app import App
 from dream.errors import BadInput, DreamError
-from dream.review.charts import Point, chart
+from dream.review import pages
 from dream.store.git import looks_like_sha
 
 MIN_TOKEN_LENGTH = 16
@@ -100,7 +99,57 @@ class RunsView:
                 raise LookupError(run_id)
             run = self._row(row)
             run["diffs"] = self._diffs(run)
+            run["proposals"] = self._proposals(run) if run["kind"] == "review" else None
         return run
+
+    # -- review proposals (dream.review.service: the functions the CLI calls) ------------------
+    def _proposals(self, run: dict[str, Any]) -> list[dict[str, Any]] | None:
+        try:
+            from dream.review import service
+        except ImportError:        # the review module is optional for this page
+            return None
+        found = service.list_proposals(self.app, run["id"])
+        for proposal in found:
+            proposal["diff"] = self._proposal_diff(run, proposal)
+        return found
+
+    def _proposal_diff(self, run: dict[str, Any], proposal: dict[str, Any]) -> str:
+        change = proposal.get("change") or {}
+        if change.get("type") != "note" or not change.get("path"):
+            patch = change.get("patch") or {}
+            return str(patch.get("diff") or "") if isinstance(patch, dict) else ""
+        store = self._proposal_store(run, change["path"])
+        if store is None:
+            return ""
+        commit = proposal.get("commit")
+        if commit and looks_like_sha(commit) and store.repo.has_commit(commit):
+            return store.repo.git("show", "--no-color", "--no-ext-diff", "--format=", commit,
+                                  "--", change["path"], check=False)[:MAX_DIFF_CHARS]
+        head = store.repo.head()
+        before = (store.repo.read_at(head, change["path"]) or b"") if head else b""
+        after = str(change.get("content") or "")
+        return "".join(difflib.unified_diff(
+            before.decode("utf-8", errors="replace").splitlines(keepends=True),
+            after.splitlines(keepends=True), f"a/{change['path']}", f"b/{change['path']}"))
+
+    def _proposal_store(self, run: dict[str, Any], path: str):
+        """Where an accepted note goes: the notes home for user/ notes, else the project's
+        Primary Store (dream.review.promotion.target_store's rule)."""
+        if path.startswith("user/") or not run["project_key"]:
+            return self.app.stores.notes_home()
+        return self.app.stores.primary_for(run["project_key"])
+
+    def decide(self, run_id: str, action: str, slug: str, why: str | None) -> list[dict]:
+        """Accept or reject one proposal with exactly what 'dream review accept|reject'
+        calls."""
+        from dream.review import service
+
+        if not slug:
+            raise BadInput("no proposal chosen", "press a proposal's Accept or Reject button")
+        with self.lock:
+            if action == "accept":
+                return service.accept(self.app, [slug], run_id)
+            return service.reject(self.app, [slug], why, run_id)
 
     @staticmethod
     def _row(row: sqlite3.Row) -> dict[str, Any]:
@@ -188,151 +237,11 @@ class RunsView:
         return out
 
 
-# -- pages -------------------------------------------------------------------------------------
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232b;background:#f6f7f9}
-header{background:#1d2b3a;color:#fff;padding:10px 24px}header a{color:#fff;text-decoration:none}
-main{padding:16px 24px;max-width:1200px}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{padding:5px 8px;border-bottom:1px solid #e3e6ea;text-align:right;white-space:nowrap}
-th{background:#eef1f4;font-weight:600}td.l,th.l{text-align:left}
-.status{padding:1px 7px;border-radius:9px;font-size:12px;color:#fff}
-.ok{background:#2e7d32}.partial{background:#b26a00}.failed{background:#c62828}
-.running{background:#1565c0}.priced{background:#6a6a6a}
-.charts{display:flex;gap:16px;flex-wrap:wrap;margin:12px 0}
-svg.chart{background:#fff;border:1px solid #e3e6ea}
-svg .grid{stroke:#e3e6ea}svg .tick{font-size:10px;fill:#555}
-svg .chart-title{font-size:13px;font-weight:600}svg .empty{fill:#888}
-pre.diff{background:#fff;border:1px solid #e3e6ea;padding:8px;overflow:auto;font-size:12px}
-pre.diff .add{color:#1b5e20;background:#e8f5e9}pre.diff .del{color:#b71c1c;background:#ffebee}
-pre.diff .hunk{color:#6a1b9a}.muted{color:#777}dl{display:grid;grid-template-columns:max-content
-auto;gap:2px 16px}dt{font-weight:600}code{font-size:12px}
-"""
-
-
-def _page(title: str, body: str) -> str:
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            "<header><a href=\"/\"><b>Dream</b> runs</a></header>"
-            f"<main>{body}</main></body></html>")
-
-
-def _money(value: float) -> str:
-    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
-
-
-def _status(status: str) -> str:
-    return f'<span class="status {escape(status)}">{escape(status)}</span>'
-
-
-def _short(run_id: str) -> str:
-    return run_id[:15]
-
-
-def runs_page(runs: list[dict[str, Any]]) -> str:
-    chronological = list(reversed(runs))
-    costs = [Point(_short(r["id"]), float(r["cost_usd"]), r["id"],
-                   f"{r['id']} ({r['status']}): {_money(r['cost_usd'])}")
-             for r in chronological]
-    memory = [Point(_short(r["id"]), float(r["memory_docs"]), r["id"],
-                    f"{r['id']}: {r['memory_docs']} documents")
-              for r in chronological if r["memory_docs"] is not None]
-    total_cost = sum(r["cost_usd"] for r in runs if r["status"] != "priced")
-    total_in = sum(r["input_tokens"] for r in runs if r["status"] != "priced")
-    summary = (f'<p id="summary">{len(runs)} runs · spent {_money(total_cost)} · '
-               f'{total_in:,} input tokens (dry-run estimates not counted)</p>')
-    charts = ('<div class="charts">'
-              + chart("chart-cost", "Cost per run (USD)", costs, "$", "bar")
-              + chart("chart-memory", "Memory documents after each run", memory, "", "line",
-                      "#2e7d32")
-              + "</div>")
-    head = ("<tr><th class=l>run</th><th class=l>kind</th><th class=l>mode</th>"
-            "<th class=l>status</th><th class=l>started</th><th>items</th><th>bundles</th>"
-            "<th>calls</th><th>input</th><th>cached</th><th>output</th><th>cost</th>"
-            "<th>duration</th><th>memory</th><th class=l>commit</th></tr>")
-    rows = []
-    for r in runs:
-        link = f'/runs/{quote(r["id"], safe="")}'
-        rows.append(
-            f'<tr class="run" data-run="{escape(r["id"])}" data-status="{escape(r["status"])}">'
-            f'<td class=l><a href="{link}">{escape(r["id"])}</a></td>'
-            f'<td class=l>{escape(r["kind"])}</td><td class=l>{escape(r["mode"])}</td>'
-            f'<td class=l>{_status(r["status"])}</td>'
-            f'<td class=l>{escape((r["started_at"] or "")[:19].replace("T", " "))}</td>'
-            f'<td>{r["items"]}</td><td>{r["bundles"]}</td><td>{r["calls"]}</td>'
-            f'<td>{r["input_tokens"]:,}</td><td>{r["cached_tokens"]:,}</td>'
-            f'<td>{r["output_tokens"]:,}</td><td class="cost">{_money(r["cost_usd"])}</td>'
-            f'<td>{r["duration_s"]:.1f}s</td>'
-            f'<td>{"" if r["memory_docs"] is None else r["memory_docs"]}</td>'
-            f'<td class=l><code>{escape((r["commit"] or "")[:10])}</code></td></tr>')
-    table = (f'<table id="runs">{head}{"".join(rows)}</table>' if rows else
-             '<p class="muted" id="no-runs">No runs yet: run <code>dream run</code> first.</p>')
-    return _page("Dream runs", "<h1>Runs</h1>" + summary + charts + table)
-
-
-def _patch_html(patch: str) -> str:
-    lines = []
-    for line in patch.splitlines():
-        cls = ""
-        if line.startswith("+") and not line.startswith("+++"):
-            cls = "add"
-        elif line.startswith("-") and not line.startswith("---"):
-            cls = "del"
-        elif line.startswith("@@"):
-            cls = "hunk"
-        text = escape(line)
-        lines.append(f'<span class="{cls}">{text}</span>' if cls else text)
-    return "\n".join(lines)
-
-
-def run_page(run: dict[str, Any]) -> str:
-    fields = [("status", _status(run["status"])), ("kind", escape(run["kind"])),
-              ("mode", escape(run["mode"])), ("model", escape(run["model"] or "")),
-              ("project", escape(run["project_key"] or "")),
-              ("started", escape(run["started_at"] or "")),
-              ("finished", escape(run["finished_at"] or "")),
-              ("duration", f'{run["duration_s"]:.2f}s'),
-              ("items / bundles / calls", f'{run["items"]} / {run["bundles"]} / {run["calls"]}'),
-              ("tokens in / cached / out", (f'{run["input_tokens"]:,} / '
-               f'{run["cached_tokens"]:,} / {run["output_tokens"]:,}')),
-              ("cost", _money(run["cost_usd"])),
-              ("branch", f'<code>{escape(run["branch"] or "")}</code>'),
-              ("commit", f'<code>{escape(run["commit"] or "")}</code>')]
-    if run["error"]:
-        fields.append(("error", f'<span class="error">{escape(run["error"])}</span>'))
-    dl = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields)
-    parts = [f'<h1>Run <code id="run-id">{escape(run["id"])}</code></h1><dl>{dl}</dl>']
-    details = {k: v for k, v in run["details"].items() if k != "commits"}
-    if details:
-        parts.append("<h2>Details</h2><pre class=diff id=details>"
-                     f"{escape(json.dumps(details, indent=2, sort_keys=True))}</pre>")
-    parts.append("<h2>Changes</h2>")
-    if not run["diffs"]:
-        parts.append('<p class="muted" id="no-changes">This run made no commit.</p>')
-    for diff in run["diffs"]:
-        if diff["missing"]:
-            parts.append(f'<p class="muted">commit <code>{escape(diff["commit"])}</code> is not '
-                         f'in store {escape(diff["store"])} (pruned or not attached).</p>')
-            continue
-        files = "".join(f'<li><code>{escape(status)}</code> {escape(path)}</li>'
-                        for status, path in diff["files"])
-        sizes = ", ".join(f"{escape(k)}: {v}" for k, v in sorted(diff["size"].items()))
-        parts.append(
-            f'<section class="store-diff" data-store="{escape(diff["store_id"])}">'
-            f'<h3>store {escape(diff["store"])} · <code>{escape(diff["commit"][:12])}</code></h3>'
-            f'<p class="muted">documents after this run: {sizes or "none"}</p>'
-            f'<ul class="files">{files}</ul>'
-            f'<pre class="diff">{_patch_html(diff["patch"])}</pre>'
-            + ('<p class="muted">diff truncated</p>' if diff["truncated"] else "")
-            + "</section>")
-    return _page(f"Dream run {run['id']}", "".join(parts))
-
-
-def error_page(status: int, message: str) -> str:
-    return _page(f"{status}", f'<h1>{status}</h1><p id="error">{escape(message)}</p>')
-
-
 # -- server ------------------------------------------------------------------------------------
+HTML = "text/html; charset=utf-8"
+MAX_FORM_BYTES = 64 * 1024
+
+
 class ReviewServer:
     """The web page's HTTP server. ``port=0`` picks a free port."""
 
@@ -344,6 +253,7 @@ class ReviewServer:
         self.view = RunsView(app)
         self.host = host
         self.token = token or None
+        self.csrf = secrets.token_urlsafe(24)    # forms carry it; other origins cannot read it
         try:
             self.httpd = ThreadingHTTPServer((host, port), _handler(self))
         except OSError as exc:
@@ -397,26 +307,43 @@ class ReviewServer:
         offered.extend(query.get("token", []))
         return any(hmac.compare_digest(o.encode(), self.token.encode()) for o in offered)
 
+    # -- pages -------------------------------------------------------------------------------
+    def get(self, path: str, query: dict[str, list[str]]) -> tuple[int, str, str]:
+        if path in ("/", "/runs", "/runs/"):
+            return 200, HTML, pages.runs_page(self.view.runs())
+        if path == "/api/runs":
+            return 200, "application/json", json.dumps({"runs": self.view.runs()}, default=str)
+        if path.startswith("/runs/") and path.count("/") == 2:
+            run_id = unquote(path[len("/runs/"):])
+            try:
+                run = self.view.run(run_id)
+            except LookupError:
+                return 404, HTML, pages.error_page(404, f"no run '{run_id}': list runs at /")
+            done = (query.get("done") or [""])[0]
+            return 200, HTML, pages.run_page(run, self.csrf, done)
+        return 404, HTML, pages.error_page(404, f"no page {path}")
+
+    def post(self, path: str, form: dict[str, list[str]]) -> tuple[int, str, str, str | None]:
+        """(status, type, body, redirect) for accept/reject; same functions as the CLI."""
+        parts = path.strip("/").split("/")
+        if len(parts) != 3 or parts[0] != "runs" or parts[2] not in ("accept", "reject"):
+            return 404, HTML, pages.error_page(404, f"no action {path}"), None
+        if not hmac.compare_digest((form.get("csrf") or [""])[0].encode(), self.csrf.encode()):
+            return 403, HTML, pages.error_page(
+                403, "this form is stale or came from another site: reload the page"), None
+        run_id, action = unquote(parts[1]), parts[2]
+        slug = (form.get("slug") or [""])[0]
+        why = (form.get("why") or [""])[0].strip() or None
+        back = "/runs/" + quote(run_id, safe="")
+        try:
+            self.view.decide(run_id, action, slug, why)
+        except DreamError as exc:
+            return 409, HTML, pages.error_page(409, exc.one_line(), back), None
+        done = f"{'accepted' if action == 'accept' else 'rejected'} {slug}"
+        return 303, "text/plain", "", back + "?" + urlencode({"done": done}) + "#proposals"
+
 
 def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
-    routes: list[tuple[str, Callable[[str], tuple[int, str, str]]]] = []
-
-    def runs_html(_rest: str) -> tuple[int, str, str]:
-        return 200, "text/html; charset=utf-8", runs_page(server.view.runs())
-
-    def runs_json(_rest: str) -> tuple[int, str, str]:
-        runs = server.view.runs()
-        return 200, "application/json", json.dumps({"runs": runs}, default=str)
-
-    def run_html(rest: str) -> tuple[int, str, str]:
-        try:
-            run = server.view.run(rest)
-        except LookupError:
-            return 404, "text/html; charset=utf-8", error_page(
-                404, f"no run '{rest}': list runs at /")
-        return 200, "text/html; charset=utf-8", run_page(run)
-
-    routes += [("/api/runs", runs_json), ("/runs/", run_html)]
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "dream-serve"
@@ -425,48 +352,60 @@ def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # no request logs
             return
 
+        def _guard(self, query: dict[str, list[str]]) -> bool:
+            """Host and token checks; False when an error page was sent."""
+            if not server.token and not self._host_is_loopback():
+                self._send(421, HTML, pages.error_page(
+                    421, "this page answers only to localhost addresses"))
+                return False
+            if not server.authorised(self.headers, query):
+                self._send(401, HTML, pages.error_page(
+                    401, "a token is required: open the address that 'dream serve' printed, "
+                         "or send 'Authorization: Bearer TOKEN'"))
+                return False
+            return True
+
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query)
-            if not server.token and not self._host_is_loopback():
-                return self._send(421, "text/html; charset=utf-8", error_page(
-                    421, "this page answers only to localhost addresses"))
-            if not server.authorised(self.headers, query):
-                return self._send(401, "text/html; charset=utf-8", error_page(
-                    401, "a token is required: open the address that 'dream serve' printed, "
-                         "or send 'Authorization: Bearer TOKEN'"))
+            if not self._guard(query):
+                return
             if "token" in query:      # swap the token in the URL for a cookie
                 rest = {k: v for k, v in query.items() if k != "token"}
                 location = parts.path + ("?" + urlencode(rest, doseq=True) if rest else "")
                 return self._send(303, "text/plain", "", {
                     "Location": location,
                     "Set-Cookie": f"{COOKIE}={server.token}; HttpOnly; SameSite=Strict; Path=/"})
-            try:
-                status, ctype, body = self._route(parts.path)
-            except DreamError as exc:
-                status, ctype, body = 400, "text/html; charset=utf-8", error_page(
-                    400, exc.one_line())
-            except Exception as exc:
-                status, ctype, body = 500, "text/html; charset=utf-8", error_page(
-                    500, f"internal error ({type(exc).__name__}); rerun 'dream serve' with "
-                         "DREAM_DEBUG=1 to see it")
-                if os.environ.get("DREAM_DEBUG"):
-                    raise
-            self._send(status, ctype, body)
+            self._answer(lambda: (*server.get(parts.path, query), None))
 
         def do_POST(self) -> None:
-            self._send(405, "text/html; charset=utf-8", error_page(405, "read-only page"),
-                       {"Allow": "GET"})
+            parts = urlsplit(self.path)
+            if not self._guard({}):
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_FORM_BYTES:
+                return self._send(413, HTML, pages.error_page(413, "form too large"))
+            raw = self.rfile.read(length).decode("utf-8", errors="replace")
+            self._answer(lambda: server.post(parts.path, parse_qs(raw)))
 
-        do_PUT = do_DELETE = do_PATCH = do_POST
+        def do_PUT(self) -> None:
+            self._send(405, HTML, pages.error_page(405, "not allowed"), {"Allow": "GET, POST"})
 
-        def _route(self, path: str) -> tuple[int, str, str]:
-            if path in ("/", "/runs", "/runs/"):
-                return runs_html("")
-            for prefix, view in routes:
-                if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
-                    return view(unquote(path[len(prefix):]))
-            return 404, "text/html; charset=utf-8", error_page(404, f"no page {path}")
+        do_DELETE = do_PATCH = do_PUT
+
+        def _answer(self, produce: Callable[[], tuple[int, str, str, str | None]]) -> None:
+            try:
+                status, ctype, body, location = produce()
+            except DreamError as exc:
+                status, ctype, body, location = 400, HTML, pages.error_page(
+                    400, exc.one_line()), None
+            except Exception as exc:
+                if os.environ.get("DREAM_DEBUG"):
+                    raise
+                status, ctype, body, location = 500, HTML, pages.error_page(
+                    500, f"internal error ({type(exc).__name__}); rerun 'dream serve' with "
+                         "DREAM_DEBUG=1 to see it"), None
+            self._send(status, ctype, body, {"Location": location} if location else None)
 
         def _host_is_loopback(self) -> bool:
             host = self.headers.get("Host") or ""
@@ -478,8 +417,7 @@ def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
                   headers: dict[str, str] | None = None) -> None:
             data = body.encode("utf-8")
             try:
-                self.send_response(status, HTTPStatus(status).phrase
-                                   if status in HTTPStatus._value2member_map_ else None)
+                self.send_response(status)
                 for key, value in {"Content-Type": ctype, "Content-Length": str(len(data)),
                                    "Content-Security-Policy": CSP,
                                    "X-Content-Type-Options": "nosniff",

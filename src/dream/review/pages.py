@@ -1,0 +1,218 @@
+"""HTML for the review page: runs, one run with its changes, a review's proposals.
+
+Plain HTML with inline CSS and inline SVG charts; no scripts. Every value from the database
+or a store is escaped. Forms post to the same origin and carry the server's CSRF token.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+from dream.review.charts import Point, chart
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232b;background:#f6f7f9}
+header{background:#1d2b3a;color:#fff;padding:10px 24px}header a{color:#fff;text-decoration:none}
+main{padding:16px 24px;max-width:1200px}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{padding:5px 8px;border-bottom:1px solid #e3e6ea;text-align:right;white-space:nowrap}
+th{background:#eef1f4;font-weight:600}td.l,th.l{text-align:left}
+.status{padding:1px 7px;border-radius:9px;font-size:12px;color:#fff}
+.ok{background:#2e7d32}.partial{background:#b26a00}.failed{background:#c62828}
+.running{background:#1565c0}.priced{background:#6a6a6a}
+.charts{display:flex;gap:16px;flex-wrap:wrap;margin:12px 0}
+svg.chart{background:#fff;border:1px solid #e3e6ea}
+svg .grid{stroke:#e3e6ea}svg .tick{font-size:10px;fill:#555}
+svg .chart-title{font-size:13px;font-weight:600}svg .empty{fill:#888}
+pre.diff{background:#fff;border:1px solid #e3e6ea;padding:8px;overflow:auto;font-size:12px}
+pre.diff .add{color:#1b5e20;background:#e8f5e9}pre.diff .del{color:#b71c1c;background:#ffebee}
+pre.diff .hunk{color:#6a1b9a}.muted{color:#777}dl{display:grid;grid-template-columns:max-content
+auto;gap:2px 16px}dt{font-weight:600}code{font-size:12px}
+.proposal{background:#fff;border:1px solid #e3e6ea;padding:8px 12px;margin:10px 0}
+.proposal h3{margin:4px 0;font-size:15px}.decide{display:flex;gap:8px;align-items:center}
+.decide form{display:flex;gap:6px}.pstatus{font-size:12px;padding:1px 6px;border-radius:8px;
+background:#e3e6ea}.pstatus.accepted,.pstatus.exported{background:#c8e6c9}
+.pstatus.rejected{background:#ffcdd2}.flash{background:#e8f5e9;padding:6px 10px}
+button.accept{background:#2e7d32;color:#fff;border:0;padding:4px 12px;border-radius:4px}
+button.reject{background:#c62828;color:#fff;border:0;padding:4px 12px;border-radius:4px}
+pre.text{white-space:pre-wrap;background:#fafafa;padding:6px}
+"""
+
+
+def _page(title: str, body: str) -> str:
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            "<header><a href=\"/\"><b>Dream</b> runs</a></header>"
+            f"<main>{body}</main></body></html>")
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
+
+
+def _status(status: str) -> str:
+    return f'<span class="status {escape(status)}">{escape(status)}</span>'
+
+
+def _short(run_id: str) -> str:
+    return run_id[:15]
+
+
+def runs_page(runs: list[dict[str, Any]]) -> str:
+    chronological = list(reversed(runs))
+    costs = [Point(_short(r["id"]), float(r["cost_usd"]), r["id"],
+                   f"{r['id']} ({r['status']}): {_money(r['cost_usd'])}")
+             for r in chronological]
+    memory = [Point(_short(r["id"]), float(r["memory_docs"]), r["id"],
+                    f"{r['id']}: {r['memory_docs']} documents")
+              for r in chronological if r["memory_docs"] is not None]
+    total_cost = sum(r["cost_usd"] for r in runs if r["status"] != "priced")
+    total_in = sum(r["input_tokens"] for r in runs if r["status"] != "priced")
+    summary = (f'<p id="summary">{len(runs)} runs · spent {_money(total_cost)} · '
+               f'{total_in:,} input tokens (dry-run estimates not counted)</p>')
+    charts = ('<div class="charts">'
+              + chart("chart-cost", "Cost per run (USD)", costs, "$", "bar")
+              + chart("chart-memory", "Memory documents after each run", memory, "", "line",
+                      "#2e7d32")
+              + "</div>")
+    head = ("<tr><th class=l>run</th><th class=l>kind</th><th class=l>mode</th>"
+            "<th class=l>status</th><th class=l>started</th><th>items</th><th>bundles</th>"
+            "<th>calls</th><th>input</th><th>cached</th><th>output</th><th>cost</th>"
+            "<th>duration</th><th>memory</th><th class=l>commit</th></tr>")
+    rows = []
+    for r in runs:
+        link = f'/runs/{quote(r["id"], safe="")}'
+        rows.append(
+            f'<tr class="run" data-run="{escape(r["id"])}" data-status="{escape(r["status"])}">'
+            f'<td class=l><a href="{link}">{escape(r["id"])}</a></td>'
+            f'<td class=l>{escape(r["kind"])}</td><td class=l>{escape(r["mode"])}</td>'
+            f'<td class=l>{_status(r["status"])}</td>'
+            f'<td class=l>{escape((r["started_at"] or "")[:19].replace("T", " "))}</td>'
+            f'<td>{r["items"]}</td><td>{r["bundles"]}</td><td>{r["calls"]}</td>'
+            f'<td>{r["input_tokens"]:,}</td><td>{r["cached_tokens"]:,}</td>'
+            f'<td>{r["output_tokens"]:,}</td><td class="cost">{_money(r["cost_usd"])}</td>'
+            f'<td>{r["duration_s"]:.1f}s</td>'
+            f'<td>{"" if r["memory_docs"] is None else r["memory_docs"]}</td>'
+            f'<td class=l><code>{escape((r["commit"] or "")[:10])}</code></td></tr>')
+    table = (f'<table id="runs">{head}{"".join(rows)}</table>' if rows else
+             '<p class="muted" id="no-runs">No runs yet: run <code>dream run</code> first.</p>')
+    return _page("Dream runs", "<h1>Runs</h1>" + summary + charts + table)
+
+
+def _patch_html(patch: str) -> str:
+    lines = []
+    for line in patch.splitlines():
+        cls = ""
+        if line.startswith("+") and not line.startswith("+++"):
+            cls = "add"
+        elif line.startswith("-") and not line.startswith("---"):
+            cls = "del"
+        elif line.startswith("@@"):
+            cls = "hunk"
+        text = escape(line)
+        lines.append(f'<span class="{cls}">{text}</span>' if cls else text)
+    return "\n".join(lines)
+
+
+def run_page(run: dict[str, Any], csrf: str = "", done: str = "") -> str:
+    fields = [("status", _status(run["status"])), ("kind", escape(run["kind"])),
+              ("mode", escape(run["mode"])), ("model", escape(run["model"] or "")),
+              ("project", escape(run["project_key"] or "")),
+              ("started", escape(run["started_at"] or "")),
+              ("finished", escape(run["finished_at"] or "")),
+              ("duration", f'{run["duration_s"]:.2f}s'),
+              ("items / bundles / calls", f'{run["items"]} / {run["bundles"]} / {run["calls"]}'),
+              ("tokens in / cached / out", (f'{run["input_tokens"]:,} / '
+               f'{run["cached_tokens"]:,} / {run["output_tokens"]:,}')),
+              ("cost", _money(run["cost_usd"])),
+              ("branch", f'<code>{escape(run["branch"] or "")}</code>'),
+              ("commit", f'<code>{escape(run["commit"] or "")}</code>')]
+    if run["error"]:
+        fields.append(("error", f'<span class="error">{escape(run["error"])}</span>'))
+    dl = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields)
+    parts = [f'<h1>Run <code id="run-id">{escape(run["id"])}</code></h1>']
+    if done:
+        parts.append(f'<p class="flash" id="done">{escape(done)}</p>')
+    parts.append(f"<dl>{dl}</dl>")
+    if run.get("proposals") is not None:
+        parts.append(proposals_section(run["id"], run["proposals"], csrf))
+    details = {k: v for k, v in run["details"].items() if k != "commits"}
+    if details:
+        parts.append("<h2>Details</h2><pre class=diff id=details>"
+                     f"{escape(json.dumps(details, indent=2, sort_keys=True))}</pre>")
+    parts.append("<h2>Changes</h2>")
+    if not run["diffs"] and run["kind"] == "review":
+        parts.append('<p class="muted" id="no-changes">A review changes nothing itself; '
+                     'accepted memory proposals are committed one by one (see above).</p>')
+    elif not run["diffs"]:
+        parts.append('<p class="muted" id="no-changes">This run made no commit.</p>')
+    for diff in run["diffs"]:
+        if diff["missing"]:
+            parts.append(f'<p class="muted">commit <code>{escape(diff["commit"])}</code> is not '
+                         f'in store {escape(diff["store"])} (pruned or not attached).</p>')
+            continue
+        files = "".join(f'<li><code>{escape(status)}</code> {escape(path)}</li>'
+                        for status, path in diff["files"])
+        sizes = ", ".join(f"{escape(k)}: {v}" for k, v in sorted(diff["size"].items()))
+        parts.append(
+            f'<section class="store-diff" data-store="{escape(diff["store_id"])}">'
+            f'<h3>store {escape(diff["store"])} · <code>{escape(diff["commit"][:12])}</code></h3>'
+            f'<p class="muted">documents after this run: {sizes or "none"}</p>'
+            f'<ul class="files">{files}</ul>'
+            f'<pre class="diff">{_patch_html(diff["patch"])}</pre>'
+            + ('<p class="muted">diff truncated</p>' if diff["truncated"] else "")
+            + "</section>")
+    return _page(f"Dream run {run['id']}", "".join(parts))
+
+
+def proposals_section(run_id: str, proposals: list[dict[str, Any]], csrf: str) -> str:
+    """A review's proposals with evidence and diffs; accept/reject forms for open ones."""
+    action = "/runs/" + quote(run_id, safe="")
+    out = [f'<h2 id="proposals">Proposals ({len(proposals)})</h2>']
+    if not proposals:
+        out.append('<p class="muted">This review proposed nothing.</p>')
+    for p in proposals:
+        slug = escape(p["slug"])
+        evidence = "".join(f"<li><code>{escape(str(c))}</code></li>" for c in p["evidence"])
+        replaces = ", ".join(escape(str(r)) for r in p.get("replaces") or [])
+        change = p.get("change") or {}
+        text = str(change.get("text") or "") if change.get("type") != "note" else ""
+        outcome = ""
+        if p.get("commit"):
+            outcome = f' · commit <code>{escape(str(p["commit"])[:12])}</code>'
+        elif p.get("export"):
+            outcome = f' · exported to <code>{escape(str(p["export"]))}</code>'
+        if p.get("why"):
+            outcome += f' · why: {escape(str(p["why"]))}'
+        buttons = ""
+        if p["status"] == "proposed":
+            hidden = (f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
+                      f'<input type="hidden" name="slug" value="{slug}">')
+            buttons = (
+                f'<div class="decide"><form method="post" action="{action}/accept">{hidden}'
+                f'<button type="submit" class="accept" name="accept">Accept</button></form>'
+                f'<form method="post" action="{action}/reject">{hidden}'
+                f'<input type="text" name="why" placeholder="why (optional)" maxlength="500">'
+                f'<button type="submit" class="reject" name="reject">Reject</button></form></div>')
+        out.append(
+            f'<section class="proposal" data-slug="{slug}" data-status="{escape(p["status"])}">'
+            f'<h3>{escape(p["title"])} <span class="pstatus {escape(p["status"])}">'
+            f'{escape(p["status"])}</span></h3>'
+            f'<p class="muted"><code>{slug}</code> · {escape(p["pass"])} pass · '
+            f'{escape(p["kind"])} · size {escape(p["size"])} · risk {escape(p["risk"])}'
+            f'{outcome}</p>'
+            + (f'<p>replaces: {replaces}</p>' if replaces else "")
+            + (f'<pre class="text">{escape(text)}</pre>' if text else "")
+            + f'<details open><summary>evidence ({len(p["evidence"])})</summary>'
+            f'<ul class="evidence">{evidence}</ul></details>'
+            + (f'<pre class="diff">{_patch_html(p["diff"])}</pre>' if p.get("diff") else "")
+            + buttons + "</section>")
+    return "".join(out)
+
+
+def error_page(status: int, message: str, back: str | None = None) -> str:
+    link = f'<p><a href="{escape(back)}" id="back">back</a></p>' if back else ""
+    return _page(f"{status}", f'<h1>{status}</h1><p id="error">{escape(message)}</p>{link}')
