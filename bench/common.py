@@ -326,6 +326,12 @@ def counting_server() -> Any:
             self.stats: dict[str, dict[str, int]] = {}
             self._recent: dict[str, list[str]] = {}
 
+        def _handler_class(self) -> Any:
+            # headers and body go out in separate writes: without TCP_NODELAY each call
+            # waits out a delayed ACK (~40 ms), which would dominate a benchmark's time
+            return type("Handler", (super()._handler_class(),),
+                        {"disable_nagle_algorithm": True})
+
         def auto_reply(self, body: dict[str, Any]) -> Any:
             reply = super().auto_reply(body)
             usage = reply.body["usage"]
@@ -380,28 +386,34 @@ def collect(app: Any, paths: Sequence[Path], source: str | None) -> dict[str, An
 
 def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
               sweep: bool = True, rounds: int = 50) -> list[dict[str, Any]]:
-    """A dream over the personal scope (items with no project key, which is what generic
-    JSONL without ``cwd`` gives) until the spool drains; returns the run rows."""
+    """A dream over every scope with pending items until the spool drains; returns the
+    run rows. Personal items (no project key: generic JSONL without ``cwd``) go to
+    ``user/``; agent transcripts carry the project key of their working directory, which
+    this machine does not manage, so each such key gets ``projects/<key>/`` in the notes
+    home, as ``dream init`` in that repository would give it."""
     from dream.pipeline.run import RunOptions, run_dream
     from dream.pipeline.state import Scope
 
     store = app.notes_store()
-    scope = Scope(store=store, root="user", project_key=None, name="user")
+    keys = [r[0] for r in app.db.execute(
+        "SELECT DISTINCT project_key FROM items WHERE project_key IS NOT NULL")]
+    scopes = [Scope(store, f"projects/{k}", k, k) for k in sorted(keys)]
+    scopes.append(Scope(store=store, root="user", project_key=None, name="user"))
     opts = RunOptions(model=model, model_settings=dict(settings or app.config.data.get(
         "model", {})), pricing=app.config.data.get("pricing", {}), apply="auto",
         sweep=sweep, rounds=rounds)
-    return run_dream(app.db, app.home.notes_path, [scope], opts, None)
+    return run_dream(app.db, app.home.notes_path, scopes, opts, None)
 
 
-def records_at_head(app: Any, root: str = "user") -> list[Any]:
-    """Every typed record below ``root`` in the notes home at HEAD."""
+def records_at_head(app: Any, root: str = "") -> list[Any]:
+    """Every typed record (below ``root``, when given) in the notes home at HEAD."""
     from dream.kinds.records import Record
 
     repo = app.notes_store().repo
     head = repo.head()
     out = []
     for path, _sha in repo.list_files(head) if head else []:
-        if not path.startswith(root.rstrip("/") + "/") or not path.endswith(".md"):
+        if (root and not path.startswith(root.rstrip("/") + "/")) or not path.endswith(".md"):
             continue
         data = repo.read_at(head, path)
         rec = Record.loads(data.decode("utf-8", "replace")) if data else None

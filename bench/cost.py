@@ -34,7 +34,7 @@ import math
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,11 @@ RECENT_MESSAGES = 10
 SIMILAR_MEMORIES = 10
 QUICK_SESSIONS = 3
 AGENT_SOURCES = ("claude_code", "pi", "codex")
+# With the fake server's empty answers no run changes anything, so Dream skips its sweep;
+# 'dream+sweep' adds the one sweep call per run a real model would cause, at the ~2k tokens
+# of state the spec gives for it (conservative: counted against Dream).
+SWEEP_TOKENS = 2000
+SYSTEMS = ("baseline", "baseline+facts", "baseline+tools", "dream", "dream+sweep")
 
 # -- the baseline: per-message extraction ---------------------------------------------------
 EXTRACTION_PROMPT = """\
@@ -203,43 +208,36 @@ def run_baseline(client: Any, messages: list[Message], store_facts: bool) -> Non
 
 
 # -- Dream ----------------------------------------------------------------------------------
-@dataclass
 class DreamSide:
-    server: Any
-    tmp: Path
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    missing: str | None = None
+    """Dream in its own DREAM_HOME, its ``openai`` provider pointed at the counting server."""
 
-    def setup(self) -> None:
-        from dream.app import App
-
-        self.repo = self.tmp / "repo"
-        self.repo.mkdir(parents=True, exist_ok=True)
-        app = App.from_env(cwd=self.repo)
-        app.ensure_home()
-        model = app.config.data.setdefault("model", {})
-        model["default"] = "openai:bench"
-        model["openai_base_url"] = self.server.base_url
-        model["openai_api_key"] = "bench-key"
-        app.config.save()
-        self.app = app
+    def __init__(self, server: Any) -> None:
+        self.settings = {"openai_base_url": server.base_url, "openai_model": "bench",
+                         "openai_api_key_env": "DREAM_BENCH_KEY", "timeout": 30}
+        self.app = common.new_app()
+        self.runs: list[dict[str, Any]] = []
 
     def collect(self, paths: list[Path], source: str) -> None:
-        from dream.spool.collect import collect
-
-        collect(self.app, paths=paths, source=source)
+        common.collect(self.app, paths, source)
 
     def run(self) -> None:
-        out = common.dream_cli("run", "--model", "openai:bench", "--apply", "auto", "--json",
-                               cwd=self.repo)
-        self.runs.append(json.loads(out))
+        rows = common.dream_run(self.app, "openai:bench", self.settings)
+        bad = [r for r in rows if r["status"] != "ok"]
+        if bad:
+            raise RuntimeError(f"dream run {bad[0]['status']}: {bad[0]['error']}")
+        self.runs += rows
 
 
-def messages_from_spool(app: Any) -> list[Message]:
+def messages_from_spool(app: Any, tools: bool = False) -> list[Message]:
+    """The conversation messages Dream collected (user, assistant, other people), in order;
+    with ``tools`` also the tool results (each capped at 2,000 characters, as an agent
+    integration that forwards them would)."""
+    roles = "('user','assistant','other','tool')" if tools else "('user','assistant','other')"
     rows = app.db.execute(
-        "SELECT role, author, text, said_at FROM items WHERE role IN ('user','assistant','other')"
+        f"SELECT role, author, text, said_at FROM items WHERE role IN {roles}"
         " ORDER BY stream, said_at, seq").fetchall()
-    return [Message(r["role"], r["author"] or "", r["text"], r["said_at"] or "") for r in rows]
+    return [Message(r["role"], r["author"] or "", r["text"][:2000], r["said_at"] or "")
+            for r in rows]
 
 
 # -- the datasets ---------------------------------------------------------------------------
@@ -259,8 +257,11 @@ def locomo_dataset(tmp: Path, quick: bool) -> tuple[list[tuple[Path, list[Messag
     return days, len(convs)
 
 
-def agent_files(source: str) -> list[Path]:
-    return sorted((common.shared_data() / source).glob("*.jsonl"))
+def agent_files(source: str, quick: bool = False) -> list[Path]:
+    files = sorted((common.shared_data() / source).glob("*.jsonl"))
+    if quick and files:   # the smallest transcript of each agent
+        files = [min(files, key=lambda p: p.stat().st_size)]
+    return files
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -281,31 +282,38 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             for msgs in by_conv.values():   # one memory per conversation, as mem0 per user
                 run_baseline(client, msgs, facts)
         server.label = "locomo/dream"
-        dream = DreamSide(server, tmp / "dream-locomo")
+        runs = 0
         try:
-            dream.setup()
-            for path, _msgs in days:
-                dream.collect([path], "jsonl")
-                dream.run()
+            for conv_id in by_conv:   # each conversation is one person's memory: own home
+                with common.temp_home(prefix=f"cost-locomo-{conv_id}-"):
+                    dream = DreamSide(server)
+                    for path, _msgs in days:
+                        if path.parent.name == conv_id:
+                            dream.collect([path], "jsonl")   # one session = one day
+                            dream.run()
+                    runs += len(dream.runs)
+                    dream.app.close()
         except (ImportError, RuntimeError) as exc:
             missing["locomo/dream"] = f"not available: {exc}"
         results["locomo"] = {"messages": len(all_msgs), "conversations": n_conv,
-                             "days": len(days), "dream_runs": len(dream.runs)}
+                             "days": len(days), "dream_runs": runs}
         # agent transcripts ---------------------------------------------------------------
         for source in AGENT_SOURCES:
-            files = agent_files(source)
+            files = agent_files(source, args.quick)
             with common.temp_home(prefix=f"cost-{source}-"):
-                side = DreamSide(server, tmp / f"dream-{source}")
                 try:
-                    side.setup()
+                    side = DreamSide(server)
                     side.collect(files, source)
                     msgs = messages_from_spool(side.app)
+                    with_tools = messages_from_spool(side.app, tools=True)
                 except (ImportError, RuntimeError) as exc:
                     missing[source] = f"collect not available: {exc}"
                     continue
                 for variant, facts in (("baseline", False), ("baseline+facts", True)):
                     server.label = f"{source}/{variant}"
                     run_baseline(client, msgs, facts)
+                server.label = f"{source}/baseline+tools"
+                run_baseline(client, with_tools, True)
                 server.label = f"{source}/dream"
                 try:
                     side.run()
@@ -313,7 +321,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     missing[f"{source}/dream"] = f"not available: {exc}"
                 results[source] = {"messages": len(msgs), "files": len(files),
                                    "dream_runs": len(side.runs)}
+                side.app.close()
         stats = server.stats
+    for dataset, info in results.items():   # the sweep Dream skips when nothing changed
+        d = stats.get(f"{dataset}/dream")
+        if d is not None:
+            runs = info["dream_runs"]
+            stats[f"{dataset}/dream+sweep"] = {
+                **d, "calls": d["calls"] + runs,
+                "input_tokens": d["input_tokens"] + SWEEP_TOKENS * runs}
     return summarise(results, stats, missing, args)
 
 
@@ -329,19 +345,21 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
     for dataset, info in results.items():
         n = info["messages"] or 1
         entry: dict[str, Any] = {**info, "per_1000_messages": {}, "ratios": {}}
-        for system in ("baseline", "baseline+facts", "dream"):
+        for system in SYSTEMS:
             s = stats.get(f"{dataset}/{system}")
             if s is None:
                 continue
             per = {m: round(s[m] * 1000 / n, 1) for m in METRICS}
             entry["per_1000_messages"][system] = per
             rows.append([dataset, system, info["messages"], *[per[m] for m in METRICS]])
-        dream = entry["per_1000_messages"].get("dream")
-        if dream:
-            for system in ("baseline", "baseline+facts"):
+        for dsys in ("dream", "dream+sweep"):
+            dream = entry["per_1000_messages"].get(dsys)
+            if not dream:
+                continue
+            for system in ("baseline", "baseline+facts", "baseline+tools"):
                 base = entry["per_1000_messages"].get(system)
                 if base:
-                    entry["ratios"][f"{system}/dream"] = {
+                    entry["ratios"][f"{system}/{dsys}"] = {
                         m: (round(base[m] / dream[m], 2) if dream[m] else None)
                         for m in ("calls", "input_tokens", "output_tokens")}
         figures["datasets"][dataset] = entry
@@ -366,7 +384,7 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
 
 def plot(figures: dict[str, Any]) -> None:
     datasets = list(figures["datasets"])
-    systems = ("baseline", "baseline+facts", "dream")
+    systems = SYSTEMS
     for metric in ("calls", "input_tokens"):
         series = {s: [figures["datasets"][d]["per_1000_messages"].get(s, {}).get(metric, 0)
                       for d in datasets] for s in systems}
