@@ -26,7 +26,7 @@ def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     groups = directives.repeated(directives.group(directives.corrections(ev.statements())))
     for grp in groups:
-        rule = grp.latest.text.rstrip(".!") + "."
+        rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)
         lesson = clip(f"{rule} (the user had to say this {plural(n, 'time')})", 200)
         result.candidates.append(Candidate(

@@ -34,7 +34,7 @@ def run(ev: Evidence) -> PassResult:
     groups = directives.group(found)
     repeated = directives.repeated(groups)
     for grp in repeated:
-        result.candidates.append(_candidate(ev, grp.latest.text, grp.sentences, "repeated"))
+        result.candidates.append(_candidate(ev, grp.rule, grp.sentences, "repeated"))
     confirmed, unbacked = [], []
     if ev.handoff:
         for line in directives.handoff_section(ev.handoff.text, "correction"):

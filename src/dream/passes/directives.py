@@ -72,6 +72,13 @@ class Group:
     def latest(self) -> Sentence:
         return max(self.sentences, key=lambda s: (s.item.said_at or "", s.item.seq))
 
+    @property
+    def rule(self) -> str:
+        """What the user said most recently, every sentence of it that is in the group."""
+        item = self.latest.item
+        parts = [s.text.rstrip(".!") for s in self.sentences if s.item.id == item.id]
+        return ". ".join(dict.fromkeys(parts)) + "."
+
 
 def sentences(item: Item) -> list[str]:
     text = (item.text or "").strip()

@@ -71,7 +71,7 @@ def _script(seq: sequences.Sequence) -> Candidate:
         f"Proposed: add `{path}` (patch attached) and mention it in the agent instructions.",
     ])
     return Candidate(
-        slug=slugify(NAME, "script " + " ".join(c.split()[0] for c in steps)),
+        slug=slugify(NAME, "script " + seq.label),
         pass_name=NAME,
         kind="code",
         title=clip(f"Add {path} for {len(steps)} steps repeated in {plural(s, 'session')}", 120),

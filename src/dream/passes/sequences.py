@@ -33,10 +33,24 @@ class Sequence:
     def items(self) -> list[Item]:
         return [i for occ in self.occurrences for i in occ]
 
+    @property
+    def label(self) -> str:
+        """Distinct words of the steps, in order (for slugs)."""
+        words: list[str] = []
+        for step in self.examples:
+            for word in step.split()[:2]:
+                word = word.strip("-./").lower()
+                if word.isalnum() and word not in words:
+                    words.append(word)
+        return " ".join(words)
+
 
 def _steps(runs: list[CommandRun]) -> list[tuple[str, CommandRun]]:
     out: list[tuple[str, CommandRun]] = []
     for run in runs:
+        if run.failed:
+            out.append(("<failed>", run))     # a failing command is not a step to repeat
+            continue
         key = normalise_command(run.command)
         if out and out[-1][0] == key:
             continue
@@ -60,19 +74,24 @@ def repeated(ev: Evidence) -> list[Sequence]:
                 seq.occurrences.append([r.item for _, r in window])
                 i += 1
     kept: list[Sequence] = []
+    candidates: list[Sequence] = []
     for key in sorted(found, key=lambda k: -len(k)):
         seq = found[key]
-        if len(set(key)) < 2:
+        if len(set(key)) < 2 or "<failed>" in key:
             continue                               # the same command over and over
         if len(seq.sessions) < 2 and len(seq.occurrences) < 3:
             continue
-        if any(_inside(key, k.steps) and set(seq.sessions) <= set(k.sessions) for k in kept):
+        candidates.append(seq)
+    # the strongest first; a sequence sharing half its steps with a stronger one is the same
+    # work seen from another angle
+    candidates.sort(key=lambda s: (-len(s.sessions) * len(s.steps), -len(s.sessions),
+                                   s.items[0].seq))
+    for seq in candidates:
+        if any(_overlap(seq.steps, k.steps) for k in kept):
             continue
         kept.append(seq)
-    kept.sort(key=lambda s: (-len(s.sessions), -len(s.steps), s.items[0].seq))
     return kept
 
 
-def _inside(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
-    n = len(short)
-    return any(long[i:i + n] == short for i in range(len(long) - n + 1))
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return len(set(a) & set(b)) * 2 >= min(len(set(a)), len(set(b)))

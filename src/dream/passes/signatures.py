@@ -14,8 +14,8 @@ import re
 _PLACEHOLDERS = [
     (re.compile(r"\[REDACTED:[^\]]*\]"), "<secret>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE), "<uuid>"),
-    (re.compile(r"\b(?:tmp|temp)[A-Za-z0-9_.-]*", re.IGNORECASE), "<tmp>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[\w.@+-]+)+/?"), "<path>"),
+    (re.compile(r"\b(?:tmp|temp)[A-Za-z0-9_.-]*", re.IGNORECASE), "<tmp>"),
     (re.compile(r"\b[\w.-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|ex|exs|java|kt|c|h|cpp|md|json|toml"
                 r"|ya?ml|txt|sh|lock|cfg|ini|html|css)\b"), "<file>"),
     (re.compile(r"\b0x[0-9a-f]+\b", re.IGNORECASE), "<hex>"),
@@ -55,7 +55,7 @@ def cause_line(text: str) -> str:
         # the last matching line is usually the cause (a traceback ends with it)
         for line in reversed(lines):
             if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
-                return line.strip()
+                return re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
     for line in lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]

@@ -78,7 +78,7 @@ def _procedure(ev: Evidence, seq: sequences.Sequence) -> Candidate:
         "the same way every time (the project pass proposes a script for it)."),
     ])
     return Candidate(
-        slug=slugify(NAME, "procedure " + " ".join(c.split()[0] for c in steps)),
+        slug=slugify(NAME, "procedure " + seq.label),
         pass_name=NAME,
         kind="instruction",
         title=clip(f"Record the {len(steps)}-step procedure run in {plural(s, 'session')}", 120),
