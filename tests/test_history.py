@@ -1,0 +1,84 @@
+"""dream history search / show: the history tools, over redacted text only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED_DATA
+
+
+@pytest.fixture
+def collected(dream, repo: Path, tmp_path: Path) -> Path:
+    dream("init")
+    for name in ("spotter__short.jsonl", "spotter__tool_heavy.jsonl"):
+        dream("collect", str(SHARED_DATA / "claude_code" / name))
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("".join(json.dumps(
+        {"text": f"note {i}: the deploy key is AKIAIOSFODNN7EXAMPL{i % 10} for phoenix",
+         "stream": "ops", "time": f"2026-03-01T10:{i:02d}:00Z"}) + "\n" for i in range(45)))
+    dream("collect", str(chat))
+    return chat
+
+
+def search(dream, *args: str) -> dict:
+    return json.loads(dream("history", "search", *args, "--json").output)
+
+
+def test_search_labels_hits_with_their_session_and_pages(dream, collected: Path) -> None:
+    result = search(dream, "phoenix")
+    # 45 notes + 4 items of tool_heavy mentioning Phoenix (lines 4, 12, 17 and 36)
+    assert result["total"] == 45 + 4
+    assert result["pages"] == 3 and len(result["hits"]) == 20
+    streams = {s["stream"]: s["hits"] for s in result["streams"]}
+    assert sum(streams.values()) == 20
+    assert all(hit["stream"] and hit["ref"] and hit["kind"] for hit in result["hits"])
+    cc = [h for h in search(dream, "phoenix", "--page", "3")["hits"]
+          if h["source"] == "claude_code"]
+    pages = [search(dream, "phoenix", "--page", str(p))["hits"] for p in (1, 2, 3)]
+    ids = [h["id"] for page in pages for h in page]
+    assert len(ids) == len(set(ids)) == 49
+    assert search(dream, "phoenix", "--page", "4")["hits"] == []
+    assert cc == [] or all(h["stream"] == "d6e0bada-1959-4eec-a9d2-0bfade768d8f" for h in cc)
+
+
+def test_search_reads_redacted_text_only(dream, collected: Path) -> None:
+    assert search(dream, "AKIAIOSFODNN7EXAMPL1")["total"] == 0
+    result = search(dream, "deploy key")
+    assert result["total"] == 45
+    assert all("REDACTED:aws-" in h["snippet"] for h in result["hits"])
+    assert not any("AKIA" in h["snippet"] for h in result["hits"])
+
+
+def test_search_survives_fts_syntax_and_reports_empty(dream, collected: Path) -> None:
+    assert search(dream, 'phx.server "doesnt') ["total"] == 1
+    assert search(dream, "NEAR( AND OR -")["total"] == 0
+    assert search(dream, "phoen*")["total"] == 49
+    assert search(dream, "xyzzy OR phoenix")["total"] == 49
+    result = dream("history", "search", "zzzqqq")
+    assert "no matches" in result.output
+    bad = dream("history", "search", "!!!", ok=False)
+    assert bad.exit_code != 0 and "no words" in bad.output
+
+
+def test_show_pages_one_session_in_order(dream, collected: Path) -> None:
+    first = json.loads(dream("history", "show", "ops", "--json").output)
+    assert first["total"] == 45 and first["pages"] == 1
+    assert [i["n"] for i in first["items"]] == list(range(1, 46))
+    said = [i["said_at"] for i in first["items"]]
+    assert said == sorted(said)
+    # a unique prefix of a session id is enough
+    sess = json.loads(dream("history", "show", "d6e0bada", "--json").output)
+    assert sess["stream"] == "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+    assert sess["items"][0]["text"] == "start phoenix in background"
+    assert sess["items"][0]["kind"] == "statement"
+    text = dream("history", "show", "d6e0bada").output
+    assert "#1 2026-02-10" in text and "start phoenix in background" in text
+    page2 = json.loads(dream("history", "show", "ops", "--page", "2", "--json").output)
+    assert page2["items"] == []
+    missing = dream("history", "show", "nope", ok=False)
+    assert missing.exit_code != 0 and "no collected session" in missing.output
+    zero = dream("history", "show", "ops", "--page", "0", ok=False)
+    assert zero.exit_code != 0 and "--page starts at 1" in zero.output
