@@ -162,3 +162,13 @@ def test_state_survives_restarts_across_processes(repo, dream_proc, tmp_path):
     bad = dream_proc("automations", "pause", "auto-missing", cwd=repo)
     assert bad.returncode != 0 and "dream automations list" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_thresholds_come_from_config(app):
+    app.config.data["automations"] = {"before_compaction": 0.9, "pause_hours": 1}
+    autos = Automations(app.db, app.config)
+    before, pause = autos.ensure("claude-code", "cfg")
+    assert (before.threshold, pause.idle_hours) == (0.9, 1.0)
+    assert autos.report(rep(0.85, session="cfg")) == []
+    assert [f.name for f in autos.report(rep(0.95, T0 + timedelta(hours=2), session="cfg"))] \
+        == ["Dream before compaction", "Dream after a pause"]

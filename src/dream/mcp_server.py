@@ -269,7 +269,7 @@ tool(ToolSpec(
     _obj({"address": ADDRESS, "text": {"type": "string", "description": "Markdown text."},
           "replace": {"type": "boolean", "default": False,
                       "description": "Overwrite an existing note."}}, ("address", "text")),
-    DreamTools.notes_write, requires=("dream.notes.service",)))
+    DreamTools.notes_write, destructive=True, requires=("dream.notes.service",)))
 tool(ToolSpec(
     "notes_update", "Replace (or append to) the body of an existing note, keeping its front "
     "matter.",
