@@ -124,7 +124,7 @@ class Record:
 
     @property
     def title(self) -> str:
-        for name in ("title", "text"):
+        for name in ("title", "text", "name"):
             if self.get(name):
                 return self.get(name)
         return self.key.replace("-", " ")

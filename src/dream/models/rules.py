@@ -47,6 +47,8 @@ _CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:the
 _DECLINE = re.compile(r"\b(can'?t (?:come|join|go)|no thanks|i'?ll pass|not (?:coming|joining))\b",
                       re.I)
 _PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})")
+_CLAUSE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
+                        r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|rebooked|switched to|moved (?:it )?to)\b", re.I)
 
 _DIRECTIVE = re.compile(
@@ -95,6 +97,14 @@ class Plan:
     fields: dict[str, str] = field(default_factory=dict)
     steps: list[tuple[str, dict[str, str]]] = field(default_factory=list)   # (evidence, fields)
     participants: list[str] = field(default_factory=list)
+    stream: str | None = None
+    said: Any = None
+
+
+def _near(a, b, hours: int = 12) -> bool:
+    if a is None or b is None:
+        return True
+    return abs((b - a).total_seconds()) <= hours * 3600
 
 
 def _clean(text: str) -> str:
@@ -144,6 +154,7 @@ class Extractor:
         self.ops: list[dict[str, Any]] = []
         self.plans: list[Plan] = []
         self.notes_seen: set[str] = set()
+        self.opened: list[tuple[str, str]] = []
 
     def run(self) -> list[dict[str, Any]]:
         items = self.bundle["items"]
@@ -204,7 +215,7 @@ class Extractor:
                 continue
             text = _clean(sent)
             words = [w for w in re.findall(r"[a-z0-9]+", text.lower())
-                     if w not in _STOP][:7]
+                     if w not in _STOP and len(w) > 1][:7]
             name = f"{kind} {' '.join(words)}"
             if slug_key(name) in self.notes_seen:
                 continue
@@ -233,7 +244,8 @@ class Extractor:
             slot = {"works at": "work", "works for": "work", "lives in": "home",
                     "moved to": "home", "is allergic to": "allergies"}[m[2]]
             self.ops.append(_op("wiki.fill", [item["handle"]],
-                                {"name": m[1], slot: _clean(m[3])}, name=m[1]))
+                                {"name": m[1], slot: re.sub(r"\s+(?:now|too|as well)$", "",
+                                                            _clean(m[3]))}, name=m[1]))
 
     # -- to-dos ----------------------------------------------------------------------------
     def todos(self, item: dict[str, Any]) -> None:
@@ -247,41 +259,46 @@ class Extractor:
                 if len(task.split()) < 2:
                     continue
                 due = find_date(sent, said)
+                task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
+                              r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
+                              r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
                 title = task[0].upper() + task[1:]
                 fields = {"title": title, "due": due or ""}
                 if item["role"] == "other" and item.get("author"):
                     fields["from"] = item["author"]
-                self.ops.append(_op("todo.open", [item["handle"]], fields,
-                                    name=" ".join(title.split()[:8])))
+                name = " ".join(title.split()[:8])
+                self.opened.append((name, title))
+                self.ops.append(_op("todo.open", [item["handle"]], fields, name=name))
                 continue
             if _DONE.search(sent):
-                row = self._matching_todo(sent)
-                if row:
+                row, name = self._matching_todo(sent)
+                if row or name:
                     self.ops.append(_op("todo.close", [item["handle"]], {"status": "done"},
-                                        row=row))
+                                        row=row, name=name))
 
-    def _matching_todo(self, sent: str) -> str | None:
+    def _matching_todo(self, sent: str) -> tuple[str | None, str | None]:
+        """(row handle, or name of a to-do opened in this bundle) the sentence closes."""
         words = {w for w in re.findall(r"[a-z]{3,}", sent.lower())} - _STOP
-        best, best_score = None, 0.0
-        for row in self.rows:
-            if row["kind"] != "todo" or row["fields"].get("status", "open") != "open":
-                continue
-            tw = {w for w in re.findall(r"[a-z]{3,}", row["fields"].get("title", "").lower())}
-            tw -= _STOP
+        candidates = [(row["handle"], None, row["fields"].get("title", ""))
+                      for row in self.rows if row["kind"] == "todo"
+                      and row["fields"].get("status", "open") == "open"]
+        candidates += [(None, name, title) for name, title in self.opened]
+        best, best_score = (None, None), 0.0
+        for handle, name, title in candidates:
+            tw = {w for w in re.findall(r"[a-z]{3,}", title.lower())} - _STOP
             if not tw:
                 continue
             overlap = len(words & tw)
             score = overlap / len(tw)
-            if overlap >= 2 or score >= 0.5 and overlap >= 1:
-                if score > best_score:
-                    best, best_score = row["handle"], score
+            if (overlap >= 2 or score >= 0.5 and overlap >= 1) and score > best_score:
+                best, best_score = (handle, name), score
         return best
 
     # -- events ----------------------------------------------------------------------------
     def events(self, item: dict[str, Any], text: str) -> None:
         said = parse_when(item["said_at"])
         author = item.get("author") if item["role"] == "other" else None
-        for clause in re.split(r"(?<=[.!?;])\s+|\n+|,\s+(?=(?:and|but)\s)|\s+but\s+", text):
+        for clause in _CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400:
                 continue
@@ -292,7 +309,10 @@ class Extractor:
             places = [p for p in (_place(m[1]) for m in _PLACE.finditer(clause)) if p]
             known = {e.lower() for e in item.get("entities", [])}
             found = names(clause, known=known)
-            places += [n for n in found if n.lower() in self._known_places() and n not in places]
+            for kp in sorted(self._known_places()):
+                m = re.search(r"\b" + re.escape(kp) + r"\b", clause, re.I)
+                if m and not any(kp == p.lower() for p in places):
+                    places.append(m[0])
             place = places[0] if places else None
             status = None
             if _CANCEL.search(clause):
@@ -305,10 +325,14 @@ class Extractor:
                       not any(n in p or p in n for p in places) and n.lower() not in ACTIVITIES]
             if author and not any(p in author for p in places):
                 people = [author, *[p for p in people if p != author]]
-            if not (activity or ((date or clock or status) and self.plans)):
-                continue
-            if activity is None and not (date or clock or status or place):
-                continue
+            if activity is None:
+                # a clause without an activity only continues the plan being talked about
+                # in the same thread, shortly after
+                last = self.plans[-1] if self.plans else None
+                if last is None or not (date or clock or status or place) or \
+                        _TODO_OTHER.search(clause) or _TODO_USER.search(clause) or \
+                        last.stream != item.get("stream") or not _near(last.said, said):
+                    continue
             plan = self._target_plan(activity, place, status, people)
             if plan is None:
                 continue
@@ -328,6 +352,7 @@ class Extractor:
                 fields["participants"] = ", ".join(plan.participants)
             plan.fields.update(fields)
             plan.steps.append((item["handle"], fields))
+            plan.stream, plan.said = item.get("stream"), said
 
     def _known_places(self) -> set[str]:
         out = {p.fields.get("place", "").lower() for p in self.plans}
@@ -392,6 +417,8 @@ class Extractor:
         for plan in self.plans:
             if not plan.steps:
                 continue
+            if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
+                continue        # a plan with neither date nor time is not an event yet
             status = plan.fields.get("status")
             replaced = status == "cancelled" and any(
                 o is not plan and o.activity == plan.activity for o in active)

@@ -99,8 +99,8 @@ def claim(conn: sqlite3.Connection, run_id: str, project_key: str | None,
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    rows = conn.execute("SELECT * FROM items WHERE claimed_by = ? AND processed_by IS NULL"
-                        " ORDER BY seq", (run_id,)).fetchall()
+    rows = conn.execute(f"SELECT * FROM items WHERE claimed_by = ? AND processed_by IS NULL"
+                        f" AND {where} ORDER BY seq", (run_id, *args)).fetchall()
     return [Item.from_row(r) for r in rows]
 
 
