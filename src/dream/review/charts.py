@@ -93,7 +93,7 @@ def chart(chart_id: str, title: str, points: list[Point], unit: str = "",
                          f'data-run="{escape(p.key)}" data-value="{p.value:g}">'
                          f'<title>{escape(p.note or f"{p.label}: {_fmt(p.value, unit)}")}'
                          '</title></rect>')
-    every = max(1, len(points) // 6)
+    every = max(1, -(-len(points) * 75 // plot_w))   # about 75 px per label
     for i, p in enumerate(points):
         if i % every == 0 or i == len(points) - 1:
             x = LEFT + step * (i + 0.5)

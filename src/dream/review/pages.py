@@ -57,16 +57,18 @@ def _status(status: str) -> str:
     return f'<span class="status {escape(status)}">{escape(status)}</span>'
 
 
-def _short(run_id: str) -> str:
-    return run_id[:15]
+def _label(run: dict[str, Any]) -> str:
+    """'11-30 12:00' from the start time (the full id is in the tooltip)."""
+    started = run.get("started_at") or ""
+    return started[5:16].replace("T", " ") if len(started) >= 16 else run["id"][:11]
 
 
 def runs_page(runs: list[dict[str, Any]]) -> str:
     chronological = list(reversed(runs))
-    costs = [Point(_short(r["id"]), float(r["cost_usd"]), r["id"],
+    costs = [Point(_label(r), float(r["cost_usd"]), r["id"],
                    f"{r['id']} ({r['status']}): {_money(r['cost_usd'])}")
              for r in chronological]
-    memory = [Point(_short(r["id"]), float(r["memory_docs"]), r["id"],
+    memory = [Point(_label(r), float(r["memory_docs"]), r["id"],
                     f"{r['id']}: {r['memory_docs']} documents")
               for r in chronological if r["memory_docs"] is not None]
     total_cost = sum(r["cost_usd"] for r in runs if r["status"] != "priced")
