@@ -1,0 +1,149 @@
+"""The four evaluation benchmarks (issue 7) run with --quick as real processes, so they
+cannot rot: each prints a table and then one JSON object as its last line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import GIT_IDENTITY, REPO_ROOT, SHARED_DATA
+
+BENCH = REPO_ROOT / "bench"
+
+
+def run_bench(name: str, *args: str, timeout: float = 120) -> dict:
+    env = {**os.environ, **GIT_IDENTITY, "PYTHONPATH": str(REPO_ROOT / "src"),
+           "DREAM_SHARED": str(SHARED_DATA.parent)}
+    env.pop("DREAM_HOME", None)     # each benchmark makes its own throw-away homes
+    before = (BENCH / "RESULTS.md").read_bytes() if (BENCH / "RESULTS.md").exists() else None
+    proc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--quick", *args],
+                          cwd=REPO_ROOT, capture_output=True, text=True, env=env,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) > 2, proc.stdout                # a table comes first
+    figures = json.loads(lines[-1])
+    assert figures["quick"] is True
+    after = (BENCH / "RESULTS.md").read_bytes() if (BENCH / "RESULTS.md").exists() else None
+    assert after == before, "--quick must not append to bench/RESULTS.md"
+    return figures
+
+
+needs_locomo = pytest.mark.skipif(not (SHARED_DATA / "locomo10.json").exists(),
+                                  reason="LoCoMo is not in the shared data")
+
+
+@needs_locomo
+def test_locomo_retrieval_quick() -> None:
+    f = run_bench("locomo_retrieval")
+    assert f["benchmark"] == "locomo_retrieval"
+    assert f["conversations"] == 1 and f["questions"] == 60
+    assert f["missing"] == {}
+    for system in ("bm25", "history", "history_or", "memory"):
+        overall = f["systems"][system]["overall"]
+        assert overall["n"] == 60
+        for metric in ("turn@5", "turn@10", "session@5", "session@10"):
+            assert 0.0 <= overall[metric] <= 1.0
+        assert overall["turn@5"] <= overall["turn@10"]
+        assert overall["session@5"] <= overall["session@10"]
+    # a plain BM25 over the turns must find a fair share of the evidence
+    assert f["systems"]["bm25"]["overall"]["session@10"] > 0.5
+    # the quirk handling of conversation 1: 'D8:6; D9:17' split, category 5 left out
+    assert f["quirks"]["evidence_fields_split"] == 1
+    assert f["quirks"]["questions_category5_excluded"] == 47
+    assert f["memory_store"]["runs"] == 19            # one rules dream per session
+
+
+@needs_locomo
+def test_cost_quick() -> None:
+    f = run_bench("cost")
+    assert f["benchmark"] == "cost" and f["missing"] == {}
+    locomo = f["datasets"]["locomo"]
+    assert locomo["messages"] == 58 and locomo["dream_runs"] == 3
+    base = locomo["per_1000_messages"]["baseline"]
+    dream = locomo["per_1000_messages"]["dream"]
+    # one call per exchange: 29 exchanges in 58 two-person turns
+    assert base["calls"] == pytest.approx(500.0)
+    assert dream["calls"] < base["calls"] and dream["input_tokens"] < base["input_tokens"]
+    assert locomo["ratios"]["baseline/dream"]["calls"] > 1
+    for source in ("claude_code", "pi", "codex"):
+        per = f["datasets"][source]["per_1000_messages"]
+        assert set(per) >= {"baseline", "baseline+facts", "baseline+tools", "dream"}
+        assert per["dream"]["calls"] > 0 and per["baseline"]["input_tokens"] > 0
+
+
+def test_consolidation_quick() -> None:
+    f = run_bench("consolidation")
+    assert f["benchmark"] == "consolidation" and f["scenarios"] == 8
+    scripted = f["providers"]["scripted"]
+    # the ideal proposals isolate the engine: anything below 100% is an engine bug
+    assert scripted["precision"] == 1.0 and scripted["recall"] == 1.0
+    assert scripted["duplicates"] == 0 and scripted["imperfect"] == []
+    assert scripted["unplaced_ops"] == 0
+    rules = f["providers"]["rules"]
+    assert 0.0 <= rules["precision"] <= 1.0 and 0.0 <= rules["recall"] <= 1.0
+    assert rules["failed_runs"] == 0
+
+
+def test_throughput_quick() -> None:
+    f = run_bench("throughput")
+    assert f["benchmark"] == "throughput"
+    search = f["search"]["1000"]
+    assert 0 < search["p50_ms"] <= search["p95_ms"]
+    assert f["read_at_commit"]["documents"] == 200
+    for part in ("collect", "engine"):
+        assert (f[part] is not None) != (part in f["missing"])
+
+
+def test_scenario_corpus_is_complete() -> None:
+    """At least 30 scenarios, each with messages, gold and ideal proposals that cite only
+    messages it has, covering every situation the issue names."""
+    folders = sorted(p for p in (BENCH / "scenarios").iterdir() if p.is_dir())
+    assert len(folders) >= 30
+    covered: set[str] = set()
+    for folder in folders:
+        days = sorted(folder.glob("day*.jsonl"))
+        assert days, folder
+        ids = set()
+        for day in days:
+            for line in day.read_text().splitlines():
+                msg = json.loads(line)
+                assert msg["text"] and msg["role"] in ("user", "other", "assistant", "tool")
+                ids.add(msg["id"])
+        gold = yaml.safe_load((folder / "gold.yaml").read_text())
+        ideal = yaml.safe_load((folder / "ideal.yaml").read_text())
+        covered |= set(gold["covers"])
+        assert len(ideal["days"]) <= len(days), folder
+        for day in ideal["days"]:
+            for op in day["ops"]:
+                assert set(op["evidence"]) <= ids, (folder, op)
+        for record in gold["gold"]:
+            assert record["kind"] in ("event", "todo", "note", "standing") and record["match"]
+    assert covered >= {"cross-stream duplicates", "cancellations and rebookings",
+                       "late older evidence", "user corrections", "assistant mistakes",
+                       "mentions spread over days"}
+
+
+def test_results_page_shows_plots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(BENCH))
+    import common
+
+    monkeypatch.setattr(common, "PLOTS", tmp_path / "plots")
+    monkeypatch.setattr(common, "RESULTS_HTML", tmp_path / "results.html")
+    monkeypatch.setattr(common, "RESULTS_MD", tmp_path / "RESULTS.md")
+    common.bar_plot(common.PLOTS / "demo_recall.png", "demo", ["a", "b"],
+                    {"x": [0.5, 0.7], "y": [0.2, 0.9]}, "recall")
+    common.save_figures("demo", {"recall": 0.7})
+    page = common.write_results_html().read_text()
+    assert "plots/demo_recall.png" in page and "&quot;recall&quot;: 0.7" in page
+    assert (common.PLOTS / "demo_recall.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    common.append_results("Demo", "| a |\n|---|", {"recall": 0.7})
+    common.append_results("Demo", "| b |\n|---|", {"recall": 0.8})
+    text = common.RESULTS_MD.read_text()
+    assert text.count("## Demo") == 2 and "- commit: `" in text and "nproc" in text
