@@ -4,8 +4,8 @@ docs/*.md (as ``dream <command path>``)."""
 from __future__ import annotations
 
 import click
-
 from conftest import REPO_ROOT
+
 from dream.cli import cli
 
 

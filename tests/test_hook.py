@@ -7,8 +7,8 @@ import json
 import shutil
 
 import pytest
-
 from conftest import SHARED_DATA
+
 from dream.integrations.context_use import measure
 
 CC = SHARED_DATA / "claude_code"

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import GIT_IDENTITY, REPO_ROOT, git
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-from conftest import GIT_IDENTITY, REPO_ROOT, git
 
 HIDDEN = {"dream_begin", "dream_forget", "dream_end"}
 

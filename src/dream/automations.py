@@ -59,7 +59,7 @@ class Automation:
     updated_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "Automation":
+    def from_row(cls, row: sqlite3.Row) -> Automation:
         data = dict(row)
         data["armed"] = bool(data["armed"])
         return cls(**data)

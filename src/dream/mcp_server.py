@@ -26,8 +26,9 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from dream import __version__
 from dream.app import App
@@ -47,7 +48,7 @@ class ToolSpec:
     name: str
     description: str
     schema: dict[str, Any]
-    handler: Callable[["DreamTools", dict[str, Any]], Any]
+    handler: Callable[[DreamTools, dict[str, Any]], Any]
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False

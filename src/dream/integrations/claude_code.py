@@ -23,7 +23,13 @@ from typing import Any
 from dream.app import App
 from dream.integrations.files import BlockEdit, Edit, FileCopy, JsonEdit
 from dream.integrations.installer import (
-    Target, brief_path, dream_command, dream_env, project_root, shell_command, skill_files,
+    Target,
+    brief_path,
+    dream_command,
+    dream_env,
+    project_root,
+    shell_command,
+    skill_files,
     user_home,
 )
 

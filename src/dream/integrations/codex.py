@@ -20,7 +20,13 @@ from dream.app import App
 from dream.errors import BadInput
 from dream.integrations.files import BlockEdit, Edit, FileCopy
 from dream.integrations.installer import (
-    Target, brief_path, dream_command, dream_env, project_root, skill_files, user_home,
+    Target,
+    brief_path,
+    dream_command,
+    dream_env,
+    project_root,
+    skill_files,
+    user_home,
 )
 from dream.integrations.pi import cli_block
 

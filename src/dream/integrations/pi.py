@@ -16,7 +16,12 @@ from pathlib import Path
 from dream.app import App
 from dream.integrations.files import BlockEdit, Edit, FileCopy
 from dream.integrations.installer import (
-    Target, brief_path, project_root, shell_command, skill_files, user_home,
+    Target,
+    brief_path,
+    project_root,
+    shell_command,
+    skill_files,
+    user_home,
 )
 
 
