@@ -176,6 +176,8 @@ _REJECTED = [
     re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
                r"|calling|add|adding)\s+([\w.+#/-]+)", re.IGNORECASE),
     re.compile(r"\bnot\s+([\w.+#/-]+)\s*$", re.IGNORECASE),
+    re.compile(r"\b(?:use|prefer|with|choose)\s+[\w.+#/-]+\s*,?\s+not\s+([\w.+#/-]+)",
+               re.IGNORECASE),
 ]
 
 
