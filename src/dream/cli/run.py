@@ -134,9 +134,11 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
         rows = run_dream(app.db, app.home.notes_path, scopes, opts, key)
     if as_json:
         emit_json(rows[-1] if len(rows) == 1 else rows)
-        return
-    for r in rows:
-        _print_run(r)
+    else:
+        for r in rows:
+            _print_run(r)
+    if rows[-1]["status"] == "failed":
+        raise SystemExit(1)
 
 
 def _print_run(r: dict) -> None:

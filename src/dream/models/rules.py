@@ -477,8 +477,8 @@ def failure_signature(item: dict[str, Any]) -> str | None:
             m = m2
             if re.search(r"(Error|Exception)\b", m2[1]):
                 break
-    if m is None:
-        return None
+    if m is None or "Sibling tool call errored" in text[:300]:
+        return None         # Claude Code cancelled a parallel call: not a failure of its own
     sig = m[1].strip()
     sig = re.sub(r"(/[\w.@~-]+)+", "<path>", sig)
     sig = re.sub(r"0x[0-9a-f]+|\b\d+\b", "N", sig)

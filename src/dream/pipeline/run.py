@@ -158,6 +158,7 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
         raise BadInput(f"unknown --apply '{opts.apply}'", "use auto or review")
     if opts.dry_run:
         return [price_run(conn, scopes, opts, project_key)]
+    provider = None if opts.only_ids else _provider(opts)    # a bad --model fails here
     spool.release_stale_claims(conn)
     if opts.retry:
         prior = run_row(conn, opts.retry)
@@ -175,7 +176,7 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
             spool.redo(conn, scope.project_key)
     rows = []
     for _round in range(max(1, opts.rounds)):
-        row = one_run(conn, notes_path, scopes, opts, project_key)
+        row = one_run(conn, notes_path, scopes, opts, project_key, provider)
         rows.append(row)
         if row["status"] != "ok" or row["items"] == 0:
             break
@@ -189,7 +190,7 @@ def _provider(opts: RunOptions) -> Provider:
 
 
 def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: RunOptions,
-            project_key: str | None) -> dict[str, Any]:
+            project_key: str | None, provider: Provider | None) -> dict[str, Any]:
     run_id = new_run_id()
     started = time.perf_counter()
     progress = opts.progress or (lambda stage, done, total: None)
@@ -204,7 +205,6 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     commits: dict[str, str] = {}
     status = "ok"
     try:
-        provider = None if opts.only_ids else _provider(opts)
         per_store: dict[str, dict[str, Any]] = {}
         for scope in scopes:
             items = spool.claim(conn, run_id, scope.project_key, opts.max_items) \
@@ -371,7 +371,7 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     brief = render_brief(state, opts.brief_tokens).encode("utf-8")
     old_brief = scope.store.repo.read_at(state.commit, prefix + "brief.md") \
         if state.commit else None
-    if brief != old_brief:
+    if brief != old_brief and state.records:
         files[prefix + "brief.md"] = brief
     progress("render", 1, 1)
     summary = {"items": len(items), "bundles": len(bundles), "ops": len(ops),

@@ -1,0 +1,260 @@
+"""The dream run's parts: review mode and the runs view, malformed answers, the brief's
+token cap, packing, provenance, locks, and the rules provider on text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from dream import tokens
+from dream.kinds.records import Record
+from test_scenarios import fields, records, run_json, script, stage
+
+
+def test_review_mode_leaves_the_branch_and_runs_show_its_diff(dream, repo, dream_home,
+                                                              tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    head = git(notes, "rev-parse", "HEAD")
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    assert out["status"] == "ok" and out["branch"] == f"dream/run/{out['id']}"
+    assert git(notes, "rev-parse", "HEAD") == head                 # not promoted
+    assert git(notes, "rev-parse", out["branch"]) == out["commit"]
+    assert not (notes / "user" / "events").exists()
+    listed = json.loads(dream("runs", "--json").output)
+    assert listed[0]["id"] == out["id"] and listed[0]["branch"] == out["branch"]
+    for key in ("id", "mode", "status", "items", "bundles", "calls", "input_tokens",
+                "output_tokens", "cached_tokens", "cost_usd", "commit", "branch", "duration_s"):
+        assert key in listed[0]
+    shown = json.loads(dream("runs", "show", out["id"], "--json").output)
+    assert "user/events/dinner-nobu-2026-03-13.md" in shown["diff_stat"]
+    text = dream("runs", "show", out["id"][:15]).output
+    assert "dinner-nobu-2026-03-13.md" in text and "status:" in text
+    table = dream("runs").output
+    assert out["id"] in table and "dream/run/" in table
+
+
+def test_malformed_answer_twice_is_partial_and_applies_nothing(dream, repo, dream_home,
+                                                               tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    model = script(tmp_path, "bad", {"data": "malformed"}, {"data": {"ops": [{"op": "nope"}]}})
+    head = git(dream_home / "notes", "rev-parse", "HEAD")
+    out = run_json(dream, "--model", model)
+    assert out["status"] == "partial" and out["commit"] is None
+    assert "invalid answer twice" in out["error"]
+    assert git(dream_home / "notes", "rev-parse", "HEAD") == head
+    # the items were given back: a later run (or --retry) reads them again
+    again = run_json(dream, "--retry", out["id"], "--model", "rules")
+    assert again["status"] == "ok" and again["items"] == 3
+    assert list(records(dream_home, "events")) == ["dinner-nobu-2026-03-13"]
+
+
+def test_provenance_is_in_the_file_and_trailers_name_the_evidence(dream, repo, dream_home,
+                                                                  tmp_path):
+    dream("init")
+    stage(tmp_path, "coding_session.jsonl")
+    out = run_json(dream, "--model", "rules")
+    notes = records(dream_home, "notes")
+    kinds = {n.get("type") for n in notes.values()}
+    assert {"correction", "directive", "preference", "failure"} <= kinds
+    failure = next(n for n in notes.values() if n.get("type") == "failure")
+    assert "ModuleNotFoundError: No module named 'requests'" in failure.get("text")
+    assert len(failure.fields["text"].evidence) == 2          # both tracebacks collide
+    for note in notes.values():
+        for fv in note.fields.values():
+            assert fv.said_at.startswith("2026-03-02") and fv.run == out["id"]
+            assert fv.pass_ in ("propose", "sweep") and fv.version >= 1 and fv.evidence
+    # never the assistant's words
+    assert not any("npm test now" in n.get("text") for n in notes.values())
+    body = git(dream_home / "notes", "log", "-1", "--format=%B")
+    assert "Dream-Pass: propose" in body and "Dream-Evidence:" in body
+
+
+def test_brief_respects_the_token_cap(dream, repo, dream_home, tmp_path):
+    dream("init")
+    lines = [{"id": f"n{i}", "time": f"2026-03-0{1 + i % 9}T10:{i % 60:02d}:00Z",
+              "stream": f"s{i}", "role": "user",
+              "text": f"From now on always format report number {i} with the long header "
+                      f"style, including section {i} and appendix {i}."} for i in range(60)]
+    stage(tmp_path, "many", lines)
+    run_json(dream, "--model", "rules", "--brief-tokens", "200", "--no-sweep")
+    brief = (dream_home / "notes" / "user" / "brief.md").read_text()
+    assert tokens.count(brief) <= 200
+    assert "left out to stay within 200 tokens" in brief
+    assert brief.count("[notes/") >= 3
+
+
+def test_pack_bundles_from_env_sets_calls(dream, repo, dream_home, tmp_path, monkeypatch):
+    dream("init")
+    lines = [{"id": f"p{i}", "time": f"2026-03-{1 + i:02d}T10:00:00Z", "stream": f"t{i}",
+              "role": "user", "text": f"Remember that server {i} runs on port {8000 + i}."}
+             for i in range(7)]
+    stage(tmp_path, "packed", lines)
+    monkeypatch.setenv("DREAM_PACK_BUNDLES", "2")
+    out = run_json(dream, "--model", "rules", "--dry-run")
+    assert out["bundles"] == 7 and out["calls"] == 4 + 1      # ceil(7/2) + sweep
+    assert out["cached_tokens"] > 0                            # the shared prefix, 3 times
+    out = run_json(dream, "--model", "rules", "--no-sweep")
+    assert out["bundles"] == 7 and out["calls"] == 4
+
+
+def test_a_run_refuses_while_an_interactive_dream_holds_the_lock(dream, repo, dream_home,
+                                                                tmp_path):
+    from dream.notes.dreaming import acquire_lock, release_lock
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    lock = acquire_lock(dream_home / "notes", "user", owner="test")
+    result = dream("run", "--model", "rules", ok=False)
+    assert result.exit_code == 1 and "rm " in result.output and "Traceback" not in result.output
+    release_lock(lock)
+    assert run_json(dream, "--model", "rules")["items"] == 3
+
+
+def test_rounds_drain_the_spool(dream, repo, dream_home, tmp_path):
+    dream("init")
+    lines = [{"id": f"r{i}", "time": f"2026-03-01T1{i}:00:00Z", "stream": "s", "role": "user",
+              "text": f"I prefer option {i} for the layout."} for i in range(5)]
+    stage(tmp_path, "rounds", lines)
+    result = dream("run", "--json", "--model", "rules", "--max-items", "2", "--rounds", "5")
+    rows = json.loads(result.output)
+    assert [r["items"] for r in rows] == [2, 2, 1]
+    assert all(r["status"] == "ok" for r in rows)
+
+
+def test_correct_rejects_bad_addresses_cleanly(dream, repo, dream_home, tmp_path):
+    dream("init")
+    for args, needle in ((["@user/events/nothing-here", "time", "20:00"], "no record"),
+                         (["@user/../x", "time", "1"], "address"),
+                         (["@user/random/thing", "f", "v"], "not a record")):
+        result = dream("correct", *args, ok=False)
+        assert result.exit_code == 1 and needle in result.output
+        assert "Traceback" not in result.output
+
+
+def test_unknown_model_and_missing_script_are_one_line_errors(dream, repo, tmp_path):
+    dream("init")
+    result = dream("run", "--model", "nonesuch", ok=False)
+    assert result.exit_code == 1 and "unknown model provider" in result.output
+    result = dream("run", "--model", f"scripted:{tmp_path / 'missing.jsonl'}", ok=False)
+    assert result.exit_code == 1 and "does not exist" in result.output
+
+
+def test_record_round_trip_and_body_rendered_from_fields():
+    from dream.kinds.records import FieldValue
+
+    rec = Record("event", "dinner-x", {
+        "title": FieldValue("Dinner: x", "2026-01-01T00:00:00Z", ["a"], "r1", "propose"),
+        "date": FieldValue("2026-01-02", "2026-01-01T00:00:00Z", ["a", "b"], "r1", "correct", 3),
+    }, version=2)
+    text = rec.dumps()
+    back = Record.loads(text)
+    assert back == rec and back.dumps() == text
+    assert "- date: 2026-01-02" in text and text.startswith("---\nkind: event\n")
+    assert Record.loads("# just markdown\n") is None
+
+
+# -- the rules provider on text ------------------------------------------------------------------
+def _rules(items: list[dict], rows: list[dict] | None = None) -> list[dict]:
+    from dream.models.base import ModelRequest
+    from dream.models.rules import RulesProvider
+
+    for n, it in enumerate(items, 1):
+        it.setdefault("handle", f"E{n}")
+        it.setdefault("evidence", it.get("role") != "assistant")
+        it.setdefault("kind", {"user": "statement", "assistant": "assistant",
+                               "tool": "tool_result"}.get(it["role"], "message"))
+        it.setdefault("said_at", "2026-03-09T10:00:00Z")
+        it.setdefault("stream", "s")
+        for key in ("author", "tool_name", "is_error"):
+            it.setdefault(key, None)
+        it.setdefault("entities", [])
+    req = ModelRequest("propose", "", "", {}, payload={
+        "rows": rows or [], "bundles": [{"id": "B1", "entities": [], "items": items}]})
+    return RulesProvider().complete(req).data["ops"]
+
+
+def test_rules_directives_preferences_and_no_noise():
+    ops = _rules([
+        {"role": "user", "text": "Please fix the bug in parser.py and run the tests."},
+        {"role": "user", "text": "From now on, always use tabs in Makefiles."},
+        {"role": "user", "text": "I prefer short answers without preamble."},
+        {"role": "user", "text": "```\nnever = True\n```"},
+    ])
+    texts = {(o["op"], next(f["value"] for f in o["fields"] if f["name"] == "type"))
+             for o in ops}
+    assert texts == {("note.add", "directive"), ("note.add", "preference")}
+
+
+def test_rules_correction_needs_an_assistant_turn_before_it():
+    ops = _rules([
+        {"role": "assistant", "text": "I'll delete the migrations folder."},
+        {"role": "user", "text": "No, keep the migrations; delete only the cache."},
+    ])
+    assert [o["op"] for o in ops] == ["note.add"]
+    assert ops[0]["evidence"] == ["E2"]
+    assert {"name": "type", "value": "correction"} in ops[0]["fields"]
+    assert _rules([{"role": "user", "text": "No, keep the migrations; delete only the cache."}
+                   ]) == []
+
+
+def test_rules_todo_open_and_close_and_facts():
+    ops = _rules([
+        {"role": "other", "author": "Sam", "text": "Can you send me the invoice by Thursday?"},
+        {"role": "user", "text": "I'm allergic to peanuts. My timezone is Europe/Lisbon."},
+        {"role": "user", "said_at": "2026-03-10T10:00:00Z", "text": "Sent the invoice to Sam."},
+    ])
+    opened = next(o for o in ops if o["op"] == "todo.open")
+    assert {"name": "due", "value": "2026-03-12"} in opened["fields"]
+    assert {"name": "title", "value": "Send me the invoice"} in opened["fields"]
+    closed = next(o for o in ops if o["op"] == "todo.close")
+    assert closed["name"] == opened["name"] and closed["evidence"] == ["E3"]
+    facts = {f["name"]: f["value"] for o in ops if o["op"] == "standing.set"
+             for f in o["fields"]}
+    assert facts == {"allergies": "peanuts", "timezone": "Europe/Lisbon"}
+
+
+def test_rules_failure_signatures_collide_across_paths():
+    tb = "Traceback (most recent call last):\n  File \"/a/{0}.py\", line {1}\nKeyError: 'user'"
+    ops = _rules([
+        {"role": "tool", "tool_name": "Bash", "is_error": True, "text": tb.format("x", 3)},
+        {"role": "tool", "tool_name": "Bash", "is_error": True, "text": tb.format("y", 9)},
+        {"role": "tool", "tool_name": "Bash", "is_error": False, "text": "ok: 3 passed"},
+    ])
+    assert len(ops) == 1 and ops[0]["evidence"] == ["E1", "E2"]
+    assert "KeyError: 'user'" in ops[0]["fields"][0]["value"]
+
+
+@pytest.mark.parametrize("text,date,time", [
+    ("Dinner on Friday at 7pm at Nobu?", "2026-03-13", "19:00"),
+    ("Lunch tomorrow at 12:30 at Dishoom", "2026-03-10", "12:30"),
+    ("Meeting on 14 March at 9am", "2026-03-14", "09:00"),
+])
+def test_rules_event_fields(text, date, time):
+    ops = _rules([{"role": "other", "author": "Jordan", "text": text}])
+    values = {f["name"]: f["value"] for f in ops[0]["fields"]}
+    assert values["date"] == date and values["time"] == time and values["status"] == "proposed"
+    assert "Jordan" in values["participants"]
+
+
+def test_demo_runs_offline_and_prints_brief_and_runs(dream_proc, tmp_path):
+    proc = dream_proc("demo", "--home", str(tmp_path / "demo"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "projects/shop-api/brief.md" in out and "user/brief.md" in out
+    assert "Dinner at Nobu" in out and "uv run pytest" in out
+    assert "Lunch at Hoppers with Alex (confirmed)" in out
+    assert "ModuleNotFoundError: No module named 'stripe'" in out
+    assert "dream/run/" in out and " ok " in out
+    notes = tmp_path / "demo" / "home" / "notes"
+    assert git(notes, "status", "--porcelain") == ""
+    assert (notes / "projects" / "shop-api" / "notes").is_dir()
+    # the temporary variant cleans up after itself
+    proc = dream_proc("demo", cwd=tmp_path)
+    assert proc.returncode == 0 and "removed now" in proc.stdout
+    assert Path(proc.stdout.split("Dream demo in ")[1].split(" ")[0]).exists() is False
