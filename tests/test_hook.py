@@ -108,3 +108,22 @@ def test_event_argument_overrides_payload(repo, dream_proc):
     assert dream_proc("init", cwd=repo).returncode == 0
     out = json.loads(hook(dream_proc, repo, {"session_id": "e"}, "PreCompact", "--json").stdout)
     assert out["event"] == "PreCompact" and out["session_id"] == "e"
+
+
+def test_compaction_after_the_last_usage_record_lowers_the_figure(tmp_path):
+    # the real Pi session, cut right after its second compaction entry
+    lines = (SHARED_DATA / "pi" / "pi-mono__before-compaction.jsonl").read_text().splitlines()
+    marks = [i for i, line in enumerate(lines) if json.loads(line).get("type") == "compaction"]
+    assert len(marks) == 2
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[: marks[1] + 1]) + "\n")
+    use = measure({}, cut)
+    assert use.source == "compaction" and 0 < use.fraction < 0.05
+    # a Claude Code compact boundary works the same way
+    cc = tmp_path / "cc.jsonl"
+    cc.write_text("\n".join([
+        json.dumps({"type": "assistant", "message": {"usage": {"input_tokens": 180_000}}}),
+        json.dumps({"type": "system", "subtype": "compact_boundary", "content": "compacted"}),
+        json.dumps({"type": "user", "message": {"content": "summary of the work so far"}}),
+    ]) + "\n")
+    assert measure({}, cc).source == "compaction"

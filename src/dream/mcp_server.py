@@ -124,10 +124,13 @@ class DreamTools:
 
     # -- context ----------------------------------------------------------------------------
     def _project(self) -> tuple[Any, str]:
-        from dream.cli.notes import project_name_for
-
+        """The current project and its name in @projects/<name>/ addresses."""
         project = self.app.project()
-        return project, project_name_for(self.app, project.key, project.name)
+        for store in self.app.stores.all():
+            name = store.project_name(project.key)
+            if name:
+                return project, name
+        return project, project.name
 
     def service(self):
         from dream.notes.service import NotesService

@@ -4,7 +4,9 @@ Order of preference:
 
 1. the payload itself: ``context_fraction`` (0..1), ``context_percent`` (0..100), or
    ``context_tokens`` with ``context_window`` (an agent or a wrapper script may send these);
-2. the transcript's last usage record, read from the end of the file:
+2. the transcript's last usage record, read from the end of the file (when a compaction
+   marker comes after it - Claude Code ``compact_boundary``, Pi ``compaction``, Codex
+   ``compacted`` - the token count of the marker and everything after it instead):
    - Claude Code: ``message.usage`` of the last main-chain assistant record;
      tokens = input + cache_creation_input + cache_read_input + output;
    - Pi: ``message.usage``; tokens = totalTokens, or input + output + cacheRead + cacheWrite;
@@ -105,13 +107,21 @@ def _tail_lines(path: Path) -> list[bytes]:
         return fh.read().splitlines()
 
 
+def _is_compaction(raw: bytes, record: dict[str, Any]) -> bool:
+    if b"compact" not in raw:
+        return False
+    return (record.get("subtype") == "compact_boundary"          # Claude Code
+            or record.get("type") in ("compaction", "compacted"))  # Pi, Codex
+
+
 def from_transcript(path: Path, window: int) -> ContextUse | None:
     try:
         lines = _tail_lines(path)
     except OSError:
         return None
-    for raw in reversed(lines):
-        if b"usage" not in raw and b"token_count" not in raw:
+    for index in range(len(lines) - 1, -1, -1):
+        raw = lines[index]
+        if b"usage" not in raw and b"token_count" not in raw and b"compact" not in raw:
             continue
         try:
             record = json.loads(raw)
@@ -119,6 +129,14 @@ def from_transcript(path: Path, window: int) -> ContextUse | None:
             continue
         if not isinstance(record, dict):
             continue
+        if _is_compaction(raw, record):
+            # compacted since the last usage record: the context now holds the summary and
+            # what came after it, so count that
+            from dream import tokens as tok
+
+            rest = b"\n".join(lines[index:])[:COUNT_LIMIT].decode("utf-8", "replace")
+            n = tok.count(rest)
+            return ContextUse(n, window, n / window, "compaction")
         found = _usage_tokens(record)
         if found:
             tokens, rec_window = found
