@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -85,18 +88,27 @@ def store_figures(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def collect_figures(cfg: dict[str, Any]) -> dict[str, Any]:
     mod = load_bench("collect")
-    fn = getattr(mod, "bench_collect", None) if mod else None
+    fn = getattr(mod, "bench_collect", None) if mod else None   # generates, collects, cleans
     if fn is None:
         raise MissingBench("bench/collect.py with bench_collect(size_mb) not found")
     return {str(mb): fn(mb) for mb in cfg["collect_mb"]}
 
 
 def engine_figures(cfg: dict[str, Any]) -> dict[str, Any]:
+    """bench/engine.py measures one size per child process (``--one N`` runs its
+    ``engine_one``), so that peak memory is per size; this runs it the same way."""
     mod = load_bench("engine")
-    fn = getattr(mod, "bench_engine", None) if mod else None
-    if fn is None:
-        raise MissingBench("bench/engine.py with bench_engine(items) not found")
-    return {str(n): fn(n) for n in cfg["engine_items"]}
+    if mod is None or not hasattr(mod, "engine_one"):
+        raise MissingBench("bench/engine.py with engine_one(items) / --one N not found")
+    out = {}
+    env = {**os.environ, **common.GIT_IDENTITY, "PYTHONPATH": str(common.REPO / "src")}
+    for n in cfg["engine_items"]:
+        proc = subprocess.run([sys.executable, str(common.BENCH / "engine.py"), "--one",
+                               str(n)], capture_output=True, text=True, env=env, timeout=3600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"bench/engine.py --one {n} failed: {proc.stderr[-1500:]}")
+        out[str(n)] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
 
 
 # -- report ----------------------------------------------------------------------------------
