@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from dream.models.base import ModelRequest, Provider, call_validated
+from dream.models.base import ModelRequest, ModelResponse, Provider, call_validated
 from dream.passes.base import Candidate, PassResult, clip
 from dream.passes.evidence import Evidence
 
@@ -71,11 +71,8 @@ def refine(result: PassResult, ev: Evidence, provider: Provider) -> None:
     request = ModelRequest(purpose=f"review:{result.name}", prefix=prefix(ev), body=text,
                            schema=PassAnswer.model_json_schema(), payload=payload,
                            max_output_tokens=2048)
-    answer, response = call_validated(provider, request, PassAnswer.model_validate)
-    result.calls += response.calls
-    result.input_tokens += response.input_tokens
-    result.output_tokens += response.output_tokens
-    result.cached_tokens += response.cached_tokens
+    counted = _Counted(provider, result)
+    answer, _response = call_validated(counted, request, PassAnswer.model_validate)
     by_slug = {c.slug: c for c in result.candidates}
     dropped, ignored, reworded = [], 0, 0
     for entry in answer.proposals:
@@ -94,6 +91,26 @@ def refine(result: PassResult, ev: Evidence, provider: Provider) -> None:
     result.journal["model"] = {"provider": f"{provider.name}:{provider.model}",
                                "reworded": reworded, "dropped": dropped,
                                "ignored_unknown": ignored}
+
+
+class _Counted:
+    """Counts every call and its tokens on the pass result, including answers that fail
+    validation (they were paid for too)."""
+
+    def __init__(self, provider: Provider, result: PassResult) -> None:
+        self.provider = provider
+        self.result = result
+        self.name = provider.name
+        self.model = provider.model
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.result.calls += 1
+        response = self.provider.complete(request)
+        self.result.calls += response.calls - 1
+        self.result.input_tokens += response.input_tokens
+        self.result.output_tokens += response.output_tokens
+        self.result.cached_tokens += response.cached_tokens
+        return response
 
 
 def _explain(cand: Candidate, explanation: str) -> None:
