@@ -68,6 +68,9 @@ _RULES = [
 ]
 
 
+_ALL_HINTS = tuple(sorted({h.lower() for rule in _RULES for h in rule.hints}))
+
+
 def placeholder(kind: str, secret: str) -> str:
     digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"[REDACTED:{kind}:{digest}]"
@@ -77,7 +80,9 @@ def redact(text: str) -> tuple[str, int]:
     """Return ``text`` with every secret replaced by a stable placeholder, and the count."""
     if not text:
         return text, 0
-    lowered: str | None = None
+    lowered: str | None = text.lower()
+    if not any(h in lowered for h in _ALL_HINTS):  # the common case: nothing to look for
+        return text, 0
     count = 0
     for rule in _RULES:
         if rule.lower:
