@@ -50,8 +50,8 @@ def test_prepare_refuses_a_handoff_over_the_limit(dream, repo, tmp_path):
     assert result.exit_code == 1 and "12,001 characters, more than 12,000" in result.output
     assert _prepared(key) == []
     assert _prepare(dream, tmp_path, "x" * 12_000).exit_code == 0   # the limit itself is fine
-    missing = dream("prepare", "--handoff", str(tmp_path / "nope.md"), *sum(
-        (["--learned", line] for line in LEARNED), []), ok=False)
+    learned = [arg for line in LEARNED for arg in ("--learned", line)]
+    missing = dream("prepare", "--handoff", str(tmp_path / "nope.md"), *learned, ok=False)
     assert missing.exit_code != 0 and "Traceback" not in missing.output
 
 
