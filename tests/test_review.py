@@ -41,7 +41,7 @@ def _notes(dream_home: Path) -> Path:
 
 
 def test_review_start_proposes_with_learned_lines_and_journal(dream, planted):
-    key, paths = planted()
+    key, _paths = planted()
     review = _start(dream)
     assert review["run"]["status"] == "running"          # open until decided
     assert review["run"]["project_key"] == key
@@ -85,7 +85,7 @@ def test_second_review_is_refused_while_one_is_open(dream, planted):
 
 
 def test_accept_memory_promotes_exactly_that_change(dream, planted, dream_home):
-    key, paths = planted()
+    key, _paths = planted()
     review = _start(dream)
     [corr] = _by_pass(review)["corrections"]
     notes = _notes(dream_home)
@@ -180,6 +180,8 @@ def test_update_of_a_note_and_version_conflict(dream, planted, dream_home):
     [update] = [p for p in review["proposals"] if p["replaces"]]
     assert update["replaces"] == ["@projects/proj/tooling.md"]
     assert update["pass"] == "memory" and update["risk"] == "medium"
+    head_then = git(_notes(dream_home), "rev-parse", "HEAD")
+    assert f"commit:{head_then}" in update["evidence"]      # the note as it was read
     assert "pnpm" in update["change"]["content"] and "npm to install" not in \
         update["change"]["content"].split("---", 2)[2]
     # the note moves on after the proposal was made: accepting must not overwrite it
@@ -227,3 +229,14 @@ def test_review_json_from_a_real_process(dream_proc, dream, planted, repo):
     bad = dream_proc("review", "show", "review-nope", cwd=repo)
     assert bad.returncode == 1 and bad.stderr.startswith("error: no review run")
     assert "Traceback" not in bad.stderr
+
+
+def test_accept_waits_for_an_open_interactive_dream(dream, planted, dream_home):
+    planted()
+    review = _start(dream)
+    [corr] = _by_pass(review)["corrections"]
+    dream("begin")
+    refused = dream("review", "accept", corr["slug"], ok=False)
+    assert refused.exit_code == 1 and "dream is already open" in refused.output
+    dream("end")
+    assert json.loads(dream("review", "accept", corr["slug"], "--json").output)[0]["commit"]

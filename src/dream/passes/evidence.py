@@ -88,6 +88,7 @@ class Evidence:
     agent_file: str = "AGENTS.md"          # where instruction patches go
     agent_file_text: str | None = None     # its current text, None when absent
     run_id: str = ""                       # the review run (recorded in note provenance)
+    store_commit: str | None = None        # the store commit the notes were read at
 
     # -- views shared by the passes ------------------------------------------------------
     @property

@@ -99,6 +99,11 @@ def run(ev: Evidence) -> PassResult:
     return result
 
 
+def _at(ev: Evidence) -> list[str]:
+    """The store commit the replaced note was read at: part of the evidence."""
+    return [f"commit:{ev.store_commit}"] if ev.store_commit else []
+
+
 def _body_words(note: Note) -> frozenset[str]:
     return directives.words(note_text(note.text))
 
@@ -146,7 +151,7 @@ def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
                     pass_name=NAME, kind="memory",
                     title=clip(f"Update {note.address}: {sentence.text}", 120),
                     size="S", risk="medium", items=[sentence.item], change=change,
-                    replaces=[note.address], strength=3,
+                    replaces=[note.address], strength=3, citations=_at(ev),
                     finding=clip(f"Newer evidence contradicts {note.address} on '{term}'", 200),
                 ))
     return out
@@ -173,7 +178,7 @@ def _forgets(ev: Evidence, live: list[Note], statements) -> tuple[list[Candidate
                     pass_name=NAME, kind="memory",
                     title=clip(f"Crumple {note.address}: {sentence}", 120),
                     size="S", risk="medium", items=[item], change=change,
-                    replaces=[note.address], strength=2,
+                    replaces=[note.address], strength=2, citations=_at(ev),
                     finding=clip(f"User asked to forget {note.address}", 200),
                 ))
     return out, kept_user

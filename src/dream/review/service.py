@@ -124,7 +124,8 @@ def start(app: App, project: str | None = None, model: str | None = None,
         target_file, target_text = agent_file(ref.root)
         ev = Evidence(ref.key, ref.name, items, after, items[-1].seq if items else after,
                       notes=notes, handoff=prepared, agent_file=target_file,
-                      agent_file_text=target_text, run_id=run_id)
+                      agent_file_text=target_text, run_id=run_id,
+                      store_commit=ref.store.repo.head() if ref.store else None)
         results = run_all(ev, provider)
         kept, journal = _keep_checked(app, ev, results, ref)
         lines = learned.lines(kept, ev.counts(), prepared is not None)
