@@ -76,7 +76,8 @@ class Group:
     def rule(self) -> str:
         """What the user said most recently, every sentence of it that is in the group."""
         item = self.latest.item
-        parts = [s.text.rstrip(".!") for s in self.sentences if s.item.id == item.id]
+        parts = [plain_rule(s.text).rstrip(".!") for s in self.sentences
+                 if s.item.id == item.id]
         return ". ".join(dict.fromkeys(parts)) + "."
 
 
@@ -91,6 +92,24 @@ def sentences(item: Item) -> list[str]:
                 and not _PASTED.search(part):
             out.append(part)
     return out
+
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw)\b[\s,.!:;-]*"
+    r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
+    r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
+    r"\b[\s,:;-]*)+",
+    re.IGNORECASE,
+)
+
+
+def plain_rule(sentence: str) -> str:
+    """A sentence without its conversational lead-in ("no,", "I said", "remember that"),
+    starting with a capital: what goes into a note or an instructions file."""
+    text = _LEAD_IN.sub("", sentence.strip()).strip()
+    if not text:
+        return sentence.strip()
+    return text[0].upper() + text[1:]
 
 
 def is_correction(sentence: str) -> bool:

@@ -56,19 +56,21 @@ def run(ev: Evidence) -> PassResult:
             journal_known.append(f"{known.address}: {clip(sentence.text, 80)}")
             continue
         about_user = bool(_ABOUT_USER.search(sentence.text))
-        slug_words = slugify(NAME, " ".join(directives.ordered_words(sentence.text))).removeprefix(NAME + "-")
-        change = new_note(ev, NAME, clip(sentence.text, 240),
+        text = clip(directives.plain_rule(sentence.text), 240)
+        slug_words = slugify(NAME, " ".join(directives.ordered_words(text))).removeprefix(
+            NAME + "-")
+        change = new_note(ev, NAME, text,
                           "preference" if about_user else "directive"
                           if _STANDING.search(sentence.text) else "fact",
                           grp.items, scope="user" if about_user else "project", key=slug_words)
         result.candidates.append(Candidate(
-            slug=slugify(NAME, ("prefer " if about_user else "remember ")
-                         + " ".join(directives.ordered_words(sentence.text))),
+            slug=slugify(NAME, ("prefer " if about_user else "remember ") + " ".join(
+                directives.ordered_words(text))),
             pass_name=NAME, kind="memory",
-            title=clip(f"Remember: {sentence.text}", 120),
+            title=clip(f"Remember: {text}", 120),
             size="S", risk="low", items=grp.items, change=change,
             strength=1 + len(grp.items),
-            finding=clip(f"User asked to remember: {sentence.text}", 200),
+            finding=clip(f"User asked to remember: {text}", 200),
         ))
 
     updates = _updates(ev, live, statements)

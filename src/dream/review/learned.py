@@ -17,14 +17,21 @@ MAX_CHARS = 200
 def lines(candidates: list[Candidate], counts: dict[str, int], handoff_read: bool) -> list[str]:
     ranked = sorted(candidates, key=lambda c: (-c.strength, c.pass_name, c.slug))
     picked: list[str] = []
+    subjects: set[frozenset[str]] = set()     # one line per body of evidence
     seen_passes: set[str] = set()
-    for cand in ranked:                     # the best of each pass first
-        if cand.pass_name not in seen_passes and cand.finding not in picked:
+
+    def take(cand: Candidate) -> None:
+        subject = frozenset(cand.item_ids())
+        if cand.finding not in picked and subject not in subjects:
             picked.append(cand.finding)
+            subjects.add(subject)
             seen_passes.add(cand.pass_name)
+
+    for cand in ranked:                     # the best of each pass first
+        if cand.pass_name not in seen_passes:
+            take(cand)
     for cand in ranked:
-        if cand.finding not in picked:
-            picked.append(cand.finding)
+        take(cand)
     picked = picked[:COUNT]
     honest = [
         (f"Little evidence since the last review: {plural(counts.get('sessions', 0), 'session')}, "
