@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402  (puts <repo>/src on sys.path)
+import common
 
 _UUID = re.compile(rb"[0-9a-f]{8}(?=-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 _CODEX_ID = re.compile(rb"(019c[0-9a-f]{4})(?=-[0-9a-f]{4}-)")
@@ -107,12 +107,13 @@ def bench_collect(size_mb: float, workdir: Path | None = None) -> dict[str, Any]
     tmp = Path(tempfile.mkdtemp(prefix="dream-bench-collect-", dir=workdir))
     try:
         started = time.perf_counter()
-        size, files = generate(tmp / "input", size_mb)
+        size, _files = generate(tmp / "input", size_mb)
         generated = time.perf_counter() - started
         proc = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--one", str(tmp / "input"),
              "--home", str(tmp / "home")],
-            capture_output=True, text=True, env={**os.environ, **common.GIT_IDENTITY})
+            capture_output=True, text=True, env={**os.environ, **common.GIT_IDENTITY},
+            check=False)
         if proc.returncode != 0:
             raise RuntimeError(f"collect child failed: {proc.stderr[-2000:]}")
         figures = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from dream.sources.discovery import claude_folder, discover, pi_folder
 from dream.store.project import identify
 

@@ -98,7 +98,7 @@ def _lines(objs: list[dict]) -> str:
 def plant(folder: Path, cwd: str = "/nowhere/p") -> dict[str, Path]:
     """One file per source format, each carrying every secret (as directives, so that a
     dream run turns them into memory)."""
-    texts = [f"Always remember: {text}" for text, _ in SECRETS.values()]
+    texts = [f"From now on, remember {text}" for text, _ in SECRETS.values()]
     files: dict[str, Path] = {}
     cc = [{"type": "user", "sessionId": "cc-1", "cwd": cwd, "uuid": f"u{i}",
            "timestamp": "2026-03-01T10:00:00Z", "message": {"role": "user", "content": t}}
@@ -137,7 +137,8 @@ def plant(folder: Path, cwd: str = "/nowhere/p") -> dict[str, Path]:
     for i, t in enumerate(texts):
         mbox += (f"From jordan@example.com Mon Mar  9 10:00:0{i % 10} 2026\n"
                  f"Message-ID: <s{i}@example.com>\nFrom: Jordan <jordan@example.com>\n"
-                 f"Subject: creds {i}\n\n{t}\n\n").encode()
+                 f"Subject: creds {i}\n\n>{t}\n\n").encode()  # mboxrd: '>From ' escapes
+
     files["mbox"] = folder / "mail.mbox"
     files["mbox"].write_bytes(mbox)
     files["slack"] = folder / "slack.zip"
@@ -186,7 +187,7 @@ def test_planted_secrets_never_reach_spool_database_or_store(dream, repo: Path,
     dream("run", "--model", "rules")
     store_files = _all_bytes(dream_home / "notes")
     history = subprocess.run(["git", "log", "--all", "-p", "--format=%B"],
-                             cwd=dream_home / "notes", capture_output=True).stdout
+                             cwd=dream_home / "notes", capture_output=True, check=True).stdout
     for _, secret in SECRETS.values():
         assert secret.encode() not in store_files and secret.encode() not in history
     # the run did write memory from the planted items: their placeholders are in the store

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from conftest import SHARED_DATA
+
 from dream.sources import LINE_SOURCES, FileContext, Message, Skip, detect, get
 from dream.spool.gate import gate
 
@@ -109,8 +110,8 @@ def test_claude_code_tool_results_match_the_file() -> None:
     statements = [m.text for m in messages if gate(m)[0] == "statement"]
     assert statements == [
         "start phoenix in background",
-        "scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
-        "websearch xterm.js tmux interactions"]
+        ("scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
+         "websearch xterm.js tmux interactions")]
 
 
 def test_claude_code_subagent_sidechain() -> None:

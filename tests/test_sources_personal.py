@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from test_sources import read
+
 from dream.sources import detect
 from dream.sources.base import FileContext
 from dream.spool.gate import gate
-from test_sources import read
 
 MBOX = b"""From jordan@example.com Mon Mar  9 10:00:00 2026
 Message-ID: <m1@example.com>

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dream.sources import claude_code, codex, jsonl, mbox, pi, slack, textchat
-from dream.sources.base import (LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip,
-                                looks_binary)
+from dream.sources.base import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, looks_binary
 
 SOURCES: dict[str, Any] = {
     "claude_code": claude_code.source,
@@ -25,8 +24,16 @@ SOURCES: dict[str, Any] = {
     "textchat": textchat.source,
 }
 
-__all__ = ["SOURCES", "SOURCE_KINDS", "LINE_SOURCES", "FileContext", "Message", "Skip",
-           "detect", "get"]
+__all__ = [
+    "LINE_SOURCES",
+    "SOURCES",
+    "SOURCE_KINDS",
+    "FileContext",
+    "Message",
+    "Skip",
+    "detect",
+    "get",
+]
 
 _CHAT_LINE = re.compile(r"^\u200e?\[?(\d{1,2}[/.]\d{1,2}[/.]\d{2,4},? \d{1,2}:\d{2}|"
                         r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2})")

@@ -101,7 +101,7 @@ def iso_utc(value: Any) -> str | None:
                 frac = text[20:-1] if text[19] == "." else ""
                 if frac.isdigit() or not frac:
                     return f"{text[:19]}.{(frac + '000')[:3]}Z"
-            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            dt = datetime.fromisoformat(text)
             if dt.tzinfo is None:
                 dt = dt.replace(tzinfo=UTC)
             dt = dt.astimezone(UTC)

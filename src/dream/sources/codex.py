@@ -23,7 +23,7 @@ injected context. Assistant text is taken from response items only (the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
@@ -57,6 +57,17 @@ def _output(value: Any) -> tuple[str, bool]:
     if isinstance(value, list):
         return text_of(value), error
     return ("" if value is None else str(value)), error
+
+
+def _maker(ctx: FileContext, stream: str, number: int, said_at: str | None,
+           project: str | None) -> Callable[..., Message]:
+    """A Message builder for one record (block index, role, text, extra fields)."""
+
+    def msg(block: int, role: str, text: str, **extra: Any) -> Message:
+        return Message(stream=stream, ref=ctx.ref(number, block), role=role, text=text,
+                       said_at=said_at, project_key=project, **extra)
+
+    return msg
 
 
 class Codex:
@@ -100,9 +111,7 @@ class Codex:
             project = project_key_for(state.get("cwd"))
             said_at = iso_utc(record.get("timestamp"))
 
-            def msg(block: int, role: str, text: str, **extra: Any) -> Message:
-                return Message(stream=stream, ref=ctx.ref(number, block), role=role,
-                               text=text, said_at=said_at, project_key=project, **extra)
+            msg = _maker(ctx, stream, number, said_at, project)
 
             if kind == "event_msg":
                 state["events"] = True

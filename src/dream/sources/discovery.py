@@ -54,7 +54,7 @@ def worktrees(path: Path) -> list[Path]:
     """The main checkout and every linked worktree of the repository at ``path``."""
     try:
         proc = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=path,
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
     except (FileNotFoundError, NotADirectoryError):
         return [Path(path).resolve()]
     if proc.returncode != 0:

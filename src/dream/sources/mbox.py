@@ -106,13 +106,13 @@ class Mbox:
         raw = re.sub(rb"(?m)^>(>*From )", rb"\1", raw)
         try:
             message = email.message_from_bytes(raw, policy=email.policy.default)
-        except Exception as exc:  # the email package raises many kinds on garbage
+        except Exception as exc:  # noqa: BLE001  (the email package raises many kinds on garbage)
             yield ctx.skip(line, f"unreadable message ({type(exc).__name__})")
             return
         assert isinstance(message, EmailMessage)
         try:
             text = _body(message)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (as above: any failure is a skipped message)
             yield ctx.skip(line, f"unreadable body ({type(exc).__name__})")
             return
         subject = _header(message, "Subject").strip()

@@ -15,13 +15,25 @@ them unique), in file order.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
 
 KIND = "pi"
 _IGNORED = {"model_change", "thinking_level_change", "label", "custom", "session_info"}
+
+
+def _maker(ctx: FileContext, stream: str, number: int, said_at: str | None,
+           project: str | None, entry_id: Any) -> Callable[..., Message]:
+    """A Message builder for one entry (block index, role, text, extra fields)."""
+
+    def msg(block: int, role: str, text: str, **extra: Any) -> Message:
+        return Message(stream=stream, ref=ctx.ref(number, block), role=role, text=text,
+                       said_at=said_at, project_key=project,
+                       key=f"{stream}/{entry_id}#{block}" if entry_id else None, **extra)
+
+    return msg
 
 
 class Pi:
@@ -52,11 +64,7 @@ class Pi:
             said_at = iso_utc(record.get("timestamp"))
             entry_id = record.get("id")
 
-            def msg(block: int, role: str, text: str, **extra: Any) -> Message:
-                return Message(stream=stream, ref=ctx.ref(number, block), role=role,
-                               text=text, said_at=said_at, project_key=project,
-                               key=f"{stream}/{entry_id}#{block}" if entry_id else None,
-                               **extra)
+            msg = _maker(ctx, stream, number, said_at, project, entry_id)
 
             if kind in ("compaction", "branch_summary"):
                 summary = record.get("summary")
@@ -75,7 +83,9 @@ class Pi:
             if not isinstance(message, dict):
                 yield ctx.skip(number, "message entry without a message")
                 continue
-            said_at = said_at or iso_utc(message.get("timestamp"))
+            if said_at is None:
+                msg = _maker(ctx, stream, number, iso_utc(message.get("timestamp")), project,
+                             entry_id)
             yield from self._message(message, msg, ctx, number)
 
     def _message(self, message: dict[str, Any], msg: Any, ctx: FileContext,

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 # whole match. Order matters: specific token shapes before generic assignments.
 _PATTERNS: list[tuple[str, tuple[str, ...], str]] = [
     ("private-key", ("-----BEGIN",),
-     r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,20000}?"
-     r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+     (r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,20000}?"
+      r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")),
     ("anthropic-key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
     ("openai-key", ("sk-",), r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     ("stripe-key", ("_live_", "_test_"), r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
@@ -35,17 +35,19 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str]] = [
     ("google-api-key", ("AIza",), r"\bAIza[0-9A-Za-z_\-]{35}"),
     ("aws-key", ("AKIA", "ASIA", "ABIA", "ACCA"), r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
     ("aws-secret", ("secret",),
-     r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
-     r"(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+     (r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
+      r"(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")),
     ("bearer-token", ("bearer",), r"(?i:\bbearer)\s+(?P<s>[A-Za-z0-9_\-\.=~+/]{20,})"),
     ("url-password", ("://",),
      r"://[^\s:/@\"'<>]{1,100}:(?P<s>[^\s@/\"'<>]{1,200})@[A-Za-z0-9.\-\[\]]"),
     ("env-secret", ("password", "passwd", "secret", "token", "api_key", "apikey",
                     "access_key", "accesskey", "private_key", "privatekey", "credential"),
-     r"(?:(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
-     r"[A-Z0-9_]*|(?:password|passwd|secret|token|api_?key|access_?key|private_?key)"
-     r"[a-z0-9_]*)[\"']?[ \t]*[=:][ \t]*[\"']?"
-     r"(?P<s>(?![0-9a-f]{8}\])(?![0-9.]+(?:[\s\"',;]|$))(?!(?:true|false|null|none)\b)[^\s\"'`,;]{6,})"),
+     (r"(?:(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+      r"[A-Z0-9_]*|(?:password|passwd|secret|token|api_?key|access_?key|private_?key|"
+      r"credentials?)[a-z0-9_]*)[\"']?[ \t]*[=:][ \t]*[\"']?"
+      # the value: not a placeholder, a number, or a literal
+      r"(?P<s>(?![0-9a-f]{8}\])(?![0-9.]+(?:[\s\"',;]|$))(?!(?:true|false|null|none)\b)"
+      r"[^\s\"'`,;]{6,})")),
 ]
 
 _PLACEHOLDER_PREFIX = "[REDACTED:"
