@@ -205,3 +205,11 @@ def test_auto_mode_simulates_prompt_caching():
     Diff.model_validate(first.data)
     assert json.loads(first.raw) == first.data
     assert srv.totals["calls"] == 2 and srv.totals["cached_tokens"] == prefix_tokens
+
+
+def test_a_proxy_page_instead_of_json_is_malformed(server):
+    server.enqueue(Reply(200, "<html>captive portal login</html>"), Reply(200, {"odd": 1}))
+    provider = provider_for(server)
+    for _ in range(2):
+        with pytest.raises(ProviderFailure, match="malformed"):
+            provider.complete(request())

@@ -303,3 +303,11 @@ def test_auto_mode_answers_minimal_valid_answers_and_counts():
     assert srv.totals == {"calls": 2, "input_tokens": 2 * first.input_tokens,
                           "output_tokens": first.output_tokens + second.output_tokens,
                           "cached_tokens": second.cached_tokens}
+
+
+def test_a_proxy_page_instead_of_json_is_malformed(server):
+    server.enqueue(Reply(200, "<html>captive portal login</html>"), Reply(200, [1, 2]))
+    provider = provider_for(server)
+    for _ in range(2):
+        with pytest.raises(ProviderFailure, match="malformed"):
+            provider.complete(request())
