@@ -130,3 +130,28 @@ def test_migration_from_the_previous_schema(tmp_path):
                         ).fetchall() == [(1,)]
     conn.close()
     assert Home  # the module imports cleanly
+
+
+def test_filtered_candidates_fall_back_to_exact_ranking(dream, home):
+    for i in range(45):
+        dream("notes", "write", f"@projects/other/k{i}", "kiwi kiwi kiwi orchard")
+    dream("notes", "write", f"@projects/{home['name']}/mine", "a kiwi")
+    hits = json.loads(dream("search", "kiwi", "--limit", "1", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == [f"projects/{home['name']}/mine.md"]
+
+
+def test_common_words_are_pruned_in_a_large_index(dream, home, monkeypatch):
+    from dream.index import query
+    for i in range(6):
+        dream("notes", "write", f"@projects/{home['name']}/c{i}",
+              "common words everywhere" + (" rareword" if i == 0 else ""))
+    conn = db.connect(home["db"])
+    assert query.plan_match(conn, "common rareword") == '"common" OR "rareword"'
+    monkeypatch.setattr(query, "SCORE_BUDGET", 3)
+    assert query.plan_match(conn, "common rareword") == '"rareword"'
+    assert query.plan_match(conn, "common words") == '"common" AND "words"'
+    assert query.plan_match(conn, "rareword missingword") == '"rareword"'
+    store = Store.load(home["notes"])
+    hits = index.search(conn, store, "common rareword", project_key=home["key"])
+    assert [h.path for h in hits] == [f"projects/{home['name']}/c0.md"]
+    conn.close()

@@ -10,6 +10,9 @@ from typing import Any
 from dream.store.store import Store
 
 MAX_TERMS = 32
+# Above this many candidate documents a query's most common words are dropped (see
+# plan_match): bm25 costs about a microsecond per candidate document.
+SCORE_BUDGET = 6000
 # Words so common that matching them ranks nothing; dropping them keeps queries fast.
 STOPWORDS = frozenset("""a an and are as at be but by for from has have he her his i if in
 into is it its me my no not of on or our she so that the their them then there these they
@@ -28,10 +31,72 @@ class Hit:
     score: float
     sha256: str
     status: str | None = None
-    snippet: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def query_words(text: str) -> list[str]:
+    """Distinct lower-cased words of a user's query, stopwords dropped unless nothing else
+    is left, at most MAX_TERMS."""
+    words = [w.lower() for w in _WORD_RE.findall(text or "")]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    return list(dict.fromkeys(kept))[:MAX_TERMS]
+
+
+def _quote(words: list[str], op: str) -> str:
+    return f" {op} ".join(f'"{w}"' for w in words)
+
+
+def _document_frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
+    """How many indexed documents contain each word (after the index's own stemming,
+    obtained by tokenizing the words with the same tokenizer in a scratch table)."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dream_query_tokens USING "
+                 "fts5(q, tokenize='porter unicode61')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dream_query_terms USING "
+                 "fts5vocab(temp, dream_query_tokens, 'instance')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dream_vocab USING "
+                 "fts5vocab(main, documents_fts, 'row')")
+    conn.execute("INSERT INTO temp.dream_query_tokens(rowid, q) VALUES (1, ?)",
+                 (" ".join(words),))
+    try:
+        stems = dict(conn.execute("SELECT offset, term FROM temp.dream_query_terms"
+                                  ).fetchall())
+    finally:
+        conn.execute("DELETE FROM temp.dream_query_tokens")
+    result = {}
+    for i, word in enumerate(words):
+        term = stems.get(i)
+        row = conn.execute("SELECT doc FROM temp.dream_vocab WHERE term = ?",
+                           (term,)).fetchone() if term else None
+        result[word] = int(row[0]) if row else 0
+    return result
+
+
+def plan_match(conn: sqlite3.Connection, text: str) -> str:
+    """The MATCH expression actually run. Small indexes get every word OR-ed. In a large
+    index, scoring every document that contains a very common word is what makes a search
+    slow, and such words carry little bm25 weight; so words are taken rarest first until
+    they would match more than SCORE_BUDGET documents (the rarest is always kept). When
+    even the rarest word is that common, the two rarest are AND-ed instead."""
+    words = query_words(text)
+    if len(words) < 2:
+        return _quote(words, "OR")
+    total = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
+    if total <= SCORE_BUDGET:
+        return _quote(words, "OR")
+    df = _document_frequencies(conn, words)
+    ordered = sorted(words, key=lambda w: (df[w], words.index(w)))
+    ordered = [w for w in ordered if df[w] > 0] or ordered[:1]
+    if df[ordered[0]] > SCORE_BUDGET and len(ordered) > 1:
+        return _quote(ordered[:2], "AND")
+    kept, matched = [], 0
+    for word in ordered:
+        if kept and matched + df[word] > SCORE_BUDGET:
+            break
+        kept.append(word)
+        matched += df[word]
+    return _quote(kept, "OR")
 
 
 def fts_query(text: str) -> str:
@@ -39,10 +104,7 @@ def fts_query(text: str) -> str:
     ``*``, ``:``, ``NEAR``, ``AND`` and parentheses are plain text), stopwords dropped
     unless nothing else is left, terms joined with OR so bm25 ranks documents that match
     more of them first. Empty when the text has no words."""
-    words = [w.lower() for w in _WORD_RE.findall(text or "")]
-    kept = [w for w in words if w not in STOPWORDS] or words
-    unique = list(dict.fromkeys(kept))[:MAX_TERMS]
-    return " OR ".join(f'"{w}"' for w in unique)
+    return _quote(query_words(text), "OR")
 
 
 def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
@@ -56,28 +118,57 @@ def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
     left out unless ``include_crumpled``. Call :func:`dream.index.sync` first to search the
     store's HEAD.
     """
-    match = fts_query(query)
+    match = plan_match(conn, query)
     if not match or limit <= 0:
         return []
     head = conn.execute("SELECT commit_sha FROM index_stores WHERE store_id=?",
                         (store.id,)).fetchone()
     commit = head[0] if head and head[0] else ""
-    sql = ["SELECT d.path, d.title, d.sha256, d.status, -bm25(documents_fts, 4.0, 1.0) AS score,"
-           " snippet(documents_fts, 1, '[', ']', ' … ', 12) AS snip"
-           " FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid"
-           " WHERE documents_fts MATCH ? AND d.store_id = ?"]
-    params: list[Any] = [match, store.id]
+    where = ["d.store_id = ?"]
+    params: list[Any] = [store.id]
     if not include_crumpled:
-        sql.append(" AND (d.status IS NULL OR d.status != 'crumpled')")
+        where.append("(d.status IS NULL OR d.status != 'crumpled')")
     if project_key is not None:
         name = store.project_name(project_key)
-        sql.append(" AND (d.home IS NULL OR d.home = 'user'"
-                   " OR (d.home = 'projects' AND d.owner = ?)"
-                   " OR (d.home = 'sessions' AND d.project = ?))")
+        where.append("(d.home IS NULL OR d.home = 'user'"
+                     " OR (d.home = 'projects' AND d.owner = ?)"
+                     " OR (d.home = 'sessions' AND d.project = ?))")
         params += [name if name is not None else project_key, project_key]
-    sql.append(" ORDER BY score DESC, d.path LIMIT ? OFFSET ?")
-    params += [int(limit), int(offset)]
-    rows = conn.execute("".join(sql), params).fetchall()
+    wanted = int(offset) + int(limit)
+    rows = _ranked_candidates(conn, match, where, params, wanted)
+    if rows is None:  # the filters removed too many candidates: rank exactly
+        rows = conn.execute(
+            "SELECT d.path, d.title, d.sha256, d.status, -bm25(documents_fts, 4.0, 1.0) AS score"
+            " FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid"
+            " WHERE documents_fts MATCH ? AND " + " AND ".join(where) +
+            " ORDER BY score DESC, d.path LIMIT ?", [match, *params, wanted]).fetchall()
+    rows = rows[int(offset):wanted]
     return [Hit(store.id, store.name, store.scope, commit, r["path"], r["title"],
-                round(float(r["score"]), 6), r["sha256"], r["status"], r["snip"] or "")
+                round(float(r["score"]), 6), r["sha256"], r["status"])
             for r in rows]
+
+
+def _ranked_candidates(conn: sqlite3.Connection, match: str, where: list[str],
+                       params: list[Any], wanted: int) -> list[sqlite3.Row] | None:
+    """Rank inside FTS5 alone (no join while scoring), then filter the best few candidates.
+    None when the filters left fewer than ``wanted`` of a full candidate list (the caller
+    then ranks exactly with the filters inside the query)."""
+    cap = wanted * 4 + 32
+    ranked = conn.execute(
+        "SELECT rowid, -bm25(documents_fts, 4.0, 1.0) AS score FROM documents_fts"
+        " WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts, 4.0, 1.0) LIMIT ?",
+        (match, cap)).fetchall()
+    if not ranked:
+        return []
+    scores = {r[0]: r[1] for r in ranked}
+    marks = ",".join("?" * len(scores))
+    docs = conn.execute(
+        f"SELECT d.id, d.path, d.title, d.sha256, d.status FROM documents d"
+        f" WHERE d.id IN ({marks}) AND " + " AND ".join(where),
+        [*scores, *params]).fetchall()
+    if len(docs) < wanted and len(ranked) == cap:
+        return None
+    rows = [{"path": d["path"], "title": d["title"], "sha256": d["sha256"],
+             "status": d["status"], "score": scores[d["id"]]} for d in docs]
+    rows.sort(key=lambda r: (-r["score"], r["path"]))
+    return rows  # type: ignore[return-value]

@@ -1,0 +1,292 @@
+"""Store benchmarks (issue 2): search latency, reads at a pinned commit, a 10,000-note
+dream written as one commit, and reindex (first build and a re-run that skips by checksum).
+
+    python bench/store.py [--quick] [--sizes 10000,100000] [--no-record]
+
+--quick uses 1,000 notes everywhere (for the test suite) and records nothing. Without it
+the figures are appended as a dated section to bench/RESULTS.md. The last line of output
+is one JSON object with every figure.
+
+Notes are synthetic but shaped like real memory: a title, two to six sentences drawn with a
+Zipf-like distribution from a vocabulary of engineering and everyday words, YAML front
+matter like Dream's own. Queries are two to four words drawn the same way, so common words
+match tens of thousands of notes at 100,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from dream import db, index  # noqa: E402
+from dream.notes.dreaming import DreamSession  # noqa: E402
+from dream.notes.service import NotesService  # noqa: E402
+from dream.store.store import Store  # noqa: E402
+
+WORDS = """
+build test deploy release branch merge commit rebase review pipeline cache docker image
+container kubernetes cluster node pod service ingress secret token rotation credential
+database migration schema index query latency timeout retry backoff queue worker job
+scheduler cron nightly backup restore snapshot replica primary failover postgres sqlite
+redis kafka stream consumer producer partition offset watermark spool gate evidence
+python rust typescript javascript golang compiler linter formatter ruff mypy pytest fixture
+mock fake stub benchmark profile memory leak allocation garbage collector thread async
+await future promise callback handler middleware router endpoint request response header
+cookie session login logout password oauth saml certificate tls proxy nginx caddy dns
+domain email mailbox calendar meeting standup retro planning sprint ticket issue bug fix
+feature flag rollout canary metric alert dashboard grafana prometheus log trace span
+error exception panic crash stack frame debugger breakpoint editor vim emacs vscode
+terminal shell bash zsh alias dotfiles config yaml toml json csv parquet arrow pandas
+numpy model training inference embedding vector search ranking bm25 tokenizer prompt
+agent tool transcript compaction context window handoff dream note project user team
+coffee tea breakfast lunch dinner restaurant booking flight hotel train trip holiday
+birthday gift family friend sister brother parent doctor dentist appointment gym run
+walk bike swim yoga music concert movie book podcast garden plant dog cat walkies
+morning evening weekend monday tuesday wednesday thursday friday saturday sunday
+prefers always never usually sometimes dislikes likes wants needs asked said decided
+agreed moved cancelled confirmed declined postponed scheduled finished started blocked
+""".split()
+
+
+STOP = """the a to of and in is it for that on with as was at by this be are from or
+have not but we you they he she i""".split()
+_SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ar",
+                                                            "en", "il", "on", "us")]
+
+
+def _tail(n: int, seed: int = 5) -> list[str]:
+    """Rare words (names, identifiers, jargon) that make up the long tail of real text."""
+    rng = random.Random(seed)
+    seen: dict[str, None] = {}
+    while len(seen) < n:
+        seen["".join(rng.choices(_SYLLABLES, k=rng.randint(2, 4)))] = None
+    return list(seen)
+
+
+# Zipf over ranks: stopwords first, then everyday and engineering words, then a long tail
+# of 20,000 rare words, as in real English text.
+VOCAB = STOP + WORDS + _tail(20_000)
+WEIGHTS = [1.0 / (r + 1) for r in range(len(VOCAB))]
+CONTENT_WEIGHTS = [0.0] * len(STOP) + WEIGHTS[len(STOP):]
+
+
+def zipf_words(rng: random.Random, n: int, content: bool = False) -> list[str]:
+    return rng.choices(VOCAB, weights=CONTENT_WEIGHTS if content else WEIGHTS, k=n)
+
+
+def note_text(rng: random.Random, i: int) -> tuple[str, str]:
+    title = " ".join(w.capitalize() for w in zipf_words(rng, rng.randint(2, 4), content=True))
+    sentences = []
+    for _ in range(rng.randint(2, 6)):
+        words = zipf_words(rng, rng.randint(8, 18))
+        sentences.append(" ".join(words).capitalize() + ".")
+    body = f"# {title} {i}\n\n" + " ".join(sentences) + "\n"
+    return title, body
+
+
+def front(body: str) -> str:
+    return ("---\nstatus: live\ncreated: '2026-11-30T00:00:00Z'\n"
+            "updated: '2026-11-30T00:00:00Z'\n---\n" + body)
+
+
+def make_store(root: Path, n: int, seed: int = 7) -> Store:
+    """A store with ``n`` notes under projects/bench/ in one commit, written with
+    ``git fast-import`` (``git add`` of 100,000 files takes minutes on a small machine).
+    The work tree is not checked out: search, reindex and reads use git objects only."""
+    store = Store.create(root, "bench", "user")
+    store.add_project("bench-00000000", "bench", primary=True)
+    store.save()
+    parent = store.repo.require_head()
+    rng = random.Random(seed)
+    proc = subprocess.Popen(["git", "fast-import", "--quiet", "--force"], cwd=root,
+                            stdin=subprocess.PIPE)
+    assert proc.stdin
+    write = proc.stdin.write
+    for i in range(n):
+        data = front(note_text(rng, i)[1]).encode("utf-8")
+        write(b"blob\nmark :%d\ndata %d\n%s\n" % (i + 1, len(data), data))
+    message = f"{n} synthetic notes\n\nDream-Store: {store.id}\n".encode()
+    write(b"commit refs/heads/main\ncommitter Dream Bench <bench@dream.invalid> "
+          b"1700000000 +0000\ndata %d\n%s\nfrom %s\n" % (len(message), message,
+                                                            parent.encode()))
+    for i in range(n):
+        write(b"M 100644 :%d projects/bench/d%03d/n%06d.md\n" % (i + 1, i // 1000, i))
+    write(b"\n")
+    proc.stdin.close()
+    if proc.wait() != 0:
+        raise RuntimeError("git fast-import failed")
+    return store
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * p / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def bench_search(conn, store: Store, queries: int, seed: int = 11) -> dict[str, float]:
+    rng = random.Random(seed)
+    qs = [" ".join(zipf_words(rng, rng.randint(2, 4), content=True)) for _ in range(queries)]
+    index.search(conn, store, qs[0], limit=8, project_key="bench-00000000")  # warm
+    times, hits = [], 0
+    for q in qs:
+        t = time.perf_counter()
+        found = index.search(conn, store, q, limit=8, project_key="bench-00000000")
+        times.append((time.perf_counter() - t) * 1000)
+        hits += len(found)
+    t = time.perf_counter()
+    for _ in range(20):
+        index.sync(conn, store)
+    sync_ms = (time.perf_counter() - t) * 1000 / 20
+    return {"queries": queries, "p50_ms": round(percentile(times, 50), 2),
+            "p95_ms": round(percentile(times, 95), 2), "max_ms": round(max(times), 2),
+            "mean_hits": round(hits / queries, 2), "sync_noop_ms": round(sync_ms, 2)}
+
+
+def bench_reads(store: Store, n: int) -> dict[str, float]:
+    repo = store.repo
+    commit = repo.require_head()
+    paths = [p for p, _ in repo.list_files(commit) if p.endswith(".md")][:n]
+    repo.read_at(commit, paths[0])  # start the reader
+    t = time.perf_counter()
+    total = 0
+    for p in paths:
+        data = repo.read_at(commit, p)
+        assert data is not None
+        total += len(data)
+    seconds = time.perf_counter() - t
+    return {"documents": len(paths), "seconds": round(seconds, 3), "bytes": total}
+
+
+def bench_reindex(conn, store: Store) -> dict[str, float]:
+    t = time.perf_counter()
+    first = index.reindex(conn, [store], force=True)[0]
+    build = time.perf_counter() - t
+    t = time.perf_counter()
+    again = index.reindex(conn, [store])[0]
+    rerun = time.perf_counter() - t
+    assert again.indexed == 0 and again.skipped == first.indexed, (first, again)
+    return {"documents": first.indexed, "build_s": round(build, 2), "rerun_s": round(rerun, 2),
+            "rerun_skipped": again.skipped, "rerun_indexed": again.indexed}
+
+
+def bench_dream_write(root: Path, n: int) -> dict[str, float]:
+    store = Store.create(root / "dreamstore", "notes", "user")
+    conn = db.connect(root / "dream-write.db")
+    rng = random.Random(3)
+    texts = [note_text(rng, i)[1] for i in range(n)]
+    t = time.perf_counter()
+    session = DreamSession.begin(store, conn, "bench-00000000", "bench", "bench")
+    service = NotesService(store, conn, dream=session)
+    for i, text in enumerate(texts):
+        service.write(f"@projects/bench/d{i // 1000:03d}/n{i:06d}", text)
+    written = time.perf_counter() - t
+    sha = session.end()
+    total = time.perf_counter() - t
+    parent = store.repo.git("rev-parse", f"{sha}~1").strip()
+    files = store.repo.git("show", "--name-only", "--format=", sha).split()
+    assert parent == session.baseline and len(files) == n, (len(files), n)
+    conn.close()
+    store.repo.close()
+    return {"notes": n, "seconds": round(total, 2), "write_s": round(written, 2),
+            "end_s": round(total - written, 2), "commits": 1}
+
+
+def machine() -> dict[str, str]:
+    mem = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return {"uname": " ".join(platform.uname()), "nproc": str(os.cpu_count()), "memory": mem,
+            "python": platform.python_version()}
+
+
+def git_commit() -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                          capture_output=True, text=True)
+    return proc.stdout.strip() or "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 notes; record nothing")
+    parser.add_argument("--sizes", default="10000,100000", help="store sizes for search")
+    parser.add_argument("--write", type=int, default=10_000, help="notes written in one dream")
+    parser.add_argument("--reads", type=int, default=1000, help="documents read at a commit")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--no-record", action="store_true", help="do not append RESULTS.md")
+    args = parser.parse_args(argv)
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
+    write_n = 1000 if args.quick else args.write
+    queries = 50 if args.quick else args.queries
+    figures: dict[str, object] = {"quick": args.quick, "search": {}, "reindex": {}}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="dream-bench-store-") as tmp:
+        root = Path(tmp)
+        for n in sizes:
+            t = time.perf_counter()
+            store = make_store(root / f"store{n}", n)
+            setup = time.perf_counter() - t
+            conn = db.connect(root / f"index{n}.db")
+            reidx = bench_reindex(conn, store)
+            search = bench_search(conn, store, queries)
+            figures["search"][str(n)] = search  # type: ignore[index]
+            figures["reindex"][str(n)] = reidx  # type: ignore[index]
+            rows.append((f"search p50/p95 ({n:,} notes)",
+                         f"{search['p50_ms']} / {search['p95_ms']} ms",
+                         "p95 < 20 ms at 100,000"))
+            rows.append((f"reindex first build ({n:,})", f"{reidx['build_s']} s", ""))
+            rows.append((f"reindex re-run, nothing changed ({n:,})",
+                         f"{reidx['rerun_s']} s, {reidx['rerun_skipped']:,} skipped", ""))
+            rows.append((f"  (setup: write + commit {n:,} files)", f"{setup:.1f} s", ""))
+            if n == max(sizes):
+                reads = bench_reads(store, args.reads)
+                figures["reads"] = {**reads, "store_notes": n}
+                rows.append((f"read {reads['documents']:,} docs at a pinned commit",
+                             f"{reads['seconds']} s", "< 1 s"))
+            conn.close()
+            store.repo.close()
+        write = bench_dream_write(root, write_n)
+        figures["dream_write"] = write
+        rows.append((f"write {write_n:,} notes in one dream (one commit)",
+                     f"{write['seconds']} s", "< 10 s"))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  {'result':<28}  target")
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:<28}  {target}")
+    figures["machine"] = machine()
+    figures["commit"] = git_commit()
+    if not args.quick and not args.no_record:
+        command = "python bench/store.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+        with (REPO / "bench" / "RESULTS.md").open("a", encoding="utf-8") as fh:
+            fh.write(f"\n## Store benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M UTC}\n\n")
+            m = figures["machine"]
+            fh.write(f"- machine: `{m['uname']}`, {m['nproc']} cores, {m['memory']}, "  # type: ignore[index]
+                     f"Python {m['python']}\n")  # type: ignore[index]
+            fh.write(f"- git commit: {figures['commit']}\n- command: `{command.strip()}`\n\n")
+            fh.write("| measure | result | target |\n|---|---|---|\n")
+            for name, value, target in rows:
+                fh.write(f"| {name.strip()} | {value} | {target} |\n")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
