@@ -311,3 +311,36 @@ def test_a_proxy_page_instead_of_json_is_malformed(server):
     for _ in range(2):
         with pytest.raises(ProviderFailure, match="malformed"):
             provider.complete(request())
+
+
+def test_dream_run_through_the_openai_provider_accounts_every_call(dream, repo, dream_home,
+                                                                   tmp_path):
+    """End to end: 'dream run --model openai:...' against the fake server; the run row's
+    calls and tokens are what the server counted, retries included."""
+    from test_scenarios import run_json, stage
+
+    from dream.config import Config
+    from dream.models.pricing import estimate
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeOpenAIServer(auto=True) as srv:
+        config = Config.load(dream_home / "config.toml")
+        config.data["model"].update({"openai_base_url": srv.base_url, "backoff_base": 0})
+        config.save()
+        srv.enqueue(srv.rate_limited(retry_after=0))
+        out = run_json(dream, "--model", "openai:gpt-4o-mini")
+    assert out["status"] == "ok", out.get("error")
+    assert out["calls"] == srv.count() == srv.totals["calls"] + 1     # the 429 counts too
+    assert out["input_tokens"] == srv.totals["input_tokens"]
+    assert out["output_tokens"] == srv.totals["output_tokens"]
+    assert out["cached_tokens"] == srv.totals["cached_tokens"]
+    assert out["cost_usd"] == pytest.approx(estimate(
+        "openai:gpt-4o-mini", out["input_tokens"], out["output_tokens"], out["cached_tokens"]),
+        abs=1e-6)
+    propose = next(r.body for r in srv.requests[1:]
+                   if r.body["response_format"]["json_schema"]["name"] == "propose")
+    assert propose["messages"][0]["role"] == "system"                 # the shared prefix
+    assert "My treat for your birthday" in propose["messages"][-1]["content"]  # the bundle
+    assert "My treat for your birthday" not in propose["messages"][0]["content"]
+    assert propose["response_format"]["type"] == "json_schema"
