@@ -213,3 +213,27 @@ def test_a_proxy_page_instead_of_json_is_malformed(server):
     for _ in range(2):
         with pytest.raises(ProviderFailure, match="malformed"):
             provider.complete(request())
+
+
+def test_dream_run_through_the_anthropic_provider(dream, repo, dream_home, tmp_path):
+    """End to end: 'dream run --model anthropic:...' against the fake server."""
+    from test_scenarios import run_json, stage
+
+    from dream.config import Config
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeAnthropicServer(auto=True) as srv:
+        config = Config.load(dream_home / "config.toml")
+        config.data["model"].update({"anthropic_base_url": srv.base_url, "backoff_base": 0})
+        config.save()
+        srv.enqueue(srv.overloaded())
+        out = run_json(dream, "--model", "anthropic:claude-haiku-4-5")
+    assert out["status"] == "ok", out.get("error")
+    assert out["calls"] == srv.count() == srv.totals["calls"] + 1     # the 529 counts too
+    assert out["input_tokens"] == srv.totals["input_tokens"]
+    assert out["output_tokens"] == srv.totals["output_tokens"]
+    bodies = [r.body for r in srv.requests]
+    assert all(b["tool_choice"] == {"type": "tool", "name": "answer"} for b in bodies)
+    assert all(b["system"][0]["cache_control"] == {"type": "ephemeral"} for b in bodies)
+    assert any("My treat for your birthday" in b["messages"][0]["content"] for b in bodies)
