@@ -185,6 +185,17 @@ def test_bind_rules(app, dream):
         srv.close()
 
 
+def test_ipv6_loopback(app):
+    seed_runs(app, 1)
+    srv = ReviewServer(app, "::1", 0).start()
+    try:
+        assert srv.url.startswith("http://[::1]:")
+        status, _, html = get(srv.url)
+        assert status == 200 and 'class="run"' in html
+    finally:
+        srv.close()
+
+
 def test_port_in_use_is_a_clear_error(app, server, dream):
     result = dream("serve", "--port", str(server.port), ok=False)
     assert result.exit_code != 0 and "choose another --port" in result.output

@@ -22,6 +22,7 @@ import ipaddress
 import json
 import os
 import secrets
+import socket
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -242,6 +243,10 @@ HTML = "text/html; charset=utf-8"
 MAX_FORM_BYTES = 64 * 1024
 
 
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 class ReviewServer:
     """The web page's HTTP server. ``port=0`` picks a free port."""
 
@@ -255,7 +260,8 @@ class ReviewServer:
         self.token = token or None
         self.csrf = secrets.token_urlsafe(24)    # forms carry it; other origins cannot read it
         try:
-            self.httpd = ThreadingHTTPServer((host, port), _handler(self))
+            server_class = _IPv6Server if ":" in host else ThreadingHTTPServer
+            self.httpd = server_class((host, port), _handler(self))
         except OSError as exc:
             raise BadInput(f"cannot listen on {host}:{port} ({exc.strerror or exc})",
                            "choose another --port (0 picks a free one)") from exc
