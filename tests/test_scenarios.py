@@ -334,3 +334,30 @@ def test_dry_run_calls_nothing_and_writes_only_its_run_row(dream, repo, dream_ho
     # with a hosted model's price the estimate has a cost
     out = run_json(dream, "--model", "openai:gpt-4o-mini", "--dry-run")
     assert out["cost_usd"] > 0
+
+
+# -- editing a record by hand is a correction too --------------------------------------------
+def test_hand_edit_survives_older_evidence(dream, repo, dream_home, tmp_path):
+    dream("init")
+    stage(tmp_path, "day1", [{"id": "h1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jordan",
+                              "role": "other", "author": "Jordan",
+                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+    run_json(dream, "--model", "rules")
+    key = "dinner-nobu-2026-03-13"
+    path = dream_home / "notes" / "user" / "events" / f"{key}.md"
+    path.write_text(path.read_text().replace("- time: 19:00", "- time: 20:30"))
+    stage(tmp_path, "older", [{"id": "h0", "time": "2026-03-09T18:30:00Z", "stream": "sms-jordan",
+                               "role": "other", "author": "Jordan",
+                               "text": "So dinner at Nobu Friday at 7pm, right?"}])
+    out = run_json(dream, "--model", "rules")
+    ev = records(dream_home, "events")[key]
+    assert ev.get("time") == "20:30" and ev.fields["time"].pass_ == "edit"
+    assert ev.fields["time"].evidence[0].startswith("commit:")
+    assert out["details"]["apply"]["stale"] >= 1
+    assert git(dream_home / "notes", "status", "--porcelain") == ""
+    log = git(dream_home / "notes", "log", "-1", "--format=%B")
+    assert "Dream-Pass: edit" in log and "Dream-Evidence: commit:" in log
+    # and the next run leaves it alone (byte-identical without new items)
+    before = path.read_bytes()
+    run_json(dream, "--model", "rules", "--redo")
+    assert path.read_bytes() == before

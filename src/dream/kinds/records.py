@@ -156,6 +156,28 @@ class Record:
             lines.append(f"- {name}: {one_line(self.get(name))}")
         return "\n".join(lines).rstrip() + "\n"
 
+    def edited_fields(self, text: str) -> dict[str, str]:
+        """Fields whose value a person changed by editing the Markdown body of ``text``
+        (this record's file). Empty when the body is what the fields render to."""
+        end = text.find("\n---\n", 4)
+        body = text[end + 5:] if end >= 0 else ""
+        if body == self.body():
+            return {}
+        lines = body.rstrip("\n").split("\n")
+        found: dict[str, str] = {}
+        while lines and (m := _FIELD_LINE.match(lines[-1])) and m[1] in self.fields:
+            found.setdefault(m[1], m[2].strip())
+            lines.pop()
+        head = lines[0][2:].strip() if lines and lines[0].startswith("# ") else None
+        rest = "\n".join(lines[1:] if head is not None else lines).strip()
+        if self.kind == "note":
+            if rest and rest != self.get("text").strip():
+                found["text"] = rest
+        elif head is not None and "title" in self.fields and head != one_line(self.title):
+            found["title"] = head
+        return {k: v for k, v in found.items()
+                if k in self.fields and v != one_line(self.get(k)) and v != self.get(k)}
+
     @classmethod
     def loads(cls, text: str) -> "Record | None":
         """Parse a record file; None when the text is not a record (no kind/key)."""
@@ -174,6 +196,9 @@ class Record:
                   if isinstance(v, dict)}
         return cls(kind=meta["kind"], key=str(meta["key"]), fields=fields,
                    version=int(meta.get("version", 0)))
+
+
+_FIELD_LINE = re.compile(r"^- ([a-z0-9_]+): (.*)$")
 
 
 def one_line(text: str) -> str:

@@ -51,18 +51,34 @@ _CLAUSE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then
                         r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|rebooked|switched to|moved (?:it )?to)\b", re.I)
 
-_DIRECTIVE = re.compile(
-    r"\b(always|never|from now on|going forward|in the future|every time|whenever you|"
-    r"remember (?:that|to)|please remember|make sure (?:to|you)|don'?t ever|do not ever)\b", re.I)
-_DONT = re.compile(r"^(?:please\s+)?(?:don'?t|do not|stop|avoid|no more)\s+\w+", re.I)
-_PREFERENCE = re.compile(r"\b(i prefer|i'?d prefer|i'?d rather|i like (?:to|it when|using)|"
-                         r"i don'?t like|i hate|my favou?rite|i want you to|use \S+ instead of)\b",
-                         re.I)
+_INSTRUCTION_VERBS = (
+    r"use|run|write|add|put|call|commit|push|pull|format|ask|check|include|keep|reply|answer|"
+    r"respond|book|send|remind|tell|mention|start|test|deploy|merge|rebase|delete|drop|edit|"
+    r"touch|change|create|install|update|rename|document|log|print|wrap|sort|name|prefer|"
+    r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
+# strong markers: a standing instruction whatever the sentence looks like
+_STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
+                     r"please remember|remember to always|note for next time)\b", re.I)
+# an imperative about how to work: "Always run ...", "Never drop ...", "Make sure to ..."
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+|and\s+|also,?\s+|great\.?\s+|ok(?:ay)?,?\s+)?(?:(?:always|never)\s+(?:"
+    + _INSTRUCTION_VERBS + r")\b|(?:don'?t|do not|avoid)\s+(?:ever\s+)?(?:" + _INSTRUCTION_VERBS
+    + r")\b|make sure (?:to|you)\b|remember that\b)", re.I)
+_RULE = re.compile(r"\b(?:must|should)\s+(?:always|never)\b|\b(?:always|never)\s+(?:"
+                   + _INSTRUCTION_VERBS + r")\b", re.I)
+_PREFERENCE = re.compile(r"\b(i prefer|i'?d prefer|i'?d rather|my favou?rite \w+ (?:is|are)|"
+                         r"i want you to|use \S+ instead of)\b", re.I)
+_PREFERENCE_LOOSE = re.compile(r"\b(i like (?:to|it when|using)|i don'?t like|i hate)\b", re.I)
 _CORRECTION = re.compile(r"^(?:no[,.!:]|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
                          r"incorrect|not what)|actually[, ]|not quite|incorrect|you'?re wrong|"
                          r"i said\b|i meant\b|that is (?:wrong|not))", re.I)
 _TODO_USER = re.compile(r"\b(?:remind me to|i need to|i have to|i must|don'?t forget to|"
                         r"remember to|todo:|to-do:|note to self:?)\s+(.{3,160})", re.I)
+_TODO_SURE = re.compile(r"\b(?:remind me to|todo:|to-do:|note to self)", re.I)
+_TASK_VERBS = re.compile(
+    r"^(?:send|call|book|pick up|bring|buy|pay|sign|review|email|text|renew|file|submit|"
+    r"schedule|cancel|return|order|fix|finish|prepare the|print|post|reply|write|check|update|"
+    r"confirm|invite|collect|drop off|clean|ship|deploy|merge|upload|share)\b", re.I)
 _TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forget to|"
                          r"remember to)\s+(.{3,160})", re.I)
 _DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
@@ -155,6 +171,7 @@ class Extractor:
         self.plans: list[Plan] = []
         self.notes_seen: set[str] = set()
         self.opened: list[tuple[str, str]] = []
+        self.social_streams = {i.get("stream") for i in bundle["items"] if i["role"] == "other"}
 
     def run(self) -> list[dict[str, Any]]:
         items = self.bundle["items"]
@@ -196,6 +213,8 @@ class Extractor:
 
     # -- memory notes ----------------------------------------------------------------------
     def notes(self, item: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        # in a conversation with other people, imperatives are said to them, not to an agent
+        social = item.get("stream") in self.social_streams
         after_assistant = prev is not None and (prev["role"] == "assistant" or
                                                 not prev["evidence"])
         sents = sentences(item["text"])
@@ -207,9 +226,10 @@ class Extractor:
                 kind = "correction"
                 rest = [s for s in sents[1:3] if _is_prose(s)]
                 sent = " ".join([sent, *rest])
-            elif _PREFERENCE.search(sent):
+            elif _PREFERENCE.search(sent) or (not social and _PREFERENCE_LOOSE.search(sent)):
                 kind = "preference"
-            elif _DIRECTIVE.search(sent) or (_DONT.search(sent) and len(sent.split()) <= 25):
+            elif _STRONG.search(sent) or (not social and len(sent.split()) <= 30 and (
+                    _IMPERATIVE.search(sent) or _RULE.search(sent))):
                 kind = "directive"
             if kind is None or len(sent.split()) < 3:
                 continue
@@ -259,6 +279,8 @@ class Extractor:
                 if len(task.split()) < 2:
                     continue
                 due = find_date(sent, said)
+                if not (_TODO_SURE.search(sent) or due or _TASK_VERBS.search(task)):
+                    continue        # "can you tell me more" is conversation, not a task
                 task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
                               r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
                               r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
@@ -419,6 +441,8 @@ class Extractor:
                 continue
             if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
                 continue        # a plan with neither date nor time is not an event yet
+            if not plan.handle_row and not (plan.fields.get("place") or plan.participants):
+                continue        # nor one with neither a place nor anybody in it
             status = plan.fields.get("status")
             replaced = status == "cancelled" and any(
                 o is not plan and o.activity == plan.activity for o in active)
@@ -427,7 +451,9 @@ class Extractor:
             else:
                 who = plan.fields.get("place") or (plan.participants[0] if plan.participants
                                                    else "")
-                title = f"{plan.activity.title()} {'at' if plan.fields.get('place') else 'with'}"\
+                prep = ("to" if plan.activity in ("trip", "flight") else "at") \
+                    if plan.fields.get("place") else "with"
+                title = f"{plan.activity.title()} {prep}"\
                         f" {who}".strip() if who else plan.activity.title()
                 name = f"{plan.activity} {who} {plan.fields.get('date', '')}".strip()
                 row = None

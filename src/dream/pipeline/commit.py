@@ -96,5 +96,5 @@ def promote(repo: Repo, commit: str, base: str | None) -> bool:
 
 def diff_stat(repo: Repo, base: str | None, commit: str) -> str:
     if not base:
-        return repo.git("show", "--stat", "--format=", commit).strip()
-    return repo.git("diff", "--stat", base, commit).strip()
+        return repo.git("show", "--stat", "--format=", commit).strip("\n")
+    return repo.git("diff", "--stat", base, commit).strip("\n")

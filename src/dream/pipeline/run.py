@@ -366,6 +366,12 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     progress("render", 0, 1)
     files: dict[str, bytes | None] = {}
     prefix = scope.root.rstrip("/") + "/"
+    for kind_key in sorted(state.adopted):       # hand edits, now with their provenance
+        rec = state.records[kind_key]
+        applied.changed.setdefault(kind_key, rec)
+        applied.passes.add("edit")
+        applied.evidence.update(e for fv in rec.fields.values() if fv.pass_ == "edit"
+                                for e in fv.evidence)
     for (_kind, _key), rec in sorted(applied.changed.items()):
         files[prefix + rec.path] = rec.dumps().encode("utf-8")
     brief = render_brief(state, opts.brief_tokens).encode("utf-8")

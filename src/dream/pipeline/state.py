@@ -9,9 +9,9 @@ run sees exactly the commit it builds on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, timedelta
 
-from dream.kinds.records import STANDING_KEY, Record, kind_of_path
+from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path
 from dream.kinds.text import parse_when
 from dream.store.store import Store
 
@@ -36,7 +36,7 @@ class State:
     scope: Scope
     commit: str | None
     records: dict[tuple[str, str], Record] = field(default_factory=dict)
-    extra_files: dict[str, bytes] = field(default_factory=dict)   # non-record files (brief.md)
+    adopted: set[tuple[str, str]] = field(default_factory=set)    # records edited by hand
 
     def get(self, kind: str, key: str) -> Record | None:
         return self.records.get((kind, key))
@@ -92,7 +92,28 @@ def load_state(scope: Scope, commit: str | None) -> State:
         data = repo.read_at(commit, path)
         if data is None:
             continue
-        rec = Record.loads(data.decode("utf-8", "replace"))
+        text = data.decode("utf-8", "replace")
+        rec = Record.loads(text)
         if rec is not None:
+            if adopt_edits(rec, text, repo, commit, path):
+                state.adopted.add((rec.kind, rec.key))
             state.records[(rec.kind, rec.key)] = rec
     return state
+
+
+def adopt_edits(rec: Record, text: str, repo, commit: str, path: str) -> bool:
+    """A person edited the record's body by hand (or through the notes tools): the edit
+    is a correction said when it was committed, with that commit as its evidence."""
+    edits = rec.edited_fields(text)
+    if not edits:
+        return False
+    out = repo.git("log", "-1", "--format=%H %aI", commit, "--", path).split()
+    sha, when = (out[0], out[1]) if len(out) == 2 else (commit, "")
+    said = parse_when(when)
+    said_at = said.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z") if said else ""
+    for name, value in edits.items():
+        cur = rec.fields[name]
+        rec.fields[name] = FieldValue(value, max(said_at, cur.said_at), [f"commit:{sha[:12]}"],
+                                      "edit", "edit", cur.version + 1)
+    rec.version += 1
+    return True
