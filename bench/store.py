@@ -31,10 +31,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from dream import db, index  # noqa: E402
-from dream.notes.dreaming import DreamSession  # noqa: E402
-from dream.notes.service import NotesService  # noqa: E402
-from dream.store.store import Store  # noqa: E402
+from dream import db, index
+from dream.notes.dreaming import DreamSession
+from dream.notes.service import NotesService
+from dream.store.store import Store
 
 WORDS = """
 build test deploy release branch merge commit rebase review pipeline cache docker image
@@ -58,11 +58,11 @@ walk bike swim yoga music concert movie book podcast garden plant dog cat walkie
 morning evening weekend monday tuesday wednesday thursday friday saturday sunday
 prefers always never usually sometimes dislikes likes wants needs asked said decided
 agreed moved cancelled confirmed declined postponed scheduled finished started blocked
-""".split()
+""".split()  # noqa: SIM905
 
 
 STOP = """the a to of and in is it for that on with as was at by this be are from or
-have not but we you they he she i""".split()
+have not but we you they he she i""".split()  # noqa: SIM905
 _SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ar",
                                                             "en", "il", "on", "us")]
 
@@ -220,7 +220,7 @@ def machine() -> dict[str, str]:
 
 def git_commit() -> str:
     proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     return proc.stdout.strip() or "unknown"
 
 

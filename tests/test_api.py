@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-import dream.api as api
 from conftest import git
+
+from dream import api
 from dream.errors import GitFailed, NoHome, NotInitialised, StoreError, UnknownCommit
 
 

@@ -9,8 +9,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import git
+
 from dream import db, index
 
 

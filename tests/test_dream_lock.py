@@ -8,12 +8,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from pathlib import Path
 
 import pytest
-
 from conftest import REPO_ROOT, git
+
 from dream import db
 from dream.errors import LockHeld
 from dream.notes.dreaming import acquire_lock, dream_lock, release_lock
@@ -75,7 +73,6 @@ def test_edits_are_committed_once_by_end(dream, home):
 
 
 def test_reach_inside_a_dream(dream, home):
-    name = home["name"]
     dream("notes", "write", "@projects/other/x", "other project")
     dream("notes", "write", "@sessions/s1/mine", "session note of this project")
     dream("notes", "write", "@sessions/s2/theirs", "x", "--project", "other-00000000")

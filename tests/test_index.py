@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import git
+
 from dream import db, index
 from dream.home import Home
 from dream.store.store import Store

@@ -6,7 +6,6 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import git
 
 

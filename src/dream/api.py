@@ -68,7 +68,7 @@ class StoreInfo:
     path: str
 
     @classmethod
-    def of(cls, store: Store) -> "StoreInfo":
+    def of(cls, store: Store) -> StoreInfo:
         return cls(store.id, store.name, store.scope, str(store.path))
 
 

@@ -16,7 +16,7 @@ SCORE_BUDGET = 6000
 # Words so common that matching them ranks nothing; dropping them keeps queries fast.
 STOPWORDS = frozenset("""a an and are as at be but by for from has have he her his i if in
 into is it its me my no not of on or our she so that the their them then there these they
-this to was we were what when which who will with you your""".split())
+this to was we were what when which who will with you your""".split())  # noqa: SIM905
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
 

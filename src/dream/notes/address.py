@@ -38,7 +38,7 @@ class Address:
         return "@" + self.relpath
 
     @classmethod
-    def from_relpath(cls, relpath: str) -> "Address":
+    def from_relpath(cls, relpath: str) -> Address:
         return parse("@" + relpath)
 
 
@@ -94,7 +94,7 @@ def parse(raw: str) -> Address:
 def prefix_relpath(raw: str) -> str:
     """Validate an address prefix for listing (``@projects/x`` or ``@user``) and return
     its path inside the notes home, without a trailing slash."""
-    body = raw[1:] if raw.startswith("@") else raw
+    body = raw.removeprefix("@")
     body = body.rstrip("/")
     if not body:
         return ""

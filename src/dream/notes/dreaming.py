@@ -164,7 +164,7 @@ class DreamSession:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def begin(cls, store: Store, conn: sqlite3.Connection, project_key: str,
-              project_name: str, owner: str, session_id: str | None = None) -> "DreamSession":
+              project_name: str, owner: str, session_id: str | None = None) -> DreamSession:
         """Take the lock, then commit a baseline of the project's reach."""
         run_id = new_run_id()
         lock = acquire_lock(store.path, project_name, owner,
@@ -185,7 +185,7 @@ class DreamSession:
 
     @classmethod
     def open(cls, store: Store, conn: sqlite3.Connection, project_name: str,
-             owner: str | None = None) -> "DreamSession | None":
+             owner: str | None = None) -> DreamSession | None:
         """The dream recorded in an existing lock (one ``dream begin`` left open for later
         commands), or None when there is no lock or it belongs to another owner."""
         path = lock_path(store.path, project_name)
@@ -242,9 +242,8 @@ class DreamSession:
         """Files in the dream's reach that differ from the last commit."""
         files = []
         for rel in self.store.repo.changed_files(*_reach_pathspecs(self.project_name)):
-            if rel.startswith("sessions/"):
-                if self._session_project(rel) != self.project_key:
-                    continue
+            if rel.startswith("sessions/") and self._session_project(rel) != self.project_key:
+                continue
             if rel.endswith(".md"):
                 files.append(rel)
         return files

@@ -118,4 +118,4 @@ def title_of(meta: dict[str, Any], body: str, path: str) -> str:
         if line.startswith("# "):
             return line[2:].strip()
     stem = path.rsplit("/", 1)[-1]
-    return stem[:-3] if stem.endswith(".md") else stem
+    return stem.removesuffix(".md")
