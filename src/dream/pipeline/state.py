@@ -17,6 +17,8 @@ from dream.store.store import Store
 
 EVENT_WINDOW_BEFORE = timedelta(days=14)
 EVENT_WINDOW_AFTER = timedelta(days=60)
+RECENT_NOTES = 15          # the newest live notes every call sees
+RELATED_NOTES = 25         # plus live notes that name one of the run's entities
 
 
 @dataclass
@@ -51,9 +53,10 @@ class State:
         """The latest said_at of any field: the state's own 'now' (deterministic)."""
         return max((r.latest_said() for r in self.records.values()), default="")
 
-    def relevant(self, entities: list[str], limit: int = 120) -> list[Record]:
+    def relevant(self, entities: list[str], limit: int = 100) -> list[Record]:
         """The state a propose call sees: the event window, open to-dos, standing facts,
-        open questions, the wiki pages of ``entities`` and live memory notes."""
+        open questions, the wiki pages of ``entities``, the newest live memory notes and
+        those naming one of ``entities``."""
         now = parse_when(self.as_of())
         wanted = {e.lower() for e in entities}
         out: list[Record] = []
@@ -71,8 +74,11 @@ class State:
         out += [r for r in self.of_kind("wiki") if r.key in wanted
                 or r.get("name", "").lower() in wanted]
         notes = [r for r in self.of_kind("note") if r.get("status", "live") == "live"]
-        notes.sort(key=lambda r: r.latest_said(), reverse=True)
-        out += notes
+        notes.sort(key=lambda r: (r.latest_said(), r.key), reverse=True)
+        about = [r for r in notes if wanted and any(
+            e in r.get("text").lower() for e in wanted if len(e) > 2)]
+        chosen = {r.key for r in about[:RELATED_NOTES]} | {r.key for r in notes[:RECENT_NOTES]}
+        out += [r for r in notes if r.key in chosen]
         return out[:limit]
 
 

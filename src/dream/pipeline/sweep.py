@@ -35,11 +35,13 @@ class SweepResult:
 
 
 def sweep(provider: Provider, state: State, changed: list[Record],
-          limit: int = 150) -> SweepResult:
+          limit: int = 80) -> SweepResult:
     result = SweepResult()
     changed_keys = {(r.kind, r.key) for r in changed}
-    rows_list = [r for r in changed] + [r for r in state.relevant([], limit)
-                                        if (r.kind, r.key) not in changed_keys]
+    entities = sorted({w for r in changed for w in r.get("participants", "").split(", ")
+                       if w} | {r.get("name") for r in changed if r.kind == "wiki"} - {""})
+    rows_list = list(changed) + [r for r in state.relevant(entities, limit)
+                                 if (r.kind, r.key) not in changed_keys]
     rows = {f"R{i + 1}": r for i, r in enumerate(rows_list[:limit])}
     lines = [f"{h} {r.kind} {r.key} v{r.version}"
              f"{' (changed tonight)' if (r.kind, r.key) in changed_keys else ''}: "
