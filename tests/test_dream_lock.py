@@ -244,3 +244,25 @@ def test_dream_from_a_linked_worktree_uses_the_same_lock(dream, home, tmp_path, 
     monkeypatch.chdir(home["repo"])
     assert dream("begin", ok=False).exit_code == 1
     dream("end")
+
+
+def test_store_settings_commits_leave_dream_edits_alone(dream, home, make_repo, monkeypatch):
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    dream("begin")
+    dream("notes", "update", f"@projects/{name}/a", "pending dream edit")
+    monkeypatch.chdir(make_repo("second"))
+    dream("init")  # records the project in the notes home's store.toml
+    assert git(home["notes"], "show", "--name-only", "--format=", "HEAD") == ".dream/store.toml"
+    assert f"projects/{name}/a.md" in git(home["notes"], "status", "--porcelain")
+    monkeypatch.chdir(home["repo"])
+    assert json.loads(dream("end", "--json").output)["files"] == [f"projects/{name}/a.md"]
+
+
+def test_attaching_a_repository_keeps_its_uncommitted_work_out(dream, home, make_repo):
+    team = make_repo("team")
+    (team / "draft.md").write_text("work in progress\n")
+    dream("stores", "attach", str(team))
+    assert sorted(git(team, "show", "--name-only", "--format=", "HEAD").split()) == \
+        [".dream/store.toml", ".gitignore"]
+    assert "draft.md" in git(team, "status", "--porcelain")

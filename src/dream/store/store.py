@@ -94,7 +94,10 @@ class Store:
         store = cls(path=Path(path), id=uuid.uuid4().hex, name=name, scope=scope)
         ensure_gitignore(Path(path))
         store.save(commit=False)
-        repo.commit_all("Create Dream store", trailers={"Dream-Store": store.id})
+        # only Dream's own files: a repository attached as a store keeps its other
+        # uncommitted work out of this commit
+        repo.commit_files("Create Dream store", [STORE_FILE.as_posix(), ".gitignore"],
+                          trailers={"Dream-Store": store.id})
         return store
 
     def save(self, commit: bool = True, subject: str = "Update store settings") -> None:
@@ -107,7 +110,9 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(tomli_w.dumps(meta), encoding="utf-8")
         if commit:
-            self.repo.commit_all(subject, trailers={"Dream-Store": self.id})
+            # only store.toml: an open dream's edits in the work tree are not swept in
+            self.repo.commit_files(subject, [STORE_FILE.as_posix()],
+                                   trailers={"Dream-Store": self.id})
 
     # -- projects -------------------------------------------------------------------------
     def manages(self, project_key: str) -> bool:
