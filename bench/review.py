@@ -62,10 +62,10 @@ def main() -> None:
                          ev.get("tool_results", 0), *counts.values(), dropped, round(took, 3)])
             figures[key] = {"counts": counts, "evidence": ev, "dropped": dropped,
                             "seconds": round(took, 3), "learned": review["learned"]}
-            if review["proposals"] and sample is None:
-                p = review["proposals"][0]
-                sample = {k: p[k] for k in ("slug", "pass", "title", "size", "risk",
-                                            "evidence", "replaces", "status")}
+            for p in review["proposals"]:       # the sample: the best-evidenced proposal
+                if sample is None or len(p["evidence"]) > len(sample["evidence"]):
+                    sample = {k: p[k] for k in ("slug", "pass", "title", "size", "risk",
+                                                "evidence", "replaces", "status")}
             if review["run"]["status"] == "running":
                 service.close(app, review["run"]["id"])
         app.close()

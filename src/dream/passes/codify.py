@@ -45,25 +45,25 @@ def run(ev: Evidence) -> PassResult:
             finding=clip(f"Codify in {ev.agent_file}: {rule}", 200),
         ))
     pitfalls = [g for g in failures.groups(ev) if len(g.sessions) >= 2]
-    for grp in pitfalls:
-        what = f"`{grp.commands[0]}`" if grp.commands else f"{', '.join(grp.tools)} calls"
-        lesson = clip(f"Known pitfall: {what} fails with `{grp.signature}`; "
-                      f"{failures.fix_for(grp.signature)}.", 200)
+    for fgrp in pitfalls:
+        what = f"`{fgrp.commands[0]}`" if fgrp.commands else f"{', '.join(fgrp.tools)} calls"
+        lesson = clip(f"Known pitfall: {what} fails with `{fgrp.signature}`; "
+                      f"{failures.fix_for(fgrp.signature)}.", 200)
         result.candidates.append(Candidate(
-            slug=slugify(NAME, "pitfall " + grp.signature),
+            slug=slugify(NAME, "pitfall " + fgrp.signature),
             pass_name=NAME,
             kind="instruction",
-            title=clip(f"Note a known pitfall in {ev.agent_file}: {grp.signature}", 120),
+            title=clip(f"Note a known pitfall in {ev.agent_file}: {fgrp.signature}", 120),
             size="S",
             risk="low",
-            items=grp.items,
+            items=fgrp.items,
             change={"type": "work_item", "lessons": [lesson],
-                    "text": f"Record this repeated failure ({plural(len(grp.items), 'time')} in "
-                            f"{plural(len(grp.sessions), 'session')}) in {ev.agent_file}:"
+                    "text": f"Record this repeated failure ({plural(len(fgrp.items), 'time')} in "
+                            f"{plural(len(fgrp.sessions), 'session')}) in {ev.agent_file}:"
                             f"\n\n- {lesson}",
                     "patch": lessons_patch(ev, [lesson])},
-            strength=len(grp.items) + len(grp.sessions),
-            finding=clip(f"Pitfall worth codifying: {grp.signature}", 200),
+            strength=len(fgrp.items) + len(fgrp.sessions),
+            finding=clip(f"Pitfall worth codifying: {fgrp.signature}", 200),
         ))
     unique_slugs(result.candidates)
     missing = []

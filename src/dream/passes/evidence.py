@@ -212,8 +212,13 @@ def watermark(conn: sqlite3.Connection, project_key: str) -> int:
     return int(row["seq"]) if row else 0
 
 
+MAX_ITEMS = 200_000
+
+
 def load_items(conn: sqlite3.Connection, project_key: str, after_seq: int,
-               limit: int = 200_000) -> list[Item]:
+               limit: int = MAX_ITEMS) -> list[Item]:
+    """At most ``limit`` items after ``after_seq``; a review that hits the limit reads the
+    rest next time (the watermark moves only to the last item read)."""
     rows = conn.execute(
         "SELECT seq, id, ref, stream, role, kind, evidence, said_at, text, tool_name, is_error,"
         " source FROM items WHERE project_key=? AND seq>? ORDER BY seq LIMIT ?",

@@ -37,7 +37,7 @@ def run(ev: Evidence) -> PassResult:
 
 
 def script_name(steps: list[str]) -> str:
-    words = []
+    words: list[str] = []
     for step in steps:
         try:
             first = shlex.split(step)[:2]

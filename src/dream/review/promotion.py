@@ -125,12 +125,12 @@ def promote(app: App, p: Proposal) -> str:
             f"Review: {op} {p.change['address']} ({p.slug})", list(files),
             trailers=trailers, body=f"Accepted from review {p.run_id}: {p.title}")
     except BaseException:
-        for rel, data in old.items():
+        for rel, previous in old.items():
             target = resolve_inside(store.path, rel)
-            if data is None:
+            if previous is None:
                 target.unlink(missing_ok=True)
             else:
-                target.write_bytes(data)
+                target.write_bytes(previous)
         store.repo.git("update-index", "--add", "--remove", "--", *files, check=False)
         raise
     if sha is None:

@@ -32,7 +32,7 @@ from dream.errors import BadInput, LockHeld, NotManaged
 from dream.models.base import get_provider
 from dream.passes import PASS_NAMES, run_all
 from dream.passes.base import Candidate, PassResult
-from dream.passes.evidence import Evidence, load_items, watermark, watermark_name
+from dream.passes.evidence import MAX_ITEMS, Evidence, load_items, watermark, watermark_name
 from dream.passes.instructions import agent_file
 from dream.passes.notes import load_notes
 from dream.review import citations, export, handoff, learned, promotion
@@ -144,6 +144,7 @@ def start(app: App, project: str | None = None, model: str | None = None,
             "learned": lines,
             "journal": journal,
             "failed_passes": failed,
+            "truncated": len(items) >= MAX_ITEMS,
         }
         totals = {k: sum(getattr(r, k) for r in results)
                   for k in ("calls", "input_tokens", "output_tokens", "cached_tokens")}
@@ -218,12 +219,13 @@ def _keep_checked(app: App, ev: Evidence, results: list[PassResult],
 
 
 def _proposal(run_id: str, ref: ProjectRef, c: Candidate, now: str) -> Proposal:
-    return Proposal(
-        run_id=run_id, slug=c.slug, pass_name=c.pass_name, kind=c.kind, title=c.title,
-        size=c.size, risk=c.risk, project_key=ref.key, evidence=c.evidence(),
-        items=c.item_ids(), replaces=c.replaces, change=c.change,
-        fingerprint=fingerprint(c.pass_name, c.slug, c.item_ids()), created_at=now,
-    )
+    return Proposal.model_validate({
+        "run_id": run_id, "slug": c.slug, "pass": c.pass_name, "kind": c.kind,
+        "title": c.title, "size": c.size, "risk": c.risk, "project_key": ref.key,
+        "evidence": c.evidence(), "items": c.item_ids(), "replaces": c.replaces,
+        "change": c.change, "fingerprint": fingerprint(c.pass_name, c.slug, c.item_ids()),
+        "created_at": now,
+    })
 
 
 # -- reading ------------------------------------------------------------------------------
