@@ -258,3 +258,35 @@ def test_demo_runs_offline_and_prints_brief_and_runs(dream_proc, tmp_path):
     proc = dream_proc("demo", cwd=tmp_path)
     assert proc.returncode == 0 and "removed now" in proc.stdout
     assert Path(proc.stdout.split("Dream demo in ")[1].split(" ")[0]).exists() is False
+
+
+def test_a_plain_run_after_a_killed_one_takes_its_items(dream, dream_proc, repo, dream_home,
+                                                        tmp_path, monkeypatch):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    monkeypatch.setenv("DREAM_TEST_KILL_AT", "apply")
+    assert dream_proc("run", "--model", "rules", cwd=repo).returncode == -9
+    monkeypatch.delenv("DREAM_TEST_KILL_AT")
+    for lock in (dream_home / "notes").glob(".dream.lock.*"):
+        lock.unlink()                         # by hand, as the error message says
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "ok" and out["items"] == 3
+    runs = {r["id"]: r for r in json.loads(dream("runs", "--json").output)}
+    killed = [r for r in runs.values() if r["id"] != out["id"]][0]
+    assert killed["status"] == "failed" and "interrupted" in killed["error"]
+
+
+def test_invalid_sweep_answer_makes_the_run_partial_but_keeps_propose(dream, repo,
+                                                                     dream_home, tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    model = script(tmp_path, "sw", {"ops": [
+        {"op": "event.upsert", "name": "dinner nobu", "evidence": ["E1"],
+         "fields": fields(title="Dinner at Nobu", date="2026-03-13")}]},
+        {"purpose": "sweep", "data": "malformed"}, {"purpose": "sweep", "data": "malformed"})
+    out = run_json(dream, "--model", model)
+    assert out["status"] == "partial" and "sweep" in out["error"]
+    assert list(records(dream_home, "events")) == ["dinner-nobu"]
+    calls = [json.loads(x)["purpose"] for x in
+             (tmp_path / "sw.answers.jsonl.calls.jsonl").read_text().splitlines()]
+    assert calls == ["propose", "sweep", "sweep"]

@@ -150,6 +150,10 @@ def _print_run(r: dict) -> None:
         if r["details"].get("cost_note"):
             click.echo(f"note: {r['details']['cost_note']}")
         return
+    if r["items"] == 0 and r["status"] == "ok":
+        click.echo(f"run {r['id']}: nothing new in the spool since the last run "
+                   "(collect first, or reprocess with --redo)")
+        return
     click.echo(f"run {r['id']} {r['status']}: {r['items']} items, {r['bundles']} bundles, "
                f"{r['calls']} calls, {r['duration_s']:.2f}s")
     if r["commit"]:

@@ -195,6 +195,7 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     started = time.perf_counter()
     progress = opts.progress or (lambda stage, done, total: None)
     held = _acquire(scopes, notes_path, run_id)
+    _close_dead_runs(conn, scopes)
     insert_run(conn, run_id, opts.mode, "running", project_key,
                "correct" if opts.only_ids else opts.model)
     totals: Counter = Counter()
@@ -233,6 +234,8 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             if sha:
                 commits[entry["store"].id] = sha
         progress("commit", len(per_store), len(per_store))
+        if any(e.startswith("sweep: ") for e in details["errors"]):
+            status = "partial"      # the sweep's answer was invalid twice: nothing of it applied
         if failed_items:
             status = "partial"
             spool.unclaim_ids(conn, run_id, failed_items)
@@ -280,6 +283,25 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
         error="; ".join(details["errors"]) or None, details=details,
     )
     return run_row(conn, run_id)
+
+
+def _close_dead_runs(conn: sqlite3.Connection, scopes: list[Scope]) -> None:
+    """A run still 'running' whose claims all lie in scopes whose locks we now hold cannot
+    be alive (it would hold a lock): it was killed. Mark it failed and free its items."""
+    keys = [s.project_key for s in scopes if s.project_key]
+    personal = any(s.project_key is None for s in scopes)
+    inside = "(" + " OR ".join(
+        ([f"project_key IN ({','.join('?' * len(keys))})"] if keys else [])
+        + (["project_key IS NULL"] if personal else [])) + ")"
+    for (run_id,) in conn.execute("SELECT id FROM runs WHERE status = 'running' AND"
+                                  " kind = 'dream'").fetchall():
+        outside = conn.execute(
+            f"SELECT count(*) FROM items WHERE claimed_by = ? AND processed_by IS NULL"
+            f" AND NOT {inside}", (run_id, *keys)).fetchone()[0]
+        if outside == 0:
+            spool.unclaim(conn, run_id)
+            update_run(conn, run_id, status="failed", finished_at=utcnow(),
+                       error="interrupted: the process ended without finishing the run")
 
 
 def _claim_ids(conn: sqlite3.Connection, run_id: str, ids: list[str]) -> list[spool.Item]:
