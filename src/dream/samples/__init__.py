@@ -81,6 +81,12 @@ def run_demo(home: Path | None, brief_tokens: int, echo: Callable[[str], None],
         echo(f"dream run {r['id']}: {r['status']}, {r['items']} items in {r['bundles']} "
              f"bundles, {r['calls']} rules calls, commit {(r['commit'] or '-')[:12]} on "
              f"{r['branch']}")
+        echo("")
+        echo("What happened: the items were grouped by person and thread (the dinner's SMS,")
+        echo("group-chat line and email form one bundle), the offline rules provider proposed")
+        echo("typed, keyed changes citing their evidence, code applied them with per-field")
+        echo("provenance in one git commit, and a brief was rendered per scope. The assistant's")
+        echo("wrong answer about the lunch is not evidence; the user's correction is.")
         for scope in scopes:
             brief = store.path / scope.root / "brief.md"
             if brief.exists():
