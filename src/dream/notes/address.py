@@ -8,7 +8,9 @@ path is resolved against the store on disk (:func:`resolve_inside`).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -109,15 +111,30 @@ def prefix_relpath(raw: str) -> str:
 
 
 def resolve_inside(root: Path, relpath: str) -> Path:
-    """The on-disk path of ``relpath`` under ``root``, refusing symlinks that lead out."""
-    root_real = root.resolve()
-    target = root / relpath
-    real = target.resolve()
-    if real != root_real and root_real not in real.parents:
-        raise BadAddress(
-            f"'{relpath}' leads outside the store through a symlink",
-            "remove the symlink from the notes home",
-        )
+    """The on-disk path of ``relpath`` under ``root``, refusing symlinks that lead out.
+
+    Only the components below ``root`` are examined (one ``lstat`` each, stopping at the
+    first that does not exist); a symlink is followed and must stay inside the store."""
+    root_real = Path(os.path.realpath(root))
+    target = Path(root) / relpath
+    current = root_real
+    for part in relpath.split("/"):
+        if not part:
+            continue
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            break
+        except NotADirectoryError:
+            break
+        if stat.S_ISLNK(mode):
+            current = Path(os.path.realpath(current))
+            if current != root_real and root_real not in current.parents:
+                raise BadAddress(
+                    f"'{relpath}' leads outside the store through a symlink",
+                    "remove the symlink from the notes home",
+                )
     return target
 
 

@@ -125,7 +125,6 @@ class NotesService:
             raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
                            "split it into several notes")
         target.parent.mkdir(parents=True, exist_ok=True)
-        resolve_inside(self.store.path, address.relpath)  # re-check after mkdir
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -283,8 +283,11 @@ def _resolve(app: App, slugs: list[str], run_id: str | None) -> list[Proposal]:
     if not slugs:
         raise BadInput("no proposal slug given", "list them with 'dream review show'")
     found = []
+    here = None if run_id else app.project().key
     for slug in dict.fromkeys(slugs):
-        p = store_proposals.find(app.db, slug, run_id)
+        # without a run: this repository's newest proposal with the slug, else any project's
+        p = (store_proposals.find(app.db, slug, run_id, here) if here else None) \
+            or store_proposals.find(app.db, slug, run_id)
         if p is None:
             raise BadInput(f"unknown proposal '{slug}'" + (f" in review {run_id}" if run_id
                                                             else ""),
