@@ -240,3 +240,45 @@ def test_accept_waits_for_an_open_interactive_dream(dream, planted, dream_home):
     assert refused.exit_code == 1 and "dream is already open" in refused.output
     dream("end")
     assert json.loads(dream("review", "accept", corr["slug"], "--json").output)[0]["commit"]
+
+
+def test_real_claude_code_sessions_through_the_cli(dream, repo):
+    from conftest import SHARED_DATA
+
+    dream("init")
+    dream("collect", str(SHARED_DATA / "claude_code"))
+    app = App.from_env()
+    key = app.db.execute("SELECT project_key FROM items WHERE stream IN (SELECT stream FROM "
+                         "items WHERE ref LIKE '%spotter__tool_heavy.jsonl:%') LIMIT 1"
+                         ).fetchone()[0]
+    review = _start(dream, "--project", key)
+    # four short real sessions: two rejected tool uses, two sibling errors and one EISDIR,
+    # none repeated across sessions, no correction said twice: nothing to propose
+    assert review["proposals"] == [] and review["run"]["status"] == "ok"
+    failures = review["journal"]["failures"]
+    assert failures["looked_at"]["failing"] == 5 and failures["repeated_groups"] == 0
+    assert {g["signature"] for g in failures["groups"]} >= {
+        "Sibling tool call errored", "EISDIR: illegal operation on a directory, read"}
+    assert review["journal"]["tools"]["tools"]["Bash"]["failures"] == 2
+    assert len(review["learned"]) == 3 and review["learned"][0].startswith("Little evidence")
+
+
+def test_promotion_needs_a_store_that_manages_the_project(dream, repo, tmp_path):
+    from review_fixtures.sessions import plant as plant_sessions
+
+    dream("init")
+    other = tmp_path / "elsewhere"               # sessions of a project no store manages
+    paths = plant_sessions(tmp_path / "t", str(other), only=["s2"])
+    dream("collect", *map(str, paths.values()))
+    key = App.from_env().db.execute("SELECT DISTINCT project_key FROM items").fetchone()[0]
+    review = _start(dream, "--project", key)
+    [memory] = [p for p in review["proposals"] if p["pass"] == "memory"]
+    refused = dream("review", "accept", memory["slug"], ok=False)
+    assert refused.exit_code == 1 and "no store manages project" in refused.output
+    assert "dream init" in refused.output
+
+
+def test_review_without_a_home_is_a_clear_error(dream, repo, dream_home):
+    result = dream("review", "start", ok=False)
+    assert result.exit_code == 1 and "no Dream home" in result.output
+    assert not dream_home.exists()

@@ -62,8 +62,11 @@ def cause_line(text: str) -> str:
     return lines[0].strip()[:400]
 
 
+_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+
+
 def normalise(line: str) -> str:
-    out = line.strip()
+    out = _TAG.sub(" ", line).strip()          # <tool_use_error>...</tool_use_error>
     for pattern, repl in _PLACEHOLDERS:
         out = pattern.sub(repl, out)
     out = re.sub(r"(<(?:n|hex|path)>)(?:[\s,;:-]*\1)+", r"\1", out)
