@@ -107,6 +107,8 @@ def plain_rule(sentence: str) -> str:
     """A sentence without its conversational lead-in ("no,", "I said", "remember that"),
     starting with a capital: what goes into a note or an instructions file."""
     text = _LEAD_IN.sub("", sentence.strip()).strip()
+    text = re.sub(r"[\s,]+(?:btw|please|thanks|thank you)([.!]?)$", r"\1", text,
+                  flags=re.IGNORECASE)
     if not text:
         return sentence.strip()
     return text[0].upper() + text[1:]
