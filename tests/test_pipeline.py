@@ -290,3 +290,39 @@ def test_invalid_sweep_answer_makes_the_run_partial_but_keeps_propose(dream, rep
     calls = [json.loads(x)["purpose"] for x in
              (tmp_path / "sw.answers.jsonl.calls.jsonl").read_text().splitlines()]
     assert calls == ["propose", "sweep", "sweep"]
+
+
+def _lookalikes(tmp_path, name: str, *extra: dict) -> str:
+    return script(tmp_path, name, {"ops": [
+        {"op": "event.upsert", "name": "dinner with jordan", "evidence": ["E1"],
+         "fields": fields(title="Dinner with Jordan", activity="dinner", date="2026-03-13",
+                          participants="Jordan", status="proposed")},
+        {"op": "event.upsert", "name": "jordan birthday dinner", "evidence": ["E2"],
+         "fields": fields(title="Birthday dinner", activity="dinner", date="2026-03-13",
+                          participants="Jordan", place="Nobu")}]}, *extra)
+
+
+def test_lookalike_events_stay_apart_with_a_question(dream, repo, dream_home, tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    out = run_json(dream, "--model", _lookalikes(tmp_path, "la"), "--no-sweep")
+    assert sorted(records(dream_home, "events")) == ["dinner-with-jordan",
+                                                     "jordan-birthday-dinner"]
+    qs = records(dream_home, "questions")
+    assert len(qs) == 1 and "same event" in next(iter(qs.values())).get("text")
+    assert out["calls"] == 2                     # propose + the merge question (kept apart)
+    brief = (dream_home / "notes" / "user" / "brief.md").read_text()
+    assert "## Open questions" in brief
+
+
+def test_model_settles_a_near_lookalike_as_one_event(dream, repo, dream_home, tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    model = _lookalikes(tmp_path, "la2", {"purpose": "merge",
+                                          "data": {"decisions": [{"pair": 1, "same": True}]}})
+    run_json(dream, "--model", model, "--no-sweep")
+    events = records(dream_home, "events")
+    assert list(events) == ["dinner-with-jordan"]
+    ev = events["dinner-with-jordan"]
+    assert ev.get("place") == "Nobu" and len(ev.evidence()) == 2
+    assert not (dream_home / "notes" / "user" / "questions").exists()

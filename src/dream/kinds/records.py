@@ -28,6 +28,10 @@ STANDING_KEY = "standing"
 MAX_KEY = 64
 
 # field order used when rendering bodies (other fields follow alphabetically)
+# the C implementations when PyYAML was built with libyaml (same output, much faster)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
 FIELD_ORDER = {
     "event": ["title", "activity", "date", "time", "place", "participants", "status"],
     "todo": ["title", "status", "due", "owner"],
@@ -142,7 +146,7 @@ class Record:
             "version": self.version,
             "fields": {name: self.fields[name].to_yaml() for name in self.ordered_fields()},
         }
-        head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
+        head = yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
         return f"---\n{head}---\n{self.body()}"
 
     def body(self) -> str:
@@ -187,7 +191,7 @@ class Record:
         if end < 0:
             return None
         try:
-            meta = yaml.safe_load(text[4:end])
+            meta = yaml.load(text[4:end], Loader=_Loader)
         except yaml.YAMLError:
             return None
         if not isinstance(meta, dict) or meta.get("kind") not in KINDS or not meta.get("key"):

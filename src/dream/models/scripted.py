@@ -100,7 +100,8 @@ class ScriptedProvider:
                 }) + "\n")
         entry = self._take(request)
         if entry is None:
-            return ModelResponse(data={"ops": []}, calls=1)
+            empty = {"decisions": []} if request.purpose == "merge" else {"ops": []}
+            return ModelResponse(data=empty, calls=1)
         data = entry["data"]
         if data == "malformed":
             raise ModelError("scripted: malformed answer", "the script says so")
@@ -111,6 +112,8 @@ class ScriptedProvider:
 
 
 def _synthetic(request: ModelRequest) -> dict[str, Any]:
+    if request.purpose == "merge":
+        return {"decisions": []}
     if request.purpose != "propose":
         return {"ops": []}
     ops = []

@@ -30,6 +30,7 @@ from dream.pipeline.corrections import CORRECT_SOURCE, correction_ops
 from dream.pipeline.merge import merge
 from dream.pipeline.propose import pack_calls, propose, render_prefix, row_handles
 from dream.pipeline.render import render_brief
+from dream.pipeline.settle import settle
 from dream.pipeline.state import Scope, State, load_state
 from dream.pipeline.sweep import sweep
 from dream.store.store import Store
@@ -367,6 +368,12 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
                 failed_items |= {i.id for i in b.items}
     progress("merge", 0, 1)
     writes, questions = merge(ops)
+    if questions and provider is not None:
+        settled, questions, usage = settle(provider, ops, questions, state.as_of())
+        totals.update(usage)
+        if settled is not ops:
+            ops = settled
+            writes, _again = merge(ops)
     applied = apply_writes(state, writes, run_id)
     if questions:
         qwrites, _ = merge(questions)
