@@ -171,7 +171,7 @@ def bar_plot(path: Path, title: str, groups: Sequence[str], series: dict[str, Se
         xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
         bars = ax.bar(xs, values, width, label=label)
         for bar, v in zip(bars, values):
-            ax.annotate(f"{v:.2g}" if isinstance(v, float) else str(v),
+            ax.annotate(_label(v),
                         (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                         ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(groups)))
@@ -187,6 +187,12 @@ def bar_plot(path: Path, title: str, groups: Sequence[str], series: dict[str, Se
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _label(v: float) -> str:
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.1f}" if abs(v) >= 1 else f"{v:.2f}"
 
 
 def write_results_html() -> Path:
