@@ -127,3 +127,28 @@ def test_compaction_after_the_last_usage_record_lowers_the_figure(tmp_path):
         json.dumps({"type": "user", "message": {"content": "summary of the work so far"}}),
     ]) + "\n")
     assert measure({}, cc).source == "compaction"
+
+
+def test_light_entry_point_behaves_like_dream_hook(repo, dream_proc, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    assert dream_proc("init", cwd=repo).returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+
+    def light(text, *args):
+        return subprocess.run([sys.executable, "-m", "dream.integrations", "hook", *args],
+                              input=text, capture_output=True, text=True, env=env, cwd=repo,
+                              timeout=60)
+
+    bad = light("{oops")
+    assert bad.returncode == 0 and bad.stderr.startswith("dream hook: warning:")
+    payload = {"session_id": "light", "cwd": str(repo), "hook_event_name": "PreCompact",
+               "context_percent": 80}
+    out = json.loads(light(json.dumps(payload), "--json").stdout)
+    assert out["fires"][0]["name"] == "Dream before compaction"
+    again = json.loads(hook(dream_proc, repo, payload, "--json").stdout)
+    assert set(again) == set(out) and again["fires"] == []      # same report: no second fire

@@ -94,22 +94,11 @@ def hook(event: str | None, agent: str, as_json: bool) -> None:
     app = get_app()
     try:
         text = sys.stdin.read() if not sys.stdin.isatty() else ""
-        result = hook_mod.run(app, text, event=event, agent=agent)
-    except Exception as exc:  # a hook must never fail the agent
-        result = hook_mod.HookResult(event=event, agent=agent)
-        result.warnings.append(f"hook failed: {type(exc).__name__}: {exc}")
-    for warning in result.warnings:
-        click.echo(f"dream hook: warning: {warning}", err=True)
-    fired = ",".join(f"{f['automation_id']}#{f['fire']}" for f in result.fires) or "-"
-    ctx = result.context or {}
-    frac = ctx.get("fraction")
-    hook_mod.log(app, f"{result.agent} {result.event} session={result.session_id} "
-                      f"context={'-' if frac is None else f'{frac:.3f}'} fired={fired} "
-                      f"warnings={len(result.warnings)} {'; '.join(result.warnings)}")
-    if as_json:
-        emit_json(result.to_dict())
-    elif result.message:
-        click.echo(result.message)
+    except (OSError, UnicodeDecodeError) as exc:
+        text = ""
+        click.echo(f"dream hook: warning: cannot read stdin ({exc})", err=True)
+    out, err = click.get_text_stream("stdout"), click.get_text_stream("stderr")
+    hook_mod.main(app, text, event, agent, as_json, out, err)
 
 
 # -- automations -------------------------------------------------------------------------------

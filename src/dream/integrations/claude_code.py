@@ -27,8 +27,8 @@ from dream.integrations.installer import (
     brief_path,
     dream_command,
     dream_env,
+    hook_command,
     project_root,
-    shell_command,
     skill_files,
     user_home,
 )
@@ -72,8 +72,7 @@ def _add_hooks(data: dict[str, Any]) -> None:
     for event in EVENTS:
         groups = hooks.setdefault(event, [])
         groups.append({"hooks": [{"type": "command",
-                                  "command": shell_command("hook", "--agent", "claude-code",
-                                                           event),
+                                  "command": hook_command("claude-code", event),
                                   "timeout": 30}]})
 
 

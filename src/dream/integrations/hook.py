@@ -121,6 +121,29 @@ def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
     return {"ok": True, "result": result if isinstance(result, (dict, list, int)) else str(result)}
 
 
+def main(app: App, stdin_text: str, event: str | None, agent: str, as_json: bool,
+         out: Any, err: Any) -> int:
+    """The whole hook call, as both ``dream hook`` and the light entry point
+    (``python -m dream.integrations hook``) run it. Always returns 0."""
+    try:
+        result = run(app, stdin_text, event=event, agent=agent)
+    except Exception as exc:  # a hook must never fail the agent
+        result = HookResult(event=event, agent=agent)
+        result.warnings.append(f"hook failed: {type(exc).__name__}: {exc}")
+    for warning in result.warnings:
+        err.write(f"dream hook: warning: {warning}\n")
+    fired = ",".join(f"{f['automation_id']}#{f['fire']}" for f in result.fires) or "-"
+    frac = (result.context or {}).get("fraction")
+    log(app, f"{result.agent} {result.event} session={result.session_id} "
+             f"context={'-' if frac is None else f'{frac:.3f}'} fired={fired} "
+             f"warnings={len(result.warnings)} {'; '.join(result.warnings)}")
+    if as_json:
+        out.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+    elif result.message:
+        out.write(result.message + "\n")
+    return 0
+
+
 def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claude-code",
         now: datetime | None = None) -> HookResult:
     """Handle one hook call. Raises nothing for bad input: problems become warnings."""

@@ -95,6 +95,14 @@ def shell_command(*args: str) -> str:
     return prefix + shlex.join([*dream_command(), *args])
 
 
+def hook_command(agent: str, event: str) -> str:
+    """What an agent hook runs: ``dream hook`` through its light entry point
+    (``python -m dream.integrations hook``), which skips loading every CLI command."""
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in dream_env().items())
+    return prefix + shlex.join([sys.executable, "-m", "dream.integrations", "hook",
+                                "--agent", agent, event])
+
+
 def user_home() -> Path:
     return Path(os.environ.get("HOME") or Path.home())
 
