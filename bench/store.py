@@ -16,6 +16,7 @@ match tens of thousands of notes at 100,000.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -80,11 +81,12 @@ def _tail(n: int, seed: int = 5) -> list[str]:
 # of 20,000 rare words, as in real English text.
 VOCAB = STOP + WORDS + _tail(20_000)
 WEIGHTS = [1.0 / (r + 1) for r in range(len(VOCAB))]
-CONTENT_WEIGHTS = [0.0] * len(STOP) + WEIGHTS[len(STOP):]
+CUMULATIVE = list(itertools.accumulate(WEIGHTS))
+CONTENT_CUMULATIVE = list(itertools.accumulate([0.0] * len(STOP) + WEIGHTS[len(STOP):]))
 
 
 def zipf_words(rng: random.Random, n: int, content: bool = False) -> list[str]:
-    return rng.choices(VOCAB, weights=CONTENT_WEIGHTS if content else WEIGHTS, k=n)
+    return rng.choices(VOCAB, cum_weights=CONTENT_CUMULATIVE if content else CUMULATIVE, k=n)
 
 
 def note_text(rng: random.Random, i: int) -> tuple[str, str]:

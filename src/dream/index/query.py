@@ -155,16 +155,17 @@ def _ranked_candidates(conn: sqlite3.Connection, match: str, where: list[str],
     then ranks exactly with the filters inside the query)."""
     cap = wanted * 4 + 32
     ranked = conn.execute(
-        "SELECT rowid, -bm25(documents_fts, 4.0, 1.0) AS score FROM documents_fts"
-        " WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts, 4.0, 1.0) LIMIT ?",
-        (match, cap)).fetchall()
+        "SELECT rowid, bm25(documents_fts, 4.0, 1.0) AS rank FROM documents_fts"
+        " WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?", (match, cap)).fetchall()
     if not ranked:
         return []
-    scores = {r[0]: r[1] for r in ranked}
+    scores = {r[0]: -r[1] for r in ranked}
     marks = ",".join("?" * len(scores))
+    # '+' keeps SQLite from scanning the store_id index instead of looking the ids up
+    filters = [w.replace("d.store_id =", "+d.store_id =") for w in where]
     docs = conn.execute(
         f"SELECT d.id, d.path, d.title, d.sha256, d.status FROM documents d"
-        f" WHERE d.id IN ({marks}) AND " + " AND ".join(where),
+        f" WHERE d.id IN ({marks}) AND " + " AND ".join(filters),
         [*scores, *params]).fetchall()
     if len(docs) < wanted and len(ranked) == cap:
         return None

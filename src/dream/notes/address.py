@@ -8,6 +8,7 @@ path is resolved against the store on disk (:func:`resolve_inside`).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -110,12 +111,17 @@ def prefix_relpath(raw: str) -> str:
     return "/".join(parts)
 
 
+@functools.lru_cache(maxsize=64)
+def _real(root: str) -> Path:
+    return Path(os.path.realpath(root))
+
+
 def resolve_inside(root: Path, relpath: str) -> Path:
     """The on-disk path of ``relpath`` under ``root``, refusing symlinks that lead out.
 
     Only the components below ``root`` are examined (one ``lstat`` each, stopping at the
     first that does not exist); a symlink is followed and must stay inside the store."""
-    root_real = Path(os.path.realpath(root))
+    root_real = _real(os.fspath(root))
     target = Path(root) / relpath
     current = root_real
     for part in relpath.split("/"):
