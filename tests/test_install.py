@@ -100,7 +100,7 @@ def test_claude_code_project_round_trip_and_what_claude_reads(project, home, dre
     memory = (project / "CLAUDE.md").read_text()
     assert memory.startswith("# Project\n\nUse pnpm, not npm.\n")
     imports = [line[1:] for line in memory.splitlines() if line.startswith("@")]
-    assert imports == [str(dream_home / "notes" / "brief.md")]
+    assert imports == [str(dream_home / "notes" / "projects" / "proj" / "brief.md")]
     # the hook command Claude Code would run works from a shell and exits 0
     hook_cmd = settings["hooks"]["SessionEnd"][-1]["hooks"][0]["command"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
@@ -243,3 +243,25 @@ def test_codex_home_and_pi_dir_are_respected(project, home, dream, monkeypatch, 
     dream("uninstall", "codex", "--user")
     dream("uninstall", "pi", "--user")
     assert not (tmp_path / "ch").exists() and not (tmp_path / "pi").exists()
+
+
+def test_the_imported_brief_is_the_one_a_dream_run_renders(project, home, dream, tmp_path):
+    dream("install", "claude-code")
+    memory = (project / "CLAUDE.md").read_text()
+    [brief] = [Path(line[1:]) for line in memory.splitlines() if line.startswith("@")]
+    assert not brief.exists()
+    rows = []
+    for i, (role, text) in enumerate([
+            ("user", "Always use pnpm, never npm, in this repository."),
+            ("assistant", "Understood."),
+            ("user", "The staging database runs on port 5433.")]):
+        message = ({"role": role, "content": text} if role == "user" else
+                   {"role": role, "content": [{"type": "text", "text": text}]})
+        rows.append({"type": role, "uuid": f"u{i}", "parentUuid": f"u{i - 1}" if i else None,
+                     "isSidechain": False, "cwd": str(project), "sessionId": "s-brief",
+                     "timestamp": f"2026-11-30T10:0{i}:00.000Z", "message": message})
+    transcript = tmp_path / "s-brief.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    dream("collect", str(transcript), "--source", "claude_code")
+    dream("run")
+    assert brief.is_file() and "pnpm" in brief.read_text()

@@ -112,16 +112,23 @@ def project_root(app: App) -> Path:
 
 
 def brief_path(app: App, scope: str) -> Path:
-    """The brief an agent loads at session start: the project's Primary Store's
-    ``brief.md`` for --project, the notes home's for --user (or when not managed)."""
-    if scope == "project" and app.home.exists():
+    """The brief an agent loads at session start, where the dream run renders it:
+    ``projects/<name>/brief.md`` in the project's Primary Store for --project (in the notes
+    home, under the folder's name, while no store manages it), ``user/brief.md`` in the
+    notes home for --user."""
+    notes = app.home.notes_path.absolute()
+    if scope != "project":
+        return notes / "user" / "brief.md"
+    project = app.project()
+    if app.home.exists():
         try:
-            store = app.stores.primary_for(app.project().key)
+            store = app.stores.primary_for(project.key)
         except Exception:
             store = None
         if store is not None:
-            return Path(store.path).absolute() / "brief.md"
-    return app.home.notes_path.absolute() / "brief.md"
+            name = store.project_name(project.key) or project.name
+            return Path(store.path).absolute() / "projects" / name / "brief.md"
+    return notes / "projects" / project.name / "brief.md"
 
 
 def skill_files() -> dict[str, bytes]:
