@@ -266,3 +266,14 @@ def test_attaching_a_repository_keeps_its_uncommitted_work_out(dream, home, make
     assert sorted(git(team, "show", "--name-only", "--format=", "HEAD").split()) == \
         [".dream/store.toml", ".gitignore"]
     assert "draft.md" in git(team, "status", "--porcelain")
+
+
+def test_end_names_the_project_from_another_folder(dream, home, make_repo, monkeypatch):
+    name = home["name"]
+    dream("begin")
+    dream("notes", "write", f"@projects/{name}/n", "from the dream")
+    monkeypatch.chdir(make_repo("elsewhere"))
+    assert "no dream is open" in dream("end", ok=False).output
+    ended = json.loads(dream("end", name, "--json").output)
+    assert ended["files"] == [f"projects/{name}/n.md"]
+    assert "no store knows" in dream("end", "nonexistent", ok=False).output

@@ -30,7 +30,8 @@ def test_sync_is_cheap_when_nothing_changed_and_incremental_after_a_commit(dream
     conn = db.connect(home["db"])
     store = Store.load(home["notes"])
     first = index.sync(conn, store)
-    assert first.up_to_date and first.total == 3
+    assert first.up_to_date and first.total is None
+    assert len([r for r in index.indexed_rows(conn) if len(r) > 2]) == 3
     dream("notes", "update", f"@projects/{home['name']}/n1", "changed body")
     # the CLI already synced; simulate a commit made behind the index's back
     (home["notes"] / "user").mkdir()
@@ -155,3 +156,31 @@ def test_common_words_are_pruned_in_a_large_index(dream, home, monkeypatch):
     hits = index.search(conn, store, "common rareword", project_key=home["key"])
     assert [h.path for h in hits] == [f"projects/{home['name']}/c0.md"]
     conn.close()
+
+
+def test_a_sync_racing_another_process_plans_again(dream, home, monkeypatch):
+    import importlib
+    sync_module = importlib.import_module("dream.index.sync")
+    _write_many(dream, home["name"], 2)
+    (home["notes"] / "user").mkdir()
+    (home["notes"] / "user/raced.md").write_text("# Raced\n\nraced note\n")
+    git(home["notes"], "add", "user/raced.md")
+    git(home["notes"], "commit", "-q", "-m", "behind the index's back")
+    store = Store.load(home["notes"])
+    ours, theirs = db.connect(home["db"]), db.connect(home["db"])
+    real_plan, calls = sync_module._plan, []
+
+    def racing_plan(conn, *args):
+        calls.append(conn is ours)
+        if len(calls) == 1:
+            index.sync(theirs, store)  # another process finishes first
+        return real_plan(conn, *args)
+
+    monkeypatch.setattr(sync_module, "_plan", racing_plan)
+    stats = index.sync(ours, store)
+    assert calls == [True, False]  # our first plan was dropped; the second saw it done
+    assert stats.up_to_date
+    hits = index.search(ours, store, "raced")
+    assert [h.path for h in hits] == ["user/raced.md"]
+    ours.close()
+    theirs.close()

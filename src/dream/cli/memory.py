@@ -7,7 +7,7 @@ import click
 from dream import api, index
 from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
-from dream.cli.notes import notes_context, project_name_for
+from dream.cli.notes import project_name_for
 from dream.errors import LockHeld, NoDream, NotManaged, UnknownCommit
 from dream.notes.dreaming import CLI_OWNER, DreamSession, held_locks, lock_path, read_lock
 from dream.store.git import looks_like_sha
@@ -116,16 +116,7 @@ def begin(project: str | None, session_id: str | None, as_json: bool) -> None:
     """Open a dream over one project (default: the current one) until 'dream end'."""
     app = get_app()
     store = app.notes_store()
-    if project:
-        key = next((k for s in app.stores.all() for k in [s.project_key_for_name(project)] if k),
-                   None)
-        if key is None:
-            raise NotManaged(f"no store knows a project named '{project}'",
-                             "run 'dream init' in its repository, or see 'dream stores list'")
-        name = project_name_for(app, key, project)
-    else:
-        current = app.project()
-        key, name = current.key, project_name_for(app, current.key, current.name)
+    key, name = _project(app, project)
     dream = DreamSession.begin(store, app.db, key, name, CLI_OWNER, session_id=session_id)
     notes = dream.notes()
     result = {"run_id": dream.run_id, "project": name, "project_key": key,
@@ -141,17 +132,31 @@ def begin(project: str | None, session_id: str | None, as_json: bool) -> None:
                "finish with 'dream end'")
 
 
-def _open_dream(app: App) -> DreamSession:
-    ctx = notes_context(app)
-    if ctx.dream is None:
-        path = lock_path(ctx.store.path, ctx.project_name)
+def _project(app: App, project: str | None) -> tuple[str, str]:
+    """(key, name) of PROJECT (a name or key known to a store) or the current project."""
+    if project:
+        key = next((k for s in app.stores.all() for k in [s.project_key_for_name(project)] if k),
+                   None)
+        if key is None:
+            raise NotManaged(f"no store knows a project named '{project}'",
+                             "run 'dream init' in its repository, or see 'dream stores list'")
+        return key, project_name_for(app, key, project)
+    current = app.project()
+    return current.key, project_name_for(app, current.key, current.name)
+
+
+def _open_dream(app: App, project: str | None = None) -> DreamSession:
+    store = app.notes_store()
+    _key, name = _project(app, project)
+    dream = DreamSession.open(store, app.db, name, owner=CLI_OWNER)
+    if dream is None:
+        path = lock_path(store.path, name)
         info = read_lock(path)
         if info is not None:
-            raise LockHeld(f"the dream over '{ctx.project_name}' belongs to {info.get('owner')}"
+            raise LockHeld(f"the dream over '{name}' belongs to {info.get('owner')}"
                            f" (lock {path})", "end it from that process")
-        raise NoDream(f"no dream is open over '{ctx.project_name}'",
-                      "start one with 'dream begin'")
-    return ctx.dream
+        raise NoDream(f"no dream is open over '{name}'", "start one with 'dream begin'")
+    return dream
 
 
 @click.command()
@@ -168,10 +173,11 @@ def forget(address: str, as_json: bool) -> None:
 
 
 @click.command()
+@click.argument("project", required=False)
 @json_option
-def end(as_json: bool) -> None:
+def end(project: str | None, as_json: bool) -> None:
     """Commit the open dream's changes as one commit and release its lock."""
-    dream = _open_dream(get_app())
+    dream = _open_dream(get_app(), project)
     files = dream.pending_files()
     sha = dream.end()
     result = {"run_id": dream.run_id, "project": dream.project_name, "commit": sha,

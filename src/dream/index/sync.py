@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from dream.db import utcnow
+from dream.errors import StoreError
 from dream.store.document import quick_meta, sha256, title_of
 from dream.store.store import Store
 
@@ -21,7 +22,7 @@ class SyncStats:
     indexed: int = 0      # documents read and (re)written
     skipped: int = 0      # unchanged by checksum
     removed: int = 0
-    total: int = 0        # documents of this store in the index afterwards
+    total: int | None = None  # documents of this store afterwards (None when up to date)
     seconds: float = 0.0
     up_to_date: bool = False
 
@@ -61,14 +62,46 @@ def sync(conn: sqlite3.Connection, store: Store, full: bool = False) -> SyncStat
     started = time.perf_counter()
     repo = store.repo
     head = repo.head()
-    previous, known = _stored(conn, store.id)
-    stats = SyncStats(store.id, head, previous)
-    if known and head == previous and not full:
-        stats.up_to_date = True
+    for _attempt in range(5):
+        previous, known = _stored(conn, store.id)
+        stats = SyncStats(store.id, head, previous)
+        if known and head == previous and not full:
+            stats.up_to_date = True
+            stats.seconds = time.perf_counter() - started
+            return stats
+        to_read, to_remove, stats.skipped = _plan(conn, store, head, previous, full)
+        contents = list(repo.read_blobs([b for _, b in to_read])) if to_read else []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _stored(conn, store.id) != (previous, known):
+                conn.execute("ROLLBACK")  # another process synced meanwhile: plan again
+                continue
+            for path in to_remove:
+                conn.execute("DELETE FROM documents WHERE store_id=? AND path=?",
+                             (store.id, path))
+            _write(conn, store, head or "", to_read, contents)
+            conn.execute(
+                "INSERT INTO index_stores (store_id, store_name, scope, path, commit_sha,"
+                " synced_at) VALUES (?,?,?,?,?,?) ON CONFLICT(store_id) DO UPDATE SET"
+                " store_name=excluded.store_name, scope=excluded.scope, path=excluded.path,"
+                " commit_sha=excluded.commit_sha, synced_at=excluded.synced_at",
+                (store.id, store.name, store.scope, str(store.path), head, utcnow()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        stats.indexed, stats.removed = len(to_read), len(to_remove)
         stats.total = _count(conn, store.id)
         stats.seconds = time.perf_counter() - started
         return stats
+    raise StoreError(f"the index of store '{store.name}' kept changing while it was synced",
+                     "run 'dream reindex' again")
 
+
+def _plan(conn: sqlite3.Connection, store: Store, head: str | None, previous: str | None,
+          full: bool) -> tuple[list[tuple[str, str]], list[str], int]:
+    """(files to read, paths to remove, files skipped as unchanged by checksum)."""
+    repo = store.repo
     existing = {row[0]: row[1] for row in conn.execute(
         "SELECT path, blob FROM documents WHERE store_id=?", (store.id,))}
     if head is None:
@@ -78,41 +111,20 @@ def sync(conn: sqlite3.Connection, store: Store, full: bool = False) -> SyncStat
                    if indexable(p) or p in existing]
     else:
         files = {p: b for p, b in repo.list_files(head) if indexable(p)}
-        changes = [(p, b) for p, b in files.items()]
+        changes = list(files.items())
         changes += [(p, None) for p in existing if p not in files]
-
     to_read: list[tuple[str, str]] = []
     to_remove: list[str] = []
+    skipped = 0
     for path, blob in changes:
         if blob is None or not indexable(path):
             if path in existing:
                 to_remove.append(path)
         elif existing.get(path) == blob:
-            stats.skipped += 1
+            skipped += 1
         else:
             to_read.append((path, blob))
-
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for path in to_remove:
-            conn.execute("DELETE FROM documents WHERE store_id=? AND path=?", (store.id, path))
-        stats.removed = len(to_remove)
-        if to_read:
-            _write(conn, store, head or "", to_read, repo.read_blobs([b for _, b in to_read]))
-        stats.indexed = len(to_read)
-        conn.execute(
-            "INSERT INTO index_stores (store_id, store_name, scope, path, commit_sha, synced_at)"
-            " VALUES (?,?,?,?,?,?) ON CONFLICT(store_id) DO UPDATE SET store_name=excluded."
-            "store_name, scope=excluded.scope, path=excluded.path, commit_sha=excluded."
-            "commit_sha, synced_at=excluded.synced_at",
-            (store.id, store.name, store.scope, str(store.path), head, utcnow()))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    stats.total = _count(conn, store.id)
-    stats.seconds = time.perf_counter() - started
-    return stats
+    return to_read, to_remove, skipped
 
 
 def _write(conn: sqlite3.Connection, store: Store, commit: str,
