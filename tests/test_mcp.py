@@ -167,21 +167,40 @@ def test_sigterm_mid_dream_releases_the_lock(initialised):
     assert (notes / "projects/proj/a.md").read_text().strip().endswith("b")
 
 
-def test_stdin_eof_mid_dream_releases_the_lock(initialised, dream_proc):
+def test_stdin_eof_mid_dream_releases_the_lock(initialised):
     repo, home = initialised
+    import subprocess
+
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "t", "version": "0"}}}
     begin = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
              "params": {"name": "dream_begin", "arguments": {}}}
-    msgs = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, begin]
-    proc = dream_proc("mcp", cwd=repo, input="".join(json.dumps(m) + "\n" for m in msgs),
-                      timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    began = next(r for r in replies if r.get("id") == 2)
-    assert began["result"]["isError"] is False
+    params = server_params(repo, home)
+    proc = subprocess.Popen([params.command, *params.args], cwd=repo, text=True,
+                            env={**os.environ, **params.env}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for msg in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, begin):
+            proc.stdin.write(json.dumps(msg) + "\n")
+        proc.stdin.flush()
+        began = None
+        for line in proc.stdout:                 # wait for the answer to dream_begin
+            reply = json.loads(line)
+            if reply.get("id") == 2:
+                began = reply
+                break
+        assert began and began["result"]["isError"] is False
+        assert (home / "notes" / ".dream.lock.proj").exists()
+        proc.stdin.close()                       # the client goes away: EOF
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        proc.stderr.close()
     assert not (home / "notes" / ".dream.lock.proj").exists()
+    assert "Dream over proj" not in git(home / "notes", "log", "--format=%s")
 
 
 def test_history_memory_and_review_tools(initialised, dream_proc, tmp_path):

@@ -1,0 +1,24 @@
+"""bench/hook.py runs (--quick) and ends with one JSON line of figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO_ROOT
+
+
+def test_hook_benchmark_quick():
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "hook.py"), "--quick",
+                           "--runs", "2"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["quick"] is True and figures["runs"] == 2
+    latency = figures["latency"]
+    assert set(latency) == {"dream hook UserPromptSubmit", "light hook UserPromptSubmit",
+                            "light hook SessionEnd (collects)", "dream mcp start to tools/list"}
+    for row in latency.values():
+        assert row["runs"] == 2 and 0 < row["p50_ms"] <= row["p95_ms"]
+    assert "p50 ms" in proc.stdout
