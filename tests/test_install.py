@@ -115,6 +115,10 @@ def test_claude_code_project_round_trip_and_what_claude_reads(project, home, dre
     assert {k: v for k, v in snapshot(home).items()} == \
         {k: v for k, v in before.items() if k.startswith(str(home))}
 
+    installed = snapshot(project, home)
+    plan = json.loads(dream("uninstall", "claude-code", "--dry-run", "--json").output)
+    assert {c["action"] for c in plan["changes"]} == {"restore", "delete"}
+    assert snapshot(project, home) == installed                  # a dry run writes nothing
     dream("uninstall", "claude-code", "--project")
     assert snapshot(project, home) == before
 
@@ -265,3 +269,11 @@ def test_the_imported_brief_is_the_one_a_dream_run_renders(project, home, dream,
     dream("collect", str(transcript), "--source", "claude_code")
     dream("run")
     assert brief.is_file() and "pnpm" in brief.read_text()
+
+
+def test_install_before_init_says_to_init(repo, home, dream):
+    out = json.loads(dream("install", "claude-code", "--json").output)
+    assert any("dream init" in note for note in out["notes"])
+    assert (repo / ".mcp.json").exists()
+    dream("uninstall", "claude-code")
+    assert not (repo / ".mcp.json").exists() and not (repo / ".claude").exists()

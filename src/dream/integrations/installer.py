@@ -232,6 +232,9 @@ def target_for(app: App, agent: str, scope: str) -> Target:
 def install(app: App, agent: str, scope: str, dry_run: bool = False) -> Plan:
     target = target_for(app, agent, scope)
     plan = Plan(agent, scope, target.root, dry_run, notes=list(target.notes))
+    if not app.home.exists():
+        plan.notes.append(f"no Dream home at {app.home.root} yet: run 'dream init' in the "
+                          "repository, or the MCP server and hooks will report that")
     # compute every new content first: a bad file refuses the whole install, nothing written
     staged: list[tuple[Edit, bytes | None, bytes]] = []
     for edit in target.edits:
