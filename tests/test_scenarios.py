@@ -180,6 +180,7 @@ def test_correction_survives_older_but_not_newer_evidence(provider, dream, repo,
     ev = records(dream_home, "events")[key]
     assert ev.get("time") == "20:00" and ev.fields["time"].evidence == [out["item"]]
     assert ev.fields["time"].pass_ == "correct"
+    assert ev.fields["time"].acted_on == 1 and ev.version == 2    # the row version it acted on
 
     # an older message collected later cannot undo the correction ...
     stage(tmp_path, "older", [{"id": "d0", "time": "2026-03-09T18:30:00Z", "stream": "sms-jordan",

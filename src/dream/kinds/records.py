@@ -81,10 +81,12 @@ class FieldValue:
     run: str
     pass_: str
     version: int = 1
+    acted_on: int = 0          # the record version the write that set this field acted on
 
     def to_yaml(self) -> dict[str, Any]:
         return {"value": self.value, "said_at": self.said_at, "evidence": list(self.evidence),
-                "run": self.run, "pass": self.pass_, "version": self.version}
+                "run": self.run, "pass": self.pass_, "version": self.version,
+                "acted_on": self.acted_on}
 
     @classmethod
     def from_yaml(cls, data: dict[str, Any]) -> "FieldValue":
@@ -95,6 +97,7 @@ class FieldValue:
             run=str(data.get("run", "")),
             pass_=str(data.get("pass", "")),
             version=int(data.get("version", 1)),
+            acted_on=int(data.get("acted_on", 0)),
         )
 
 
@@ -103,7 +106,7 @@ class Record:
     kind: str
     key: str
     fields: dict[str, FieldValue] = field(default_factory=dict)
-    version: int = 0
+    version: int = 0          # bumped once per run (or edit) that changed the record
 
     @property
     def path(self) -> str:

@@ -36,6 +36,7 @@ def apply_writes(state: State, writes: list[RowWrite], run_id: str,
                 and current.version != write.acted_version:
             result.counts["version_moved"] += 1
         rec = current or Record(kind=write.kind, key=write.key)
+        acted_on = rec.version
         touched = False
         for name, fw in sorted(write.fields.items()):
             cur = rec.fields.get(name)
@@ -50,13 +51,13 @@ def apply_writes(state: State, writes: list[RowWrite], run_id: str,
                 cur.evidence = merged
                 cur.said_at = max(cur.said_at, fw.said_at)
                 cur.version += 1
-                cur.run, cur.pass_ = run_id, fw.pass_
+                cur.run, cur.pass_, cur.acted_on = run_id, fw.pass_, acted_on
             elif cur is not None:
                 rec.fields[name] = FieldValue(fw.value, fw.said_at, list(fw.evidence), run_id,
-                                              fw.pass_, cur.version + 1)
+                                              fw.pass_, cur.version + 1, acted_on)
             else:
                 rec.fields[name] = FieldValue(fw.value, fw.said_at, list(fw.evidence), run_id,
-                                              fw.pass_, 1)
+                                              fw.pass_, 1, acted_on)
             touched = True
             result.evidence.update(fw.evidence)
             result.passes.add(fw.pass_)

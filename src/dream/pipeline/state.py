@@ -123,7 +123,7 @@ _PARSED_MAX = 200_000
 
 def _copy(rec: Record) -> Record:
     return Record(rec.kind, rec.key, {name: FieldValue(fv.value, fv.said_at, list(fv.evidence),
-                                                       fv.run, fv.pass_, fv.version)
+                                                       fv.run, fv.pass_, fv.version, fv.acted_on)
                                       for name, fv in rec.fields.items()}, rec.version)
 
 
@@ -140,6 +140,6 @@ def adopt_edits(rec: Record, text: str, repo, commit: str, path: str) -> bool:
     for name, value in edits.items():
         cur = rec.fields[name]
         rec.fields[name] = FieldValue(value, max(said_at, cur.said_at), [f"commit:{sha[:12]}"],
-                                      "edit", "edit", cur.version + 1)
+                                      "edit", "edit", cur.version + 1, rec.version)
     rec.version += 1
     return True
