@@ -122,9 +122,10 @@ def test_rounds_drain_the_spool(dream, repo, dream_home, tmp_path):
               "text": f"I prefer option {i} for the layout."} for i in range(5)]
     stage(tmp_path, "rounds", lines)
     result = dream("run", "--json", "--model", "rules", "--max-items", "2", "--rounds", "5")
-    rows = json.loads(result.output)
-    assert [r["items"] for r in rows] == [2, 2, 1]
-    assert all(r["status"] == "ok" for r in rows)
+    out = json.loads(result.output)
+    assert out["rounds"] == 3 and out["items"] == 5 and out["status"] == "ok"
+    assert [r["items"] for r in out["runs"]] == [2, 2, 1]
+    assert all(r["status"] == "ok" for r in out["runs"])
 
 
 def test_correct_rejects_bad_addresses_cleanly(dream, repo, dream_home, tmp_path):

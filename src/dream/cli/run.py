@@ -133,7 +133,12 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
                            progress=update)
         rows = run_dream(app.db, app.home.notes_path, scopes, opts, key)
     if as_json:
-        emit_json(rows[-1] if len(rows) == 1 else rows)
+        if len(rows) == 1:
+            emit_json(rows[0])
+        else:       # --rounds: one object with every run and the totals
+            emit_json({"rounds": len(rows), "status": rows[-1]["status"],
+                       "items": sum(r["items"] for r in rows),
+                       "calls": sum(r["calls"] for r in rows), "runs": rows})
     else:
         for r in rows:
             _print_run(r)

@@ -252,8 +252,9 @@ class Extractor:
                     key, value = m[1].lower(), m[2]
                 else:
                     key, value = fact, m[1]
+                value = re.sub(r"\s+(?:as well|too|now|though)$", "", _clean(value), flags=re.I)
                 self.ops.append(_op("standing.set", [item["handle"]],
-                                    {slug_key(key).replace("-", "_"): _clean(value)}))
+                                    {slug_key(key).replace("-", "_"): value}))
 
     def wiki(self, item: dict[str, Any]) -> None:
         text = item["text"]
