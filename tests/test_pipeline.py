@@ -327,3 +327,13 @@ def test_model_settles_a_near_lookalike_as_one_event(dream, repo, dream_home, tm
     ev = events["dinner-with-jordan"]
     assert ev.get("place") == "Nobu" and len(ev.evidence()) == 2
     assert not (dream_home / "notes" / "user" / "questions").exists()
+
+
+def test_unknown_runs_are_one_line_errors(dream, repo):
+    dream("init")
+    for args in (["run", "--retry", "nope"], ["runs", "show", "nope"]):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and "no dream run 'nope'" in result.output
+        assert "Traceback" not in result.output
+    empty = dream("run", "--model", "rules").output
+    assert "nothing new in the spool" in empty
