@@ -61,18 +61,22 @@ def test_grown_file_adds_only_new_lines_and_waits_for_partial_line(
     source = (SHARED_DATA / "claude_code" / "spotter__tool_heavy.jsonl").read_bytes()
     lines = source.splitlines(keepends=True)
     path = tmp_path / "sess.jsonl"
-    path.write_bytes(b"".join(lines[:12]))
+    path.write_bytes(b"".join(lines[:8]))  # the Bash tool_use (line 5), not its result
     first = collect_json(dream, str(path))
     count = len(items(home))
     assert first["new_items"] == count > 0
     # the file is being written: half a line arrives
     with open(path, "ab") as handle:
-        handle.write(b"".join(lines[12:20]) + lines[20][:40])
+        handle.write(b"".join(lines[8:20]) + lines[20][:40])
     second = collect_json(dream, str(path))
     assert second["skipped"] == 0  # the partial line is not an error, just not yet read
     after_second = items(home)
     assert len(after_second) == count + second["new_items"]
     assert not any(r["ref"].endswith(":21") for r in after_second)
+    # the result on line 11 knows its tool from the call collected the time before
+    result = [r for r in after_second if r["ref"].endswith(":11")]
+    assert [(r["tool_name"], r["is_error"], r["kind"]) for r in result] == [
+        ("Bash", 0, "tool_result")]
     with open(path, "ab") as handle:
         handle.write(lines[20][40:] + b"".join(lines[21:]))
     third = collect_json(dream, str(path))
@@ -203,3 +207,17 @@ def test_entities_let_names_addresses_and_mentions_meet(dream, home: Path,
 def test_collect_without_home_is_a_clear_error(dream, repo: Path) -> None:
     result = dream("collect", ok=False)
     assert result.exit_code != 0 and "dream init" in result.output
+
+
+def test_config_names_the_person_in_personal_streams(dream, home: Path, tmp_path: Path) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text() + '\n[collect]\nme = ["Me@Example.org"]\n')
+    mbox = tmp_path / "mail.mbox"
+    mbox.write_bytes(b"From a Mon Mar  9 10:00:00 2026\nMessage-ID: <1@x>\n"
+                     b"From: Me <me@example.org>\nSubject: plan\n\nI will book Zuma.\n\n"
+                     b"From b Mon Mar  9 11:00:00 2026\nMessage-ID: <2@x>\nIn-Reply-To: <1@x>\n"
+                     b"From: Jordan <jordan@example.com>\nSubject: Re: plan\n\nGreat\n")
+    collect_json(dream, str(mbox))
+    rows = items(home)
+    assert [(r["role"], r["kind"], r["stream"]) for r in rows] == [
+        ("user", "statement", "mail:1@x"), ("other", "message", "mail:1@x")]
