@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_DATA
-from review_fixtures.sessions import CORRECTIONS, FAILING, FIVE_STEPS, plant
+from review_fixtures.sessions import FAILING, FIVE_STEPS, plant
 
 from dream.app import App
 from dream.passes import PASS_NAMES, run_all
@@ -121,7 +121,7 @@ def test_clean_session_gives_no_proposals(planted, repo):
 
 
 def test_a_single_correction_or_failure_is_not_a_pattern(planted, repo):
-    key, paths = planted(only=["s1", "clean"])
+    key, _paths = planted(only=["s1", "clean"])
     results = {r.name: r for r in run_all(_evidence(key, root=repo))}
     assert results["failures"].candidates == []
     assert results["failures"].journal["single_failures"] == 1
@@ -139,7 +139,7 @@ def test_instruction_patches_apply_with_git(planted, repo):
             results["project"].candidates:
         diff = cand.change["patch"]["diff"]
         check = subprocess.run(["git", "apply", "--check", "-"], cwd=repo, input=diff,
-                               text=True, capture_output=True)
+                               check=False, text=True, capture_output=True)
         assert check.returncode == 0, (cand.slug, check.stderr, diff)
 
 
