@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+from test_scenarios import fields, records, run_json, script, stage
+
 from dream import tokens
 from dream.kinds.records import Record
-from test_scenarios import fields, records, run_json, script, stage
 
 
 def test_review_mode_leaves_the_branch_and_runs_show_its_diff(dream, repo, dream_home,
@@ -273,7 +273,7 @@ def test_a_plain_run_after_a_killed_one_takes_its_items(dream, dream_proc, repo,
     out = run_json(dream, "--model", "rules")
     assert out["status"] == "ok" and out["items"] == 3
     runs = {r["id"]: r for r in json.loads(dream("runs", "--json").output)}
-    killed = [r for r in runs.values() if r["id"] != out["id"]][0]
+    killed = next(r for r in runs.values() if r["id"] != out["id"])
     assert killed["status"] == "failed" and "interrupted" in killed["error"]
 
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from dream.kinds.records import Record
 
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -166,7 +166,9 @@ def test_correction_survives_older_but_not_newer_evidence(provider, dream, repo,
     stage(tmp_path, "day1", [{"id": "d1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jordan",
                               "role": "other", "author": "Jordan",
                               "text": "Dinner at Nobu on Friday at 7pm?"}])
-    answers = lambda n, *ops: script(tmp_path, n, {"ops": list(ops)})  # noqa: E731
+    def answers(name: str, *ops: dict) -> str:
+        return script(tmp_path, name, {"ops": list(ops)})
+
     model = "rules" if provider == "rules" else answers("a1", {
         "op": "event.upsert", "name": "dinner nobu 2026-03-13", "evidence": ["E1"],
         "fields": fields(title="Dinner at Nobu", activity="dinner", date="2026-03-13",

@@ -89,7 +89,7 @@ class FieldValue:
                 "acted_on": self.acted_on}
 
     @classmethod
-    def from_yaml(cls, data: dict[str, Any]) -> "FieldValue":
+    def from_yaml(cls, data: dict[str, Any]) -> FieldValue:
         return cls(
             value=str(data.get("value", "")),
             said_at=str(data.get("said_at", "")),
@@ -186,7 +186,7 @@ class Record:
                 if k in self.fields and v != one_line(self.get(k)) and v != self.get(k)}
 
     @classmethod
-    def loads(cls, text: str) -> "Record | None":
+    def loads(cls, text: str) -> Record | None:
         """Parse a record file; None when the text is not a record (no kind/key)."""
         if not text.startswith("---\n"):
             return None

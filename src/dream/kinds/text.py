@@ -21,11 +21,11 @@ NOT_NAMES = {
     "yep", "nope", "lol", "omg", "btw", "fyi", "re", "fwd", "dear", "best", "regards", "cheers",
     "all", "any", "some", "every", "each", "in", "on", "at", "for", "to", "from", "with",
     "of", "by", "as", "after", "before", "about", "done", "am", "pm", "new", "next", "last",
-    "remember", "always", "never", "actually", "wait", "well", "great", "awesome", "right",
+    "remember", "always", "never", "actually", "wait", "well", "awesome", "right",
     "wrong", "true", "false", "none", "null", "todo", "note", "use", "run", "add", "fix",
     "make", "check", "see", "look", "try", "got", "get", "have", "has", "had", "going",
     "reminder", "remind", "don", "didn't", "doesn't", "isn't", "won't", "can't", "couldn't",
-    "perfect", "congrats", "congratulations", "happy", "love", "bye", "see", "sounds", "agreed",
+    "perfect", "congrats", "congratulations", "happy", "love", "bye", "sounds", "agreed",
     "definitely", "absolutely", "really", "totally", "anyway", "haha", "hmm", "um", "uh",
     "mon", "tue", "wed", "thu", "fri", "sat", "sun", "utc", "api", "url", "json", "http",
     "https", "cli", "ui", "id", "pr", "ci",
@@ -53,9 +53,10 @@ def names(text: str, limit: int = 12, known: set[str] | None = None) -> list[str
     for match in _NAME_RE.finditer(text):
         word = match.group(1)
         before = text[:match.start()].rstrip()
-        if (not before or before[-1] in ".!?:\n\"'(") and word.lower() not in known:
-            if not re.search(r"[\w,;] " + re.escape(word) + r"\b", text):
-                continue
+        at_start = not before or before[-1] in ".!?:\n\"'("
+        if at_start and word.lower() not in known and \
+                not re.search(r"[\w,;] " + re.escape(word) + r"\b", text):
+            continue
         parts = word.replace("-", " ").split()
         if parts[0].lower() in NOT_NAMES:
             if len(parts) == 1 or parts[1].lower() in NOT_NAMES:
@@ -82,7 +83,8 @@ _REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:(next|this|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                       r"saturday|sunday)s?\b", re.I)
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
-_TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d\d))?\s*(am|pm|a\.m\.|p\.m\.)\b|\b(\d{1,2}):(\d\d)\b"
+_TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d\d))?\s*(am|pm|a\.m\.|p\.m\.)\b"
+                   r"|\b(\d{1,2}):(\d\d)\b"
                    r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:))", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 

@@ -46,7 +46,8 @@ _CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:the
                       r"got (?:us )?a table|made a reservation)\b", re.I)
 _DECLINE = re.compile(r"\b(can'?t (?:come|join|go)|no thanks|i'?ll pass|not (?:coming|joining))\b",
                       re.I)
-_PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})")
+_PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+"
+                    r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})")
 _CLAUSE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
                         r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|rebooked|switched to|moved (?:it )?to)\b", re.I)
@@ -476,7 +477,7 @@ _NOT_PLACE = {"the", "a", "an", "my", "your", "our", "his", "her", "their", "thi
               "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
               "january", "february", "march", "april", "may", "june", "july", "august",
               "september", "october", "november", "december", "noon", "i", "it", "least",
-              "all", "first", "last", "next", "home", "work", "least", "case", "time", "order"}
+              "all", "first", "last", "next", "home", "work", "case", "time", "order"}
 _STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "is", "it",
          "be", "that", "this", "you", "i", "me", "my", "we", "our", "please", "always",
          "never", "don", "t", "do", "not", "from", "now", "just", "use", "can", "are", "at",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import pairwise
 
 from dream.kinds.text import names, parse_when
 from dream.pipeline.spool import Item
@@ -86,10 +87,10 @@ def make_bundles(items: list[Item]) -> list[Bundle]:
         for e in set(es):
             by_entity[e].append(idx)
     limit = max(COMMON_MIN, int(n * COMMON_SHARE))
-    for e, idxs in by_entity.items():
+    for idxs in by_entity.values():
         if len(idxs) > limit:
             continue
-        for a, b in zip(idxs, idxs[1:]):
+        for a, b in pairwise(idxs):
             if _close(times[a], times[b], ENTITY_WINDOW):
                 uf.union(a, b)
 

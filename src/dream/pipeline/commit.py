@@ -58,7 +58,7 @@ def build_commit(repo: Repo, base: str | None, files: dict[str, bytes | None], s
             if len(out) != len(writes):
                 raise GitFailed("git hash-object returned the wrong number of objects",
                                 "check the store with 'git fsck'")
-            lines += [f"100644 {sha}\t{path}" for (path, _), sha in zip(writes, out)]
+            lines += [f"100644 {sha}\t{path}" for (path, _), sha in zip(writes, out, strict=True)]
         lines += [f"0 {ZERO}\t{path}" for path in deletes]
         if lines:
             repo.git("update-index", "--index-info", input=("\n".join(lines) + "\n").encode(),

@@ -27,7 +27,8 @@ from dream.pipeline.state import State
 CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, never evidence
 ITEM_CHARS = 4000
 
-INSTRUCTIONS = """You consolidate a person's messages and an agent's session traffic into typed memory.
+INSTRUCTIONS = """You consolidate a person's messages and an agent's session traffic into typed
+memory.
 Answer ONLY with JSON matching the schema: {"ops": [...]}. Never write free-form memories.
 Each op is one of: event.upsert, todo.open, todo.close, wiki.fill, standing.set, note.add,
 note.update, note.crumple, question.ask.

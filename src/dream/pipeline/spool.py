@@ -36,7 +36,7 @@ class Item:
     entities: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "Item":
+    def from_row(cls, row: sqlite3.Row) -> Item:
         try:
             ents = json.loads(row["entities"] or "[]")
         except ValueError:

@@ -17,7 +17,8 @@ from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.propose import ResolvedOp, _clip, rows_payload, slug_field
 from dream.pipeline.state import State
 
-INSTRUCTIONS = """Sweep the memory below after tonight's changes. Answer ONLY with JSON {"ops": [...]}.
+INSTRUCTIONS = """Sweep the memory below after tonight's changes.
+Answer ONLY with JSON {"ops": [...]}.
 Look for duplicates (crumple the extra note, decline the duplicate event), contradictions
 (ask a question) and obvious junk (crumple it). Cite the rows you act on as "evidence"
 (R<n> handles). Change nothing else; an empty list is a fine answer."""
