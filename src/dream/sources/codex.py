@@ -23,6 +23,7 @@ injected context. Assistant text is taken from response items only (the
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -36,6 +37,10 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _QUIET_ITEMS = ("reasoning", "ghost_snapshot", "other")
 _MAX_CALLS = 256
+# a line Codex writes as {"timestamp":"...","type":"response_item","payload":{"type":"reasoning"
+# (or an event_msg token_count): recognised from its first bytes, skipped without parsing
+_QUIET_RE = re.compile(rb'\{"timestamp":"[^"]{10,40}","type":"(?:response_item","payload":'
+                       rb'\{"type":"reasoning"|event_msg","payload":\{"type":"token_count")')
 
 
 def _output(value: Any) -> tuple[str, bool]:
@@ -79,6 +84,9 @@ class Codex:
         calls: dict[str, str] = state.setdefault("calls", {})
         pending: list[Message] = []  # user response items, decided once the chunk is read
         for number, raw in lines:
+            if _QUIET_RE.match(raw):  # reasoning blobs and token counts: not parsed at all
+                state["events"] = state.get("events") or b'"event_msg"' in raw[:80]
+                continue
             try:
                 record = json.loads(raw)
             except ValueError:
