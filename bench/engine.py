@@ -202,7 +202,7 @@ def locomo_cost(limit_convs: int | None) -> dict:
     with common.temp_home(prefix="dream-engine-locomo-") as _home:
         app = common.new_app()
         totals = {"items": 0, "runs": 0, "calls": 0, "input_tokens": 0, "cached_tokens": 0,
-                  "output_tokens": 0, "bundles": 0, "records": 0}
+                  "output_tokens": 0, "bundles": 0}
         inbox = Path(app.home.root) / "inbox"
         inbox.mkdir()
         started = time.perf_counter()
