@@ -120,3 +120,20 @@ def test_a_fabricated_citation_drops_the_proposal(dream, repo, tmp_path):
     third = json.loads(dream("review", "start", "--all", "--json").output)
     [dropped] = third["journal"]["corrections"]["dropped"]
     assert "src/app.py has 2 lines, not 3" in dropped["reason"]
+
+
+def test_human_output_of_prepare_start_and_show(dream, repo, tmp_path):
+    dream("init")
+    paths = plant(tmp_path / "t", str(repo), only=["s1", "s3"])
+    dream("collect", *map(str, paths.values()))
+    text = "## User corrections\n- always squash commits (src/nowhere.py:1)\n"
+    out = dream("prepare", "--handoff", "-", "--learned", "a", "--learned", "b",
+                "--learned", "c", input=text).output
+    assert out.startswith("prepared handoff #") and f"({len(text)} characters)" in out
+    started = dream("review", "start").output
+    assert "learned:" in started and started.count("\n  - ") == 3
+    assert "[proposed] corrections-" in started and "evidence: session:" in started
+    shown = dream("review", "show").output
+    assert shown.splitlines()[0] == started.splitlines()[0]
+    slug = next(line.split()[1] for line in shown.splitlines() if line.startswith("[proposed]"))
+    assert dream("review", "reject", slug).output == f"rejected {slug}\n"
