@@ -12,7 +12,7 @@ from dream.store.store import Store
 MAX_TERMS = 32
 # Above this many candidate documents a query's most common words are dropped (see
 # plan_match): bm25 costs about a microsecond per candidate document.
-SCORE_BUDGET = 6000
+SCORE_BUDGET = 3000
 # Words so common that matching them ranks nothing; dropping them keeps queries fast.
 STOPWORDS = frozenset("""a an and are as at be but by for from has have he her his i if in
 into is it its me my no not of on or our she so that the their them then there these they
