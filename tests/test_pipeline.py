@@ -337,3 +337,26 @@ def test_unknown_runs_are_one_line_errors(dream, repo):
         assert "Traceback" not in result.output
     empty = dream("run", "--model", "rules").output
     assert "nothing new in the spool" in empty
+
+
+def test_project_items_go_to_an_attached_primary_store(dream, repo, dream_home, tmp_path):
+    team = tmp_path / "team-store"
+    dream("stores", "attach", str(team), "--name", "team")
+    dream("init", "--store", "team")
+    stage(tmp_path, "mixed", [
+        {"id": "p1", "time": "2026-03-02T10:00:00Z", "stream": "s1", "role": "user",
+         "cwd": str(repo), "text": "From now on, always run ruff before committing."},
+        {"id": "u1", "time": "2026-03-02T11:00:00Z", "stream": "notes", "role": "user",
+         "text": "I'm allergic to shellfish."},
+    ])
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "ok" and out["items"] == 2
+    assert len(out["details"]["commits"]) == 2                  # one commit per store
+    notes = list((team / "projects" / "proj" / "notes").glob("*.md"))
+    assert len(notes) == 1 and "ruff" in notes[0].read_text()
+    assert "shellfish" in (dream_home / "notes" / "user" / "standing.md").read_text()
+    assert not (dream_home / "notes" / "projects").exists()
+    for store in (team, dream_home / "notes"):
+        body = git(store, "log", "-1", "--format=%B")
+        assert f"Dream-Run: {out['id']}" in body
+    assert "Dream-Project:" in git(team, "log", "-1", "--format=%B")
