@@ -360,3 +360,34 @@ def test_project_items_go_to_an_attached_primary_store(dream, repo, dream_home, 
         body = git(store, "log", "-1", "--format=%B")
         assert f"Dream-Run: {out['id']}" in body
     assert "Dream-Project:" in git(team, "log", "-1", "--format=%B")
+
+
+def test_dry_run_prices_every_pending_item_in_run_sized_chunks(dream, repo, dream_home,
+                                                               tmp_path):
+    dream("init")
+    lines = [{"id": f"q{i}", "time": f"2026-03-01T1{i}:00:00Z", "stream": f"s{i}",
+              "role": "user", "text": f"I prefer layout {i}."} for i in range(5)]
+    stage(tmp_path, "priced", lines)
+    out = run_json(dream, "--model", "openai:gpt-4o-mini", "--dry-run", "--max-items", "2",
+                   "--no-sweep")
+    assert out["items"] == 5 and out["calls"] == 3          # three runs' worth of calls
+    assert out["cost_usd"] > 0
+
+
+def test_an_unmanaged_folder_dreams_only_personal_items(dream, repo, dream_home, tmp_path,
+                                                        monkeypatch):
+    dream("init")
+    stage(tmp_path, "both", [
+        {"id": "a1", "time": "2026-03-02T10:00:00Z", "stream": "s1", "role": "user",
+         "cwd": str(repo), "text": "From now on, always run ruff before committing."},
+        {"id": "b1", "time": "2026-03-02T11:00:00Z", "stream": "notes", "role": "user",
+         "text": "I'm allergic to shellfish."}])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = run_json(dream, "--model", "rules")
+    assert out["items"] == 1 and out["project_key"] is None
+    assert not (dream_home / "notes" / "projects" / "proj" / "notes").exists()
+    monkeypatch.chdir(repo)                              # the project's own run takes it
+    assert run_json(dream, "--model", "rules")["items"] == 1
+    assert (dream_home / "notes" / "projects" / "proj" / "notes").is_dir()

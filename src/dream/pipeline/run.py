@@ -443,6 +443,20 @@ def write_run_commit(entry: dict[str, Any], run_id: str, opts: RunOptions,
 
 
 # -- dry run -----------------------------------------------------------------------------------
+def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int):
+    """Every pending item of every scope, in the chunks successive runs would claim."""
+    for scope in scopes:
+        after = 0
+        while True:
+            chunk = spool.peek(conn, scope.project_key, size, after)
+            if not chunk:
+                break
+            after = chunk[-1].seq
+            items = [i for i in chunk if i.source != CORRECT_SOURCE]
+            if items:
+                yield scope, items
+
+
 def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
               project_key: str | None) -> dict[str, Any]:
     """Estimate bundles, calls, tokens and cost; call nothing; record a 'priced' run."""
@@ -452,11 +466,7 @@ def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
     run_id = new_run_id()
     totals: Counter = Counter()
     n_items = 0
-    for scope in scopes:
-        items = [i for i in spool.peek(conn, scope.project_key, opts.max_items)
-                 if i.source != CORRECT_SOURCE]
-        if not items:
-            continue
+    for scope, items in _pending_chunks(conn, scopes, opts.max_items):
         n_items += len(items)
         state = load_state(scope, scope.store.repo.head())
         bundles = make_bundles(items)

@@ -75,12 +75,13 @@ def release_stale_claims(conn: sqlite3.Connection) -> None:
     )
 
 
-def peek(conn: sqlite3.Connection, project_key: str | None, limit: int) -> list[Item]:
+def peek(conn: sqlite3.Connection, project_key: str | None, limit: int,
+         after_seq: int = 0) -> list[Item]:
     """The items a run would claim, without claiming them (dry runs)."""
     where, args = _scope_where(project_key)
     rows = conn.execute(
         f"SELECT * FROM items WHERE {where} AND processed_by IS NULL AND claimed_by IS NULL"
-        f" AND kind != 'meta' ORDER BY seq LIMIT ?", (*args, limit)
+        f" AND kind != 'meta' AND seq > ? ORDER BY seq LIMIT ?", (*args, after_seq, limit)
     ).fetchall()
     return [Item.from_row(r) for r in rows]
 
