@@ -124,3 +124,18 @@ def test_human_output(dream, home):
     assert "alpha beta" in dream("notes", "show", "@user/a").output
     assert "@user/a.md" in dream("notes", "find", "alpha").output
     assert "@user/a.md" in dream("notes", "list").output
+
+
+@pytest.mark.parametrize("meta", [
+    {"status": "live", "created": "2026-11-30T12:00:00Z", "project": "proj-1a2b3c4d"},
+    {"title": "It's: a #title", "n": 3, "flag": True, "word": "yes", "nul": "null"},
+    {"empty": "", "lead": " space", "multi": "a\nb", "tags": ["x", "y"], "d": {"k": 1}},
+    {"on": "off", "num": "1e3", "neg": "-1", "tilde": "~", "uni": "café ☕"},
+])
+def test_front_matter_round_trips_exactly(meta):
+    import yaml
+
+    from dream.store.document import Document, parse
+    text = Document(dict(meta), "body\n").render()
+    assert parse(text).meta == meta
+    assert yaml.safe_load(text.split("---\n")[1]) == meta

@@ -72,6 +72,24 @@ class FindPage:
         return asdict(self)
 
 
+def _write_file(target: Path, data: bytes, new: bool) -> None:
+    """A new note is created exclusively in place; an existing one is replaced atomically
+    (readers see the old or the new content, never half of it)."""
+    if new:
+        try:
+            fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            pass  # appeared meanwhile: replace it atomically below
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            return
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, target)
+
+
 def _now() -> str:
     return utcnow()[:19] + "Z"
 
@@ -125,10 +143,7 @@ class NotesService:
             raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
                            "split it into several notes")
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
+        _write_file(target, data, new=old is None)
         digest = sha256(data)
         if self.dream is not None:
             return NoteChange(str(address), address.relpath, action, digest, None, True)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -37,12 +38,38 @@ class Document:
         body = self.body if self.body.endswith("\n") or not self.body else self.body + "\n"
         if not self.meta:
             return body
-        head = yaml.dump(self.meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False)
+        head = _flat_yaml(self.meta)
+        if head is None:
+            head = yaml.dump(self.meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                             default_flow_style=False)
         return f"---\n{head}---\n{body}"
 
     def to_bytes(self) -> bytes:
         return self.render().encode("utf-8")
+
+
+_PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_YAML_WORDS = frozenset("true false yes no on off null y n".split())  # noqa: SIM905
+
+
+def _flat_yaml(meta: dict[str, Any]) -> str | None:
+    """Front matter of plain keys and scalar values, written without the YAML emitter
+    (which costs more than the rest of a note write); None when a value needs it."""
+    lines = []
+    for key, value in meta.items():
+        if not isinstance(key, str) or not _PLAIN_RE.match(key) or key.lower() in _YAML_WORDS:
+            return None
+        if isinstance(value, bool):
+            lines.append(f"{key}: {'true' if value else 'false'}")
+        elif isinstance(value, int) or (isinstance(value, str) and _PLAIN_RE.match(value)
+                                        and value.lower() not in _YAML_WORDS):
+            lines.append(f"{key}: {value}")
+        elif isinstance(value, str) and value.isprintable() and value.strip() == value:
+            quoted = value.replace("'", "''")
+            lines.append(f"{key}: '{quoted}'")
+        else:
+            return None
+    return "\n".join(lines) + "\n"
 
 
 def decode(data: bytes, where: str) -> str:
