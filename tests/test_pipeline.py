@@ -372,6 +372,11 @@ def test_dry_run_prices_every_pending_item_in_run_sized_chunks(dream, repo, drea
                    "--no-sweep")
     assert out["items"] == 5 and out["calls"] == 3          # three runs' worth of calls
     assert out["cost_usd"] > 0
+    run_json(dream, "--model", "rules")
+    assert run_json(dream, "--model", "rules", "--dry-run")["items"] == 0
+    again = run_json(dream, "--model", "rules", "--dry-run", "--redo")   # what a redo costs
+    assert again["items"] == 5 and again["status"] == "priced"
+    assert run_json(dream, "--model", "rules", "--dry-run")["items"] == 0  # nothing un-claimed
 
 
 def test_an_unmanaged_folder_dreams_only_personal_items(dream, repo, dream_home, tmp_path,

@@ -443,12 +443,13 @@ def write_run_commit(entry: dict[str, Any], run_id: str, opts: RunOptions,
 
 
 # -- dry run -----------------------------------------------------------------------------------
-def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int):
+def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int,
+                    redo: bool = False):
     """Every pending item of every scope, in the chunks successive runs would claim."""
     for scope in scopes:
         after = 0
         while True:
-            chunk = spool.peek(conn, scope.project_key, size, after)
+            chunk = spool.peek(conn, scope.project_key, size, after, redo)
             if not chunk:
                 break
             after = chunk[-1].seq
@@ -466,7 +467,7 @@ def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
     run_id = new_run_id()
     totals: Counter = Counter()
     n_items = 0
-    for scope, items in _pending_chunks(conn, scopes, opts.max_items):
+    for scope, items in _pending_chunks(conn, scopes, opts.max_items, opts.redo):
         n_items += len(items)
         state = load_state(scope, scope.store.repo.head())
         bundles = make_bundles(items)

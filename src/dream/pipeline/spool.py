@@ -76,11 +76,14 @@ def release_stale_claims(conn: sqlite3.Connection) -> None:
 
 
 def peek(conn: sqlite3.Connection, project_key: str | None, limit: int,
-         after_seq: int = 0) -> list[Item]:
-    """The items a run would claim, without claiming them (dry runs)."""
+         after_seq: int = 0, redo: bool = False) -> list[Item]:
+    """The items a run would claim (with ``redo``: also those already processed), without
+    claiming them (dry runs)."""
     where, args = _scope_where(project_key)
+    state = "(processed_by IS NOT NULL OR claimed_by IS NULL)" if redo else \
+        "processed_by IS NULL AND claimed_by IS NULL"
     rows = conn.execute(
-        f"SELECT * FROM items WHERE {where} AND processed_by IS NULL AND claimed_by IS NULL"
+        f"SELECT * FROM items WHERE {where} AND {state}"
         f" AND kind != 'meta' AND seq > ? ORDER BY seq LIMIT ?", (*args, after_seq, limit)
     ).fetchall()
     return [Item.from_row(r) for r in rows]
