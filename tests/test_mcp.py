@@ -246,3 +246,22 @@ def test_history_memory_and_review_tools(initialised, dream_proc, tmp_path):
     assert two and "three" in two
     assert prepared["learned"] == ["one", "two", "three"]
     assert none and none.endswith(".") and "Traceback" not in none
+
+
+def test_project_dir_comes_from_claude_project_dir(initialised, tmp_path):
+    repo, home = initialised
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    params = server_params(repo, home)
+    params = StdioServerParameters(command=params.command, args=params.args, cwd=str(elsewhere),
+                                   env={**params.env, "CLAUDE_PROJECT_DIR": str(repo)})
+
+    async def scenario():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                began = await ok(session, "dream_begin")
+                await ok(session, "dream_end")
+                return began
+
+    assert anyio.run(scenario)["project"] == "proj"

@@ -28,6 +28,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dream import __version__
@@ -394,6 +395,20 @@ def build_server(tools: DreamTools):
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+PROJECT_DIR_VARS = ("DREAM_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+
+
+def project_dir(default: Path) -> Path:
+    """The folder whose project the tools act on: ``DREAM_PROJECT_DIR``, else
+    ``CLAUDE_PROJECT_DIR`` (Claude Code sets it for the servers it starts), else the
+    working directory."""
+    for var in PROJECT_DIR_VARS:
+        raw = os.environ.get(var)
+        if raw and Path(raw).is_dir():
+            return Path(raw).resolve()
+    return default
+
+
 def _install_shutdown(tools: DreamTools) -> None:
     import atexit
 
@@ -414,6 +429,7 @@ def serve(app: App) -> None:
     from mcp.server.stdio import stdio_server
 
     app.home.require()
+    app.cwd = project_dir(app.cwd)
     tools = DreamTools(app)
     server = build_server(tools)
     _install_shutdown(tools)
