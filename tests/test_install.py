@@ -277,3 +277,31 @@ def test_install_before_init_says_to_init(repo, home, dream):
     assert (repo / ".mcp.json").exists()
     dream("uninstall", "claude-code")
     assert not (repo / ".mcp.json").exists() and not (repo / ".claude").exists()
+
+
+def _lists_tools(command: str, args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command, args=args, cwd=str(cwd),
+                                   env={**env, "PYTHONPATH": str(REPO_ROOT / "src")})
+
+    async def scenario():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return {t.name for t in (await session.list_tools()).tools}
+
+    return anyio.run(scenario)
+
+
+def test_registered_servers_start_and_list_tools(project, home, dream):
+    """Start the server exactly as .mcp.json and Codex's config.toml describe it."""
+    dream("install", "claude-code")
+    dream("install", "codex", "--user")
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["dream"]
+    names = _lists_tools(entry["command"], entry["args"], entry.get("env", {}), project)
+    assert {"notes_write", "notes_find", "tool_search"} <= names
+    codex = tomllib.loads((home / ".codex" / "config.toml").read_text())["mcp_servers"]["dream"]
+    assert _lists_tools(codex["command"], codex["args"], codex.get("env", {}), project) == names
