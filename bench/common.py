@@ -128,7 +128,7 @@ def append_results(title: str, sections: str, figures: dict[str, Any]) -> None:
         "<details><summary>figures (JSON)</summary>",
         "",
         "```json",
-        json.dumps(figures, indent=1, sort_keys=True, default=str),
+        json.dumps(figures, sort_keys=True, default=str),
         "```",
         "",
         "</details>",
