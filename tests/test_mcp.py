@@ -83,6 +83,13 @@ def test_client_writes_finds_dreams_forgets_and_sees_commits(initialised):
                 assert {n["address"] for n in began["notes"]} >= {
                     "@projects/proj/deploy.md", "@projects/proj/old-tip.md"}
                 assert Path(began["lock"]).exists()
+                # other projects stay read-only while the dream is open
+                _, scope_err = await call(session, "notes_write",
+                                          address="@projects/other/x.md", text="x")
+                assert scope_err and "outside the open dream" in scope_err
+                # a second dream in the same session is refused with what to do
+                _, twice = await call(session, "dream_begin")
+                assert twice and "dream_end" in twice
                 # a live note refuses to be forgotten, with a sentence saying what to do
                 _, err = await call(session, "dream_forget", address="@projects/proj/deploy.md")
                 assert err and "crumple" in err
