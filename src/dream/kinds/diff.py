@@ -8,7 +8,7 @@ ids, so a model cannot invent either. A new row gets its key from ``name`` by co
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -53,4 +53,22 @@ class Diff(BaseModel):
 
 
 def diff_schema() -> dict:
-    return Diff.model_json_schema()
+    """The answer schema sent to providers, in the strict form OpenAI's structured output
+    accepts: every object lists all its properties as required (optional ones are
+    nullable) and closes them; no defaults or length keywords. Validation of the answer
+    is the (more lenient) pydantic model."""
+    return strict_schema(Diff.model_json_schema())
+
+
+def strict_schema(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: strict_schema(v) for k, v in schema.items()
+           if k not in ("default", "minLength", "maxLength", "title")}
+    if out.get("type") == "object" or "properties" in out:
+        props = out.get("properties", {})
+        out["additionalProperties"] = False
+        out["required"] = list(props)
+    return out

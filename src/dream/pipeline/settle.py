@@ -15,6 +15,7 @@ from datetime import timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from dream.errors import ModelError
+from dream.kinds.diff import strict_schema
 from dream.kinds.text import parse_when
 from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.propose import ResolvedOp
@@ -67,7 +68,7 @@ def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp
     lines = [f"{d['pair']}. A {d['a']} | B {d['b']}" for d in described]
     request = ModelRequest(purpose="merge", prefix=INSTRUCTIONS + "\n",
                            body="\n".join(lines) + "\n",
-                           schema=SettleAnswer.model_json_schema(),
+                           schema=strict_schema(SettleAnswer.model_json_schema()),
                            payload={"pairs": described}, max_output_tokens=256)
     try:
         answer, response = call_validated(provider, request, SettleAnswer.model_validate)

@@ -1,0 +1,80 @@
+"""A whole dream through the hosted-model providers, against real local HTTP servers that
+speak the OpenAI and Anthropic protocols (tests/fake_servers.py): the prompt layout, the
+strict answer schema, token accounting from the response's usage, and cost."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dream.models.openai_provider import strict_compatible
+from fake_servers import FakeAnthropicServer, FakeOpenAIServer
+from test_scenarios import fields, records, run_json, stage
+
+DINNER = {"ops": [{"op": "event.upsert", "name": "dinner nobu 2026-03-13",
+                   "evidence": ["E1", "E2", "E3"], "row": None,
+                   "fields": fields(title="Dinner at Nobu", date="2026-03-13", time="19:00",
+                                    place="Nobu", status="confirmed")}]}
+
+
+def test_dream_through_openai_protocol(dream, repo, dream_home, tmp_path, monkeypatch):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeOpenAIServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        server.enqueue(server.answer(DINNER, prompt_tokens=1500, completion_tokens=90,
+                                     cached_tokens=1024),
+                       server.answer({"ops": []}, prompt_tokens=700, completion_tokens=5))
+        out = run_json(dream, "--model", "openai:gpt-4o-mini")
+        propose, sweep = server.requests
+    assert out["status"] == "ok" and out["calls"] == 2
+    assert (out["input_tokens"], out["output_tokens"], out["cached_tokens"]) == (2200, 95, 1024)
+    assert out["cost_usd"] > 0
+    body = propose.body
+    assert body["messages"][0]["role"] == "system"
+    assert "CURRENT STATE" in body["messages"][0]["content"]          # shared prefix first
+    assert "E1 [message]" in body["messages"][-1]["content"]          # then the bundles
+    schema = body["response_format"]["json_schema"]
+    assert schema["strict"] is True and strict_compatible(schema["schema"])
+    assert "Sweep" in sweep.body["messages"][0]["content"]
+    ev = records(dream_home, "events")["dinner-nobu-2026-03-13"]
+    assert ev.get("status") == "confirmed" and len(ev.evidence()) == 3
+
+
+def test_dream_through_anthropic_protocol_malformed_twice_is_partial(dream, repo, dream_home,
+                                                                    tmp_path, monkeypatch):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeAnthropicServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        server.enqueue(server.malformed(), server.malformed())
+        out = run_json(dream, "--model", "anthropic:claude-haiku-4-5")
+        assert out["status"] == "partial" and out["commit"] is None
+        assert not (dream_home / "notes" / "user" / "events").exists()
+        server.enqueue(server.answer(DINNER, input_tokens=300, output_tokens=80),
+                       server.answer({"ops": []}))
+        again = run_json(dream, "--model", "anthropic:claude-haiku-4-5", "--retry", out["id"])
+        first = server.requests[-2].body
+    assert again["status"] == "ok" and again["items"] == 3
+    assert again["input_tokens"] >= 300 and again["output_tokens"] >= 80
+    system = first["system"]
+    text = json.dumps(system)
+    assert "CURRENT STATE" in text and "cache_control" in text       # cached state prefix
+    assert list(records(dream_home, "events")) == ["dinner-nobu-2026-03-13"]
+
+
+@pytest.mark.parametrize("spec", ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5"])
+def test_dry_run_with_a_hosted_model_calls_no_server(spec, dream, repo, tmp_path, monkeypatch):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeOpenAIServer() as oai, FakeAnthropicServer() as ant:
+        monkeypatch.setenv("OPENAI_BASE_URL", oai.base_url)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", ant.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        out = run_json(dream, "--model", spec, "--dry-run")
+        assert oai.count() == 0 and ant.count() == 0
+    assert out["status"] == "priced" and out["cost_usd"] > 0
