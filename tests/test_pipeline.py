@@ -396,3 +396,36 @@ def test_an_unmanaged_folder_dreams_only_personal_items(dream, repo, dream_home,
     monkeypatch.chdir(repo)                              # the project's own run takes it
     assert run_json(dream, "--model", "rules")["items"] == 1
     assert (dream_home / "notes" / "projects" / "proj" / "notes").is_dir()
+
+
+def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_home, tmp_path):
+    from dream.models import scripted
+
+    dream("init")
+    stage(tmp_path, "day1", [{"id": "s1", "time": "2026-03-09T18:00:00Z", "stream": "sms",
+                              "role": "other", "author": "Jordan",
+                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+    run_json(dream, "--model", "rules")
+    stage(tmp_path, "day2", [{"id": "s2", "time": "2026-03-10T09:00:00Z", "stream": "sms",
+                              "role": "other", "author": "Jordan",
+                              "text": "Let's make the dinner at Nobu 8pm instead, secret-word"}])
+    seen = []
+    original = scripted.ScriptedProvider.complete
+
+    def spy(self, request):
+        seen.append(request)
+        return original(self, request)
+
+    scripted.ScriptedProvider.complete = spy
+    try:
+        scripted.clear()
+        scripted.enqueue({"ops": [{"op": "event.upsert", "row": "R1", "evidence": ["E1"],
+                                   "fields": fields(time="20:00")}]})
+        run_json(dream, "--model", "scripted")
+    finally:
+        scripted.ScriptedProvider.complete = original
+        scripted.clear()
+    sweep_request = next(r for r in seen if r.purpose == "sweep")
+    assert "TONIGHT'S DIFFS" in sweep_request.body
+    assert "time: '19:00' -> '20:00'" in sweep_request.body
+    assert "secret-word" not in sweep_request.body + sweep_request.prefix   # never raw traffic

@@ -374,6 +374,8 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         if settled is not ops:
             ops = settled
             writes, _again = merge(ops)
+    before = {(w.kind, w.key): state.records[(w.kind, w.key)].values()
+              for w in writes if (w.kind, w.key) in state.records}
     applied = apply_writes(state, writes, run_id)
     if questions:
         qwrites, _ = merge(questions)
@@ -382,7 +384,7 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     progress("merge", 1, 1)
     if opts.sweep and provider is not None and applied.changed:
         progress("sweep", 0, 1)
-        swept = sweep(provider, state, list(applied.changed.values()))
+        swept = sweep(provider, state, list(applied.changed.values()), before)
         totals.update(calls=swept.calls, input_tokens=swept.input_tokens,
                       output_tokens=swept.output_tokens, cached_tokens=swept.cached_tokens)
         dropped.update(swept.dropped)

@@ -36,8 +36,11 @@ class SweepResult:
 
 
 def sweep(provider: Provider, state: State, changed: list[Record],
+          before: dict[tuple[str, str], dict[str, str]] | None = None,
           limit: int = 80) -> SweepResult:
+    """``before`` holds the changed rows' values before this run: the run's diffs."""
     result = SweepResult()
+    before = before or {}
     changed_keys = {(r.kind, r.key) for r in changed}
     entities = sorted({w for r in changed for w in r.get("participants", "").split(", ")
                        if w} | {r.get("name") for r in changed if r.kind == "wiki"} - {""})
@@ -48,10 +51,20 @@ def sweep(provider: Provider, state: State, changed: list[Record],
              f"{' (changed tonight)' if (r.kind, r.key) in changed_keys else ''}: "
              + "; ".join(f"{k}={_clip(v, 160)}" for k, v in r.values().items())
              for h, r in rows.items()]
+    diffs = []
+    for h, r in rows.items():
+        if (r.kind, r.key) not in changed_keys:
+            continue
+        old = before.get((r.kind, r.key), {})
+        moved = [f"{k}: {_clip(old[k], 60)!r} -> {_clip(v, 60)!r}" if k in old else
+                 f"{k}: new {_clip(v, 60)!r}" for k, v in r.values().items()
+                 if old.get(k) != v]
+        diffs.append(f"{h} " + ("new row; " if not old else "") + "; ".join(moved))
     request = ModelRequest(
         purpose="sweep", prefix=INSTRUCTIONS + "\n\nSCHEMA:\n" + str(diff_schema()) + "\n",
-        body="STATE:\n" + "\n".join(lines) + "\n", schema=diff_schema(),
-        payload={"rows": rows_payload(rows),
+        body="STATE:\n" + "\n".join(lines) + "\n\nTONIGHT'S DIFFS:\n" + "\n".join(diffs)
+        + "\n", schema=diff_schema(),
+        payload={"rows": rows_payload(rows), "diffs": diffs,
                  "changed": [h for h, r in rows.items() if (r.kind, r.key) in changed_keys],
                  "as_of": state.as_of(), "scope": state.scope.root},
         max_output_tokens=1024,
