@@ -99,3 +99,28 @@ def test_review_over_a_real_openai_compatible_server_sends_only_redacted_text(
     assert any("[REDACTED:" in b for b in bodies)    # the handoff went, redacted
     assert review["run"]["calls"] == 6 and review["run"]["input_tokens"] > 0
     assert len(review["proposals"]) == 8             # an empty answer rewords nothing
+
+
+def test_the_answer_schema_is_sent_in_strict_form(dream, repo, tmp_path, monkeypatch):
+    from fake_servers import FakeOpenAIServer
+
+    from dream.models.openai_provider import strict_compatible
+    from dream.passes.model import SCHEMA
+
+    assert strict_compatible(SCHEMA)
+    dream("init")
+    paths = plant(tmp_path / "t", str(repo), only=["s1", "s2", "s3"])
+    dream("collect", *map(str, paths.values()))
+    with FakeOpenAIServer() as server:
+        failures_slug = "failures-modulenotfounderror-no-module-named-requests"
+        server.enqueue(*[server.answer({"proposals": [
+            {"candidate": failures_slug, "keep": True, "title": "Install requests for tests",
+             "explanation": None}]}) for _ in range(6)])
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        review = json.loads(dream("review", "start", "--model", "openai:gpt-4o-mini",
+                                  "--json").output)
+        sent = [r.body["response_format"]["json_schema"] for r in server.requests]
+    assert sent and all(s["strict"] is True for s in sent)
+    titles = {p["slug"]: p["title"] for p in review["proposals"]}
+    assert titles[failures_slug] == "Install requests for tests"
+    assert all(j["status"] == "ok" for j in review["journal"].values())

@@ -37,19 +37,37 @@ follows the schema."""
 
 class Reworded(BaseModel):
     candidate: str
-    keep: bool = True
-    title: str = Field(min_length=3, max_length=160)
-    explanation: str = Field(default="", max_length=2000)
+    keep: bool | None = True
+    title: str = Field(min_length=3, max_length=500)
+    explanation: str | None = Field(default="", max_length=4000)
 
 
 class PassAnswer(BaseModel):
     proposals: list[Reworded]
 
 
+# What is sent: OpenAI-strict form (every object closed, every property required, the
+# optional one nullable), so providers with strict structured output can enforce it. The
+# answer is validated with the more lenient models above.
+SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["proposals"],
+    "properties": {"proposals": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False,
+        "required": ["candidate", "keep", "title", "explanation"],
+        "properties": {
+            "candidate": {"type": "string", "description": "the candidate's slug"},
+            "keep": {"type": "boolean", "description": "false drops the candidate"},
+            "title": {"type": "string", "description": "at most 120 characters"},
+            "explanation": {"type": ["string", "null"],
+                            "description": "at most 600 characters, for the person deciding"},
+        }}}},
+}
+
+
 def prefix(ev: Evidence) -> str:
     """Identical for every pass of one review, so providers can cache it."""
     handoff = ev.handoff.text if ev.handoff else "(no prepared handoff)"
-    schema = json.dumps(PassAnswer.model_json_schema(), sort_keys=True)
+    schema = json.dumps(SCHEMA, sort_keys=True)
     return f"{INSTRUCTIONS}\n\nSchema:\n{schema}\n\nHandoff:\n{handoff}\n"
 
 
@@ -69,7 +87,7 @@ def refine(result: PassResult, ev: Evidence, provider: Provider) -> None:
         return
     text, payload = body(result.name, result.candidates)
     request = ModelRequest(purpose=f"review:{result.name}", prefix=prefix(ev), body=text,
-                           schema=PassAnswer.model_json_schema(), payload=payload,
+                           schema=SCHEMA, payload=payload,
                            max_output_tokens=2048)
     counted = _Counted(provider, result)
     answer, _response = call_validated(counted, request, PassAnswer.model_validate)
@@ -80,7 +98,7 @@ def refine(result: PassResult, ev: Evidence, provider: Provider) -> None:
         if cand is None:
             ignored += 1
             continue
-        if not entry.keep:
+        if entry.keep is False:
             dropped.append(cand.slug)
             continue
         cand.title = clip(entry.title, 120)
