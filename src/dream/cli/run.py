@@ -161,6 +161,9 @@ def _print_run(r: dict) -> None:
         return
     click.echo(f"run {r['id']} {r['status']}: {r['items']} items, {r['bundles']} bundles, "
                f"{r['calls']} calls, {r['duration_s']:.2f}s")
+    for root, summary in sorted((r["details"].get("scopes") or {}).items()):
+        click.echo(f"  {root}: {summary['items']} items, {summary['bundles']} bundles, "
+                   f"{summary['changed']} records changed, {summary['questions']} questions")
     if r["commit"]:
         where = "promoted" if r["details"].get("apply_mode") == "auto" \
             and r["status"] == "ok" else "left for review"
@@ -221,6 +224,8 @@ def runs_show(run_id: str, as_json: bool) -> None:
                 "output_tokens", "cached_tokens", "cost_usd", "duration_s", "commit",
                 "branch", "started_at", "finished_at", "error"):
         click.echo(f"{key + ':':<15} {r[key] if r[key] is not None else '-'}")
+    for root, summary in sorted((r["details"].get("scopes") or {}).items()):
+        click.echo(f"{'scope:':<15} {root}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     for key in ("dropped", "apply"):
         if r["details"].get(key):
             click.echo(f"{key + ':':<15} " + ", ".join(f"{k} {v}"
