@@ -152,3 +152,17 @@ def test_light_entry_point_behaves_like_dream_hook(repo, dream_proc, tmp_path):
     assert out["fires"][0]["name"] == "Dream before compaction"
     again = json.loads(hook(dream_proc, repo, payload, "--json").stdout)
     assert set(again) == set(out) and again["fires"] == []      # same report: no second fire
+
+
+def test_codex_stop_collects_and_reads_the_codex_window(repo, dream_proc, tmp_path):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    name = "localpush__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+    transcript = tmp_path / name
+    shutil.copy(SHARED_DATA / "codex" / name, transcript)
+    payload = {"session_id": "codex-1", "transcript_path": str(transcript), "cwd": str(repo),
+               "hook_event_name": "Stop", "turn_id": "t1", "model": "gpt-5"}
+    out = json.loads(hook(dream_proc, repo, payload, "--agent", "codex", "--json").stdout)
+    assert out["agent"] == "codex" and out["context"]["window"] == 258400
+    assert out["collected"]["ok"] is True and out["collected"]["result"]["new_items"] > 0
+    assert out["collected"]["result"]["by_source"] == {"codex": out["collected"]["result"][
+        "new_items"]}

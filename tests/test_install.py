@@ -218,6 +218,11 @@ def test_codex_round_trip_keeps_comments(project, home, dream, dream_home):
     assert parsed["mcp_servers"]["dream"]["args"][-1] == "mcp"
     assert parsed["mcp_servers"]["dream"]["env"] == {"DREAM_HOME": str(dream_home)}
     assert parsed["profiles"]["fast"]["model"] == "o4-mini" and parsed["model"] == "o3"
+    assert parsed["features"] == {"codex_hooks": True}          # hooks are behind this flag
+    hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
+    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+        [group] = hooks[event]
+        assert group["hooks"][0]["command"].endswith(f"hook --agent codex {event}")
     assert (home / ".agents" / "skills" / "memory" / "SKILL.md").exists()
     assert "brief.md" in (home / ".codex" / "AGENTS.md").read_text()
     dream("install", "codex", "--project")
@@ -226,6 +231,23 @@ def test_codex_round_trip_keeps_comments(project, home, dream, dream_home):
     assert (project / ".agents" / "skills" / "dream" / "SKILL.md").exists()
     dream("uninstall", "codex", "--user")
     dream("uninstall", "codex", "--project")
+    assert snapshot(project, home) == before
+
+
+def test_codex_with_its_own_features_table(project, home, dream):
+    text = "[features]\nweb_search = true\n"
+    write(home / ".codex" / "config.toml", text)
+    write(home / ".codex" / "hooks.json", json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "say done"}]}]}}, indent=2) + "\n")
+    before = snapshot(project, home)
+    out = json.loads(dream("install", "codex", "--user", "--json").output)
+    assert any("codex_hooks = true" in note for note in out["notes"])
+    parsed = tomllib.loads((home / ".codex" / "config.toml").read_text())
+    assert parsed["features"] == {"web_search": True}           # the user's table, untouched
+    stop = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"]
+    assert stop[0]["hooks"][0]["command"] == "say done" and len(stop) == 2
+    assert json.loads(dream("install", "codex", "--user", "--json").output)["changes"] == []
+    dream("uninstall", "codex", "--user")
     assert snapshot(project, home) == before
 
 

@@ -17,6 +17,7 @@ Files (sources in docs/integrations.md):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,6 @@ from dream.integrations.installer import (
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
 SERVER = "dream"
-HOOK_MARK = "hook --agent claude-code"
 
 
 def server_entry() -> dict[str, Any]:
@@ -62,46 +62,53 @@ def _strip_server(data: dict[str, Any]) -> bool:
     return True
 
 
-def is_dream_hook(hook: Any) -> bool:
+def is_dream_hook(hook: Any, agent: str = "claude-code") -> bool:
+    mark = f"hook --agent {agent}"
     return (isinstance(hook, dict) and isinstance(hook.get("command"), str)
-            and HOOK_MARK in hook["command"] and "dream" in hook["command"])
+            and mark in hook["command"] and "dream" in hook["command"])
 
 
-def _add_hooks(data: dict[str, Any]) -> None:
-    hooks = data.setdefault("hooks", {})
-    for event in EVENTS:
-        groups = hooks.setdefault(event, [])
-        groups.append({"hooks": [{"type": "command",
-                                  "command": hook_command("claude-code", event),
-                                  "timeout": 30}]})
+def hook_adder(agent: str, events: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
+    """Adds one matcher group per event calling ``dream hook`` (Claude Code's hooks format,
+    which Codex's hooks.json shares)."""
+    def add(data: dict[str, Any]) -> None:
+        hooks = data.setdefault("hooks", {})
+        for event in events:
+            hooks.setdefault(event, []).append(
+                {"hooks": [{"type": "command", "command": hook_command(agent, event),
+                            "timeout": 30}]})
+    return add
 
 
-def _strip_hooks(data: dict[str, Any]) -> bool:
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return False
-    found = False
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list) and any(is_dream_hook(h) for h in inner):
-                found = True
-                rest = [h for h in inner if not is_dream_hook(h)]
-                if rest:
-                    kept.append({**group, "hooks": rest})
+def hook_stripper(agent: str) -> Callable[[dict[str, Any]], bool]:
+    """Removes exactly Dream's hook entries (and groups and events left empty)."""
+    def strip(data: dict[str, Any]) -> bool:
+        hooks = data.get("hooks")
+        if not isinstance(hooks, dict):
+            return False
+        found = False
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
                 continue
-            kept.append(group)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del data["hooks"]
-    return found
+            kept = []
+            for group in groups:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(inner, list) and any(is_dream_hook(h, agent) for h in inner):
+                    found = True
+                    rest = [h for h in inner if not is_dream_hook(h, agent)]
+                    if rest:
+                        kept.append({**group, "hooks": rest})
+                    continue
+                kept.append(group)
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+        if not hooks:
+            del data["hooks"]
+        return found
+    return strip
 
 
 def config_dir() -> Path:
@@ -123,8 +130,8 @@ def target(app: App, scope: str) -> Target:
     edits: list[Edit] = [
         JsonEdit(mcp_file, "MCP server 'dream' (runs 'dream mcp')", _add_server, _strip_server),
         JsonEdit(claude_dir / "settings.json",
-                 "hooks " + ", ".join(EVENTS) + " calling 'dream hook'", _add_hooks,
-                 _strip_hooks),
+                 "hooks " + ", ".join(EVENTS) + " calling 'dream hook'",
+                 hook_adder("claude-code", EVENTS), hook_stripper("claude-code")),
     ]
     for rel, content in skill_files().items():
         edits.append(FileCopy(claude_dir / "skills" / rel, f"skill file {rel}", content))

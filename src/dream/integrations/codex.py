@@ -7,6 +7,11 @@
   ``~/.agents/skills`` (user).
 - Brief: Codex reads ``AGENTS.md`` (project root, and ``$CODEX_HOME/AGENTS.md``) at
   session start; it has no import syntax, so the block names brief.md to read first.
+- Hooks: ``hooks.json`` beside the config (``.codex/hooks.json``, ``$CODEX_HOME/hooks.json``)
+  in Claude Code's shape (event -> matcher groups -> ``{"type": "command", ...}``), for
+  :data:`EVENTS`. Codex runs hooks only with ``[features] codex_hooks = true``; Dream's
+  config block sets it when the file has no ``[features]`` table of its own, and otherwise
+  says so in a note (a second ``[features]`` table would be invalid TOML).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from pathlib import Path
 
 from dream.app import App
 from dream.errors import BadInput
-from dream.integrations.files import BlockEdit, Edit, FileCopy
+from dream.integrations.claude_code import hook_adder, hook_stripper
+from dream.integrations.files import BlockEdit, Edit, FileCopy, JsonEdit
 from dream.integrations.installer import (
     Target,
     brief_path,
@@ -36,7 +42,10 @@ def codex_home() -> Path:
     return Path(raw).expanduser() if raw else user_home() / ".codex"
 
 
-def toml_block() -> str:
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
+
+
+def toml_block(features: bool) -> str:
     cmd = dream_command()
     lines = ["[mcp_servers.dream]", f"command = {json.dumps(cmd[0])}",
              f"args = {json.dumps([*cmd[1:], 'mcp'])}"]
@@ -44,7 +53,23 @@ def toml_block() -> str:
     if env:
         lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
                      + " }")
+    if features:
+        lines += ["", "[features]", "codex_hooks = true"]
     return "\n".join(lines)
+
+
+def _features_of(config: Path, block: BlockEdit) -> dict | None:
+    """The user's own ``[features]`` table (Dream's block left out), or None."""
+    try:
+        text = config.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+    try:
+        parsed = tomllib.loads(block._strip(text))
+    except tomllib.TOMLDecodeError:
+        return None        # the install itself reports the broken file
+    features = parsed.get("features")
+    return features if isinstance(features, dict) else None
 
 
 def _validate(path: Path):
@@ -70,9 +95,17 @@ def target(app: App, scope: str) -> Target:
         config, skills_dir, agents_md = (codex_home() / "config.toml",
                                          root / ".agents" / "skills", codex_home() / "AGENTS.md")
     brief = brief_path(app, scope)
+    probe = BlockEdit(config, "", "codex", "", style="hash")
+    features = _features_of(config, probe)
+    block = BlockEdit(config, "MCP server [mcp_servers.dream] (runs 'dream mcp')"
+                      + ("" if features is not None else " and [features] codex_hooks"),
+                      "codex", toml_block(features is None), style="hash",
+                      validate=_validate(config))
+    hooks_file = config.parent / "hooks.json"
     edits: list[Edit] = [
-        BlockEdit(config, "MCP server [mcp_servers.dream] (runs 'dream mcp')", "codex",
-                  toml_block(), style="hash", validate=_validate(config)),
+        block,
+        JsonEdit(hooks_file, "hooks " + ", ".join(EVENTS) + " calling 'dream hook'",
+                 hook_adder("codex", EVENTS), hook_stripper("codex")),
     ]
     edits += [FileCopy(skills_dir / rel, f"skill file {rel}", content)
               for rel, content in skill_files().items()]
@@ -80,6 +113,9 @@ def target(app: App, scope: str) -> Target:
                            cli_block(brief, "Codex", mcp=True)))
     notes = [f"brief: Codex reads {agents_md} at session start; the block there points it at "
              f"{brief}"]
+    if features is not None and features.get("codex_hooks") is not True:
+        notes.append(f"Codex runs hooks only with codex_hooks = true: add it to the [features] "
+                     f"table of {config} (Dream does not edit your own tables)")
     if scope == "project":
         notes.append("Codex reads .codex/config.toml only in projects you marked trusted")
     return Target("codex", scope, root, edits, notes)

@@ -6,8 +6,9 @@ for PreCompact or ``reason`` for SessionEnd), then:
 
 1. reports context use to the automations (see :mod:`dream.automations`);
 2. collects the session's transcript into the spool on the events in
-   ``[hooks] collect_on`` (default PreCompact, SessionEnd, Stop is left out because it runs
-   after every answer), through ``dream.spool.collect.collect`` when that module exists.
+   ``[hooks] collect_on`` (default: PreCompact and SessionEnd for Claude Code, whose Stop
+   runs after every answer; Stop for Codex, which has no session-end hook), through
+   ``dream.spool.collect.collect`` when that module exists.
 
 A hook never fails the agent: every problem becomes a one-line warning on stderr, a line in
 ``$DREAM_HOME/logs/hook.log`` and exit status 0.
@@ -30,7 +31,10 @@ from dream.integrations.context_use import DEFAULT_WINDOW, measure
 USER_INPUT_EVENTS = {"UserPromptSubmit"}
 # Claude Code adds a hook's stdout to the model's context for these events only.
 CONTEXT_EVENTS = {"UserPromptSubmit", "SessionStart"}
-DEFAULT_COLLECT_ON = ["PreCompact", "SessionEnd"]
+# Codex has no SessionEnd or PreCompact hook: its sessions are collected at the end of each
+# turn (Stop); the collector reads only what is new.
+DEFAULT_COLLECT_ON = {"claude-code": ["PreCompact", "SessionEnd"], "pi": ["SessionEnd"],
+                      "codex": ["Stop"]}
 SOURCES = {"claude-code": "claude_code", "pi": "pi", "codex": "codex"}
 
 
@@ -185,7 +189,7 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
             "write a handoff (open work, decisions, user corrections, memory slugs, next "
             "steps) and run `dream prepare` with three learned lines; see the dream skill."
         )
-    collect_on = app.config.get("hooks", "collect_on", DEFAULT_COLLECT_ON)
+    collect_on = app.config.get("hooks", "collect_on", DEFAULT_COLLECT_ON.get(agent, []))
     if transcript is not None and result.event in collect_on:
         if transcript.is_file():
             try:
