@@ -53,7 +53,8 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     Claude Code gets the MCP server (.mcp.json or ~/.claude.json), the memory and dream
     skills, hooks that call 'dream hook', and an @-import of brief.md in CLAUDE.md. Pi gets
     the skills and a marked block in AGENTS.md (Pi has no MCP). Codex gets
-    [mcp_servers.dream] in config.toml, the skills and a marked block in AGENTS.md.
+    [mcp_servers.dream] in config.toml, hooks in hooks.json, the skills and a marked block
+    in AGENTS.md.
     Running it twice changes nothing; 'dream uninstall' restores the files byte for byte.
     """
     from dream.integrations import installer
