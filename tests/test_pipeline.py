@@ -429,3 +429,20 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
     assert "TONIGHT'S DIFFS" in sweep_request.body
     assert "time: '19:00' -> '20:00'" in sweep_request.body
     assert "secret-word" not in sweep_request.body + sweep_request.prefix   # never raw traffic
+
+
+def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
+    from dream.pipeline.bundle import MAX_BUNDLE_CHARS, make_bundles, shown_chars
+    from dream.pipeline.propose import MAX_CALL_CHARS, pack_calls
+    from dream.pipeline.spool import Item
+
+    items = [Item(seq=i, id=f"i{i}", source="claude_code", ref=f"f:{i}", stream="one-session",
+                  project_key="p", author=None, role="tool", said_at=f"2026-03-01T10:{i:02d}:00Z",
+                  text="x" * 20_000, tool_name="Bash", is_error=False, kind="tool_result",
+                  evidence=True) for i in range(60)]
+    bundles = make_bundles(items)
+    assert sum(len(b.items) for b in bundles) == 60 and len(bundles) > 1
+    assert all(sum(shown_chars(i) for i in b.items) <= MAX_BUNDLE_CHARS for b in bundles)
+    calls = pack_calls(bundles, 6)
+    assert all(len(c.body) <= MAX_CALL_CHARS + 1000 for c in calls)
+    assert [b.id for c in calls for b in c.bundles] == [b.id for b in bundles]

@@ -7,7 +7,8 @@ one dinner land in one bundle, and no model sees them apart. Entities come from 
 ``entities`` column (filled by the collector), the author of another person's message and
 capitalised names in the text. An entity named by a large share of the run (the user's own
 name, the project's name) is too common to join on and is ignored. A bundle larger than
-``MAX_BUNDLE_ITEMS`` is cut into consecutive chunks so a call stays bounded.
+``MAX_BUNDLE_ITEMS`` items or ``MAX_BUNDLE_CHARS`` characters of prompt is cut into
+consecutive chunks so a call stays bounded.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dream.pipeline.spool import Item
 THREAD_GAP = timedelta(hours=12)
 ENTITY_WINDOW = timedelta(days=7)
 MAX_BUNDLE_ITEMS = 120
+MAX_BUNDLE_CHARS = 40_000    # about 10k tokens of prompt per bundle
 COMMON_SHARE = 0.25          # an entity in more than this share of items does not join
 COMMON_MIN = 40              # ... unless the run is small
 
@@ -103,8 +105,7 @@ def make_bundles(items: list[Item]) -> list[Bundle]:
         # a bundle of nothing but context (assistant prose) says nothing: skip it
         if not any(items[i].evidence for i in members):
             continue
-        for start in range(0, len(members), MAX_BUNDLE_ITEMS):
-            chunk = [items[i] for i in members[start:start + MAX_BUNDLE_ITEMS]]
+        for chunk in _chunks([items[i] for i in members]):
             ent_count: dict[str, int] = defaultdict(int)
             display: dict[str, str] = {}
             for it in chunk:
@@ -118,6 +119,28 @@ def make_bundles(items: list[Item]) -> list[Bundle]:
                 streams=sorted({it.stream for it in chunk}),
             ))
     return bundles
+
+
+def shown_chars(item: Item) -> int:
+    """How many characters of the item a prompt shows (see propose.ITEM_CHARS)."""
+    return min(len(item.text), 400 if not item.evidence else 4000) + 60
+
+
+def _chunks(members: list[Item]) -> list[list[Item]]:
+    """Consecutive chunks of at most MAX_BUNDLE_ITEMS items and MAX_BUNDLE_CHARS shown."""
+    out: list[list[Item]] = []
+    cur: list[Item] = []
+    size = 0
+    for it in members:
+        cost = shown_chars(it)
+        if cur and (len(cur) >= MAX_BUNDLE_ITEMS or size + cost > MAX_BUNDLE_CHARS):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(it)
+        size += cost
+    if cur:
+        out.append(cur)
+    return out
 
 
 def _close(a, b, gap: timedelta) -> bool:

@@ -20,12 +20,13 @@ from dream.errors import ModelError
 from dream.kinds.diff import OP_KIND, Diff, Op, diff_schema
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
-from dream.pipeline.bundle import Bundle
+from dream.pipeline.bundle import Bundle, shown_chars
 from dream.pipeline.spool import Item
 from dream.pipeline.state import State
 
 CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, never evidence
 ITEM_CHARS = 4000
+MAX_CALL_CHARS = 120_000   # about 30k tokens of bundles per call
 
 INSTRUCTIONS = """You consolidate a person's messages and an agent's session traffic into typed
 memory.
@@ -100,10 +101,21 @@ def rows_payload(rows: dict[str, Record]) -> list[dict[str, Any]]:
 
 
 def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
+    """Up to ``pack`` bundles per call, and no more than MAX_CALL_CHARS of prompt body."""
     pack = max(1, pack)
+    groups: list[list[Bundle]] = []
+    size = 0
+    for b in bundles:
+        cost = sum(shown_chars(i) for i in b.items)
+        if groups and len(groups[-1]) < pack and size + cost <= MAX_CALL_CHARS:
+            groups[-1].append(b)
+            size += cost
+        else:
+            groups.append([b])
+            size = cost
     calls = []
-    for start in range(0, len(bundles), pack):
-        call = Call(index=len(calls), bundles=bundles[start:start + pack])
+    for group in groups:
+        call = Call(index=len(calls), bundles=group)
         lines = []
         n = 0
         for b in call.bundles:
