@@ -39,6 +39,11 @@ class DreamGroup(click.Group):
             ctx.exit(130)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except BrokenPipeError:
+            # the reader went away (`dream ... | head`): stop quietly, as Unix tools do
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(141)
         except Exception as exc:  # no tracebacks for users
             if os.environ.get("DREAM_DEBUG"):
                 raise
