@@ -20,6 +20,7 @@ working directory, open tool calls), so a resumed read knows what the head of th
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -81,6 +82,21 @@ class LineSource(Protocol):
 
 class FileSource(Protocol):
     def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]: ...
+
+
+def json_objects(lines: Iterable[tuple[int, bytes]],
+                 ctx: FileContext) -> Iterator[tuple[int, dict[str, Any]] | Skip]:
+    """Each line parsed as a JSON object, or a Skip saying why it could not be."""
+    for number, raw in lines:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+            continue
+        if not isinstance(record, dict):
+            yield ctx.skip(number, "not a JSON object")
+            continue
+        yield number, record
 
 
 # -- small shared helpers ----------------------------------------------------------------

@@ -23,7 +23,15 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
+from dream.sources.base import (
+    FileContext,
+    Message,
+    Skip,
+    iso_utc,
+    json_objects,
+    project_key_for,
+    text_of,
+)
 
 KIND = "claude_code"
 _IGNORED = {"file-history-snapshot", "queue-operation", "last-prompt", "custom-title",
@@ -53,15 +61,11 @@ class ClaudeCode:
     def parse_lines(self, lines: Iterable[tuple[int, bytes]],
                     ctx: FileContext) -> Iterator[Message | Skip]:
         tools: dict[str, str] = ctx.state.setdefault("tools", {})
-        for number, raw in lines:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+        for entry in json_objects(lines, ctx):
+            if isinstance(entry, Skip):
+                yield entry
                 continue
-            if not isinstance(record, dict):
-                yield ctx.skip(number, "not a JSON object")
-                continue
+            number, record = entry
             kind = record.get("type")
             if kind in _IGNORED:
                 continue

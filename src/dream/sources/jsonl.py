@@ -14,10 +14,17 @@ result) or ``system``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 
-from dream.sources.base import ROLES, FileContext, Message, Skip, iso_utc, project_key_for
+from dream.sources.base import (
+    ROLES,
+    FileContext,
+    Message,
+    Skip,
+    iso_utc,
+    json_objects,
+    project_key_for,
+)
 
 KIND = "jsonl"
 
@@ -27,15 +34,11 @@ class Jsonl:
 
     def parse_lines(self, lines: Iterable[tuple[int, bytes]],
                     ctx: FileContext) -> Iterator[Message | Skip]:
-        for number, raw in lines:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+        for entry in json_objects(lines, ctx):
+            if isinstance(entry, Skip):
+                yield entry
                 continue
-            if not isinstance(record, dict):
-                yield ctx.skip(number, "not a JSON object")
-                continue
+            number, record = entry
             text = record.get("text")
             if not isinstance(text, str):
                 yield ctx.skip(number, "no 'text' string")

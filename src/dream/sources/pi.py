@@ -18,7 +18,15 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
+from dream.sources.base import (
+    FileContext,
+    Message,
+    Skip,
+    iso_utc,
+    json_objects,
+    project_key_for,
+    text_of,
+)
 
 KIND = "pi"
 _IGNORED = {"model_change", "thinking_level_change", "label", "custom", "session_info"}
@@ -42,15 +50,11 @@ class Pi:
     def parse_lines(self, lines: Iterable[tuple[int, bytes]],
                     ctx: FileContext) -> Iterator[Message | Skip]:
         state = ctx.state
-        for number, raw in lines:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+        for entry in json_objects(lines, ctx):
+            if isinstance(entry, Skip):
+                yield entry
                 continue
-            if not isinstance(record, dict):
-                yield ctx.skip(number, "not a JSON object")
-                continue
+            number, record = entry
             kind = record.get("type")
             if kind == "session":
                 state["session"] = str(record.get("id") or ctx.path.stem)
