@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
+import common
+import yaml
 
-import yaml  # noqa: E402
+from dream.errors import DreamError
 
 SCENARIOS = common.BENCH / "scenarios"
 SCORED_KINDS = ("event", "todo", "note", "standing")
@@ -354,8 +355,8 @@ def main() -> None:
             results[provider] = [run_scenario(sc, provider) for sc in scenarios]
         except ImportError as exc:
             missing[provider] = f"missing Dream module: {exc}"
-        except Exception as exc:  # a DreamError from a missing provider, reported not hidden
-            missing[provider] = f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"
+        except DreamError as exc:   # e.g. a provider that is not available: reported
+            missing[provider] = f"{type(exc).__name__}: {exc.message}"
     common.emit_last_json(summarise(results, missing, len(scenarios), args))
 
 

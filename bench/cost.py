@@ -39,9 +39,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402
-
-from locomo_retrieval import Quirks, load_locomo, locomo_path, write_jsonl  # noqa: E402
+import common
+from locomo_retrieval import Quirks, load_locomo, locomo_path, write_jsonl
 
 RECENT_MESSAGES = 10
 SIMILAR_MEMORIES = 10

@@ -26,13 +26,14 @@ import json
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402  (puts <repo>/src on sys.path)
+import common
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
@@ -102,7 +103,7 @@ def locomo_path() -> Path:
     return common.shared_data() / "locomo10.json"
 
 
-_DATE_RE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.I)
+_DATE_RE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)
 
 
 def parse_date(text: str | None) -> datetime | None:
@@ -474,16 +475,16 @@ def report(convs: list[Conversation], n_questions: int, scores: Scores, systems:
                          "session R@10"], rows)
     q = quirks.as_dict()
     notes = [
-        f"LoCoMo {locomo_path().name}: {len(convs)} conversations, {n_questions} questions "
-        f"(categories 1-4; {q['questions_category5_excluded']} of category 5 excluded).",
-        f"Quirks: {q['evidence_fields_split']} evidence fields split, "
-        f"{q['evidence_ids_reformatted']} ids reformatted, "
-        f"{q['evidence_ids_malformed_dropped']} malformed ids dropped, "
-        f"{q['evidence_ids_missing_dropped']} ids naming no turn dropped "
-        f"{q['examples']['missing']}, {q['questions_without_evidence']} questions left without "
-        f"evidence excluded, {q['sessions_dated_from_previous']} undated sessions dated "
-        f"previous+1 day, {q['dates_without_session']} dates without a session ignored, "
-        f"{q['image_captions_appended']} photo captions appended to their turn.",
+        (f"LoCoMo {locomo_path().name}: {len(convs)} conversations, {n_questions} questions "
+         f"(categories 1-4; {q['questions_category5_excluded']} of category 5 excluded)."),
+        (f"Quirks: {q['evidence_fields_split']} evidence fields split, "
+         f"{q['evidence_ids_reformatted']} ids reformatted, "
+         f"{q['evidence_ids_malformed_dropped']} malformed ids dropped, "
+         f"{q['evidence_ids_missing_dropped']} ids naming no turn dropped "
+         f"{q['examples']['missing']}, {q['questions_without_evidence']} questions left without "
+         f"evidence excluded, {q['sessions_dated_from_previous']} undated sessions dated "
+         f"previous+1 day, {q['dates_without_session']} dates without a session ignored, "
+         f"{q['image_captions_appended']} photo captions appended to their turn."),
     ]
     for system, why in missing.items():
         notes.append(f"{system}: {why}")
