@@ -110,6 +110,7 @@ def make_store(root: Path, n: int, seed: int = 7) -> Store:
     ``git fast-import`` (``git add`` of 100,000 files takes minutes on a small machine).
     The work tree is not checked out: search, reindex and reads use git objects only."""
     store = Store.create(root, "bench", "user")
+    store.repo.git("config", "gc.auto", "0")  # no background gc racing the clean-up
     store.add_project("bench-00000000", "bench", primary=True)
     store.save()
     parent = store.repo.require_head()
@@ -205,6 +206,7 @@ def bench_reindex(conn, store: Store) -> dict[str, float]:
 
 def bench_dream_write(root: Path, n: int) -> dict[str, float]:
     store = Store.create(root / "dreamstore", "notes", "user")
+    store.repo.git("config", "gc.auto", "0")
     conn = db.connect(root / "dream-write.db")
     rng = random.Random(3)
     texts = [note_text(rng, i)[1] for i in range(n)]
@@ -259,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, object] = {"quick": args.quick, "search": {}, "reindex": {},
                                   "load_start": load()}
     rows = []
-    with tempfile.TemporaryDirectory(prefix="dream-bench-store-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="dream-bench-store-",
+                                     ignore_cleanup_errors=True) as tmp:
         root = Path(tmp)
         for n in sizes:
             t = time.perf_counter()
