@@ -277,3 +277,38 @@ def test_end_names_the_project_from_another_folder(dream, home, make_repo, monke
     ended = json.loads(dream("end", name, "--json").output)
     assert ended["files"] == [f"projects/{name}/n.md"]
     assert "no store knows" in dream("end", "nonexistent", ok=False).output
+
+
+def test_revert_refuses_a_store_with_uncommitted_work(dream, home):
+    name = home["name"]
+    sha = json.loads(dream("notes", "write", f"@projects/{name}/a", "alpha", "--json")
+                     .output)["commit"]
+    leftover = home["notes"] / f"projects/{name}/left.md"
+    leftover.write_text("left by a dream that was shut down\n")
+    before = head(home["notes"])
+    result = dream("revert", sha, ok=False)
+    assert result.exit_code == 1 and "uncommitted" in result.output
+    assert head(home["notes"]) == before and leftover.exists()
+    assert (home["notes"] / f"projects/{name}/a.md").exists()
+
+
+def test_only_one_of_many_racing_lock_takers_wins(tmp_path):
+    import threading
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    won, lost = [], []
+    start = threading.Barrier(8)
+
+    def take(i):
+        start.wait()
+        try:
+            won.append(acquire_lock(notes, "proj", f"racer-{i}"))
+        except LockHeld:
+            lost.append(i)
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(won) == 1 and len(lost) == 7

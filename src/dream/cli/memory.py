@@ -8,7 +8,7 @@ from dream import api, index
 from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
 from dream.cli.notes import project_name_for
-from dream.errors import LockHeld, NoDream, NotManaged, UnknownCommit
+from dream.errors import LockHeld, NoDream, NotManaged, StoreError, UnknownCommit
 from dream.notes.dreaming import CLI_OWNER, DreamSession, held_locks, lock_path, read_lock
 from dream.store.git import looks_like_sha
 from dream.store.store import Store
@@ -219,6 +219,13 @@ def revert(commit_or_run: str, as_json: bool) -> None:
         raise UnknownCommit(f"'{commit_or_run}' is neither a run with commits nor a commit "
                             "in any store", "give a run id from 'git log' trailers "
                             "(Dream-Run) or a commit sha")
+    for store, _shas in targets:
+        dirty = store.repo.changed_files()
+        if dirty:  # git revert would stage them, and a failed revert would reset them away
+            raise StoreError(
+                f"store '{store.name}' has {len(dirty)} uncommitted change(s), e.g. {dirty[0]}",
+                "commit them first ('dream begin' then 'dream end' commits a project's pending "
+                "edits) or remove them, then revert")
     done = []
     for store, shas in targets:
         for sha in shas:  # newest first
