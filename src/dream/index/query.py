@@ -90,7 +90,8 @@ def plan_match(conn: sqlite3.Connection, text: str) -> str:
     ordered = [w for w in ordered if df[w] > 0] or ordered[:1]
     if df[ordered[0]] > SCORE_BUDGET and len(ordered) > 1:
         return _quote(ordered[:2], "AND")
-    kept, matched = [], 0
+    kept: list[str] = []
+    matched = 0
     for word in ordered:
         if kept and matched + df[word] > SCORE_BUDGET:
             break

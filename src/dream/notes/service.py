@@ -240,7 +240,7 @@ class NotesService:
         address, target = self._locate(raw)
         data, doc = self._read(address, target)
         head = self.store.repo.head()
-        committed = bool(head) and self.store.repo.read_at(head, address.relpath) == data
+        committed = head is not None and self.store.repo.read_at(head, address.relpath) == data
         if self.dream is None:
             self.conn.execute(
                 "INSERT INTO note_access (store_id, path, accessed_at) VALUES (?,?,?)"
