@@ -18,7 +18,7 @@ def test_store_benchmark_quick():
     assert figures["quick"] is True
     search = figures["search"]["1000"]
     assert search["queries"] == 50 and 0 < search["p50_ms"] <= search["p95_ms"]
-    assert search["mean_hits"] > 0
+    assert search["mean_hits"] > 0 and 0.9 <= search["top8_agreement"] <= 1
     reindex = figures["reindex"]["1000"]
     assert reindex["documents"] == 1000 and reindex["rerun_skipped"] == 1000
     assert reindex["rerun_indexed"] == 0
