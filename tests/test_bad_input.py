@@ -157,3 +157,12 @@ def test_real_process_exit_codes(dream_proc, setup, repo):
     assert proc.returncode == 1 and "unknown commit" in proc.stderr
     assert state(setup["home"]) == before
     assert isinstance(subprocess.CompletedProcess, type)
+
+
+def test_listing_never_follows_a_symlink_out(dream, setup):
+    before = state(setup["home"])
+    listed = json.loads(dream("notes", "list", "--all", "--json").output)
+    assert all("secret" not in n["path"] and "link" not in n["path"] for n in listed)
+    result = dream("notes", "list", "@user/link", ok=False)
+    assert result.exit_code == 1 and "outside the store" in result.output
+    assert state(setup["home"]) == before
