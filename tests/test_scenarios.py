@@ -18,14 +18,11 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 
 
 def collect(path: Path) -> None:
-    from dream.app import App
-    from dream.spool.collect import collect as collect_paths
+    """``dream collect --source jsonl PATH`` through the CLI, like a user would."""
+    from conftest import Dream
 
-    app = App.from_env()
-    try:
-        collect_paths(app, [path], "jsonl")
-    finally:
-        app.close()
+    out = json.loads(Dream()("collect", "--source", "jsonl", str(path), "--json").output)
+    assert out["new_items"] >= 1, out
 
 
 def stage(tmp_path: Path, name: str, lines: list[dict] | None = None) -> Path:
