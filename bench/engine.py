@@ -192,7 +192,9 @@ def locomo_sessions(limit_convs: int | None) -> list[list[dict]]:
     return days
 
 
-def locomo_cost(limit_convs: int | None) -> dict:
+def locomo_cost(limit_convs: int | None, days_per_run: int = 1) -> dict:
+    """Collect LoCoMo session by session (a session = a day) and dream every
+    ``days_per_run`` days; figures per 1,000 items."""
     from dream.models import base
     from dream.models.pricing import estimate
     from dream.models.rules import RulesProvider
@@ -210,6 +212,8 @@ def locomo_cost(limit_convs: int | None) -> dict:
             path = inbox / f"day-{n:04d}.jsonl"
             path.write_text("".join(json.dumps(x) + "\n" for x in day))
             common.collect(app, [path], "jsonl")
+            if (n + 1) % days_per_run and n + 1 < len(days):
+                continue
             for row in common.dream_run(app, "metered", rounds=5):
                 totals["runs"] += 1
                 for k in ("items", "calls", "input_tokens", "cached_tokens", "output_tokens",
@@ -229,7 +233,7 @@ def locomo_cost(limit_convs: int | None) -> dict:
                                           per_k["cached_tokens"]), 5)
         except Exception as exc:  # unknown price: say so, invent nothing
             prices[spec] = f"unknown ({exc})"
-    return {"sessions": len(days), **totals, "seconds": round(seconds, 1),
+    return {"sessions": len(days), "days_per_run": days_per_run, **totals, "seconds": round(seconds, 1),
             "per_1000_items": per_k, "usd_per_1000_items": prices, "records_by_kind": kinds}
 
 
@@ -251,6 +255,7 @@ def main() -> None:
             raise SystemExit(f"engine run with {n} items failed:\n{proc.stderr[-2000:]}")
         engine.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     cost = locomo_cost(2 if args.quick else None)
+    weekly = locomo_cost(2 if args.quick else None, days_per_run=7)
     print("Engine overhead (scripted:zero provider, runs of 5,000 items, all six stages)")
     print(common.table(
         ["items", "seconds", "items/s", "runs", "bundles", "store files", "peak RSS MB"],
@@ -266,7 +271,11 @@ def main() -> None:
                          pk["output_tokens"], pk["bundles"]]]))
     print("estimated USD per 1,000 items: " + ", ".join(
         f"{k} {v}" for k, v in cost["usd_per_1000_items"].items()))
-    figures = {"quick": args.quick, "engine": engine, "locomo": cost}
+    wk = weekly["per_1000_items"]
+    print(f"(a weekly pass instead, 7 sessions per run, {weekly['runs']} runs: calls {wk['calls']},"
+          f" input {wk['input_tokens']}, cached prefix {wk['cached_tokens']},"
+          f" output {wk['output_tokens']} per 1,000 items)")
+    figures = {"quick": args.quick, "engine": engine, "locomo": cost, "locomo_weekly": weekly}
     if not args.quick:
         sections = "\n\n".join([
             "Engine overhead (scripted:zero, runs of 5,000 items):\n\n" + common.table(
@@ -275,11 +284,14 @@ def main() -> None:
                  for e in engine]),
             f"LoCoMo cost per 1,000 items ({cost['sessions']} sessions, {cost['items']} "
             "items, rules answers metered with Dream's tokenizer):\n\n" + common.table(
-                ["calls", "input", "cached prefix", "output", "USD (gpt-4o-mini)",
+                ["pass", "calls", "input", "cached prefix", "output", "USD (gpt-4o-mini)",
                  "USD (claude-haiku-4-5)"],
-                [[pk["calls"], pk["input_tokens"], pk["cached_tokens"], pk["output_tokens"],
-                  cost["usd_per_1000_items"]["openai:gpt-4o-mini"],
-                  cost["usd_per_1000_items"]["anthropic:claude-haiku-4-5"]]]),
+                [[f"{c['days_per_run']} session(s) per run", c["per_1000_items"]["calls"],
+                  c["per_1000_items"]["input_tokens"], c["per_1000_items"]["cached_tokens"],
+                  c["per_1000_items"]["output_tokens"],
+                  c["usd_per_1000_items"]["openai:gpt-4o-mini"],
+                  c["usd_per_1000_items"]["anthropic:claude-haiku-4-5"]]
+                 for c in (cost, weekly)]),
         ])
         common.append_results("Dream run engine (bench/engine.py)", sections, figures)
     common.emit_last_json(figures)

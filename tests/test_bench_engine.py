@@ -26,4 +26,7 @@ def test_engine_benchmark_quick(tmp_path):
     per_k = cost["per_1000_items"]
     assert per_k["input_tokens"] > per_k["output_tokens"] > 0
     assert isinstance(cost["usd_per_1000_items"]["openai:gpt-4o-mini"], float)
+    weekly = figures["locomo_weekly"]
+    assert weekly["days_per_run"] == 7 and weekly["items"] == cost["items"]
+    assert weekly["runs"] < cost["runs"] and weekly["cached_tokens"] > 0
     assert "Engine overhead" in proc.stdout
