@@ -46,20 +46,30 @@ def test_search_labels_hits_with_their_session_and_pages(dream, collected: Path)
 def test_search_reads_redacted_text_only(dream, collected: Path) -> None:
     assert search(dream, "AKIAIOSFODNN7EXAMPL1")["total"] == 0
     result = search(dream, "deploy key")
-    assert result["total"] == 45
+    assert result["total"] >= 45  # any of the words; the 45 lines with both rank first
     assert all("REDACTED:aws-" in h["snippet"] for h in result["hits"])
     assert not any("AKIA" in h["snippet"] for h in result["hits"])
 
 
 def test_search_survives_fts_syntax_and_reports_empty(dream, collected: Path) -> None:
-    assert search(dream, 'phx.server "doesnt') ["total"] == 1
-    assert search(dream, "NEAR( AND OR -")["total"] == 0
+    best = search(dream, 'phx.server "doesnt')["hits"][0]
+    assert "phx.server" in best["snippet"]
+    assert all("near" in h["snippet"].lower() for h in search(dream, "NEAR( AND OR -")["hits"])
     assert search(dream, "phoen*")["total"] == 49
     assert search(dream, "xyzzy OR phoenix")["total"] == 49
     result = dream("history", "search", "zzzqqq")
     assert "no matches" in result.output
     bad = dream("history", "search", "!!!", ok=False)
     assert bad.exit_code != 0 and "no words" in bad.output
+
+
+def test_a_natural_question_finds_the_turn(dream, collected: Path) -> None:
+    """Words are OR-ed and ranked: a question whose every word is not in one turn still
+    finds the turns that share most of its words, best first."""
+    result = search(dream, "What was the deploy key for phoenix?")
+    assert result["total"] >= 49
+    best = result["hits"][0]["snippet"]
+    assert "[deploy] [key]" in best and "[phoenix]" in best
 
 
 def test_show_pages_one_session_in_order(dream, collected: Path) -> None:

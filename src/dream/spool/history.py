@@ -2,8 +2,8 @@
 
 Only the spool is read, and the spool holds redacted text only, so neither search nor show
 can reveal a secret. ``search`` runs an FTS5 query over item text (each word of the query is
-quoted, so punctuation in a query is never FTS syntax; ``OR`` between words is kept) and
-labels every hit with its session/stream; ``show`` pages one stream in the order things were
+quoted, so punctuation in a query is never FTS syntax, and words are OR-ed and ranked by
+bm25, so a natural question finds the turns that share most of its words) and labels every hit with its session/stream; ``show`` pages one stream in the order things were
 said.
 """
 
@@ -15,6 +15,7 @@ import sqlite3
 from typing import Any
 
 from dream.errors import BadInput
+from dream.index.query import STOPWORDS
 
 SEARCH_PAGE = 20
 SHOW_PAGE = 50
@@ -22,21 +23,26 @@ _WORD_RE = re.compile(r"[\w][\w\-.@']*", re.UNICODE)
 
 
 def fts_query(query: str) -> str:
-    """A safe FTS5 MATCH expression: every word quoted, ``OR`` kept, prefix ``*`` kept."""
-    parts: list[str] = []
+    """A safe FTS5 MATCH expression for a question typed by a person or an agent.
+
+    Every word is quoted (punctuation is never FTS syntax), very common words are dropped
+    unless nothing else is left, and the rest are OR-ed: a natural question ("what did we
+    decide about the deploy key?") finds the turns sharing most of its words, which bm25
+    ranks first. Requiring every word would find nothing for most questions. A trailing
+    ``*`` keeps prefix matching; an explicit ``OR`` is accepted and changes nothing.
+    """
+    terms: list[tuple[str, bool]] = []
     for token in query.split():
-        if token == "OR" and parts and parts[-1] != "OR":
-            parts.append("OR")
+        if token == "OR":
             continue
         prefix = token.endswith("*")
         for word in _WORD_RE.findall(token):
-            word = word.replace('"', "")
-            parts.append(f'"{word}"' + ("*" if prefix else ""))
-    while parts and parts[-1] == "OR":
-        parts.pop()
-    if not parts:
+            terms.append((word.replace('"', "").lower(), prefix))
+    if not terms:
         raise BadInput("the search query has no words", "give at least one word to search for")
-    return " ".join(parts)
+    kept = [term for term in terms if term[0] not in STOPWORDS] or terms
+    return " OR ".join(f'"{word}"' + ("*" if prefix else "")
+                       for word, prefix in dict.fromkeys(kept))
 
 
 def _item(row: sqlite3.Row, text_key: str = "text") -> dict[str, Any]:
