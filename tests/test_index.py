@@ -152,6 +152,7 @@ def test_common_words_are_pruned_in_a_large_index(dream, home, monkeypatch):
     assert query.plan_match(conn, "common rareword") == '"rareword"'
     assert query.plan_match(conn, "common words") == '"common" AND "words"'
     assert query.plan_match(conn, "rareword missingword") == '"rareword"'
+    assert query.plan_match(conn, "common rareword", budget=0) == '"common" OR "rareword"'
     store = Store.load(home["notes"])
     hits = index.search(conn, store, "common rareword", project_key=home["key"])
     assert [h.path for h in hits] == [f"projects/{home['name']}/c0.md"]
@@ -184,3 +185,13 @@ def test_a_sync_racing_another_process_plans_again(dream, home, monkeypatch):
     assert [h.path for h in hits] == ["user/raced.md"]
     ours.close()
     theirs.close()
+
+
+def test_score_budget_from_config(dream, home, dream_home):
+    _write_many(dream, home["name"], 2)
+    config = dream_home / "config.toml"
+    config.write_text(config.read_text() + "\n[search]\nscore_budget = 0\n")
+    assert len(json.loads(dream("search", "deploy", "--json").output)["hits"]) == 2
+    config.write_text(config.read_text().replace("score_budget = 0", "score_budget = -5"))
+    bad = dream("search", "deploy", ok=False)
+    assert bad.exit_code == 1 and "score_budget" in bad.output

@@ -195,7 +195,12 @@ def _search(app: App, store: Store, project_key: str, query: str, limit: int) ->
     if not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise BadInput(f"limit must be between 1 and {MAX_LIMIT}", "for example --limit 8")
     index.sync(app.db, store)
-    return index.search(app.db, store, query, limit=limit, project_key=project_key)
+    budget = app.config.get("search", "score_budget")
+    if budget is not None and (not isinstance(budget, int) or budget < 0):
+        raise BadInput(f"search.score_budget in {app.config.path} must be a whole number >= 0",
+                       "set it to 0 (exact ranking) or a number of documents, e.g. 10000")
+    return index.search(app.db, store, query, limit=limit, project_key=project_key,
+                        score_budget=budget)
 
 
 def search(query: str, *, path: str | Path | None = None, limit: int = 8,

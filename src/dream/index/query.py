@@ -12,7 +12,7 @@ from dream.store.store import Store
 MAX_TERMS = 32
 # Above this many candidate documents a query's most common words are dropped (see
 # plan_match): bm25 costs about a microsecond per candidate document.
-SCORE_BUDGET = 3000
+SCORE_BUDGET = 10_000
 # Words so common that matching them ranks nothing; dropping them keeps queries fast.
 STOPWORDS = frozenset("""a an and are as at be but by for from has have he her his i if in
 into is it its me my no not of on or our she so that the their them then there these they
@@ -73,27 +73,29 @@ def _document_frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[st
     return result
 
 
-def plan_match(conn: sqlite3.Connection, text: str) -> str:
+def plan_match(conn: sqlite3.Connection, text: str, budget: int | None = None) -> str:
     """The MATCH expression actually run. Small indexes get every word OR-ed. In a large
     index, scoring every document that contains a very common word is what makes a search
     slow, and such words carry little bm25 weight; so words are taken rarest first until
-    they would match more than SCORE_BUDGET documents (the rarest is always kept). When
+    they would match more than ``budget`` documents (default SCORE_BUDGET; 0 turns pruning
+    off) (the rarest is always kept). When
     even the rarest word is that common, the two rarest are AND-ed instead."""
     words = query_words(text)
     if len(words) < 2:
         return _quote(words, "OR")
     total = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
-    if total <= SCORE_BUDGET:
+    budget = SCORE_BUDGET if budget is None else budget
+    if budget <= 0 or total <= budget:
         return _quote(words, "OR")
     df = _document_frequencies(conn, words)
     ordered = sorted(words, key=lambda w: (df[w], words.index(w)))
     ordered = [w for w in ordered if df[w] > 0] or ordered[:1]
-    if df[ordered[0]] > SCORE_BUDGET and len(ordered) > 1:
+    if df[ordered[0]] > budget and len(ordered) > 1:
         return _quote(ordered[:2], "AND")
     kept: list[str] = []
     matched = 0
     for word in ordered:
-        if kept and matched + df[word] > SCORE_BUDGET:
+        if kept and matched + df[word] > budget:
             break
         kept.append(word)
         matched += df[word]
@@ -110,7 +112,7 @@ def fts_query(text: str) -> str:
 
 def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
            project_key: str | None = None, include_crumpled: bool = False,
-           offset: int = 0) -> list[Hit]:
+           offset: int = 0, score_budget: int | None = None) -> list[Hit]:
     """The best ``limit`` documents of ``store`` for ``query``, best first.
 
     Only this store's documents are searched. With ``project_key``, notes that belong to
@@ -119,7 +121,7 @@ def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
     left out unless ``include_crumpled``. Call :func:`dream.index.sync` first to search the
     store's HEAD.
     """
-    match = plan_match(conn, query)
+    match = plan_match(conn, query, score_budget)
     if not match or limit <= 0:
         return []
     head = conn.execute("SELECT commit_sha FROM index_stores WHERE store_id=?",
