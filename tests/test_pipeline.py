@@ -38,6 +38,63 @@ def test_review_mode_leaves_the_branch_and_runs_show_its_diff(dream, repo, dream
     assert out["id"] in table and "dream/run/" in table
 
 
+def test_a_run_left_for_review_is_promoted_or_discarded_by_a_person(dream, repo, dream_home,
+                                                                     tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    # the store moves on meanwhile (a note written by hand): promotion merges, not overwrites
+    dream("notes", "write", "@user/scratch", "written while the run waited")
+    moved = git(notes, "rev-parse", "HEAD")
+    promoted = json.loads(dream("runs", "promote", out["id"], "--json").output)
+    assert promoted["details"]["decision"] == "promoted"
+    head = git(notes, "rev-parse", "HEAD")
+    assert git(notes, "merge-base", "--is-ancestor", out["commit"], head) == ""
+    assert git(notes, "merge-base", "--is-ancestor", moved, head) == ""
+    assert (notes / "user" / "events" / "dinner-nobu-2026-03-13.md").exists()
+    assert (notes / "user" / "scratch.md").exists()
+    assert "Dream-Run: " + out["id"] in git(notes, "log", "-1", "--format=%B")
+    again = dream("runs", "promote", out["id"], ok=False)
+    assert again.exit_code == 1 and "already promoted" in again.output
+
+
+def test_promoting_over_newer_conflicting_content_is_refused(dream, repo, dream_home,
+                                                            tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    mine = notes / "user" / "events" / "dinner-nobu-2026-03-13.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\ntitle: my own version\n---\nwritten by hand\n")
+    git(notes, "add", "-A")
+    git(notes, "commit", "-q", "-m", "hand edit")
+    head = git(notes, "rev-parse", "HEAD")
+    refused = dream("runs", "promote", out["id"], ok=False)
+    assert refused.exit_code == 1 and "never overwritten" in refused.output
+    assert git(notes, "rev-parse", "HEAD") == head
+    assert git(notes, "status", "--porcelain") == ""
+    assert mine.read_text().endswith("written by hand\n")
+    assert not list(notes.glob(".dream.lock.*"))
+
+
+def test_a_discarded_run_changes_nothing_and_keeps_its_branch(dream, repo, dream_home,
+                                                              tmp_path):
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    head = git(notes, "rev-parse", "HEAD")
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    dream("runs", "discard", out["id"])
+    assert git(notes, "rev-parse", "HEAD") == head
+    assert git(notes, "rev-parse", out["branch"]) == out["commit"]
+    assert "discarded" in dream("runs", "show", out["id"], "--json").output
+    auto = run_json(dream, "--model", "rules", "--redo")
+    refused = dream("runs", "promote", auto["id"], ok=False)
+    assert refused.exit_code == 1 and "not waiting for review" in refused.output
+
+
 def test_malformed_answer_twice_is_partial_and_applies_nothing(dream, repo, dream_home,
                                                                tmp_path):
     dream("init")

@@ -235,6 +235,39 @@ def runs_show(run_id: str, as_json: bool) -> None:
         click.echo(r["diff_stat"])
 
 
+def _decide(run_id: str, promote: bool, as_json: bool) -> None:
+    from dream.pipeline.decide import decide
+
+    app = get_app()
+    app.home.require()
+    r = decide(app.db, app.stores.all(), app.home.notes_path, run_id, promote)
+    if as_json:
+        emit_json(r)
+        return
+    if promote:
+        heads = ", ".join(h[:12] for h in r["details"].get("promoted_heads", {}).values())
+        click.echo(f"run {r['id']} promoted: the store is now at {heads}")
+    else:
+        click.echo(f"run {r['id']} discarded; its branch {r['branch']} stays in git for the "
+                   "record")
+
+
+@runs.command("promote")
+@click.argument("run_id", metavar="RUN")
+@json_option
+def runs_promote(run_id: str, as_json: bool) -> None:
+    """Promote a run left for review (--apply review) onto the store's main line."""
+    _decide(run_id, True, as_json)
+
+
+@runs.command("discard")
+@click.argument("run_id", metavar="RUN")
+@json_option
+def runs_discard(run_id: str, as_json: bool) -> None:
+    """Discard a run left for review; its branch stays in git, nothing is applied."""
+    _decide(run_id, False, as_json)
+
+
 @click.command()
 @click.argument("address")
 @click.argument("field")

@@ -1,0 +1,87 @@
+"""A person's decision on a run left for review (``dream run --apply review``).
+
+Promoting fast-forwards each store to the run's commit; when the store has moved on since
+the run was built, the run branch is merged (a merge commit with the run's trailers) and a
+conflict refuses the promotion without touching the store. Discarding only records the
+decision: the run branch stays in the store's git for the audit trail.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from dream.db import utcnow
+from dream.errors import BadInput, VersionConflict
+from dream.notes.dreaming import acquire_lock, release_lock
+from dream.pipeline import commit as git_commit
+from dream.pipeline.run import _sync_index, run_row, update_run
+from dream.store.store import Store
+
+
+def _waiting(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    run = run_row(conn, run_id)
+    details = run["details"]
+    if details.get("apply_mode") != "review" or not details.get("commits"):
+        raise BadInput(f"run {run['id']} is not waiting for review",
+                       "only runs made with 'dream run --apply review' that wrote a commit "
+                       "can be promoted or discarded; list them with 'dream runs'")
+    if details.get("decision"):
+        raise BadInput(f"run {run['id']} was already {details['decision']}",
+                       "see it with 'dream runs show RUN'")
+    return run
+
+
+def _lock_names(run: dict[str, Any]) -> list[str]:
+    """The dream locks of the scopes the run wrote ('projects/<name>' -> name, 'user')."""
+    return sorted({root.rsplit("/", 1)[-1] for root in run["details"].get("scopes") or {}})
+
+
+def _merge(store: Store, sha: str, run_id: str) -> str:
+    repo = store.repo
+    message = (f"Promote dream run {run_id} (merged: the store moved since the run)\n\n"
+               f"Dream-Run: {run_id}\nDream-Pass: promote\nDream-Store: {store.id}")
+    proc = repo.git("merge", "--no-ff", "-q", "-m", message, sha, check=False,
+                    env=repo.identity_env())
+    del proc
+    if repo.git("rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).strip():
+        repo.git("merge", "--abort", check=False)
+        raise VersionConflict(
+            f"run {run_id} changes records that were changed in store '{store.name}' since",
+            "newer content is never overwritten: discard this run ('dream runs discard RUN') "
+            "and dream again ('dream run --redo')")
+    return repo.require_head()
+
+
+def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_id: str,
+           promote: bool) -> dict[str, Any]:
+    run = _waiting(conn, run_id)
+    commits: dict[str, str] = run["details"]["commits"]
+    held: list[Path] = []
+    heads: dict[str, str] = {}
+    try:
+        for name in _lock_names(run):
+            held.append(acquire_lock(notes_path, name, owner="promote",
+                                     info={"run_id": run["id"]}))
+        if promote:
+            for store in stores:
+                sha = commits.get(store.id)
+                if not sha:
+                    continue
+                base = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
+                                      check=False).strip() or None
+                if not git_commit.promote(store.repo, sha, base):
+                    _merge(store, sha, run["id"])
+                heads[store.id] = store.repo.require_head()
+                _sync_index(conn, store)
+    finally:
+        for path in held:
+            release_lock(path)
+    details = dict(run["details"])
+    details["decision"] = "promoted" if promote else "discarded"
+    details["decided_at"] = utcnow()
+    if heads:
+        details["promoted_heads"] = heads
+    update_run(conn, run["id"], details=details)
+    return run_row(conn, run["id"])
