@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from dream.models.openai_provider import strict_compatible
 from fake_servers import FakeAnthropicServer, FakeOpenAIServer
 from test_scenarios import fields, records, run_json, stage
+
+from dream.models.openai_provider import strict_compatible
 
 DINNER = {"ops": [{"op": "event.upsert", "name": "dinner nobu 2026-03-13",
                    "evidence": ["E1", "E2", "E3"], "row": None,
@@ -78,3 +78,29 @@ def test_dry_run_with_a_hosted_model_calls_no_server(spec, dream, repo, tmp_path
         out = run_json(dream, "--model", spec, "--dry-run")
         assert oai.count() == 0 and ant.count() == 0
     assert out["status"] == "priced" and out["cost_usd"] > 0
+
+
+def test_anthropic_cache_writes_are_priced_at_the_cache_write_rate(dream, repo, dream_home,
+                                                                  tmp_path, monkeypatch):
+    """Anthropic bills prompt-cache writes above plain input: the run's cost uses the
+    response's cache_creation_input_tokens, not the plain input price."""
+    from dream.models import pricing
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeAnthropicServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        server.enqueue(server.answer(DINNER, input_tokens=100, output_tokens=80,
+                                     cache_creation=4000),
+                       server.answer({"ops": []}, input_tokens=50, output_tokens=5,
+                                     cache_read=4000))
+        out = run_json(dream, "--model", "anthropic:claude-haiku-4-5")
+    assert out["status"] == "ok" and out["cached_tokens"] == 4000
+    shown = json.loads(dream("runs", "show", out["id"], "--json").output)
+    assert shown["details"]["cache_write_tokens"] == 4000
+    expected = pricing.estimate("anthropic:claude-haiku-4-5", out["input_tokens"],
+                                out["output_tokens"], 4000, cache_write_tokens=4000)
+    plain = pricing.estimate("anthropic:claude-haiku-4-5", out["input_tokens"],
+                             out["output_tokens"], 4000)
+    assert out["cost_usd"] == pytest.approx(expected, abs=1e-6) and expected > plain

@@ -75,6 +75,7 @@ class ProposeResult:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     dropped: Counter = field(default_factory=Counter)
     failed_bundles: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -188,6 +189,7 @@ def propose(provider: Provider, state: State, bundles: list[Bundle], pack: int,
             result.input_tokens += response.input_tokens
             result.output_tokens += response.output_tokens
             result.cached_tokens += response.cached_tokens
+            result.cache_write_tokens += response.cache_write_tokens
             for op in diff.ops:
                 resolved = resolve_op(op, call, rows, state, result.dropped)
                 if resolved is not None:

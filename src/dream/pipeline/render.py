@@ -77,8 +77,8 @@ def render_brief(state: State, max_tokens: int = 2000) -> str:
     title = "projects/" + state.scope.root.split("/", 1)[1] if "/" in state.scope.root \
         else state.scope.root
     head = [f"# Brief: {title}", "",
-            f"As of {state.as_of() or 'no evidence yet'}. Written by Dream from the records"
-            " linked on each line.", ""]
+            (f"As of {state.as_of() or 'no evidence yet'}. Written by Dream from the records"
+             " linked on each line."), ""]
     text = "\n".join(head) + "\n"
     used = tokens.count(text)
     omitted = 0

@@ -138,13 +138,14 @@ def _release(held) -> None:
 
 # -- the run ---------------------------------------------------------------------------------
 def cost_of(spec: str, pricing: dict, input_tokens: int, output_tokens: int,
-            cached: int) -> tuple[float, str | None]:
+            cached: int, cache_write: int = 0) -> tuple[float, str | None]:
     try:
         from dream.models import pricing as price_table
     except ImportError:  # pragma: no cover - pricing ships with Dream
         return 0.0, "no pricing table"
     try:
-        return price_table.estimate(spec, input_tokens, output_tokens, cached, pricing), None
+        return price_table.estimate(spec, input_tokens, output_tokens, cached, pricing,
+                                    cache_write_tokens=cache_write), None
     except DreamError as exc:
         return 0.0, exc.one_line()
 
@@ -266,7 +267,9 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     finally:
         _release(held)
     cost, cost_note = cost_of(opts.model, opts.pricing, totals["input_tokens"],
-                              totals["output_tokens"], totals["cached_tokens"])
+                              totals["output_tokens"], totals["cached_tokens"],
+                              totals["cache_write_tokens"])
+    details["cache_write_tokens"] = totals["cache_write_tokens"]
     if cost_note:
         details["cost_note"] = cost_note
     first_commit = next(iter(commits.values()), None)
@@ -361,7 +364,8 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         errors += proposed.errors
         totals.update(calls=proposed.calls, input_tokens=proposed.input_tokens,
                       output_tokens=proposed.output_tokens,
-                      cached_tokens=proposed.cached_tokens)
+                      cached_tokens=proposed.cached_tokens,
+                      cache_write_tokens=proposed.cache_write_tokens)
         failed = set(proposed.failed_bundles)
         for b in bundles:
             if b.id in failed:
@@ -386,7 +390,8 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         progress("sweep", 0, 1)
         swept = sweep(provider, state, list(applied.changed.values()), before)
         totals.update(calls=swept.calls, input_tokens=swept.input_tokens,
-                      output_tokens=swept.output_tokens, cached_tokens=swept.cached_tokens)
+                      output_tokens=swept.output_tokens, cached_tokens=swept.cached_tokens,
+                      cache_write_tokens=swept.cache_write_tokens)
         dropped.update(swept.dropped)
         if swept.error:
             errors.append("sweep: " + swept.error)

@@ -46,7 +46,8 @@ def _pair(question: ResolvedOp) -> tuple[str, str] | None:
 def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp],
            as_of: str) -> tuple[list[ResolvedOp], list[ResolvedOp], dict]:
     """Returns (ops, questions, usage) after asking about near look-alike pairs."""
-    usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0}
+    usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0,
+             "cache_write_tokens": 0}
     now = parse_when(as_of)
     near: list[tuple[ResolvedOp, tuple[str, str]]] = []
     for q in questions:
@@ -76,7 +77,8 @@ def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp
         usage["calls"] = 2
         return ops, questions, usage
     usage.update(calls=response.calls, input_tokens=response.input_tokens,
-                 output_tokens=response.output_tokens, cached_tokens=response.cached_tokens)
+                 output_tokens=response.output_tokens, cached_tokens=response.cached_tokens,
+                 cache_write_tokens=response.cache_write_tokens)
     same = {d.pair for d in answer.decisions if d.same}
     remap: dict[str, str] = {}
     dropped = set()

@@ -31,6 +31,7 @@ class SweepResult:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     dropped: Counter = field(default_factory=Counter)
     error: str | None = None
 
@@ -79,6 +80,7 @@ def sweep(provider: Provider, state: State, changed: list[Record],
     result.input_tokens = response.input_tokens
     result.output_tokens = response.output_tokens
     result.cached_tokens = response.cached_tokens
+    result.cache_write_tokens = response.cache_write_tokens
     for op in diff.ops:
         cited = [rows.get(h.strip()) for h in op.evidence]
         if not op.evidence or any(c is None for c in cited):
