@@ -91,3 +91,43 @@ def test_show_pages_one_session_in_order(dream, collected: Path) -> None:
     assert missing.exit_code != 0 and "no collected session" in missing.output
     zero = dream("history", "show", "ops", "--page", "0", ok=False)
     assert zero.exit_code != 0 and "--page starts at 1" in zero.output
+
+
+def _spool_row(seq_id: str, text: str) -> tuple:
+    return (seq_id, "jsonl", "x.jsonl", f"x.jsonl:{seq_id}", "s1", None, "Sam", "user",
+            "2026-03-01T10:00:00.000Z", text, None, None, "statement", 1, "[]",
+            "2026-03-01T10:00:00.000Z")
+
+
+def test_spool_index_upgrades_from_the_trigger_schema_and_catches_up(tmp_path):
+    """A database made before the bulk index keeps every indexed item searchable after the
+    migration, items spooled by any path are found, and deleting an item never indexed
+    leaves the index consistent."""
+    import sqlite3
+
+    from dream import db
+    from dream.spool import history
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    upto = [m for m in db.MIGRATIONS if m[0] != "spool_fts_bulk_1"]
+    saved = db.MIGRATIONS[:]
+    db.MIGRATIONS[:] = upto
+    try:
+        db.migrate(conn)
+    finally:
+        db.MIGRATIONS[:] = saved
+    insert = ("INSERT INTO items(id, source, source_path, ref, stream, project_key, author, role,"
+              " said_at, text, tool_name, is_error, kind, evidence, entities, collected_at)"
+              " VALUES (" + ",".join("?" * 16) + ")")
+    conn.execute(insert, _spool_row("old", "the heron nests by the lake"))  # old trigger indexes
+    assert "spool_fts_bulk_1" in db.migrate(conn)
+    conn.execute(insert, _spool_row("new", "a heron flew over the marsh"))  # no trigger now
+    found = {h["id"] for h in history.search(conn, "heron")["hits"]}
+    assert found == {"old", "new"}
+    conn.execute(insert, _spool_row("gone", "heron"))
+    conn.execute("DELETE FROM items WHERE id = 'gone'")                  # never indexed
+    conn.execute("DELETE FROM items WHERE id = 'old'")                   # indexed
+    assert {h["id"] for h in history.search(conn, "heron")["hits"]} == {"new"}
+    conn.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")

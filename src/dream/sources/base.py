@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
+
 from dream.store.project import identify, slug
 
 ROLES = ("user", "assistant", "tool", "other", "system")
@@ -84,12 +86,22 @@ class FileSource(Protocol):
     def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]: ...
 
 
+def parse_json(raw: bytes | str) -> Any:
+    """Parse one JSON text: orjson (about three times faster on transcripts), falling back to
+    the standard parser for the few texts only it accepts (integers beyond 64 bits, NaN),
+    so no readable line is lost. Raises ValueError when neither can parse it."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def json_objects(lines: Iterable[tuple[int, bytes]],
                  ctx: FileContext) -> Iterator[tuple[int, dict[str, Any]] | Skip]:
     """Each line parsed as a JSON object, or a Skip saying why it could not be."""
     for number, raw in lines:
         try:
-            record = json.loads(raw)
+            record = parse_json(raw)
         except ValueError:
             yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
             continue

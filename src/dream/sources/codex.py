@@ -27,7 +27,15 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc, project_key_for, text_of
+from dream.sources.base import (
+    FileContext,
+    Message,
+    Skip,
+    iso_utc,
+    parse_json,
+    project_key_for,
+    text_of,
+)
 
 KIND = "codex"
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md",
@@ -88,7 +96,7 @@ class Codex:
                 state["events"] = state.get("events") or b'"event_msg"' in raw[:80]
                 continue
             try:
-                record = json.loads(raw)
+                record = parse_json(raw)
             except ValueError:
                 yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
                 continue

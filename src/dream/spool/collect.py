@@ -29,6 +29,7 @@ from dream.sources.discovery import discover
 from dream.spool import watermark
 from dream.spool.entities import EntityFinder
 from dream.spool.gate import gate
+from dream.spool.history import index_new_items
 from dream.spool.redact import redact
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -245,6 +246,7 @@ def _transaction(writer: _Writer, rows: list[tuple[Any, ...]],
     conn.execute("BEGIN IMMEDIATE")
     try:
         writer.insert(rows)
+        index_new_items(conn)
         writer.entities.save()
         if mark is not None:
             watermark.save(conn, mark, path)
