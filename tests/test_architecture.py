@@ -1,0 +1,68 @@
+"""Import boundaries: the layers stay apart (imports inside functions count too)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from conftest import REPO_ROOT
+
+SRC = REPO_ROOT / "src"
+FRONT_ENDS = ("dream.cli", "dream.mcp_server", "dream.mcp_tools", "dream.review.web",
+              "dream.review.pages", "dream.integrations", "dream.__main__")
+CORE = ("dream.errors", "dream.home", "dream.config", "dream.db", "dream.tokens")
+
+
+def _imports() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in (SRC / "dream").rglob("*.py"):
+        module = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module == "dream":
+                    found |= {f"dream.{alias.name}" for alias in node.names}
+                elif node.module.startswith("dream."):
+                    found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.startswith("dream.")}
+        graph[module] = found
+    return graph
+
+
+def _under(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+GRAPH = _imports()
+
+
+@pytest.mark.parametrize("layer, forbidden", [
+    # the store is the base: it knows nothing of what is built on it
+    (("dream.store",), ("dream.notes", "dream.index", "dream.spool", "dream.sources",
+                        "dream.pipeline", "dream.passes", "dream.review", "dream.models",
+                        "dream.kinds", "dream.app", *FRONT_ENDS)),
+    # the core modules import only each other
+    (CORE, ("dream.store", "dream.notes", "dream.index", "dream.spool", "dream.sources",
+            "dream.pipeline", "dream.passes", "dream.review", "dream.models", "dream.kinds",
+            "dream.app", *FRONT_ENDS)),
+    # readers of sources know nothing of the spool, the pipeline or front ends
+    (("dream.sources",), ("dream.spool", "dream.pipeline", "dream.passes", "dream.review",
+                          *FRONT_ENDS)),
+    # the dream run never reaches into review dreams or a front end
+    (("dream.pipeline", "dream.kinds", "dream.models"),
+     ("dream.passes", "dream.review", *FRONT_ENDS)),
+    # no library layer imports a front end
+    (("dream.notes", "dream.index", "dream.spool", "dream.passes", "dream.api",
+      "dream.automations", "dream.review.service"), FRONT_ENDS),
+])
+def test_layer_does_not_import(layer, forbidden):
+    bad = sorted(f"{module} imports {target}"
+                 for module, targets in GRAPH.items() if _under(module, layer)
+                 for target in targets if _under(target, forbidden))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_graph_was_read():
+    assert "dream.pipeline.run" in GRAPH and "dream.store.git" in GRAPH
+    assert "dream.errors" in GRAPH["dream.store.git"]
