@@ -141,19 +141,7 @@ class Repo:
         """Stage every change in the work tree and commit it. Returns the sha, or None when
         there was nothing to commit (and ``allow_empty`` is false)."""
         self.git("add", "-A")
-        if not allow_empty and self.head() is not None:
-            if run_git(self.path, "diff", "--cached", "--quiet", check=False).returncode == 0:
-                return None
-        message = subject.strip()
-        if body:
-            message += "\n\n" + body.strip()
-        if trailers:
-            message += "\n\n" + format_trailers(trailers)
-        args = ["commit", "-q", "--no-verify", "-F", "-"]
-        if allow_empty:
-            args.insert(1, "--allow-empty")
-        self.git(*args, input=message.encode("utf-8"), env=self.identity_env())
-        return self.require_head()
+        return self._commit_staged(subject, trailers, body, allow_empty)
 
     def commit_files(
         self,
@@ -170,6 +158,16 @@ class Repo:
         if files:
             listing = "".join(f"{f}\x00" for f in files).encode("utf-8")
             self.git("update-index", "--add", "--remove", "-z", "--stdin", input=listing)
+        return self._commit_staged(subject, trailers, body, allow_empty)
+
+    def _commit_staged(
+        self,
+        subject: str,
+        trailers: Mapping[str, str | Sequence[str]] | None,
+        body: str,
+        allow_empty: bool,
+    ) -> str | None:
+        """Commit what is staged, with trailers; None when nothing is staged."""
         if not allow_empty and self.head() is not None:
             if run_git(self.path, "diff", "--cached", "--quiet", check=False).returncode == 0:
                 return None
