@@ -503,3 +503,16 @@ def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
     calls = pack_calls(bundles, 6)
     assert all(len(c.body) <= MAX_CALL_CHARS + 1000 for c in calls)
     assert [b.id for c in calls for b in c.bundles] == [b.id for b in bundles]
+
+
+def test_a_run_with_nothing_here_names_the_projects_whose_items_wait(dream, repo, make_repo,
+                                                                     tmp_path):
+    dream("init")
+    other = make_repo("elsewhere")
+    stage(tmp_path, "other", [
+        {"id": "o1", "time": "2026-03-02T10:00:00Z", "stream": "s9", "role": "user",
+         "cwd": str(other), "text": "From now on, always pin the dependencies."}])
+    out = dream("run", "--model", "rules").output
+    assert "nothing new" in out
+    assert "1 collected items belong to other projects: elsewhere-" in out
+    assert "dream init" in out

@@ -142,8 +142,25 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
     else:
         for r in rows:
             _print_run(r)
+        if all(r["items"] == 0 for r in rows):
+            _point_elsewhere(app, key)
     if rows[-1]["status"] == "failed":
         raise SystemExit(1)
+
+
+def _point_elsewhere(app: App, key: str | None) -> None:
+    """When nothing was pending here, say which other projects have items waiting: a run
+    covers only the current project and the personal streams."""
+    waiting = app.db.execute(
+        "SELECT project_key, count(*) FROM items WHERE processed_by IS NULL"
+        " AND claimed_by IS NULL AND project_key IS NOT NULL AND project_key IS NOT ?"
+        " GROUP BY project_key ORDER BY count(*) DESC", (key,)).fetchall()
+    if waiting:
+        listed = ", ".join(f"{k} ({n})" for k, n in waiting[:5])
+        more = f" and {len(waiting) - 5} more" if len(waiting) > 5 else ""
+        click.echo(f"note: {sum(n for _k, n in waiting)} collected items belong to other "
+                   f"projects: {listed}{more}. A run covers the current project and your "
+                   "personal streams: run 'dream init' and 'dream run' in those repositories.")
 
 
 def _print_run(r: dict) -> None:
