@@ -337,3 +337,103 @@ def test_accept_and_reject_do_what_the_cli_does(app, server, repo):
     status, _, html = post(base + "/accept", {"slug": "failures-pytest-timeout", "csrf": token})
     assert status == 409 and "was rejected in review" in html and 'id="back"' in html
     assert "Dream-Pass: review:corrections" in store.repo.git("log", "-1", "--format=%B")
+
+
+# -- dream runs left for review (--apply review) ----------------------------------------------
+def left_for_review(dream, tmp_path: Path) -> dict:
+    """A real 'dream run --apply review' over a staged scenario: a run branch, not promoted."""
+    from test_scenarios import run_json, stage
+
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    assert out["status"] == "ok" and out["branch"] == f"dream/run/{out['id']}"
+    return out
+
+
+def details_of(app: App, run_id: str) -> dict:
+    return json.loads(app.db.execute("SELECT details FROM runs WHERE id = ?",
+                                     (run_id,)).fetchone()[0])
+
+
+EVENT = "user/events/dinner-nobu-2026-03-13.md"
+
+
+def test_a_run_left_for_review_is_promoted_from_the_page(app, server, dream, tmp_path):
+    out = left_for_review(dream, tmp_path)
+    store = app.notes_store()
+    head = store.repo.head()
+    url = server.url + "runs/" + out["id"]
+    page = get(url)[2]
+    assert 'id="decision" data-decision="waiting"' in page
+    assert page.count('class="promote"') == 1 and page.count('class="discard"') == 1
+    assert f'action="/runs/{out["id"]}/promote"' in page
+    assert "awaits review" in get(server.url)[2]
+
+    # without the page's CSRF token nothing happens
+    assert post(url + "/promote", {})[0] == 403
+    assert post(url + "/discard", {"csrf": "forged"})[0] == 403
+    assert store.repo.head() == head and "decision" not in details_of(app, out["id"])
+
+    status, headers, _ = post(url + "/promote", {"csrf": csrf_of(page)})
+    assert status == 303 and headers["Location"].startswith(f"/runs/{out['id']}?done=")
+    # the store: fast-forwarded to the run's commit, as 'dream runs promote' does
+    assert store.repo.head() == out["commit"]
+    assert (store.path / EVENT).exists()
+    assert store.repo.git("status", "--porcelain") == ""
+    details = details_of(app, out["id"])
+    assert details["decision"] == "promoted"
+    assert details["promoted_heads"] == {store.id: out["commit"]}
+
+    page = get(server.url + headers["Location"].lstrip("/"))[2]
+    assert f"run {out['id']} promoted: the store is now at {out['commit'][:12]}" in page
+    assert 'data-decision="promoted"' in page and 'class="promote"' not in page
+    assert f"<code>{out['commit'][:12]}</code>" in page
+    # deciding twice (say from a tab opened before) is refused with the CLI's own sentence
+    status, _, html = post(url + "/discard", {"csrf": server.csrf})
+    assert status == 409 and "already promoted" in html and 'id="back"' in html
+    assert details_of(app, out["id"])["decision"] == "promoted"
+
+
+def test_a_run_left_for_review_is_discarded_from_the_page(app, server, dream, tmp_path):
+    out = left_for_review(dream, tmp_path)
+    store = app.notes_store()
+    head = store.repo.head()
+    url = server.url + "runs/" + out["id"]
+    status, headers, _ = post(url + "/discard", {"csrf": csrf_of(get(url)[2])})
+    assert status == 303
+    assert store.repo.head() == head and not (store.path / EVENT).exists()
+    assert store.repo.git("rev-parse", out["branch"]).strip() == out["commit"]
+    assert details_of(app, out["id"])["decision"] == "discarded"
+    page = get(server.url + headers["Location"].lstrip("/"))[2]
+    assert f"run {out['id']} discarded; its branch {out['branch']} stays in git" in page
+    assert 'data-decision="discarded"' in page and 'class="discard"' not in page
+    assert "discarded" in json.loads(dream("runs", "show", out["id"], "--json").output)[
+        "details"]["decision"]
+
+
+def test_a_conflicting_promotion_shows_the_error_and_changes_nothing(app, server, dream,
+                                                                    tmp_path):
+    out = left_for_review(dream, tmp_path)
+    store = app.notes_store()
+    mine = store.path / EVENT                         # the store moved: a hand-written version
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\ntitle: my own version\n---\nwritten by hand\n", encoding="utf-8")
+    head = store.repo.commit_all("hand edit")
+    url = server.url + "runs/" + out["id"]
+    status, _, html = post(url + "/promote", {"csrf": csrf_of(get(url)[2])})
+    assert status == 409 and "newer content is never overwritten" in html
+    assert f'href="/runs/{out["id"]}" id="back"' in html
+    assert store.repo.head() == head and store.repo.git("status", "--porcelain") == ""
+    assert mine.read_text(encoding="utf-8").endswith("written by hand\n")
+    assert not list(store.path.glob(".dream.lock.*"))
+    assert "decision" not in details_of(app, out["id"])
+    assert 'data-decision="waiting"' in get(url)[2]  # still waiting: discard or dream again
+
+
+def test_only_runs_left_for_review_offer_promote(app, server):
+    runs = seed_runs(app, 1)
+    page = get(server.url + "runs/" + runs[0]["id"])[2]
+    assert 'id="decision"' not in page and 'class="promote"' not in page
+    status, _, html = post(server.url + "runs/" + runs[0]["id"] + "/promote",
+                           {"csrf": server.csrf})      # no form here: the server's own token
+    assert status == 409 and "not waiting for review" in html

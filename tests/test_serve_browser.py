@@ -1,9 +1,11 @@
 """dream serve end to end in headless Chromium (Debian's chromium, driven by Playwright):
 open the page, read the runs and their plots, open a review, accept one proposal, reject
-one, and check the store and the database."""
+one, and check the store and the database; promote a dream run left for review and check the
+store's git and the runs table."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -12,7 +14,7 @@ import sys
 
 import pytest
 from conftest import REPO_ROOT
-from test_serve import REVIEW_ID, seed_review, seed_runs
+from test_serve import EVENT, REVIEW_ID, left_for_review, seed_review, seed_runs
 
 from dream.app import App
 
@@ -103,3 +105,39 @@ def test_review_in_the_browser(app, served, page):
 
     page.goto(served.split("?")[0])                     # the cookie keeps the session
     assert page.locator("tr.run").count() == 4
+
+
+def test_promote_a_run_left_for_review_in_the_browser(app, served, page, dream, tmp_path):
+    out = left_for_review(dream, tmp_path)
+    store = app.notes_store()
+    before = store.repo.head()
+    assert before != out["commit"]
+
+    page.goto(served)
+    row = page.locator(f"tr.run[data-run='{out['id']}']")
+    assert "awaits review" in row.inner_text()
+    row.locator("a").click()
+    assert page.locator("#run-id").inner_text() == out["id"]
+    assert page.locator("#decision").get_attribute("data-decision") == "waiting"
+    assert EVENT in page.locator("section.store-diff ul.files").inner_text()
+
+    page.locator("#decision button.promote").click()
+    assert page.locator("#done").inner_text() == \
+        f"run {out['id']} promoted: the store is now at {out['commit'][:12]}"
+    assert page.locator("#decision").get_attribute("data-decision") == "promoted"
+    assert page.locator("#decision-value").inner_text() == "promoted"
+    assert page.locator("button.promote").count() == 0
+    assert page.locator("button.discard").count() == 0
+
+    # the store's git and the runs table say the same as the page
+    assert store.repo.head() == out["commit"]
+    assert store.repo.git("merge-base", "--is-ancestor", before, "HEAD", check=False) == ""
+    assert (store.path / EVENT).exists() and store.repo.git("status", "--porcelain") == ""
+    assert "Dream-Run: " + out["id"] in store.repo.git("log", "-1", "--format=%B")
+    details = json.loads(app.db.execute("SELECT details FROM runs WHERE id = ?",
+                                        (out["id"],)).fetchone()[0])
+    assert details["decision"] == "promoted" and details["promoted_heads"] == {
+        store.id: out["commit"]}
+
+    page.goto(served.split("?")[0])
+    assert "promoted" in page.locator(f"tr.run[data-run='{out['id']}']").inner_text()

@@ -38,6 +38,11 @@ background:#e3e6ea}.pstatus.accepted,.pstatus.exported{background:#c8e6c9}
 .pstatus.rejected{background:#ffcdd2}.flash{background:#e8f5e9;padding:6px 10px}
 button.accept{background:#2e7d32;color:#fff;border:0;padding:4px 12px;border-radius:4px}
 button.reject{background:#c62828;color:#fff;border:0;padding:4px 12px;border-radius:4px}
+button.promote{background:#2e7d32;color:#fff;border:0;padding:4px 12px;border-radius:4px}
+button.discard{background:#c62828;color:#fff;border:0;padding:4px 12px;border-radius:4px}
+#decision{background:#fff;border:1px solid #e3e6ea;padding:8px 12px;margin:10px 0}
+.decision{font-size:12px;padding:1px 6px;border-radius:8px;background:#fff3cd;margin-left:4px}
+.decision.promoted{background:#c8e6c9}.decision.discarded{background:#ffcdd2}
 pre.text{white-space:pre-wrap;background:#fafafa;padding:6px}
 """
 
@@ -61,6 +66,25 @@ def _label(run: dict[str, Any]) -> str:
     """'11-30 12:00' from the start time (the full id is in the tooltip)."""
     started = run.get("started_at") or ""
     return started[5:16].replace("T", " ") if len(started) >= 16 else run["id"][:11]
+
+
+def review_state(run: dict[str, Any]) -> str | None:
+    """'waiting' for a dream run left for review (--apply review) that wrote a commit and
+    was not decided yet; its decision ('promoted', 'discarded') once decided; else None."""
+    details = run.get("details") or {}
+    if run.get("kind") != "dream" or details.get("apply_mode") != "review":
+        return None
+    if details.get("decision"):
+        return str(details["decision"])
+    return "waiting" if details.get("commits") else None      # what decide() requires
+
+
+def _decision_badge(run: dict[str, Any]) -> str:
+    state = review_state(run)
+    if state is None:
+        return ""
+    label = "awaits review" if state == "waiting" else state
+    return f' <span class="decision {escape(state)}">{escape(label)}</span>'
 
 
 def runs_page(runs: list[dict[str, Any]]) -> str:
@@ -91,7 +115,7 @@ def runs_page(runs: list[dict[str, Any]]) -> str:
             f'<tr class="run" data-run="{escape(r["id"])}" data-status="{escape(r["status"])}">'
             f'<td class=l><a href="{link}">{escape(r["id"])}</a></td>'
             f'<td class=l>{escape(r["kind"])}</td><td class=l>{escape(r["mode"])}</td>'
-            f'<td class=l>{_status(r["status"])}</td>'
+            f'<td class=l>{_status(r["status"])}{_decision_badge(r)}</td>'
             f'<td class=l>{escape((r["started_at"] or "")[:19].replace("T", " "))}</td>'
             f'<td>{r["items"]}</td><td>{r["bundles"]}</td><td>{r["calls"]}</td>'
             f'<td>{r["input_tokens"]:,}</td><td>{r["cached_tokens"]:,}</td>'
@@ -139,6 +163,8 @@ def run_page(run: dict[str, Any], csrf: str = "", done: str = "") -> str:
     if done:
         parts.append(f'<p class="flash" id="done">{escape(done)}</p>')
     parts.append(f"<dl>{dl}</dl>")
+    if review_state(run) is not None:
+        parts.append(decision_section(run, csrf))
     if run.get("proposals") is not None:
         parts.append(proposals_section(run["id"], run["proposals"], csrf))
     details = {k: v for k, v in run["details"].items() if k != "commits"}
@@ -168,6 +194,44 @@ def run_page(run: dict[str, Any], csrf: str = "", done: str = "") -> str:
             + ('<p class="muted">diff truncated</p>' if diff["truncated"] else "")
             + "</section>")
     return _page(f"Dream run {run['id']}", "".join(parts))
+
+
+def decision_section(run: dict[str, Any], csrf: str) -> str:
+    """A dream run left for review: Promote and Discard forms while it waits (they call
+    what 'dream runs promote|discard' calls), its decision once decided."""
+    state = review_state(run)
+    details = run["details"]
+    branch = f'<code>{escape(run["branch"] or "")}</code>'
+    out = [f'<section id="decision" data-decision="{escape(str(state))}">'
+           '<h2>Review of this run</h2>']
+    if state == "waiting":
+        action = "/runs/" + quote(run["id"], safe="")
+        hidden = f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
+        out.append(
+            f'<p>This run was left for review (<code>--apply review</code>): its branch '
+            f'{branch} is not on the store\'s main line yet. <b>Promote</b> brings it onto the '
+            'main line (a merge when the store moved since; refused if it would overwrite '
+            'newer content). <b>Discard</b> applies nothing and keeps the branch in git for '
+            'the record.</p>'
+            f'<div class="decide"><form method="post" action="{action}/promote">{hidden}'
+            '<button type="submit" class="promote" name="promote">Promote</button></form>'
+            f'<form method="post" action="{action}/discard">{hidden}'
+            '<button type="submit" class="discard" name="discard">Discard</button></form>'
+            '</div>')
+    else:
+        when = escape(str(details.get("decided_at") or ""))
+        text = f'<p>Decision: <span class="decision {escape(str(state))}" id="decision-value">' \
+               f'{escape(str(state))}</span>' + (f" at {when}" if when else "")
+        heads = details.get("promoted_heads") or {}
+        if state == "promoted" and isinstance(heads, dict) and heads:
+            text += "; the store is now at " + ", ".join(
+                f'{escape(str(store))} <code>{escape(str(sha)[:12])}</code>'
+                for store, sha in sorted(heads.items()))
+        elif state == "discarded":
+            text += f"; nothing was applied, the branch {branch} stays in git for the record"
+        out.append(text + ".</p>")
+    out.append("</section>")
+    return "".join(out)
 
 
 def proposals_section(run_id: str, proposals: list[dict[str, Any]], csrf: str) -> str:

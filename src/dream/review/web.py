@@ -8,7 +8,8 @@ token every request must carry it (``Authorization: Bearer``, the ``dream_token`
 requests whose ``Host`` is not a loopback name are refused (DNS-rebinding protection).
 
 Pages: ``/`` (runs with status, cost, tokens and duration, and plots of cost and memory
-growth over runs), ``/runs/<id>`` (one run: figures, details, and the diff of its commits),
+growth over runs), ``/runs/<id>`` (one run: figures, details, the diff of its commits, and
+Promote/Discard for a dream run left for review; a review's proposals with Accept/Reject),
 ``/api/runs`` (the same data as JSON). Memory size after a run is the number of Markdown
 documents (``brief.md`` and ``.dream/`` excluded) in each store at the run's commit, summed
 over the stores seen so far.
@@ -151,6 +152,15 @@ class RunsView:
             if action == "accept":
                 return service.accept(self.app, [slug], run_id)
             return service.reject(self.app, [slug], why, run_id)
+
+    def decide_run(self, run_id: str, promote: bool) -> dict[str, Any]:
+        """Promote or discard a dream run left for review (``--apply review``) with exactly
+        what 'dream runs promote|discard' calls; returns the run as the CLI sees it."""
+        from dream.pipeline.decide import decide
+
+        with self.lock:
+            return decide(self.conn, self.app.stores.all(), self.app.home.notes_path, run_id,
+                          promote)
 
     @staticmethod
     def _row(row: sqlite3.Row) -> dict[str, Any]:
@@ -330,14 +340,18 @@ class ReviewServer:
         return 404, HTML, pages.error_page(404, f"no page {path}")
 
     def post(self, path: str, form: dict[str, list[str]]) -> tuple[int, str, str, str | None]:
-        """(status, type, body, redirect) for accept/reject; same functions as the CLI."""
+        """(status, type, body, redirect) for accept/reject of a review's proposal and
+        promote/discard of a dream run left for review; same functions as the CLI."""
         parts = path.strip("/").split("/")
-        if len(parts) != 3 or parts[0] != "runs" or parts[2] not in ("accept", "reject"):
+        if len(parts) != 3 or parts[0] != "runs" or \
+                parts[2] not in ("accept", "reject", "promote", "discard"):
             return 404, HTML, pages.error_page(404, f"no action {path}"), None
         if not hmac.compare_digest((form.get("csrf") or [""])[0].encode(), self.csrf.encode()):
             return 403, HTML, pages.error_page(
                 403, "this form is stale or came from another site: reload the page"), None
         run_id, action = unquote(parts[1]), parts[2]
+        if action in ("promote", "discard"):
+            return self._decide_run(run_id, action == "promote")
         slug = (form.get("slug") or [""])[0]
         why = (form.get("why") or [""])[0].strip() or None
         back = "/runs/" + quote(run_id, safe="")
@@ -347,6 +361,21 @@ class ReviewServer:
             return 409, HTML, pages.error_page(409, exc.one_line(), back), None
         done = f"{'accepted' if action == 'accept' else 'rejected'} {slug}"
         return 303, "text/plain", "", back + "?" + urlencode({"done": done}) + "#proposals"
+
+    def _decide_run(self, run_id: str, promote: bool) -> tuple[int, str, str, str | None]:
+        back = "/runs/" + quote(run_id, safe="")
+        try:
+            run = self.view.decide_run(run_id, promote)
+        except DreamError as exc:
+            return 409, HTML, pages.error_page(409, exc.one_line(), back), None
+        if promote:
+            heads = ", ".join(h[:12] for h in run["details"].get("promoted_heads", {}).values())
+            done = f"run {run['id']} promoted: the store is now at {heads}"
+        else:
+            done = (f"run {run['id']} discarded; its branch {run['branch']} stays in git for "
+                    "the record")
+        back = "/runs/" + quote(run["id"], safe="")
+        return 303, "text/plain", "", back + "?" + urlencode({"done": done}) + "#decision"
 
 
 def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
