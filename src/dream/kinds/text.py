@@ -80,7 +80,7 @@ _MONTH_DAY = re.compile(
     r"\b(?:,?\s+(20\d\d))?", re.I)
 _SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(20\d\d))?\b")
 _REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
-_WEEKDAY = re.compile(r"\b(?:(next|this|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
+_WEEKDAY = re.compile(r"\b(?:(next|this|on|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                       r"saturday|sunday)s?\b", re.I)
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
 _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d\d))?\s*(am|pm|a\.m\.|p\.m\.)\b"
@@ -141,11 +141,23 @@ def find_date(text: str, ref: datetime | None) -> str | None:
     m = _WEEKDAY.search(text)
     if m:
         target = WEEKDAYS.index(m[2].lower())
+        if (m[1] or "").lower() in ("last", "past"):        # "last Friday": the one before
+            return (base - timedelta(days=(base.weekday() - target) % 7 or 7)).isoformat()
         ahead = (target - base.weekday()) % 7
         if ahead == 0 and (m[1] or "").lower() == "next":
             ahead = 7
         return (base + timedelta(days=ahead)).isoformat()
     return None
+
+
+def weekday_only(text: str) -> int | None:
+    """The weekday (0 = Monday) the text names when a weekday is all it says of the date
+    ("on Friday", not "Friday 13 March" or "tomorrow"), else None."""
+    if _ISO_DATE.search(text) or _DAY_MONTH.search(text) or _MONTH_DAY.search(text) or \
+            _REL.search(text) or _IN_DAYS.search(text):
+        return None
+    m = _WEEKDAY.search(text)
+    return WEEKDAYS.index(m[2].lower()) if m else None
 
 
 def find_time(text: str) -> str | None:

@@ -1,0 +1,270 @@
+"""The rules provider's extraction rules, one test per rule, on sentences of their own."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from dream.kinds.text import find_date, weekday_only
+from dream.models.base import ModelRequest
+from dream.models.rules import RulesProvider, _activity
+
+
+def _items(items: list[dict], start: int = 1) -> list[dict]:
+    for n, it in enumerate(items, start):
+        it.setdefault("handle", f"E{n}")
+        it.setdefault("evidence", it.get("role") != "assistant")
+        it.setdefault("kind", {"user": "statement", "assistant": "assistant",
+                               "tool": "tool_result"}.get(it["role"], "message"))
+        it.setdefault("said_at", "2026-04-06T10:00:00Z")      # a Monday
+        it.setdefault("stream", "s")
+        for key in ("author", "tool_name", "is_error"):
+            it.setdefault(key, None)
+        it.setdefault("entities", [])
+    return items
+
+
+def _rules(items: list[dict], rows: list[dict] | None = None,
+           more: list[list[dict]] | None = None) -> list[dict]:
+    bundles = [{"id": "B1", "entities": [], "items": _items(items)}]
+    n = len(items) + 1
+    for extra in more or []:
+        bundles.append({"id": f"B{len(bundles) + 1}", "entities": [], "items": _items(extra, n)})
+        n += len(extra)
+    req = ModelRequest("propose", "", "", {}, payload={"rows": rows or [], "bundles": bundles})
+    return RulesProvider().complete(req).data["ops"]
+
+
+def _fields(op: dict) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in op["fields"]}
+
+
+def _events(ops: list[dict]) -> dict[str, dict[str, str]]:
+    """Final fields per event name/row, later ops over earlier ones."""
+    out: dict[str, dict[str, str]] = {}
+    for op in ops:
+        if op["op"] == "event.upsert":
+            out.setdefault(op.get("row") or op["name"], {}).update(_fields(op))
+    return out
+
+
+def _row(handle: str, key: str, **fields: str) -> dict:
+    return {"handle": handle, "kind": "event", "key": key, "fields": fields}
+
+
+# -- activities ----------------------------------------------------------------------------------
+def test_compound_activities_and_heads_that_need_a_word_in_front():
+    assert _activity("Quarterly review with Dana on Tuesday") == "quarterly review"
+    assert _activity("the pub quiz night is on Friday") == "pub quiz night"
+    assert _activity("Appointment confirmed: Rex, vaccination, Monday") == "vaccination"
+    assert _activity("My book club meets Thursday") == "book club"
+    assert _activity("Can you book dinner for Friday") == "dinner"
+    assert _activity("Friday night works") is None          # a weekday is no kind of night
+    assert _activity("what a lovely night") is None          # nor is a judgement
+    assert _activity("we love movie nights at home") is None  # a habit, not one event
+    assert _activity("Please show me the logs") is None
+
+
+def test_title_of_a_compound_event_and_of_tickets():
+    ev = _events(_rules([{"role": "other", "author": "Dana",
+                          "text": "Quarterly review with Dana on Tuesday 7 April at 14:00."}]))
+    (fields,) = ev.values()
+    assert fields["title"] == "Quarterly review with Dana" and fields["time"] == "14:00"
+    ev = _events(_rules([{"role": "other", "author": "Schaubuehne",
+                          "text": "Your tickets for Macbeth: Friday 10 April 2026, 20:00."}]))
+    (fields,) = ev.values()
+    assert fields["title"] == "Tickets for Macbeth" and fields["date"] == "2026-04-10"
+
+
+# -- status cues ---------------------------------------------------------------------------------
+def test_an_announcement_with_its_full_date_is_confirmed_a_suggestion_is_not():
+    fixed = _events(_rules([{"role": "other", "author": "City Pool",
+                             "text": "Swimming lesson on Wednesday 8 April at 17:30."}]))
+    assert next(iter(fixed.values()))["status"] == "confirmed"
+    loose = _events(_rules([{"role": "other", "author": "Kai",
+                             "text": "Dinner on Wednesday at 19:00 at Zeit?"}]))
+    assert next(iter(loose.values()))["status"] == "proposed"
+    maybe = _events(_rules([{"role": "other", "author": "Kai",
+                             "text": "Maybe a swimming lesson on Wednesday 8 April at 17:30."}]))
+    assert next(iter(maybe.values()))["status"] == "proposed"
+
+
+def test_unsubscribe_lines_and_hedges_are_no_cancellation():
+    for text in ("Your eye exam is on Thursday 9 April 2026 at 10:00. Reply N to cancel.",
+                 "We might cancel the eye exam on Thursday 9 April at 10:00, the doctor is ill."):
+        ev = _events(_rules([{"role": "other", "author": "Optik", "text": text}]))
+        assert next(iter(ev.values())).get("status") != "cancelled", text
+
+
+def test_will_not_take_place_cancels_and_cant_make_it_declines():
+    rows = [_row("R1", "workshop-x", activity="design workshop", date="2026-04-09",
+                 time="10:00", status="confirmed")]
+    ev = _events(_rules([{"role": "other", "author": "Lu",
+                          "text": "The design workshop on 9 April will not take place."}], rows))
+    assert ev["R1"]["status"] == "cancelled"
+    ev = _events(_rules([{"role": "user", "text": "Sorry, I can't make it to the design "
+                                                  "workshop on 9 April."}], rows))
+    assert ev["R1"]["status"] == "declined"
+
+
+def test_calendar_requests_and_ill_be_there_confirm():
+    ev = _events(_rules([{"role": "user", "text": "Add the recital with Ines on Saturday "
+                                                  "11 April at 18:00 to my calendar."}]))
+    assert next(iter(ev.values()))["status"] == "confirmed"
+    ev = _events(_rules([{"role": "other", "author": "Ola", "text": "Picnic Sunday at 13:00?"},
+                         {"role": "user", "text": "Sunday 13:00, I'll be there."}]))
+    assert next(iter(ev.values()))["status"] == "confirmed"
+
+
+# -- which event a message is about --------------------------------------------------------------
+def test_a_question_asking_to_move_a_plan_does_not_move_it():
+    rows = [_row("R1", "massage", activity="massage session", date="2026-04-08",
+                 time="10:00", status="confirmed")]
+    ops = _rules([{"role": "user", "text": "Can we move my massage session to 15:00?"}], rows)
+    assert "time" not in _events(ops).get("R1", {})
+
+
+def test_a_new_booking_after_a_cancelled_one_is_another_event_titled_by_weekday():
+    ops = _rules([
+        {"role": "other", "author": "Hotel Lindner",
+         "text": "Your room at Hotel Lindner for Friday 10 April 2026 is booked."},
+        {"role": "other", "author": "Hotel Lindner", "said_at": "2026-04-07T10:00:00Z",
+         "text": "Your Friday booking is cancelled. New booking: Saturday 11 April 2026 "
+                 "is confirmed."},
+    ])
+    ev = _events(ops)
+    by_date = {f["date"]: f for f in ev.values()}
+    assert by_date["2026-04-10"]["status"] == "declined"
+    assert by_date["2026-04-11"]["status"] == "confirmed"
+    titles = [f["title"] for f in ev.values() if "title" in f]
+    assert any("(Friday)" in t for t in titles) and any("(Saturday)" in t for t in titles)
+
+
+def test_a_bare_weekday_names_the_day_of_the_plan_it_talks_about():
+    rows = [_row("R1", "quiz", activity="quiz night", date="2026-04-10", time="20:00",
+                 status="confirmed", participants="Kai")]
+    ops = _rules([{"role": "other", "author": "Mo",
+                   "text": "Kai asked me to the quiz night on Friday as well, see you there."}],
+                 rows)
+    ev = _events(ops)
+    assert list(ev) == ["R1"] and ev["R1"].get("date", "2026-04-10") == "2026-04-10"
+    assert "Mo" in ev["R1"]["participants"]
+
+
+def test_another_place_on_the_same_day_targets_the_same_event():
+    rows = [_row("R1", "choir", activity="choir rehearsal", date="2026-04-13", time="19:00",
+                 place="Town Hall", status="confirmed")]
+    ops = _rules([{"role": "other", "author": "Vera",
+                   "text": "Choir rehearsal on Monday 13 April at 19:00 at the Old Church."}], rows)
+    assert list(_events(ops)) == ["R1"]
+
+
+def test_venues_with_a_name_or_a_number():
+    ev = _events(_rules([{"role": "other", "author": "Ari",
+                          "text": "Sprint review on Thursday 9 April at 11:00 in room Orion."}]))
+    assert next(iter(ev.values()))["place"] == "Orion"
+    ev = _events(_rules([{"role": "other", "author": "Club",
+                          "text": "Squash lesson on Thursday 9 April at 18:00 on court 2."}]))
+    assert next(iter(ev.values()))["place"] == "court 2"
+    ev = _events(_rules([{"role": "other", "author": "Ben",
+                          "text": "Run Saturday: meet at 07:30 at the Tiergarten entrance."}]))
+    assert next(iter(ev.values()), {}).get("place") in (None, "Tiergarten entrance")
+
+
+def test_bundles_of_one_call_share_a_plan_and_a_booking_becomes_the_flight():
+    ops = _rules([{"role": "other", "author": "Airline", "stream": "mail-a",
+                   "text": "Your booking to Porto on Sunday 12 April 2026 departing 06:10 "
+                           "is confirmed."}],
+                 more=[[{"role": "other", "author": "Agency", "stream": "mail-b",
+                         "text": "Itinerary: flight to Porto, 12 April 2026, 06:10."}]])
+    ev = _events(ops)
+    assert len(ev) == 1
+    (fields,) = ev.values()
+    assert fields["activity"] == "flight" and fields["status"] == "confirmed"
+
+
+def test_a_name_written_elsewhere_in_the_call_is_a_participant_at_a_sentence_start():
+    ops = _rules([{"role": "user", "text": "I must take Rex to the groomer."},
+                  {"role": "other", "author": "Pawsome",
+                   "text": "Confirmed: Rex, grooming appointment, Friday 10 April 2026 at 09:00."}])
+    (fields,) = _events(ops).values()
+    assert "Rex" in fields["participants"]
+
+
+# -- standing facts ------------------------------------------------------------------------------
+def _facts(text: str) -> dict[str, str]:
+    ops = _rules([{"role": "user", "text": text}])
+    return {k: v for o in ops if o["op"] == "standing.set" for k, v in _fields(o).items()}
+
+
+def test_standing_relations_home_employer_and_manager():
+    assert _facts("My brother Tomas lands on Sunday.") == {"brother": "Tomas"}
+    assert _facts("Oops, my brother is called Tobias, not Tomas.") == {"brother": "Tobias"}
+    assert _facts("I've just moved to Leipzig, so update my city.") == {"home": "Leipzig"}
+    assert _facts("I started a new job at Globex last Monday.") == {"employer": "Globex"}
+    assert _facts("I joined Initech as a tester.") == {"employer": "Initech"}
+    assert _facts("My boss at Globex is Rina Park.") == {"boss": "Rina Park"}
+    assert _facts("my cat is so lazy today") == {}
+    assert _facts("my sister Friday is busy") == {}
+
+
+# -- to-dos --------------------------------------------------------------------------------------
+def test_a_todo_said_twice_is_one_and_loses_its_when():
+    ops = _rules([{"role": "user", "text": "I need to book the car inspection this month."},
+                  {"role": "user", "stream": "t", "text": "I have to book the car inspection."}])
+    names = {o["name"] for o in ops if o["op"] == "todo.open"}
+    assert names == {"Book the car inspection"}
+
+
+def test_a_short_message_saying_done_closes_the_todo_it_names():
+    rows = [{"handle": "R1", "kind": "todo", "key": "x",
+             "fields": {"title": "Send the lease contract to the landlord", "status": "open"}}]
+    ops = _rules([{"role": "user", "text": "Hi Olga, the lease contract is attached. "
+                                           "All done from my side."}], rows)
+    assert [(o["op"], o.get("row")) for o in ops if o["op"].startswith("todo")] == \
+        [("todo.close", "R1")]
+
+
+# -- notes ---------------------------------------------------------------------------------------
+def _note(handle: str, text: str, kind: str = "preference") -> dict:
+    return {"handle": handle, "kind": "note", "key": handle.lower(),
+            "fields": {"text": text, "type": kind, "status": "live"}}
+
+
+def test_a_preference_said_again_is_not_noted_twice():
+    ops = _rules([{"role": "user", "text": "Please get me a window seat, I always prefer "
+                                           "the window."}],
+                 [_note("R1", "On trains I prefer window seats.")])
+    assert [o for o in ops if o["op"] == "note.add"] == []
+
+
+def test_a_revised_preference_crumples_the_older_one():
+    ops = _rules([{"role": "user", "text": "Actually, I prefer green tea now, no sugar."}],
+                 [_note("R1", "I prefer my tea with sugar."),
+                  _note("R2", "I prefer dark mode.")])
+    crumpled = [o["row"] for o in ops if o["op"] == "note.crumple"]
+    assert crumpled == ["R1"]
+    assert any(o["op"] == "note.add" for o in ops)
+
+
+def test_a_you_have_to_x_before_y_is_a_directive():
+    ops = _rules([{"role": "user", "stream": "agent",
+                   "text": "Okay, you need to run make migrate before the app starts."}])
+    assert [_fields(o)["type"] for o in ops if o["op"] == "note.add"] == ["directive"]
+
+
+def test_a_tool_result_that_exited_nonzero_is_a_failure_when_no_flag_says_otherwise():
+    text = "cargo build exited 101: error[E0425]: cannot find value `x` in this scope"
+    ops = _rules([{"role": "tool", "tool_name": "bash", "text": text}])
+    assert [_fields(o)["type"] for o in ops] == ["failure"]
+    assert _rules([{"role": "tool", "tool_name": "bash", "is_error": False, "text": text}]) == []
+    assert _rules([{"role": "tool", "tool_name": "bash",
+                    "text": "raise Error if no token is set"}]) == []
+
+
+# -- dates ---------------------------------------------------------------------------------------
+def test_last_weekday_is_in_the_past_and_weekday_only():
+    monday = datetime(2026, 4, 6, 10, tzinfo=UTC)
+    assert find_date("last Friday we met", monday) == "2026-04-03"
+    assert find_date("on Friday", monday) == "2026-04-10"
+    assert weekday_only("see you Friday") == 4
+    assert weekday_only("Friday 10 April") is None and weekday_only("tomorrow") is None
