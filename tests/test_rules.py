@@ -268,3 +268,29 @@ def test_last_weekday_is_in_the_past_and_weekday_only():
     assert find_date("on Friday", monday) == "2026-04-10"
     assert weekday_only("see you Friday") == 4
     assert weekday_only("Friday 10 April") is None and weekday_only("tomorrow") is None
+
+
+def test_the_todos_own_verb_in_the_past_closes_it():
+    rows = [{"handle": "R1", "kind": "todo", "key": "x",
+             "fields": {"title": "Renew the gym membership", "status": "open"}}]
+    ops = _rules([{"role": "user", "text": "Renewed the gym membership at lunch."}], rows)
+    assert [(o["op"], o.get("row")) for o in ops] == [("todo.close", "R1")]
+    for text in ("I still haven't renewed the gym membership.",
+                 "Renewed my passport, the gym can wait."):
+        assert not [o for o in _rules([{"role": "user", "text": text}], rows)
+                    if o["op"] == "todo.close"], text
+
+
+def test_a_bare_cant_declines_and_call_off_is_no_call():
+    ev = _events(_rules([{"role": "other", "author": "Ivo",
+                          "text": "Brunch at Frida on Sunday at 11:00?"},
+                         {"role": "user", "text": "Can't, I'm at my parents' that weekend."}]))
+    assert next(iter(ev.values()))["status"] == "declined"
+    ev = _events(_rules([{"role": "other", "author": "Pia",
+                          "text": "We have to call off the standup on Tuesday 7 April."}]))
+    assert [f["activity"] for f in ev.values()] in ([], ["standup"])
+
+
+def test_a_todo_title_drops_a_trailing_sorry():
+    ops = _rules([{"role": "user", "text": "I need to return the drill to Ken, sorry."}])
+    assert [o["name"] for o in ops if o["op"] == "todo.open"] == ["Return the drill to Ken"]

@@ -49,6 +49,7 @@ ACTIVITIES = [
     "check-up", "checkup", "session", "class", "lesson", "review", "haircut", "service",
     "night", "club", "tickets", "vaccination", "workshop", "conference", "rehearsal",
     "practice", "training", "match", "show", "play", "visit", "exam", "tour", "recital",
+    "retro", "standup", "stand-up", "demo", "meetup", "catch-up", "sync",
 ]
 _ACT_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in ACTIVITIES) + r")s?\b", re.I)
 _BOOKING_WORDS = {"reservation", "booking", "table"}
@@ -105,7 +106,7 @@ def _activity(clause: str) -> str | None:
     found: list[str] = []
     for i, m in enumerate(words):
         head = _head(m[0])
-        if head is None:
+        if head is None or (head == "call" and re.match(r"\s+off\b", clause[m.end():], re.I)):
             continue
         nxt = words[i + 1] if i + 1 < len(words) else None
         nxt_word = nxt[0].lower() if nxt is not None else ""
@@ -154,7 +155,8 @@ _CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:the
                       r"locked in|all set|got (?:us )?a table|made a reservation|"
                       r"i'?ll be (?:there|at)\b|(?:is|that'?s) perfect|accepted\b|"
                       r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar)", re.I)
-_DECLINE = re.compile(r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
+_DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
+                      r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
                       r"not (?:coming|joining))\b", re.I)
 # a proposal or a question, not an announcement of something fixed
 _TENTATIVE = re.compile(r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
@@ -224,6 +226,10 @@ _TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forg
                          r"remember to)\s+(.{3,160})", re.I)
 _DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
                    re.I)
+_IRREGULAR = {"buy": "bought", "pay": "paid", "send": "sent", "bring": "brought",
+              "pick": "picked", "write": "wrote", "get": "got", "take": "took", "make": "made",
+              "do": "did", "give": "gave", "find": "found", "sell": "sold", "tell": "told",
+              "call": "called", "drop": "dropped", "sign": "signed", "ship": "shipped"}
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
               r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
 _NAME_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
@@ -504,6 +510,8 @@ class Extractor:
                 task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
                               r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
                               r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
+                task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay)$", "", task,
+                              flags=re.I)
                 task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
                               r"today|tonight|tomorrow)$", "", task, flags=re.I)
                 title = task[0].upper() + task[1:]
@@ -521,6 +529,14 @@ class Extractor:
                     self.opened.append((name, title))
                 self.ops.append(_op("todo.open", [item["handle"]], fields, name=name))
                 continue
+            if not _DONE.search(sent) and not re.search(r"\b(?:not|never|yet|still|didn'?t|"
+                                                        r"haven'?t|will|'ll|to)\b", sent, re.I):
+                # "Renewed the car insurance": the to-do's own verb, done
+                row, name = self._todo_by_past_verb(sent)
+                if row or name:
+                    self.ops.append(_op("todo.close", [item["handle"]], {"status": "done"},
+                                        row=row, name=name))
+                    continue
             if _DONE.search(sent):
                 row, name = self._matching_todo(sent)
                 if not (row or name) and len(item["text"]) <= 300:
@@ -529,6 +545,26 @@ class Extractor:
                 if row or name:
                     self.ops.append(_op("todo.close", [item["handle"]], {"status": "done"},
                                         row=row, name=name))
+
+    def _todo_by_past_verb(self, sent: str) -> tuple[str | None, str | None]:
+        low = sent.lower()
+        candidates = [(row["handle"], None, row["fields"].get("title", ""))
+                      for row in self.rows if row["kind"] == "todo"
+                      and row["fields"].get("status", "open") == "open"]
+        candidates += [(None, name, title) for name, title in self.opened]
+        for handle, name, title in candidates:
+            words = title.lower().split()
+            if not words:
+                continue
+            verb = words[0]
+            forms = {_IRREGULAR.get(verb, ""), verb + "ed", verb + "d", verb[:-1] + "ied"} - {""}
+            if not any(re.search(r"\b" + re.escape(f) + r"\b", low) for f in forms):
+                continue
+            rest = _stems(" ".join(words[1:]))
+            needed = len(rest) if len(rest) <= 2 else -(-2 * len(rest) // 3)
+            if rest and len(rest & _stems(sent)) >= needed:
+                return handle, name
+        return None, None
 
     def _same_todo(self, title: str) -> tuple[str | None, str | None] | None:
         """An open to-do (row handle, or name opened in this call) saying the same task."""
