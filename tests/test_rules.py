@@ -294,3 +294,12 @@ def test_a_bare_cant_declines_and_call_off_is_no_call():
 def test_a_todo_title_drops_a_trailing_sorry():
     ops = _rules([{"role": "user", "text": "I need to return the drill to Ken, sorry."}])
     assert [o["name"] for o in ops if o["op"] == "todo.open"] == ["Return the drill to Ken"]
+
+
+def test_a_past_outing_told_as_a_story_is_no_new_plan():
+    told = _rules([{"role": "other", "author": "Nell",
+                    "text": "We went to a pottery class last Saturday at 10:00, so fun."}])
+    assert _events(told) == {}
+    planned = _rules([{"role": "other", "author": "Nell",
+                       "text": "Pottery class next Saturday at 10:00, I can't wait!"}])
+    assert len(_events(planned)) == 1

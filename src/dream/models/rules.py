@@ -84,6 +84,8 @@ _NOT_MODIFIER = {
     "love", "loved", "like", "liked", "hate", "want", "wanted", "need", "needed", "try",
     "tried", "see", "saw", "seen", "watch", "watched", "host", "hosted", "hosting", "organise",
     "organize", "organised", "organized", "plan", "set", "schedule", "scheduled",
+    "second", "third", "fourth", "fifth", "sixth", "bought", "took", "playing", "watching", "taking", "missing", "skipping", "enjoying",
+    "loving", "trying", "mind", "lost", "won", "left", "kept", "felt", "thought",
 } | set(WEEKDAYS) | set(MONTHS)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -122,7 +124,7 @@ def _activity(clause: str) -> str | None:
             lw = w[0].lower()
             verb_ok = lw == "book" and head in _NEEDS_MODIFIER and not mods    # "book club"
             if gap.strip() != "" or (lw in _NOT_MODIFIER and not verb_ok) or "'" in lw or \
-                    len(lw) < 3:
+                    len(lw) < 3 or lw.endswith("ed"):       # "booked", "missed": verbs
                 break
             before = clause[:w.start()].rstrip()
             if w[0][0].isupper() and before and before[-1] not in ".!?:;,(\"'":
@@ -170,6 +172,11 @@ _FULL_DATE = re.compile(
     r"\.?,?\s+20\d\d\b", re.I)
 _TICKETS_FOR = re.compile(r"\b(?i:tickets?)\s*(?:(?i:for|to)|:)\s*(?:(?i:the)\s+)?"
                           r"([A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,4})")
+_PAST = re.compile(r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (?:week|month|"
+                   r"year|weekend|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
+                   r"sunday)|used to|i'?ve been|we'?ve been)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
+                     r"plan(?:ning)? to|can'?t wait|looking forward)\b", re.I)
 # a question asking for a change ("could we move it to 14:00?", "how about Sunday?")
 _ASK_CHANGE = re.compile(r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
                          r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b", re.I)
@@ -640,9 +647,14 @@ class Extractor:
                         last.stream != item.get("stream") or not _near(last.said, said):
                     continue
             wd = weekday_only(clause)
+            n_plans = len(self.plans)
             plan = self._target_plan(activity, place, status, people, date,
                                      item.get("stream"), wd)
             if plan is None:
+                continue
+            if len(self.plans) > n_plans and not plan.handle_row and status is None and \
+                    _PAST.search(clause) and not _FUTURE.search(clause):
+                self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
                 continue
             had = plan.fields.get("date")
             # "on Friday" about a plan already on a Friday (said within the week before it)
