@@ -38,7 +38,7 @@ from dream.spool.redact import redact
 
 CHUNK_BYTES = 4 * 1024 * 1024
 ROWS_PER_TRANSACTION = 2000  # rows of a whole-file source per chunk
-ROWS_PER_COMMIT = 15_000  # chunks are committed together (fewer, larger index merges)
+ROWS_PER_COMMIT = 50_000  # chunks are committed together (fewer commits and index merges)
 MAX_SKIPS_LISTED = 200
 MAX_TEXT = 32_000  # longer texts (pastes, long messages) keep their head and tail
 MAX_BULK_TEXT = 8_000  # tool output and injected context: head and tail (errors sit at the end)
@@ -565,7 +565,8 @@ def _worker_count(total: int) -> int:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
         cpus = os.cpu_count() or 1
-    return max(0, min(cpus - 1, MAX_WORKERS))
+    # with two CPUs two workers: the writer waits on the disk part of the time
+    return 0 if cpus < 2 else min(cpus, MAX_WORKERS)
 
 
 def _collect_file(writer: _Writer, kind: str, path: Path, st: os.stat_result,

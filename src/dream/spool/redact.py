@@ -70,7 +70,12 @@ _RULES = [
 ]
 
 
-_ALL_HINTS = tuple(sorted({h.lower() for rule in _RULES for h in rule.hints}))
+# Every hint in lower case, for the first check; a hint containing a shorter one ('sk-ant-'
+# holds 'sk-') is left out, since text holding it holds the shorter one too.
+_ALL_HINTS = tuple(sorted(
+    hint for hint in {h.lower() for rule in _RULES for h in rule.hints}
+    if not any(other != hint and other in hint
+               for other in {h.lower() for rule in _RULES for h in rule.hints})))
 
 
 def placeholder(kind: str, secret: str) -> str:
@@ -83,8 +88,11 @@ def redact(text: str) -> tuple[str, int]:
     if not text:
         return text, 0
     lowered: str | None = text.lower()
-    if not any(h in lowered for h in _ALL_HINTS):  # the common case: nothing to look for
-        return text, 0
+    for hint in _ALL_HINTS:  # a plain loop: half the cost of any() over a generator
+        if hint in lowered:
+            break
+    else:
+        return text, 0  # the common case: nothing to look for
     count = 0
     for rule in _RULES:
         if rule.lower:
