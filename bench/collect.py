@@ -72,6 +72,12 @@ def generate(folder: Path, size_mb: float) -> tuple[int, int]:
     return written, files
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (collect's parse workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_one(folder: Path, home: Path) -> dict[str, Any]:
     """In this process: collect ``folder`` into a fresh home, then again (nothing new)."""
     os.environ["DREAM_HOME"] = str(home)
@@ -80,10 +86,12 @@ def run_one(folder: Path, home: Path) -> dict[str, Any]:
 
     app = App.from_env(folder)
     app.ensure_home()
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, workers = time.perf_counter(), time.process_time(), _children_cpu()
     first = collect(app, [folder])
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    cpu += _children_cpu() - workers  # collect's worker processes count too
     rss_after_first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    worker_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     second = collect(app, [folder])
     again = time.perf_counter() - started
@@ -96,6 +104,7 @@ def run_one(folder: Path, home: Path) -> dict[str, Any]:
         "cpu_s": round(cpu, 3),
         "mb_per_cpu_s": round(first.bytes_read / 1e6 / cpu, 2) if cpu else None,
         "peak_rss_mb": round(rss_after_first / 1024, 1),
+        "worker_peak_rss_mb": round(worker_rss / 1024, 1),
         "recollect_s": round(again, 4), "recollect_new_items": second.new_items,
         "recollect_unchanged": second.files_unchanged,
         "db_mb": round(sum(p.stat().st_size for p in home.glob("dream.db*")) / 1e6, 1),
