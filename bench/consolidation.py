@@ -1,8 +1,9 @@
 """Benchmark 3: consolidation accuracy on hand-written scenarios with gold final state.
 
-    python bench/consolidation.py [--quick] [--only NAME]
+    python bench/consolidation.py [--quick] [--only NAME] [--scenarios DIR]
 
-Each scenario in bench/scenarios/ (see its README.md) is collected and dreamed day by day
+Each scenario in bench/scenarios/ (or the set given by --scenarios, e.g. the held-out
+bench/scenarios_heldout/; see its README.md) is collected and dreamed day by day
 in its own throw-away DREAM_HOME, then the records in the store are matched against the
 scenario's gold final state. Two providers:
 
@@ -60,9 +61,9 @@ class Scenario:
     messages: dict[str, dict[str, Any]]
 
 
-def load_scenarios(only: str | None = None) -> list[Scenario]:
+def load_scenarios(only: str | None = None, root: Path = SCENARIOS) -> list[Scenario]:
     out = []
-    for folder in sorted(p for p in SCENARIOS.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         if only and only not in folder.name:
             continue
         gold = yaml.safe_load((folder / "gold.yaml").read_text(encoding="utf-8"))
@@ -273,7 +274,8 @@ def run_scenario(sc: Scenario, provider_name: str) -> dict[str, Any]:
 def summarise(results: dict[str, list[dict[str, Any]]], missing: dict[str, str],
               n_scenarios: int, args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"benchmark": "consolidation", "quick": bool(args.quick),
-                               "scenarios": n_scenarios, "providers": {}, "missing": missing}
+                               "set": args.set_name, "scenarios": n_scenarios,
+                               "providers": {}, "missing": missing}
     rows = []
     for provider, res in results.items():
         tp = sum(r["tp"] for r in res)
@@ -295,9 +297,9 @@ def summarise(results: dict[str, list[dict[str, Any]]], missing: dict[str, str],
                           for r in res if r["wrong"] or r["extra"]},
         }
         figures["providers"][provider] = entry
-        rows.append([provider, len(res), entry["precision"], entry["recall"],
+        rows.append([provider, args.set_name, len(res), entry["precision"], entry["recall"],
                      entry["duplicates"], f"{perfect}/{len(res)}", entry["open_questions"]])
-    text = common.table(["provider", "scenarios", "precision", "recall", "duplicate rows",
+    text = common.table(["provider", "set", "scenarios", "precision", "recall", "duplicate rows",
                          "perfect", "open questions"], rows)
     print(text)
     lines = []
@@ -311,8 +313,10 @@ def summarise(results: dict[str, list[dict[str, Any]]], missing: dict[str, str],
         print()
         print("\n".join(lines))
     if not (args.quick or args.only or args.provider):   # only whole runs are published
-        plot(figures)
-        common.publish("consolidation", "Consolidation accuracy (bench/consolidation.py)",
+        plot(figures, args.set_name)
+        suffix = "" if args.set_name == "scenarios" else f"_{args.set_name}"
+        common.publish("consolidation" + suffix, "Consolidation accuracy (bench/consolidation.py)"
+                       + (f", set {args.set_name}" if args.set_name != "scenarios" else ""),
                        text + "\n\n" + "\n".join(f"- {x}" for x in lines), figures)
     for entry in figures["providers"].values():
         entry["imperfect"] = sorted(entry["imperfect"])   # names only in the JSON line
@@ -327,12 +331,13 @@ def _sum_counts(counts: Any) -> dict[str, int]:
     return dict(sorted(total.items()))
 
 
-def plot(figures: dict[str, Any]) -> None:
+def plot(figures: dict[str, Any], set_name: str = "scenarios") -> None:
     providers = list(figures["providers"])
     if not providers:
         return
-    common.bar_plot(common.PLOTS / "consolidation_accuracy.png",
-                    f"Consolidation on {figures['scenarios']} scenarios", providers,
+    suffix = "" if set_name == "scenarios" else f"_{set_name}"
+    common.bar_plot(common.PLOTS / f"consolidation_accuracy{suffix}.png",
+                    f"Consolidation on {figures['scenarios']} scenarios ({set_name})", providers,
                     {m: [figures["providers"][p][m] for p in providers]
                      for m in ("precision", "recall")}, "share")
 
@@ -344,8 +349,14 @@ def main() -> None:
     parser.add_argument("--only", default=None, help="scenarios whose name contains this")
     parser.add_argument("--provider", action="append", choices=["rules", "scripted"],
                         help="run only this provider (repeatable; default both)")
+    parser.add_argument("--scenarios", type=Path, default=SCENARIOS, metavar="DIR",
+                        help="scenario set to run (default bench/scenarios; the held-out "
+                             "set is bench/scenarios_heldout)")
     args = parser.parse_args()
-    scenarios = load_scenarios(args.only)
+    if not args.scenarios.is_dir():
+        parser.error(f"--scenarios: no such folder: {args.scenarios}")
+    args.set_name = args.scenarios.resolve().name
+    scenarios = load_scenarios(args.only, args.scenarios)
     if args.quick:
         scenarios = scenarios[:QUICK_SCENARIOS]
     results: dict[str, list[dict[str, Any]]] = {}

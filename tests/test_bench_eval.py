@@ -154,3 +154,18 @@ def test_results_page_shows_plots(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     common.append_results("Demo", "| b |\n|---|", {"recall": 0.8})
     text = common.RESULTS_MD.read_text()
     assert text.count("## Demo") == 2 and "- commit: `" in text and "nproc" in text
+
+
+def test_consolidation_heldout_quick() -> None:
+    """The held-out set (bench/scenarios_heldout, never used to tune a provider) runs through
+    the same benchmark; the ideal proposals must score 100% there too (engine check)."""
+    f = run_bench("consolidation", "--scenarios", "bench/scenarios_heldout")
+    assert f["benchmark"] == "consolidation" and f["set"] == "scenarios_heldout"
+    assert f["scenarios"] == 8
+    scripted = f["providers"]["scripted"]
+    assert scripted["precision"] == 1.0 and scripted["recall"] == 1.0
+    assert scripted["duplicates"] == 0 and scripted["imperfect"] == []
+    assert scripted["unplaced_ops"] == 0 and scripted["failed_runs"] == 0
+    rules = f["providers"]["rules"]
+    assert 0.0 <= rules["precision"] <= 1.0 and 0.0 <= rules["recall"] <= 1.0
+    assert rules["failed_runs"] == 0
