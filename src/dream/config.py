@@ -34,11 +34,13 @@ class Config:
                 raise ConfigError(
                     f"{path} is not valid TOML ({exc})", "fix the file or move it aside"
                 ) from exc
-        merged = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
-                  for k, v in DEFAULTS.items()}
+        merged: dict[str, Any] = {
+            k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
+            for k, v in DEFAULTS.items()}
         for key, value in data.items():
-            if isinstance(value, dict) and isinstance(merged.get(key), dict):
-                merged[key].update(value)
+            default = merged.get(key)
+            if isinstance(value, dict) and isinstance(default, dict):
+                default.update(value)
             else:
                 merged[key] = value
         return cls(path, merged)
