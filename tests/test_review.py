@@ -213,9 +213,15 @@ def test_revert_restores_after_promotion(dream, planted, dream_home):
     paths = [p["change"]["path"] for p in memory]
     assert all((notes / p).exists() for p in paths)
     out = json.loads(dream("revert", review["run"]["id"], "--json").output)
-    assert len(out["reverts"]) == 2
+    assert len(out["reverts"]) == 2 and out["proposals_reverted"] == 2
     assert not any((notes / p).exists() for p in paths)
     assert git(notes, "status", "--porcelain") == ""
+    shown = json.loads(dream("review", "show", review["run"]["id"], "--json").output)
+    statuses = {p["slug"]: p["status"] for p in shown["proposals"]}
+    assert all(statuses[s] == "reverted" for s in slugs)
+    # a person may change their mind again: a reverted proposal can be accepted anew
+    dream("review", "accept", slugs[0], "--run", review["run"]["id"])
+    assert (notes / paths[0]).exists()
 
 
 def test_review_json_from_a_real_process(dream_proc, dream, planted, repo):

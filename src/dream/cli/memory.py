@@ -8,8 +8,10 @@ from dream import api, index
 from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
 from dream.cli.notes import project_name_for
+from dream.db import utcnow
 from dream.errors import LockHeld, NoDream, NotManaged, StoreError, UnknownCommit
 from dream.notes.dreaming import CLI_OWNER, DreamSession, held_locks, lock_path, read_lock
+from dream.review.proposals import mark_reverted
 from dream.store.git import looks_like_sha
 from dream.store.store import Store
 
@@ -233,8 +235,10 @@ def revert(commit_or_run: str, as_json: bool) -> None:
                                                    "Dream-Store": store.id})
             done.append({"store_id": store.id, "reverted": sha, "commit": new})
         index.sync(app.db, store)
+    # a reverted review promotion is no longer 'accepted': the proposal says so
+    reverted = mark_reverted(app.db, {d["reverted"]: d["commit"] for d in done}, utcnow())
     if as_json:
-        emit_json({"target": commit_or_run, "reverts": done})
+        emit_json({"target": commit_or_run, "reverts": done, "proposals_reverted": reverted})
     else:
         for item in done:
             click.echo(f"reverted {item['reverted'][:12]} -> {item['commit'][:12]}")

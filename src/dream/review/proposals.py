@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-STATUSES = ("proposed", "accepted", "rejected", "exported")
+STATUSES = ("proposed", "accepted", "rejected", "exported", "reverted")
 
 
 class Proposal(BaseModel):
@@ -32,7 +32,7 @@ class Proposal(BaseModel):
     replaces: list[str] = Field(default_factory=list)
     change: dict[str, Any]
     fingerprint: str
-    status: Literal["proposed", "accepted", "rejected", "exported"] = "proposed"
+    status: Literal["proposed", "accepted", "rejected", "exported", "reverted"] = "proposed"
     why: str | None = None
     decided_at: str | None = None
     commit_sha: str | None = None
@@ -110,6 +110,19 @@ def decided_fingerprints(conn: sqlite3.Connection) -> dict[str, str]:
     ):
         out.setdefault(fp, status)
     return out
+
+
+def mark_reverted(conn: sqlite3.Connection, reverts: dict[str, str], at: str) -> int:
+    """Proposals whose promotion commit was reverted become ``reverted``; ``reverts`` maps
+    each reverted commit to the commit that reverted it. Returns how many changed. A
+    reverted proposal can be accepted again (its change is promoted anew)."""
+    changed = 0
+    for sha, by in reverts.items():
+        changed += conn.execute(
+            "UPDATE review_proposals SET status='reverted', decided_at=?,"
+            " why=? WHERE commit_sha=? AND status='accepted'",
+            (at, f"reverted by {by}", sha)).rowcount
+    return changed
 
 
 def set_status(conn: sqlite3.Connection, p: Proposal, status: str, *, why: str | None = None,
