@@ -16,12 +16,10 @@ writes), ``cached_tokens`` the cache reads, ``cache_write_tokens`` the cache wri
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from dream.errors import ModelError
 from dream.models.base import ModelRequest, ModelResponse
-from dream.models.transport import Endpoint, RetryPolicy, malformed
+from dream.models.transport import RetryPolicy, connect_settings, malformed
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 TOOL_NAME = "answer"
@@ -37,29 +35,15 @@ class AnthropicProvider:
     def __init__(self, model: str, settings: dict[str, Any]) -> None:
         import anthropic
 
-        self.model = model or str(settings.get("anthropic_model") or "")
-        if not self.model:
-            raise ModelError("no model named for the anthropic provider",
-                             "give one, for example --model anthropic:claude-haiku-4-5")
-        base_url = str(settings.get("anthropic_base_url") or os.environ.get("ANTHROPIC_BASE_URL")
-                       or ANTHROPIC_URL).rstrip("/")
-        key_env = str(settings.get("anthropic_api_key_env") or "ANTHROPIC_API_KEY")
-        key = os.environ.get(key_env, "")
-        if not key:
-            if base_url == ANTHROPIC_URL:
-                raise ModelError(f"no API key for {base_url}: {key_env} is not set",
-                                 f"export {key_env}=..., or name another variable with "
-                                 "anthropic_api_key_env in [model] of config.toml")
-            key = "not-needed"   # a local proxy or gateway that holds the key itself
+        self.model, self.endpoint, key = connect_settings(
+            "anthropic", model, settings, default_url=ANTHROPIC_URL, example="claude-haiku-4-5",
+            hosted=lambda url: url == ANTHROPIC_URL,
+            no_key_hint="name another variable with anthropic_api_key_env in [model] of "
+                        "config.toml")
         self.temperature = settings.get("temperature")
-        try:
-            timeout = float(settings.get("timeout", 120))
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad timeout '{settings.get('timeout')}' in [model]",
-                             "timeout is a number of seconds") from exc
-        self.endpoint = Endpoint("anthropic", base_url, key_env, timeout)
         self.retry = RetryPolicy.from_settings(settings)
-        self.client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout,
+        self.client = anthropic.Anthropic(api_key=key, base_url=self.endpoint.base_url,
+                                          timeout=self.endpoint.timeout,
                                           max_retries=0)
 
     def build(self, request: ModelRequest) -> dict[str, Any]:

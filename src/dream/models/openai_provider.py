@@ -17,14 +17,13 @@ false), ``openai_max_tokens_param`` (max_completion_tokens | max_tokens), ``temp
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
 from dream import tokens
 from dream.errors import ModelError
 from dream.models.base import ModelRequest, ModelResponse
-from dream.models.transport import Endpoint, RetryPolicy, malformed
+from dream.models.transport import RetryPolicy, connect_settings, malformed
 
 OPENAI_URL = "https://api.openai.com/v1"
 FORMATS = ("json_schema", "json_object")
@@ -63,27 +62,21 @@ def _flag(value: Any, name: str) -> bool | None:
     raise ModelError(f"bad {name} '{value}' in [model]", f"use {name} = \"auto\", true or false")
 
 
+def _is_openai(base_url: str) -> bool:
+    return base_url.startswith(OPENAI_URL.rsplit("/", 1)[0])
+
+
 class OpenAIProvider:
     name = "openai"
 
     def __init__(self, model: str, settings: dict[str, Any]) -> None:
         import openai
 
-        self.model = model or str(settings.get("openai_model") or "")
-        if not self.model:
-            raise ModelError("no model named for the openai provider",
-                             "give one, for example --model openai:gpt-4o-mini")
-        base_url = str(settings.get("openai_base_url") or os.environ.get("OPENAI_BASE_URL")
-                       or OPENAI_URL).rstrip("/")
-        key_env = str(settings.get("openai_api_key_env") or "OPENAI_API_KEY")
-        key = os.environ.get(key_env, "")
-        is_openai = base_url.startswith(OPENAI_URL.rsplit("/", 1)[0])
-        if not key:
-            if is_openai:
-                raise ModelError(f"no API key for {base_url}: {key_env} is not set",
-                                 f"export {key_env}=..., or set openai_base_url in [model] of "
-                                 "config.toml to a local server")
-            key = "not-needed"   # local servers (Ollama, llama.cpp, vLLM) ignore the key
+        self.model, self.endpoint, key = connect_settings(
+            "openai", model, settings, default_url=OPENAI_URL, example="gpt-4o-mini",
+            hosted=_is_openai,
+            no_key_hint="set openai_base_url in [model] of config.toml to a local server")
+        is_openai = _is_openai(self.endpoint.base_url)
         self.response_format = str(settings.get("openai_response_format") or "json_schema")
         if self.response_format not in FORMATS:
             raise ModelError(f"bad openai_response_format '{self.response_format}' in [model]",
@@ -92,14 +85,9 @@ class OpenAIProvider:
         self.max_tokens_param = str(settings.get("openai_max_tokens_param") or
                                     ("max_completion_tokens" if is_openai else "max_tokens"))
         self.temperature = settings.get("temperature")
-        try:
-            timeout = float(settings.get("timeout", 120))
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad timeout '{settings.get('timeout')}' in [model]",
-                             "timeout is a number of seconds") from exc
-        self.endpoint = Endpoint("openai", base_url, key_env, timeout)
         self.retry = RetryPolicy.from_settings(settings)
-        self.client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout,
+        self.client = openai.OpenAI(api_key=key, base_url=self.endpoint.base_url,
+                                    timeout=self.endpoint.timeout,
                                     max_retries=0)
 
     # -- request -----------------------------------------------------------------------

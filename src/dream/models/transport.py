@@ -16,6 +16,7 @@ Nothing here logs a request body, a header or a key.
 from __future__ import annotations
 
 import email.utils
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +59,35 @@ class Endpoint:
     base_url: str
     key_env: str           # the environment variable the key came from
     timeout: float
+
+
+def connect_settings(provider: str, model: str, settings: dict[str, Any], *, default_url: str,
+                     example: str, hosted: Callable[[str], bool],
+                     no_key_hint: str) -> tuple[str, Endpoint, str]:
+    """The model, endpoint and API key of a hosted provider from ``[model]`` settings and the
+    environment (``<provider>_base_url`` or ``<PROVIDER>_BASE_URL``, the key from the
+    variable ``<provider>_api_key_env`` names, ``timeout``). A server that is not the hosted
+    service may go without a key (a local server or a gateway holding it)."""
+    model = model or str(settings.get(f"{provider}_model") or "")
+    if not model:
+        raise ModelError(f"no model named for the {provider} provider",
+                         f"give one, for example --model {provider}:{example}")
+    upper = provider.upper()
+    base_url = str(settings.get(f"{provider}_base_url") or os.environ.get(f"{upper}_BASE_URL")
+                   or default_url).rstrip("/")
+    key_env = str(settings.get(f"{provider}_api_key_env") or f"{upper}_API_KEY")
+    key = os.environ.get(key_env, "")
+    if not key:
+        if hosted(base_url):
+            raise ModelError(f"no API key for {base_url}: {key_env} is not set",
+                             f"export {key_env}=..., or {no_key_hint}")
+        key = "not-needed"
+    try:
+        timeout = float(settings.get("timeout", 120))
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"bad timeout '{settings.get('timeout')}' in [model]",
+                         "timeout is a number of seconds") from exc
+    return model, Endpoint(provider, base_url, key_env, timeout), key
 
 
 @dataclass
