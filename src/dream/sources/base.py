@@ -178,6 +178,16 @@ def looks_binary(head: bytes) -> bool:
     return bad > max(4, len(sample) // 100)
 
 
+def content_blocks(content: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The blocks of a message's content with their index: a list of blocks, or a bare
+    string taken as one text block; anything that is not a block is passed over."""
+    for index, block in enumerate(content if isinstance(content, list) else [content]):
+        if isinstance(block, str):
+            block = {"type": "text", "text": block}
+        if isinstance(block, dict):
+            yield index, block
+
+
 def text_of(content: Any) -> str:
     """Text of a string or a list of content blocks ({type: text, text}) as agents write."""
     if content is None:

@@ -27,6 +27,7 @@ from dream.sources.base import (
     FileContext,
     Message,
     Skip,
+    content_blocks,
     iso_utc,
     json_objects,
     project_key_for,
@@ -134,12 +135,7 @@ class ClaudeCode:
         content = message.get("content")
         if kind == "assistant":
             model = message.get("model")
-            blocks = content if isinstance(content, list) else [content]
-            for index, block in enumerate(blocks):
-                if isinstance(block, str):
-                    block = {"type": "text", "text": block}
-                if not isinstance(block, dict):
-                    continue
+            for index, block in content_blocks(content):
                 btype = block.get("type")
                 if btype == "text" and str(block.get("text", "")).strip():
                     yield msg(index, "assistant", block["text"], author=model)
