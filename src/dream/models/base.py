@@ -14,6 +14,7 @@ Built-in providers register themselves exactly as a third party's would, with
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +32,9 @@ class ModelRequest:
     max_output_tokens: int = 4096
 
 
+USAGE_FIELDS = ("calls", "input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
+
+
 @dataclass
 class ModelResponse:
     data: dict[str, Any]
@@ -40,6 +44,10 @@ class ModelResponse:
     raw: str = ""
     calls: int = 1                    # HTTP calls it took (retries included)
     cache_write_tokens: int = 0       # part of input_tokens written to a prompt cache
+
+    def usage(self) -> Counter[str]:
+        """Calls and token counts, to be added up across the calls of a run."""
+        return Counter({name: getattr(self, name) for name in USAGE_FIELDS})
 
 
 class Provider(Protocol):

@@ -71,11 +71,7 @@ class Call:
 @dataclass
 class ProposeResult:
     ops: list[ResolvedOp] = field(default_factory=list)
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
+    usage: Counter = field(default_factory=Counter)   # calls and tokens (ModelResponse.usage)
     dropped: Counter = field(default_factory=Counter)
     failed_bundles: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -182,14 +178,10 @@ def propose(provider: Provider, state: State, bundles: list[Bundle], pack: int,
             if error is not None:
                 result.failed_bundles += [b.id for b in call.bundles]
                 result.errors.append(error.message)
-                result.calls += 2
+                result.usage["calls"] += 2
                 continue
             diff, response = answer
-            result.calls += response.calls
-            result.input_tokens += response.input_tokens
-            result.output_tokens += response.output_tokens
-            result.cached_tokens += response.cached_tokens
-            result.cache_write_tokens += response.cache_write_tokens
+            result.usage.update(response.usage())
             for op in diff.ops:
                 resolved = resolve_op(op, call, rows, state, result.dropped)
                 if resolved is not None:

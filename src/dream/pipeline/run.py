@@ -362,10 +362,7 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         ops += proposed.ops
         dropped.update(proposed.dropped)
         errors += proposed.errors
-        totals.update(calls=proposed.calls, input_tokens=proposed.input_tokens,
-                      output_tokens=proposed.output_tokens,
-                      cached_tokens=proposed.cached_tokens,
-                      cache_write_tokens=proposed.cache_write_tokens)
+        totals.update(proposed.usage)
         failed = set(proposed.failed_bundles)
         for b in bundles:
             if b.id in failed:
@@ -389,9 +386,7 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     if opts.sweep and provider is not None and applied.changed:
         progress("sweep", 0, 1)
         swept = sweep(provider, state, list(applied.changed.values()), before)
-        totals.update(calls=swept.calls, input_tokens=swept.input_tokens,
-                      output_tokens=swept.output_tokens, cached_tokens=swept.cached_tokens,
-                      cache_write_tokens=swept.cache_write_tokens)
+        totals.update(swept.usage)
         dropped.update(swept.dropped)
         if swept.error:
             errors.append("sweep: " + swept.error)

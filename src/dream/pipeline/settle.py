@@ -10,6 +10,7 @@ never claims two events are the same.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,10 +45,9 @@ def _pair(question: ResolvedOp) -> tuple[str, str] | None:
 
 
 def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp],
-           as_of: str) -> tuple[list[ResolvedOp], list[ResolvedOp], dict]:
+           as_of: str) -> tuple[list[ResolvedOp], list[ResolvedOp], Counter[str]]:
     """Returns (ops, questions, usage) after asking about near look-alike pairs."""
-    usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0,
-             "cache_write_tokens": 0}
+    usage: Counter[str] = Counter()
     now = parse_when(as_of)
     near: list[tuple[ResolvedOp, tuple[str, str]]] = []
     for q in questions:
@@ -76,9 +76,7 @@ def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp
     except ModelError:
         usage["calls"] = 2
         return ops, questions, usage
-    usage.update(calls=response.calls, input_tokens=response.input_tokens,
-                 output_tokens=response.output_tokens, cached_tokens=response.cached_tokens,
-                 cache_write_tokens=response.cache_write_tokens)
+    usage = response.usage()
     same = {d.pair for d in answer.decisions if d.same}
     remap: dict[str, str] = {}
     dropped = set()

@@ -27,11 +27,7 @@ Look for duplicates (crumple the extra note, decline the duplicate event), contr
 @dataclass
 class SweepResult:
     ops: list[ResolvedOp] = field(default_factory=list)
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
+    usage: Counter = field(default_factory=Counter)   # calls and tokens (ModelResponse.usage)
     dropped: Counter = field(default_factory=Counter)
     error: str | None = None
 
@@ -74,13 +70,9 @@ def sweep(provider: Provider, state: State, changed: list[Record],
         diff, response = call_validated(provider, request, Diff.model_validate)
     except ModelError as exc:
         result.error = exc.message
-        result.calls = 2
+        result.usage["calls"] = 2
         return result
-    result.calls = response.calls
-    result.input_tokens = response.input_tokens
-    result.output_tokens = response.output_tokens
-    result.cached_tokens = response.cached_tokens
-    result.cache_write_tokens = response.cache_write_tokens
+    result.usage = response.usage()
     for op in diff.ops:
         cited = [rows.get(h.strip()) for h in op.evidence]
         if not op.evidence or any(c is None for c in cited):
