@@ -16,7 +16,7 @@ from dream.db import utcnow
 from dream.errors import BadInput, VersionConflict
 from dream.notes.dreaming import acquire_lock, release_lock
 from dream.pipeline import commit as git_commit
-from dream.pipeline.run import _sync_index, run_row, update_run
+from dream.pipeline.run import run_row, sync_index, update_run
 from dream.store.store import Store
 
 
@@ -74,7 +74,7 @@ def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_
                 if not git_commit.promote(store.repo, sha, base):
                     _merge(store, sha, run["id"])
                 heads[store.id] = store.repo.require_head()
-                _sync_index(conn, store)
+                sync_index(conn, store)
     finally:
         for path in held:
             release_lock(path)

@@ -253,7 +253,7 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
                         "was left for review")
                     promoted = False
                 else:
-                    _sync_index(conn, entry["store"])
+                    sync_index(conn, entry["store"])
     except ModelError as exc:
         status = "failed"
         details["errors"].append(exc.message)
@@ -327,7 +327,7 @@ def _baseline(store: Store, run_id: str) -> str | None:
     return repo.head()
 
 
-def _sync_index(conn: sqlite3.Connection, store: Store) -> None:
+def sync_index(conn: sqlite3.Connection, store: Store) -> None:
     try:
         from dream import index
     except ImportError:  # pragma: no cover
