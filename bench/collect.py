@@ -45,12 +45,37 @@ def samples() -> list[tuple[str, bytes]]:
     return out
 
 
-def generate(folder: Path, size_mb: float) -> tuple[int, int]:
-    """Write replayed copies until ``size_mb`` megabytes; returns (bytes, files)."""
+def unreadable_lines(data: bytes) -> int:
+    """Lines of ``data`` that are not one JSON object: collect must count each as a skip.
+
+    The real samples carry such lines on purpose (a sanitiser broke two lines of one
+    M-Claude session), so the expected skip count is measured, not assumed to be zero.
+    """
+    import orjson
+
+    bad = 0
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            ok = isinstance(orjson.loads(line), dict)
+        except orjson.JSONDecodeError:
+            ok = False
+        bad += not ok
+    return bad
+
+
+def generate(folder: Path, size_mb: float) -> tuple[int, int, int]:
+    """Write replayed copies until ``size_mb`` megabytes.
+
+    Returns (bytes, files, unreadable lines written); rewriting ids keeps a line's
+    readability, so each sample's count is measured once and reused for its copies.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     target = int(size_mb * 1_000_000)
-    written = files = copy = 0
+    written = files = copy = unreadable = 0
     base = samples()
+    per_sample = {name: unreadable_lines(raw) for name, raw in base}
     while written < target:
         copy += 1
         prefix = f"{copy:08x}".encode()
@@ -64,12 +89,15 @@ def generate(folder: Path, size_mb: float) -> tuple[int, int]:
             if written + len(data) > target:  # trim the last file at a line boundary
                 cut = data.rfind(b"\n", 0, target - written)
                 if cut <= 0:
-                    return written, files
+                    return written, files, unreadable
                 data = data[: cut + 1]
+                unreadable += unreadable_lines(data)
+            else:
+                unreadable += per_sample[name]
             (sub / f"{name}.jsonl").write_bytes(data)
             written += len(data)
             files += 1
-    return written, files
+    return written, files, unreadable
 
 
 def _children_cpu() -> float:
@@ -116,7 +144,7 @@ def bench_collect(size_mb: float, workdir: Path | None = None) -> dict[str, Any]
     tmp = Path(tempfile.mkdtemp(prefix="dream-bench-collect-", dir=workdir))
     try:
         started = time.perf_counter()
-        size, _files = generate(tmp / "input", size_mb)
+        size, _files, unreadable = generate(tmp / "input", size_mb)
         generated = time.perf_counter() - started
         proc = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--one", str(tmp / "input"),
@@ -127,6 +155,7 @@ def bench_collect(size_mb: float, workdir: Path | None = None) -> dict[str, Any]
             raise RuntimeError(f"collect child failed: {proc.stderr[-2000:]}")
         figures = json.loads(proc.stdout.strip().splitlines()[-1])
         figures.update({"size_mb": size_mb, "generated_bytes": size,
+                        "unreadable_lines_written": unreadable,
                         "generate_s": round(generated, 2)})
         return figures
     finally:

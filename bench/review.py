@@ -32,8 +32,9 @@ def main() -> None:
 
     data = shared_data()
     if args.quick:
-        inputs = [data / "claude_code", data / "codex" /
-                  "claude-code-transcripts__sample_codex_session.jsonl"]
+        # the four spotter sessions (the quick set predates the larger real sessions)
+        inputs = [*sorted((data / "claude_code").glob("spotter__*.jsonl")),
+                  data / "codex" / "claude-code-transcripts__sample_codex_session.jsonl"]
     else:
         inputs = [data / "claude_code", data / "pi", data / "codex"]
     rows, figures, sample = [], {}, None

@@ -20,7 +20,9 @@ def test_collect_benchmark_quick() -> None:
     assert "MB/s" in lines[0]
     run = figures["sizes"]["2"]
     assert figures["benchmark"] == "collect" and figures["quick"] is True
-    assert 1_500_000 <= run["bytes"] <= 2_000_000 and run["skipped"] == 0
+    assert 1_500_000 <= run["bytes"] <= 2_000_000
+    # every unreadable line planted by the real samples is one counted skip, no more
+    assert run["skipped"] == run["unreadable_lines_written"]
     assert run["items"] > 500 and run["mb_per_s"] > 0 and run["peak_rss_mb"] > 0
     # collecting again finds nothing new, from stat alone
     assert run["recollect_new_items"] == 0 and run["recollect_unchanged"] == run["files"]

@@ -40,8 +40,13 @@ def test_collect_real_samples_then_nothing_new(dream, home: Path, tmp_path: Path
     first = collect_json(dream, str(data))
     rows = items(home)
     assert first["new_items"] == len(rows) > 2500
-    assert first["skipped"] == 0 and first["files_failed"] == 0
-    assert first["by_source"] == {"claude_code": 98, "pi": 2311, "slack": 158}
+    # the sanitiser of one real M-Claude session broke two of its lines: each is one
+    # counted skip with its file:line, and every other line is read
+    assert first["files_failed"] == 0 and first["skipped"] == 2
+    assert sorted((Path(s["file"]).name, s["line"]) for s in first["skipped_items"]) == [
+        ("M-Thisness__M-Claude__3af9b1a7-6512-4883-ad18-320658ced099.jsonl", 424),
+        ("M-Thisness__M-Claude__3af9b1a7-6512-4883-ad18-320658ced099.jsonl", 513)]
+    assert first["by_source"] == {"claude_code": 1329, "pi": 2311, "slack": 158}
     assert first["evidence"] == sum(r["evidence"] for r in rows)
     # the gate: only statements, others' messages and tool results are evidence
     for row in rows:
@@ -54,6 +59,31 @@ def test_collect_real_samples_then_nothing_new(dream, home: Path, tmp_path: Path
     assert again["new_items"] == 0 and again["duplicates"] == 0
     assert again["files_unchanged"] == again["files"] == first["files"]
     assert len(items(home)) == len(rows)
+
+
+def test_final_line_without_newline_is_read_once_and_growth_keeps_line_numbers(
+        dream, home: Path, tmp_path: Path) -> None:
+    """A finished transcript may end without a newline (the Entire CLI's do): a whole JSON
+    object there is read; a truncated one waits; lines appended later keep their numbers."""
+    def line(n: int) -> bytes:
+        return json.dumps({"text": f"note number {n} about the parser", "id": f"m{n}",
+                           "time": f"2026-03-01T09:0{n}:00Z"}).encode()
+
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(line(1) + b"\n" + line(2))
+    first = collect_json(dream, "--source", "jsonl", str(path))
+    assert first["new_items"] == 2 and first["skipped"] == 0
+    with open(path, "ab") as handle:
+        handle.write(b"\n" + line(3) + b"\n" + line(4)[:20])  # the 4th is half-written
+    second = collect_json(dream, "--source", "jsonl", str(path))
+    assert second["new_items"] == 1 and second["skipped"] == 0
+    refs = [r["ref"].rsplit(":", 1)[-1] for r in items(home)]
+    assert refs == ["1", "2", "3"]
+    with open(path, "ab") as handle:
+        handle.write(line(4)[20:] + b"\n")
+    third = collect_json(dream, "--source", "jsonl", str(path))
+    assert third["new_items"] == 1
+    assert [r["ref"].rsplit(":", 1)[-1] for r in items(home)] == ["1", "2", "3", "4"]
 
 
 def test_grown_file_adds_only_new_lines_and_waits_for_partial_line(

@@ -34,7 +34,7 @@ from dream.app import App
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.sources import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, detect, get
-from dream.sources.base import looks_binary
+from dream.sources.base import looks_binary, parse_json
 from dream.sources.discovery import discover
 from dream.spool import watermark
 from dream.spool.entities import EntityFinder
@@ -362,6 +362,9 @@ def _read_chunks(kind: str, path: Path, offset: int, lines_done: int, state: dic
     ctx = FileContext(path, state, me)
     source_path = str(path)
     with open(path, "rb") as handle:
+        # after a final line that had no newline (see below), the newline that a
+        # growing file appends next ends that line: it is no line of its own
+        ends_line = offset > 0 and _byte_before(handle, offset) != b"\n"
         handle.seek(offset)
         pending = b""
         first = offset == 0
@@ -380,14 +383,41 @@ def _read_chunks(kind: str, path: Path, offset: int, lines_done: int, state: dic
                 pending = buf  # a line longer than the chunk: keep reading
                 continue
             complete, pending = buf[: cut + 1], buf[cut + 1:]
-            lines = complete.split(b"\n")
+            skip = 1 if ends_line and complete.startswith(b"\n") else 0
+            ends_line = False
+            lines = complete[skip:].split(b"\n")
             lines.pop()  # empty after the final newline
-            numbered = ((lines_done + i, line) for i, line in enumerate(lines, 1)
-                        if line.strip())
-            prepared = prepare(kind, source_path, parser.parse_lines(numbered, ctx), now)
+            yield _chunk(kind, source_path, parser, ctx, lines, lines_done, now,
+                         len(complete), not pending and handle.tell() >= size)
             lines_done += len(lines)
-            yield ("chunk", len(complete), len(lines),
-                   not pending and handle.tell() >= size, prepared, ctx.state)
+        if pending and handle.tell() >= size and _complete_object(pending):
+            # a finished file whose last line has no newline (Entire CLI checkpoints end
+            # so): a whole JSON object cannot be half-written, so it is read now
+            yield _chunk(kind, source_path, parser, ctx, [pending], lines_done, now,
+                         len(pending), True)
+
+
+def _chunk(kind: str, source_path: str, parser: Any, ctx: FileContext, lines: list[bytes],
+           lines_done: int, now: str, size: int, at_end: bool) -> Event:
+    numbered = ((lines_done + i, line) for i, line in enumerate(lines, 1) if line.strip())
+    prepared = prepare(kind, source_path, parser.parse_lines(numbered, ctx), now)
+    return ("chunk", size, len(lines), at_end, prepared, ctx.state)
+
+
+def _byte_before(handle: Any, offset: int) -> bytes:
+    handle.seek(offset - 1)
+    return handle.read(1)
+
+
+def _complete_object(line: bytes) -> bool:
+    """True when ``line`` is one whole JSON object (a truncated object never parses)."""
+    text = line.strip()
+    if not (text.startswith(b"{") and text.endswith(b"}")):
+        return False
+    try:
+        return isinstance(parse_json(text), dict)
+    except ValueError:
+        return False
 
 
 def _collect_lines(writer: _Writer, kind: str, path: Path, st: os.stat_result,
