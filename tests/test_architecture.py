@@ -41,17 +41,24 @@ GRAPH = _imports()
     # the store is the base: it knows nothing of what is built on it
     (("dream.store",), ("dream.notes", "dream.index", "dream.spool", "dream.sources",
                         "dream.pipeline", "dream.passes", "dream.review", "dream.models",
-                        "dream.kinds", "dream.app", *FRONT_ENDS)),
+                        "dream.kinds", "dream.detect", "dream.app", *FRONT_ENDS)),
     # the core modules import only each other
     (CORE, ("dream.store", "dream.notes", "dream.index", "dream.spool", "dream.sources",
             "dream.pipeline", "dream.passes", "dream.review", "dream.models", "dream.kinds",
-            "dream.app", *FRONT_ENDS)),
+            "dream.detect", "dream.app", *FRONT_ENDS)),
     # readers of sources know nothing of the spool, the pipeline or front ends
     (("dream.sources",), ("dream.spool", "dream.pipeline", "dream.passes", "dream.review",
-                          *FRONT_ENDS)),
+                          "dream.detect", *FRONT_ENDS)),
     # the dream run never reaches into review dreams or a front end
     (("dream.pipeline", "dream.kinds", "dream.models"),
      ("dream.passes", "dream.review", *FRONT_ENDS)),
+    # detection reads items and text: below the run's provider and the review passes, above
+    # the record kinds; it stores, loads and decides nothing
+    (("dream.detect",), ("dream.store", "dream.notes", "dream.index", "dream.spool",
+                         "dream.sources", "dream.pipeline", "dream.models", "dream.passes",
+                         "dream.review", "dream.app", "dream.api", *FRONT_ENDS)),
+    # the record kinds know nothing of detection
+    (("dream.kinds",), ("dream.detect",)),
     # no library layer imports a front end
     (("dream.notes", "dream.index", "dream.spool", "dream.passes", "dream.api",
       "dream.automations", "dream.review.service"), FRONT_ENDS),
@@ -66,3 +73,6 @@ def test_layer_does_not_import(layer, forbidden):
 def test_the_graph_was_read():
     assert "dream.pipeline.run" in GRAPH and "dream.store.git" in GRAPH
     assert "dream.errors" in GRAPH["dream.store.git"]
+    # the run's provider and the review passes read through the same detectors
+    for reader in ("dream.models.rules", "dream.passes.corrections", "dream.passes.codify"):
+        assert any(_under(t, ("dream.detect",)) for t in GRAPH[reader]), reader

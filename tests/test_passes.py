@@ -15,10 +15,11 @@ from conftest import SHARED_DATA
 from review_fixtures.sessions import FAILING, FIVE_STEPS, plant
 
 from dream.app import App
+from dream.detect.commands import command_from_call
+from dream.detect.failures import signature
 from dream.passes import PASS_NAMES, run_all
-from dream.passes.evidence import Evidence, command_from_call, load_items
+from dream.passes.evidence import Evidence, load_items
 from dream.passes.instructions import agent_file
-from dream.passes.signatures import signature
 from dream.review import citations
 
 

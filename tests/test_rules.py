@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from dream.detect.plan_words import activity_of as _activity
 from dream.kinds.text import find_date, weekday_only
 from dream.models.base import ModelRequest
-from dream.models.rules import RulesProvider, _activity
+from dream.models.rules import RulesProvider
 
 
 def _items(items: list[dict], start: int = 1) -> list[dict]:

@@ -96,3 +96,25 @@ def find_citations(text: str) -> list[str]:
     """Citations written in free text (a handoff line): ``session:<id>``, ``commit:<sha>``,
     ``item:<id>`` and ``path:line``."""
     return list(dict.fromkeys(m.group(1) for m in _CITATION.finditer(text or "")))
+
+
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s*(.+?)\s*#*\s*|([A-Za-z][A-Za-z /-]{2,40}):\s*)$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
+
+
+def handoff_section(text: str, word: str) -> list[str]:
+    """Bullet lines (or plain lines) under the handoff headings that contain ``word``
+    (``## User corrections``, ``Memory slugs:`` ...)."""
+    out: list[str] = []
+    inside = False
+    for line in (text or "").splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            title = (heading.group(1) or heading.group(2) or "").lower()
+            inside = word in title
+            continue
+        if not inside or not line.strip():
+            continue
+        bullet = _BULLET.match(line)
+        out.append((bullet.group(1) if bullet else line).strip())
+    return out

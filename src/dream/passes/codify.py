@@ -14,7 +14,7 @@ project pass's scripts, so they are not repeated here.)
 
 from __future__ import annotations
 
-from dream.passes import directives, failures
+from dream.detect import directives, failures
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -24,7 +24,7 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = directives.repeated(directives.group(directives.corrections(ev.statements())))
+    groups = directives.repeated(directives.group(directives.corrections(ev.items)))
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)
@@ -44,7 +44,7 @@ def run(ev: Evidence) -> PassResult:
             strength=2 * n + s,
             finding=clip(f"Codify in {ev.agent_file}: {rule}", 200),
         ))
-    pitfalls = [g for g in failures.groups(ev) if len(g.sessions) >= 2]
+    pitfalls = [g for g in failures.groups(ev.items) if len(g.sessions) >= 2]
     for fgrp in pitfalls:
         what = f"`{fgrp.commands[0]}`" if fgrp.commands else f"{', '.join(fgrp.tools)} calls"
         lesson = clip(f"Known pitfall: {what} fails with `{fgrp.signature}`; "

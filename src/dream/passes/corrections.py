@@ -2,7 +2,8 @@
 
 User statements are split into sentences; corrections ("no, ...", "don't", "stop",
 "I said", "instead", "always", "never", ...) are grouped by normalised text
-(:mod:`dream.passes.directives`). A correction said in two or more statements becomes a
+(:mod:`dream.detect.directives`, the same
+classification the dream run uses). A correction said in two or more statements becomes a
 memory proposal: a standing-correction note under ``@projects/<name>/corrections/`` so the
 next session is told before it repeats the habit. Corrections listed in the prepared handoff
 are the primary input: each one is looked up in the evidence; a handoff correction backed by
@@ -12,12 +13,13 @@ named in the journal and not proposed.
 
 from __future__ import annotations
 
-from dream.passes import directives
+from dream.detect import directives
 from dream.passes.base import (
     Candidate,
     PassResult,
     clip,
     find_citations,
+    handoff_section,
     plural,
     slugify,
     unique_slugs,
@@ -30,14 +32,14 @@ NAME = "corrections"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    found = directives.corrections(ev.statements())
+    found = directives.corrections(ev.items)
     groups = directives.group(found)
     repeated = directives.repeated(groups)
     for grp in repeated:
         result.candidates.append(_candidate(ev, grp.rule, grp.sentences, "repeated"))
     confirmed, unbacked = [], []
     if ev.handoff:
-        for line in directives.handoff_section(ev.handoff.text, "correction"):
+        for line in handoff_section(ev.handoff.text, "correction"):
             w = directives.words(line)
             if any(directives.same(g.words, w) for g in repeated):
                 confirmed.append(line)

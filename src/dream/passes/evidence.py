@@ -4,23 +4,16 @@ Passes never query the database themselves; :func:`load` reads everything once a
 passes work over the same in-memory :class:`Evidence` in parallel.
 
 The spool (``items``, see ``dream.db``) keeps the assistant's own prose with ``evidence=0``;
-it is context, never proof. Tool *calls* are kept the same way by the collector. A command is
-counted only when a tool result (evidence) shows it ran: either the result names it (a first
-line ``$ cmd``) or the call that produced it sits right before it in the same session.
+it is context, never proof. Tool *calls* are kept the same way by the collector. Which
+commands ran is read by :mod:`dream.detect.commands`, as in the dream run.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
 
-SHELL_TOOLS = frozenset({
-    "bash", "shell", "sh", "zsh", "exec_command", "local_shell", "shell_command",
-    "run_command", "terminal", "command", "bashexecution", "container.exec",
-})
+from dream.detect.commands import CommandRun, by_session
 
 
 @dataclass(frozen=True)
@@ -46,15 +39,6 @@ class Item:
     @property
     def is_tool_result(self) -> bool:
         return self.evidence and self.kind == "tool_result"
-
-
-@dataclass(frozen=True)
-class CommandRun:
-    """One shell command that a tool result shows ran."""
-
-    command: str
-    item: Item            # the tool result (evidence)
-    failed: bool
 
 
 @dataclass
@@ -112,12 +96,7 @@ class Evidence:
 
     def commands(self) -> dict[str, list[CommandRun]]:
         """Shell commands per session, in order, each backed by a tool result."""
-        out: dict[str, list[CommandRun]] = {}
-        for stream, items in self.by_session().items():
-            runs = _commands_of(items)
-            if runs:
-                out[stream] = runs
-        return out
+        return by_session(self.items)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -127,78 +106,6 @@ class Evidence:
             "tool_results": len(self.tool_results()),
             "tool_failures": sum(1 for i in self.tool_results() if i.is_error),
         }
-
-
-def _commands_of(items: list[Item]) -> list[CommandRun]:
-    runs: list[CommandRun] = []
-    pending: list[tuple[str, str]] = []      # (tool name, command) of calls awaiting a result
-    for item in items:
-        tool = (item.tool_name or "").lower()
-        if not item.is_tool_result:
-            if tool in SHELL_TOOLS:
-                cmd = command_from_call(item.text, item.tool_name)
-                if cmd:
-                    pending.append((tool, cmd))
-            continue
-        named = command_from_result(item.text) if tool in SHELL_TOOLS or not tool else None
-        if named is None and tool in SHELL_TOOLS:
-            # the oldest pending shell call is the one this result answers
-            idx = next((n for n, (t, _c) in enumerate(pending) if t == tool), None)
-            if idx is None and pending:
-                idx = 0
-            if idx is not None:
-                named = pending.pop(idx)[1]
-        elif named is not None and pending:
-            pending = [p for p in pending if p[1] != named]
-        if named:
-            runs.append(CommandRun(named, item, bool(item.is_error)))
-    return runs
-
-
-def command_from_call(text: str, tool: str | None = None) -> str | None:
-    """The command of a shell tool call. The collector keeps a call as ``'<tool>: <input>'``
-    where the input is the command itself or the call's JSON arguments."""
-    text = (text or "").strip()
-    if tool and text.lower().startswith(tool.lower() + ":"):
-        text = text[len(tool) + 1:].strip()
-    if not text:
-        return None
-    if text[:1] in "{[":
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            for key in ("command", "cmd", "script"):
-                value = data.get(key)
-                if isinstance(value, list):
-                    value = _unwrap_argv(value)
-                if isinstance(value, str) and value.strip():
-                    return _clean_command(value)
-            return None
-        if isinstance(data, list):
-            return _clean_command(_unwrap_argv(data))
-    text = text.removeprefix("$ ")
-    return _clean_command(text)
-
-
-def command_from_result(text: str) -> str | None:
-    """A command named by its result: a first line of the form ``$ cmd``."""
-    first = (text or "").lstrip().split("\n", 1)[0]
-    if first.startswith("$ ") and len(first) > 2:
-        return _clean_command(first[2:])
-    return None
-
-
-def _unwrap_argv(argv: list[Any]) -> str:
-    parts = [str(a) for a in argv]
-    if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in ("-lc", "-c"):
-        return parts[2]
-    return " ".join(parts)
-
-
-def _clean_command(cmd: str) -> str:
-    return re.sub(r"\s+", " ", cmd.strip())[:300]
 
 
 # -- loading ------------------------------------------------------------------------------

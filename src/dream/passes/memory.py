@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import re
 
-from dream.passes import directives
-from dream.passes.base import Candidate, PassResult, clip, slugify, unique_slugs
+from dream.detect import directives
+from dream.detect.preferences import ABOUT_USER as _ABOUT_USER
+from dream.passes.base import (
+    Candidate,
+    PassResult,
+    clip,
+    handoff_section,
+    slugify,
+    unique_slugs,
+)
 from dream.passes.evidence import Evidence, Note
 from dream.passes.notes import changed_note, new_note, note_said_at, note_text
 
 NAME = "memory"
-_ABOUT_USER = re.compile(r"\b(?:i prefer|i'd prefer|i would prefer|i like|i don'?t like"
-                         r"|my preference|i always|i never|my (?:name|email|timezone|role|team)"
-                         r" is|call me)\b", re.IGNORECASE)
 _FORGET = re.compile(r"\bforget (?:that |about )?(.+)|(.+?)\s+is no longer (?:true|the case"
                      r"|relevant|used|needed)", re.IGNORECASE)
 _STANDING = re.compile(r"\b(?:always|never|from now on)\b", re.IGNORECASE)
@@ -41,10 +46,10 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = directives.repeated(directives.group(directives.corrections(statements)))
+    repeated = directives.repeated(directives.group(directives.corrections(ev.items)))
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
     wanted = directives.memories(statements)
-    wanted += [s for s in directives.corrections(statements)
+    wanted += [s for s in directives.corrections(ev.items)
                if _STANDING.search(s.text) and not _NOT_A_RULE.search(s.text)
                and s.item.id + s.text not in covered
                and not any(s.text == w.text and s.item.id == w.item.id for w in wanted)]
@@ -83,7 +88,7 @@ def run(ev: Evidence) -> PassResult:
     if not statements:
         missing.append("no user statements in the evidence: nothing to remember")
     if ev.handoff:
-        for line in directives.handoff_section(ev.handoff.text, "memory"):
+        for line in handoff_section(ev.handoff.text, "memory"):
             slug = line.strip("`@ ").split()[0] if line.strip() else ""
             if slug and not any(slug.removesuffix(".md") in n.relpath for n in ev.notes):
                 missing.append(f"handoff names memory '{clip(slug, 80)}' but no such note "
@@ -118,7 +123,7 @@ def _says(note: Note, words: frozenset[str]) -> bool:
 def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
     out: list[Candidate] = []
     done: set[str] = set()
-    sentences = directives.corrections(statements) + directives.memories(statements)
+    sentences = directives.corrections(ev.items) + directives.memories(statements)
     for sentence in sorted(sentences, key=lambda s: -s.item.seq):   # newest first
         for term in directives.rejected_terms(sentence.text):
             for note in live:

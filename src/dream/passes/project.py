@@ -1,6 +1,6 @@
 """project: repeated multi-step work that a project-specific program could simplify.
 
-Each repeated command sequence (see :mod:`dream.passes.sequences`) becomes a code proposal:
+Each repeated command sequence (see :mod:`dream.detect.commands`) becomes a code proposal:
 a small script under ``scripts/`` that runs the steps in order and stops at the first
 failure, offered as a patch the user applies. Dream writes no code into the project.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 
-from dream.passes import sequences
+from dream.detect import commands as detected
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import new_file_patch
@@ -19,7 +19,7 @@ NAME = "project"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    seqs = sequences.repeated(ev)
+    seqs = detected.repeated(ev.commands())
     commands = ev.commands()
     for seq in seqs:
         result.candidates.append(_script(seq))
@@ -48,7 +48,7 @@ def script_name(steps: list[str]) -> str:
     return f"scripts/{slug}.sh"
 
 
-def _script(seq: sequences.Sequence) -> Candidate:
+def _script(seq: detected.Procedure) -> Candidate:
     steps = list(seq.examples)
     s, n = len(seq.sessions), len(seq.occurrences)
     path = script_name(steps)

@@ -12,7 +12,7 @@ Proposals:
 
 from __future__ import annotations
 
-from dream.passes import sequences
+from dream.detect import commands as detected
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -38,7 +38,7 @@ def stats(ev: Evidence) -> dict[str, dict[str, int]]:
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     table = stats(ev)
-    seqs = sequences.repeated(ev)
+    seqs = detected.repeated(ev.commands())
     commands = ev.commands()
     missing = []
     if not ev.tool_results():
@@ -63,7 +63,7 @@ def run(ev: Evidence) -> PassResult:
     return result
 
 
-def _procedure(ev: Evidence, seq: sequences.Sequence) -> Candidate:
+def _procedure(ev: Evidence, seq: detected.Procedure) -> Candidate:
     steps = list(seq.examples)
     n, s = len(seq.occurrences), len(seq.sessions)
     lesson = ("Repeated procedure (" + plural(s, "session") + "): "

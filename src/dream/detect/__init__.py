@@ -1,0 +1,23 @@
+"""Detection: one detector per finding, over the one spool item type.
+
+Each module reads spool items (:class:`~dream.detect.finding.SpoolItem`) in the order they
+were said and returns typed findings (:class:`~dream.detect.finding.Finding`) with the ids
+of the items they rest on:
+
+- :mod:`~dream.detect.directives`: directives and corrections (and the review's grouping
+  of sentences that say the same rule);
+- :mod:`~dream.detect.preferences`: preferences and things to remember;
+- :mod:`~dream.detect.commands`: shell commands that ran, and repeated procedures;
+- :mod:`~dream.detect.failures`: failures, named so that repeats collide;
+- :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
+- :mod:`~dream.detect.todos`: to-dos and their completion;
+- :mod:`~dream.detect.facts`: standing facts and facts about people.
+
+The dream run's ``rules`` provider (:mod:`dream.models.rules`) adapts findings to the typed
+diff; the review passes (:mod:`dream.passes`) turn the same findings into proposals. This
+package imports only :mod:`dream.kinds` (text and keys) and nothing above it.
+"""
+
+from dream.detect.finding import Finding, SpoolItem
+
+__all__ = ["Finding", "SpoolItem"]

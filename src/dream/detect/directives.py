@@ -1,0 +1,333 @@
+"""Directives and corrections: what a user tells an agent to do, and how they push back.
+
+One classification serves the dream run and the review (:func:`classify`):
+
+- a **correction** pushes back on what the assistant just did: the first sentence of a
+  statement right after an assistant turn that starts "no, ...", "wrong", "that's not
+  right", "actually ..."; and, in a coding session, any sentence that says the agent was
+  told before or should do something else ("I told you ...", "stop ...", "instead, ...",
+  "rather than ...", "use Y, not X");
+- a **directive** is a standing instruction: "from now on", "going forward", an imperative
+  about how to work ("always run ...", "never drop ...", "don't use ...", "make sure to
+  ..."), a rule ("you must always ...", "you have to X before Y"); in a coding session also
+  "don't"/"never"/"always" after a comma and "you should", "must not", "no longer";
+- a **preference** (:mod:`dream.detect.preferences`) is checked between the two.
+
+Questions are never corrections or directives in a coding session. In a conversation with
+other people (a stream with someone else's messages) imperatives are said to them, not to
+an agent, so only the strong markers and stated preferences count there.
+
+The review also groups sentences that say the same thing (:func:`group`): two sentences are
+one rule when their content words overlap enough (deterministic, order-independent).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dream.detect import preferences
+from dream.detect.finding import Finding, SpoolItem
+from dream.detect.prose import STOP, clean, is_coding, is_prose
+from dream.kinds import text as ktext
+from dream.kinds.records import slug_key
+
+_INSTRUCTION_VERBS = (
+    r"use|run|write|add|put|call|commit|push|pull|format|ask|check|include|keep|reply|answer|"
+    r"respond|book|send|remind|tell|mention|start|test|deploy|merge|rebase|delete|drop|edit|"
+    r"touch|change|create|install|update|rename|document|log|print|wrap|sort|name|prefer|"
+    r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
+# strong markers: a standing instruction whatever the sentence looks like
+STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
+                    r"please remember|remember to always|note for next time)\b", re.I)
+# an imperative about how to work: "Always run ...", "Never drop ...", "Make sure to ..."
+IMPERATIVE = re.compile(
+    r"^(?:please\s+|and\s+|also,?\s+|great\.?\s+|ok(?:ay)?,?\s+)?(?:(?:always|never)\s+(?:"
+    + _INSTRUCTION_VERBS + r")\b|(?:don'?t|do not|avoid)\s+(?:ever\s+)?(?:" + _INSTRUCTION_VERBS
+    + r")\b|make sure (?:to|you)\b|remember that\b)", re.I)
+RULE = re.compile(r"\b(?:must|should)\s+(?:always|never)\b|\b(?:always|never)\s+(?:"
+                  + _INSTRUCTION_VERBS + r")\b|"
+                  # "you have to start the db before the tests": a standing order of steps
+                  r"\byou (?:have to|need to|must|should) \w+\b[^?]{0,100}\b(?:before|first|"
+                  r"every time|each time|whenever)\b", re.I)
+# the first sentence after an assistant turn, pushing back on it
+REPLY_CORRECTION = re.compile(r"^(?:no[,.!:]|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
+                              r"incorrect|not what)|actually[, ]|not quite|incorrect|"
+                              r"you'?re wrong|i said\b|i meant\b|that is (?:wrong|not))", re.I)
+# pushback anywhere in a coding session: the agent was told before, or should do otherwise
+PUSHBACK = re.compile(
+    r"^(?:no|nope|wrong)\s*[,.!:]|^stop\b|^no\s+\w+(?:\s+\w+)?\s*!"
+    r"|(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:stop|quit)\b"
+    r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
+    r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b", re.I)
+# a standing rule anywhere in a coding session
+STANDING = re.compile(
+    r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
+    r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
+    r"|(?:must|should)\s+(?:never|always))\b", re.I)
+_QUESTION_START = re.compile(r"^(?:what|why|how|when|where|who|which|can|could|would|is|are"
+                             r"|do|does)\b", re.I)
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
+
+
+def classify(sentence: str, first: bool = False, after_assistant: bool = False,
+             social: bool = False, coding: bool = False) -> str | None:
+    """``correction``, ``preference``, ``directive`` or None for one sentence of a user
+    statement (``first``: the statement's first sentence; ``after_assistant``: the
+    statement answers an assistant turn)."""
+    if first and after_assistant and REPLY_CORRECTION.search(sentence):
+        return "correction"
+    if coding and is_question(sentence):
+        return None
+    if coding and PUSHBACK.search(sentence):
+        return "correction"
+    if preferences.is_preference(sentence, social):
+        return "preference"
+    if STRONG.search(sentence) or (not social and len(sentence.split()) <= 30 and (
+            IMPERATIVE.search(sentence) or RULE.search(sentence))):
+        return "directive"
+    if coding and STANDING.search(sentence):
+        return "directive"
+    return None
+
+
+def after_assistant(prev: SpoolItem | None) -> bool:
+    """The item before a statement is the assistant's turn (or other non-evidence)."""
+    return prev is not None and (prev.role == "assistant" or not prev.evidence)
+
+
+# -- the dream run: findings per statement --------------------------------------------------
+@dataclass
+class StatementReader:
+    """Reads user statements in order and finds corrections, directives and preferences.
+
+    A correction keeps the two sentences after it (they usually say what to do instead).
+    A finding whose name (kind and first content words) was already found in the same call
+    is not repeated; preferences are checked against older ones
+    (:func:`dream.detect.preferences.revision`)."""
+
+    rows: list[dict] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
+
+    def read(self, item: SpoolItem, prev: SpoolItem | None, social: bool) -> list[Finding]:
+        out: list[Finding] = []
+        coding = is_coding(item)
+        answers = after_assistant(prev)
+        sents = ktext.sentences(item.text)
+        for n, sent in enumerate(sents[:40]):
+            if not is_prose(sent):
+                continue
+            kind = classify(sent, n == 0, answers, social, coding)
+            if kind == "correction" and n == 0 and answers and REPLY_CORRECTION.search(sent):
+                rest = [s for s in sents[1:3] if is_prose(s)]
+                sent = " ".join([sent, *rest])
+            if kind is None or len(sent.split()) < 3:
+                continue
+            text = clean(sent)
+            words = [w for w in re.findall(r"[a-z0-9]+", text.lower())
+                     if w not in STOP and len(w) > 1][:7]
+            name = f"{kind} {' '.join(words)}"
+            if slug_key(name) in self.seen:
+                continue
+            self.seen.add(slug_key(name))
+            replaces: list[str] = []
+            if preferences.preferred(text):
+                verdict = preferences.revision(text, item.id, self.liked, self.rows)
+                if verdict is None:
+                    continue        # "I prefer the aisle" again: already noted
+                replaces = verdict
+                self.liked.append((name, text))
+            out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
+                               replaces=replaces))
+        return out
+
+
+# -- the review: sentences, grouped ------------------------------------------------------------
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?:\\n)+")
+_PASTED = re.compile(r"^(?:[+-]\s*\d|>\s|\d+\s*[│|]|[{}\[\]])|\*\*|```")
+_FILLER = {
+    "no", "nope", "please", "again", "i", "said", "told", "you", "ok", "okay", "so", "just",
+    "the", "a", "an", "to", "and", "of", "it", "this", "that", "is", "be", "for", "in", "on",
+    "with", "we", "me", "my", "your", "our", "are", "was", "as", "at", "by", "or", "can",
+    "will", "would", "should", "asked", "already", "still", "really", "all", "its", "it's",
+}
+_NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "not",
+              "shouldn't": "not", "quit": "not", "avoid": "not"}
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    item: SpoolItem
+
+
+@dataclass
+class Group:
+    """Sentences that say the same thing."""
+
+    key: str                                   # normalised text of the first sentence
+    words: frozenset[str]
+    sentences: list[Sentence] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(s.item.stream for s in self.sentences))
+
+    @property
+    def items(self) -> list[SpoolItem]:
+        return list({s.item.id: s.item for s in self.sentences}.values())
+
+    @property
+    def latest(self) -> Sentence:
+        return max(self.sentences, key=lambda s: (s.item.said_at or "", s.item.seq))
+
+    @property
+    def rule(self) -> str:
+        """What the user said most recently, every sentence of it that is in the group."""
+        item = self.latest.item
+        parts = [plain_rule(s.text).rstrip(".!") for s in self.sentences
+                 if s.item.id == item.id]
+        return ". ".join(dict.fromkeys(parts)) + "."
+
+
+def sentences(item: SpoolItem) -> list[str]:
+    """The sentences of a statement a review reads: no command wrappers or pasted lines."""
+    text = (item.text or "").strip()
+    if not text or text.startswith("<"):           # command wrappers, system caveats
+        return []
+    out = []
+    for part in _SENTENCE.split(text):
+        part = part.strip(" \t-*>\"'")
+        if 3 <= len(part) <= 300 and not part.startswith(("$ ", "<")) \
+                and not _PASTED.search(part):
+            out.append(part)
+    return out
+
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw)\b[\s,.!:;-]*"
+    r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
+    r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
+    r"\b[\s,:;-]*)+",
+    re.IGNORECASE,
+)
+
+
+def plain_rule(sentence: str) -> str:
+    """A sentence without its conversational lead-in ("no,", "I said", "remember that"),
+    starting with a capital: what goes into a note or an instructions file."""
+    text = _LEAD_IN.sub("", sentence.strip()).strip()
+    text = re.sub(r"[\s,]+(?:btw|please|thanks|thank you)([.!]?)$", r"\1", text,
+                  flags=re.IGNORECASE)
+    if not text:
+        return sentence.strip()
+    return text[0].upper() + text[1:]
+
+
+def words(sentence: str) -> frozenset[str]:
+    out = set()
+    for raw in _WORD.findall(sentence.lower().replace("’", "'")):
+        w = raw.strip(".,")
+        w = _NEGATIONS.get(w, w)
+        if w and w not in _FILLER and len(w) > 1:
+            out.add(_stem(w))
+    return frozenset(out)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "s", "ed"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def ordered_words(sentence: str) -> list[str]:
+    """Content words in the order they were said (for readable slugs)."""
+    out = []
+    for raw in _WORD.findall(sentence.lower().replace("’", "'")):
+        w = _NEGATIONS.get(raw.strip(".,"), raw.strip(".,"))
+        if w and w not in _FILLER and len(w) > 1 and w not in out:
+            out.append(w)
+    return out
+
+
+def normalised(sentence: str) -> str:
+    return " ".join(sorted(words(sentence)))
+
+
+def same(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return False
+    inter = len(a & b)
+    return inter / len(a | b) >= 0.5 or (inter >= 2 and inter / min(len(a), len(b)) >= 0.75)
+
+
+def group(found: list[Sentence]) -> list[Group]:
+    """Group sentences that say the same thing, in evidence order (deterministic)."""
+    groups: list[Group] = []
+    for sentence in sorted(found, key=lambda s: s.item.seq):
+        w = words(sentence.text)
+        if len(w) < 2:
+            continue
+        target = next((g for g in groups if same(g.words, w)), None)
+        if target is None:
+            target = Group(key=normalised(sentence.text), words=w)
+            groups.append(target)
+        target.sentences.append(sentence)
+    return groups
+
+
+def corrections(items: Sequence[SpoolItem]) -> list[Sentence]:
+    """Corrections and directives in the user statements among ``items`` (a session's items
+    in order, so a statement's previous item is known), as the run classifies them."""
+    out: list[Sentence] = []
+    prev: dict[str, SpoolItem] = {}
+    for item in items:
+        before = prev.get(item.stream)
+        prev[item.stream] = item
+        if not (item.evidence and item.kind == "statement" and item.role == "user"):
+            continue
+        answers = after_assistant(before)
+        for n, s in enumerate(sentences(item)):
+            if classify(s, n == 0, answers, coding=True) in ("correction", "directive"):
+                out.append(Sentence(s, item))
+    return out
+
+
+def memories(statements: Sequence[SpoolItem]) -> list[Sentence]:
+    """Sentences asking to be remembered, and preferences as the run classifies them."""
+    return [Sentence(s, item) for item in statements for s in sentences(item)
+            if preferences.is_memory(s) or classify(s, coding=True) == "preference"]
+
+
+def repeated(groups: list[Group]) -> list[Group]:
+    """Groups said at least twice (in two statements)."""
+    return [g for g in groups if len(g.items) >= 2]
+
+
+_REJECTED = [
+    re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+)?([\w.+#/-]+(?:\s[\w.+#/-]+)?)",
+               re.IGNORECASE),
+    re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
+               r"|calling|add|adding)\s+([\w.+#/-]+)", re.IGNORECASE),
+    re.compile(r"\bnot\s+([\w.+#/-]+)\s*$", re.IGNORECASE),
+    re.compile(r"\b(?:use|prefer|with|choose)\s+[\w.+#/-]+\s*,?\s+not\s+([\w.+#/-]+)",
+               re.IGNORECASE),
+]
+
+
+def rejected_terms(sentence: str) -> list[str]:
+    """Terms a sentence tells the agent to stop using ('use pnpm, not npm' -> ['npm'])."""
+    out = []
+    for pattern in _REJECTED:
+        for match in pattern.finditer(sentence.rstrip(".!")):
+            term = match.group(1).strip(" .,'\"`").lower()
+            if term and term not in _FILLER and len(term) > 1:
+                out.append(term.split()[0])
+    return list(dict.fromkeys(out))

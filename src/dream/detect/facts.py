@@ -1,0 +1,87 @@
+"""Facts: standing facts a person states about themselves, and facts about other people.
+
+- **standing facts** ("my email is ...", "my sister Mia", "I moved to Lisbon", "I started
+  a new job at Acme", "I'm allergic to peanuts", "I'm vegetarian") become fields of the
+  scope's ``standing.md``;
+- **wiki slots** ("Jordan's birthday is ...", "Jordan works at Acme", "Jordan lives in
+  Porto") fill the page of the person named.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dream.detect.finding import Finding, SpoolItem
+from dream.detect.prose import clean
+from dream.kinds.records import slug_key
+
+_RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
+              r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
+_NAME_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
+_CAPS = r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}"
+_STANDING = [
+    (re.compile(r"\bmy ((?:\w+ ){0,2}?(?:name|birthday|address|email|phone|number|job|role|"
+                r"employer|team|timezone|time zone|editor|shell|os|language|partner|wife|"
+                r"husband|dog|cat|diet|allergy|manager|boss))(?: (?:at|from) [A-Z][\w&-]*)?"
+                r"\s+is\s+([^.,;!?\n]{2,80})", re.I), None),
+    # "my sister Mia", "my sister is called Maya", "my boss is named Lee Chen"
+    (re.compile(r"\b[Mm]y (" + _RELATIONS + r")(?:'s name is| is called| is named| named| "
+                r"called|,)? (" + _NAME_WORDS + r")\b"), None),
+    # "I moved to Berlin", "I've just moved to Lisbon"
+    (re.compile(r"\b[Ii](?:'ve| have)? (?:just |recently )?moved to (" + _CAPS + r")"), "home"),
+    # "I started a new job at Acme", "I joined Acme as a designer"
+    (re.compile(r"\b(?:[Ii] (?:just |recently )?(?:started|start|began|am starting|'m starting)|"
+                r"[Ss]tarted|[Ss]tarting) (?:a |my )?(?:new )?(?:job|position|role) (?:at|with) ("
+                + _CAPS + r")"), "employer"),
+    (re.compile(r"\b[Ii](?:'ve| have)? (?:just )?joined (" + _CAPS + r") as\b"), "employer"),
+    (re.compile(r"\bi(?:'m| am) allergic to ([^.,;!?\n]{2,60})", re.I), "allergies"),
+    (re.compile(r"\bi live in ([A-Z][\w .'-]{1,60}?)(?=[.,;!?\n]|$| and | with )"), "home"),
+    (re.compile(r"\bi work (?:at|for) ([A-Z][\w&.' -]{1,60}?)(?=[.,;!?\n]|$| and | as )"),
+     "employer"),
+    (re.compile(r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian)\b", re.I), "diet"),
+]
+_NOT_NAME_VALUE = {w.lower() for w in ("is", "was", "and", "has", "had", "will", "would",
+                                       "said", "says", "thinks", "wants", "Monday", "Tuesday",
+                                       "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+                                       "I", "The", "He", "She", "It", "We", "They", "And")}
+_WIKI = [
+    re.compile(r"\b([A-Z][a-z]+)'s (email|phone|number|address|birthday|wife|husband|partner|"
+               r"son|daughter|kids?|dog|cat|job|favou?rite \w+) is ([^.,;!?\n]{2,80})"),
+]
+_WIKI_VERB = re.compile(r"\b([A-Z][a-z]+) (works at|works for|lives in|moved to|is allergic to)"
+                        r" ([A-Z]?[\w&' -]{2,60}?)(?=[.,;!?\n]|$| and )")
+
+
+def standing(item: SpoolItem) -> list[Finding]:
+    """Standing facts a person states about themselves ("my X is Y", "I live in ...")."""
+    out: list[Finding] = []
+    for rx, fact in _STANDING:
+        for m in rx.finditer(item.text):
+            if fact is None:
+                key, value = m[1].lower(), m[2]
+                if value.split()[0].lower() in _NOT_NAME_VALUE or (
+                        re.fullmatch(_RELATIONS, key) and not value[:1].isupper()):
+                    continue        # "my dog is so cute" names nobody
+            else:
+                key, value = fact, m[1]
+            value = re.sub(r"\s+(?:as well|too|now|though)$", "", clean(value), flags=re.I)
+            out.append(Finding("standing", {slug_key(key).replace("-", "_"): value}, [item.id]))
+    return out
+
+
+def wiki(item: SpoolItem) -> list[Finding]:
+    """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
+    ...")."""
+    out: list[Finding] = []
+    text = item.text
+    for rx in _WIKI:
+        for m in rx.finditer(text):
+            out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):
+                                        clean(m[3])}, [item.id], name=m[1]))
+    for m in _WIKI_VERB.finditer(text):
+        slot = {"works at": "work", "works for": "work", "lives in": "home",
+                "moved to": "home", "is allergic to": "allergies"}[m[2]]
+        out.append(Finding("wiki", {"name": m[1], slot: re.sub(r"\s+(?:now|too|as well)$", "",
+                                                              clean(m[3]))},
+                           [item.id], name=m[1]))
+    return out

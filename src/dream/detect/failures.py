@@ -1,0 +1,228 @@
+"""Failures: what went wrong in a tool result, named so that repeats collide.
+
+Two readings live here side by side (they are to become one):
+
+- the review's **signature** (:func:`signature`): the most telling line of the output (an
+  exception line, an ``error:`` line, a ``FAILED`` line, ...) with paths, numbers, hex,
+  line numbers, uuids, durations and temporary names replaced by placeholders, so the same
+  failure in another checkout, at another line or on another day groups together; failures
+  with one signature form a :class:`FailureGroup`, *repeated* when it happened at least
+  twice in two sessions or three times in one;
+- the dream run's **run signature** (:func:`run_signature`): the first error line of a
+  failed result keyed by the tool that ran it, which the run writes as a failure note
+  (:func:`run_findings`).
+
+A non-zero exit of a program whose exit is an answer (``grep`` found nothing, ``diff``
+found a difference) is no failure. Each cause has a small proposed fix (:func:`fix_for`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dream.detect import commands
+from dream.detect.finding import Finding, SpoolItem
+
+_PLACEHOLDERS = [
+    (re.compile(r"\[REDACTED:[^\]]*\]"), "<secret>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE), "<uuid>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[\w.@+-]+)+/?"), "<path>"),
+    (re.compile(r"\b(?:tmp|temp)[A-Za-z0-9_.-]*", re.IGNORECASE), "<tmp>"),
+    (re.compile(r"\b[\w.-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|ex|exs|java|kt|c|h|cpp|md|json|toml"
+                r"|ya?ml|txt|sh|lock|cfg|ini|html|css)\b"), "<file>"),
+    (re.compile(r"\b0x[0-9a-f]+\b", re.IGNORECASE), "<hex>"),
+    (re.compile(r"\b[0-9a-f]{7,}\b", re.IGNORECASE), "<hex>"),
+    (re.compile(r"(<(?:path|file)>)(?::\d+)+"), r"\1"),
+    (re.compile(r"\bline \d+\b", re.IGNORECASE), "line <n>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds|m|min|minutes)\b"), "<time>"),
+    (re.compile(r"\b\d+(?:[.,:]\d+)*\b"), "<n>"),
+]
+
+_CAUSE_LINE = [
+    re.compile(r"^\s*(?:E\s+)?[A-Z][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)\b.*"),
+    re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
+    re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
+               r"|not recognized as|cannot find|could not|unable to|failed to|timed out"
+               r"|is not defined|undefined|unresolved|refused|denied)\b.*", re.IGNORECASE),
+    re.compile(r"^\s*(?:error|fatal|panic)(?:\[[^\]]*\])?\s*[:!].*", re.IGNORECASE),
+    re.compile(r".*\b(?:error|failed|failure)\b.*", re.IGNORECASE),
+]
+_NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
+_MAX = 160
+
+
+def signature(text: str) -> str:
+    """The normalised signature of a failing tool result ('' when there is no text)."""
+    line = cause_line(text)
+    return normalise(line) if line else ""
+
+
+def cause_line(text: str) -> str:
+    lines = [ln.rstrip() for ln in (text or "").splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("$ "):          # a result that names its command
+        lines = lines[1:] or lines
+    for pattern in _CAUSE_LINE:
+        # the last matching line is usually the cause (a traceback ends with it)
+        for line in reversed(lines):
+            if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
+                return re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
+    for line in lines:
+        if not _NOISE_LINE.match(line):
+            return line.strip()[:400]
+    return lines[0].strip()[:400]
+
+
+_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+
+
+def normalise(line: str) -> str:
+    out = _TAG.sub(" ", line).strip()          # <tool_use_error>...</tool_use_error>
+    for pattern, repl in _PLACEHOLDERS:
+        out = pattern.sub(repl, out)
+    out = re.sub(r"(<(?:n|hex|path)>)(?:[\s,;:-]*\1)+", r"\1", out)
+    out = re.sub(r"\s+", " ", out).strip(" :-")
+    return out[:_MAX]
+
+
+_FIXES = [
+    (re.compile(r"ModuleNotFoundError|No module named|ImportError|Cannot find module", re.IGNORECASE),
+     ("install the missing module in the project's environment (or add it to the declared "
+     "dependencies) and write down how the tests are meant to be run")),
+    (re.compile(r"command not found|not recognized as|executable file not found", re.IGNORECASE),
+     ("install the missing tool, or call it through the project's own wrapper, and record "
+     "the right command in the agent instructions")),
+    (re.compile(r"No such file or directory|ENOENT|cannot find the path", re.IGNORECASE),
+     ("the command expects a file that is not there: check the path it is run from and create "
+     "or correct the file")),
+    (re.compile(r"Permission denied|EACCES|Operation not permitted", re.IGNORECASE),
+     "fix the file permissions or run the step the way the project expects, without sudo"),
+    (re.compile(r"timed out|timeout|deadline exceeded", re.IGNORECASE),
+     ("find why the step hangs (a server not started, a prompt waiting for input) or raise "
+     "the limit where it is set")),
+    (re.compile(r"Connection refused|ECONNREFUSED|connect failed", re.IGNORECASE),
+     "start the service the command depends on first, or check its host and port"),
+    (re.compile(r"SyntaxError|ParseError|unexpected token|invalid syntax", re.IGNORECASE),
+     "fix the syntax error at its source; add a lint or compile check before running"),
+    (re.compile(r"AssertionError|FAILED|assert\b|expected .* (?:got|but)", re.IGNORECASE),
+     "the same test keeps failing: fix the code or the test once, instead of re-running it"),
+    (re.compile(r"TypeError|AttributeError|KeyError|NameError|ValueError|undefined", re.IGNORECASE),
+     "fix the code path that raises it and add a test that covers it"),
+]
+_DEFAULT_FIX = "find the cause of this repeated failure and fix it once"
+
+
+@dataclass
+class FailureGroup:
+    signature: str
+    items: list[SpoolItem] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(i.stream for i in self.items))
+
+    @property
+    def repeated(self) -> bool:
+        n, s = len(self.items), len(self.sessions)
+        return n >= 3 or (n >= 2 and s >= 2)
+
+    @property
+    def tools(self) -> list[str]:
+        return sorted({i.tool_name or "tool" for i in self.items})
+
+
+_GENERIC = re.compile(r"^(?:error: )?(?:command )?(?:exited|exit|failed|aborted|returned)"
+                      r"(?: with)?(?: (?:exit )?(?:code|status))?(?: <n>)?$|^command aborted$",
+                      re.IGNORECASE)
+
+
+def fix_for(sig: str) -> str:
+    for pattern, fix in _FIXES:
+        if pattern.search(sig):
+            return fix
+    return _DEFAULT_FIX
+
+
+def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
+    """Every failure group among ``items`` (sessions in order), repeated or not, in order of
+    first appearance."""
+    command_of: dict[str, str] = {}
+    for runs in commands.by_session(items).values():
+        for run in runs:
+            command_of[run.item.id] = run.command
+    found: dict[str, FailureGroup] = {}
+    for item in items:
+        if not (item.evidence and item.kind == "tool_result" and item.is_error):
+            continue
+        sig = signature(item.text)
+        cmd = command_of.get(item.id)
+        if not sig:
+            continue
+        if _GENERIC.search(sig) and cmd:
+            # "exited with code 1" says nothing of the cause: the program is part of it
+            if commands.program(cmd) in commands.NEGATIVE_ANSWERS:
+                continue        # grep found nothing, diff found a difference: an answer
+            sig = f"{commands.program(cmd)}: {sig}"
+        grp = found.setdefault(sig, FailureGroup(sig))
+        grp.items.append(item)
+        if cmd and cmd not in grp.commands:
+            grp.commands.append(cmd)
+    return list(found.values())
+
+
+# -- the dream run ----------------------------------------------------------------------
+_ERROR_LINE = re.compile(
+    r"((?:[A-Z]\w*(?:Error|Exception))\b[^\n]{0,160}|(?:(?:error|fatal|FAILED|Failed)\b:?|"
+    r"Error:)[^\n]{0,160}|"
+    r"[^\n]{0,80}(?:command not found|No such file or directory|Permission denied|"
+    r"not found|timed out)[^\n]{0,60}|exit code \d+)")
+# a tool result that says its command failed, when the source records no error flag
+_EXITED = re.compile(r"\b(?:exited|exit(?:ed)? (?:with )?(?:code|status))\s+[1-9]\d*\b|"
+                     r"\bcommand failed with exit code [1-9]", re.I)
+
+
+def run_signature(item: SpoolItem) -> str | None:
+    """The dream run's key of a failed tool result: ``tool\x00message`` (paths and numbers
+    replaced), or None when the result did not fail."""
+    text = item.text or ""
+    failed = item.is_error is True or "Traceback (most recent call last)" in text or (
+        item.is_error is None and bool(_EXITED.search(text[:300])))
+    if not failed:
+        return None
+    m = None
+    for line in text.splitlines()[:80]:
+        m2 = _ERROR_LINE.search(line)
+        if m2:
+            m = m2
+            if re.search(r"(Error|Exception)\b", m2[1]):
+                break
+    if m is None or "Sibling tool call errored" in text[:300]:
+        return None         # Claude Code cancelled a parallel call: not a failure of its own
+    sig = m[1].strip()
+    sig = re.sub(r"(/[\w.@~-]+)+", "<path>", sig)
+    sig = re.sub(r"0x[0-9a-f]+|\b\d+\b", "N", sig)
+    sig = re.sub(r"\s+", " ", sig)[:160].strip(" :")
+    if len(sig) < 6:
+        return None
+    return f"{item.tool_name or 'tool'}\x00{sig}"
+
+
+def run_findings(items: Sequence[SpoolItem]) -> list[Finding]:
+    """One failure note per run signature among the tool results of ``items`` (a bundle),
+    citing up to five of the results."""
+    found: dict[str, list[str]] = {}
+    for item in items:
+        if item.evidence and (item.kind == "tool_result" or item.role == "tool"):
+            sig = run_signature(item)
+            if sig:
+                found.setdefault(sig, []).append(item.id)
+    out = []
+    for sig, ids in found.items():
+        tool, _, message = sig.partition("\x00")
+        out.append(Finding("failure", {"text": f"`{tool}` failed: {message}", "type": "failure"},
+                           ids[:5], name=f"failure {tool} {message[:48]}"))
+    return out

@@ -1,0 +1,71 @@
+"""What a detector reads (one spool item) and what it returns (a typed finding).
+
+A detector reads spool items in the order they were said and returns :class:`Finding`
+values: what was found, the record fields it supports, and the ids of the items it rests
+on. Detectors never write anything; the ``rules`` provider turns findings into the typed
+diff of a dream run (:mod:`dream.models.rules`) and the review passes turn them into
+proposals (:mod:`dream.passes`), so the two always agree on what a finding is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+# the kinds of finding, and the record each one becomes in a dream run
+KINDS = ("correction", "directive", "preference", "command", "failure", "event", "todo",
+         "todo_done", "standing", "wiki")
+NOTE_KINDS = ("correction", "directive", "preference", "failure", "command")
+
+
+class SpoolItem(Protocol):
+    """The fields of a spool item that detectors read (``dream.db`` table ``items``).
+
+    ``id`` is what a finding cites: the item id, or, inside a model call, the item's handle
+    (``E3``) that the call maps back to the id. Plan and fact detectors also read ``author``
+    and ``entities`` when the item type has them."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def evidence(self) -> bool: ...
+    @property
+    def said_at(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def stream(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def tool_name(self) -> str | None: ...
+    @property
+    def is_error(self) -> bool | None: ...
+
+
+@dataclass
+class Finding:
+    """One thing a detector found.
+
+    ``kind`` is one of :data:`KINDS`; ``fields`` are the record fields it supports (for a
+    note: ``text`` and ``type``); ``evidence`` the ids of the items it rests on. ``name``
+    is the merge identity of a new record, ``row`` an existing record (its handle) the
+    finding is about, and ``replaces`` the records it makes obsolete (a revised preference
+    crumples the older one)."""
+
+    kind: str
+    fields: dict[str, str]
+    evidence: list[str]
+    name: str | None = None
+    row: str | None = None
+    replaces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.fields.get("text", "")

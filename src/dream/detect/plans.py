@@ -1,0 +1,311 @@
+"""Plans: events (activity, date, time, place, participants) and their status over time.
+
+A plan is followed across the statements and messages of one model call: a clause naming
+an activity starts or continues a plan; a clause without one only continues the plan being
+talked about in the same thread, shortly after. Cancellations, declines and confirmations
+set the status; a cancelled booking next to a new one is declined and the new one
+confirmed; a question asking to move a plan does not move it; a past outing told as a story
+is no new plan; someone else announcing a fixed, fully dated appointment confirms it.
+Existing event records (``rows``) are continued rather than duplicated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dream.detect import todos
+from dream.detect.finding import Finding, SpoolItem
+from dream.detect.plan_words import (
+    ACTIVITIES,
+    ASK_CHANGE,
+    BOOKING_WORDS,
+    CANCEL,
+    CANCEL_NOT,
+    CLAUSE_RE,
+    CONFIRM,
+    DECLINE,
+    FULL_DATE,
+    FUTURE,
+    GENERIC,
+    NEEDS_MODIFIER,
+    PAST,
+    PLACE,
+    REBOOK,
+    TENTATIVE,
+    TICKETS_FOR,
+    VENUE_WORD,
+    Plan,
+    activity_of,
+    iso,
+    near,
+    place_name,
+    same_activity,
+    venues,
+    weekday_of,
+)
+from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
+
+
+@dataclass
+class PlanReader:
+    """Follows plans through one model call. ``rows`` are the scope's current records
+    (their handles); ``known_names`` are names written mid-sentence anywhere in the call."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    known_names: set[str] = field(default_factory=set)
+    plans: list[Plan] = field(default_factory=list)
+    found: list[Finding] = field(default_factory=list)
+
+    def read(self, item: SpoolItem, text: str) -> None:
+        """Follow the plans one statement or message talks about."""
+        said = parse_when(item.said_at)
+        author = getattr(item, "author", None) if item.role == "other" else None
+        for clause in CLAUSE_RE.split(text):
+            clause = clause.strip()
+            if not clause or len(clause) > 400:
+                continue
+            activity = activity_of(clause)
+            date = find_date(clause, said)
+            clock = find_time(clause)
+            places = venues(clause)
+            places += [p for p in (place_name(m[1]) for m in PLACE.finditer(clause))
+                       if p and p not in places]
+            known = {e.lower() for e in getattr(item, "entities", None) or []} | self.known_names
+            found = names(clause, known=known)
+            for kp in sorted(self._known_places()):
+                m = re.search(r"\b" + re.escape(kp) + r"\b", clause, re.I)
+                if m and not any(kp == p.lower() for p in places):
+                    places.append(m[0])
+            place = places[0] if places else None
+            status = None
+            if CANCEL.search(clause) and not CANCEL_NOT.search(clause):
+                status = "cancelled"
+            elif DECLINE.search(clause):
+                status = "declined"
+            elif CONFIRM.search(clause):
+                status = "confirmed"
+            people = [n for n in found if n not in places and
+                      not any(n in p or p in n for p in places) and
+                      n.lower() not in ACTIVITIES and not VENUE_WORD.match(n)]
+            if author and not any(p in author or author in p for p in places):
+                people = [author, *[p for p in people if p != author]]
+            if activity is None:
+                # a clause without an activity only continues the plan being talked about
+                # in the same thread, shortly after
+                last = self.plans[-1] if self.plans else None
+                if last is None or not (date or clock or status or place) or \
+                        todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause) or \
+                        last.stream != item.stream or not near(last.said, said):
+                    continue
+            wd = weekday_only(clause)
+            n_plans = len(self.plans)
+            plan = self._target_plan(activity, place, status, people, date,
+                                     item.stream, wd)
+            if plan is None:
+                continue
+            if len(self.plans) > n_plans and not plan.handle_row and status is None and \
+                    PAST.search(clause) and not FUTURE.search(clause):
+                self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
+                continue
+            had = plan.fields.get("date")
+            # "on Friday" about a plan already on a Friday (said within the week before it)
+            # names that day, not the next Friday after it was said
+            if date and had and wd is not None and said is not None:
+                ahead = (iso(had) - said.date()).days
+                if iso(had).weekday() == wd and -1 <= ahead <= 13:
+                    date = had
+            # a new booking after a cancelled one is another event, not a move
+            if status != "cancelled" and date and had and date != had and (
+                    plan.fields.get("status") in ("cancelled", "declined") or
+                    REBOOK.search(clause)):
+                old = plan
+                plan = self._new_plan(old.activity)
+                plan.participants = list(old.participants)
+                if old.fields.get("place") and not place:
+                    place = old.fields["place"]
+            # a question ("could we move it to 14:00?") proposes; it does not move a plan
+            question = clause.rstrip().endswith("?") and ASK_CHANGE.search(clause)
+            if question and status is None and (plan.handle_row or plan.steps):
+                date = date if date == had else None
+                clock = place = None
+            # someone else announcing a fixed date ("Budget review on Monday at 15:00")
+            # (a fixed appointment is written with its full date, "Thursday 12 March", not
+            # "tomorrow" or "on Friday" as a suggestion between friends is)
+            if status is None and author and not TENTATIVE.search(clause) and \
+                    FULL_DATE.search(clause) and (clock or plan.fields.get("time")) and \
+                    plan.fields.get("status", "proposed") == "proposed":
+                status = "confirmed"
+            if activity and plan.activity.split()[-1] in GENERIC and \
+                    activity.split()[-1] not in GENERIC and not plan.handle_row:
+                plan.activity = activity        # "booking" first, "flight" later
+            fields: dict[str, str] = {}
+            if date:
+                fields["date"] = date
+            if clock:
+                fields["time"] = clock
+            if place:
+                fields["place"] = place
+            if status:
+                fields["status"] = status
+            own_place = (plan.fields.get("place") or place or "").lower()
+            people = [p for p in people if p.lower() != own_place]
+            for p in people:
+                if p not in plan.participants:
+                    plan.participants.append(p)
+            if people:
+                fields["participants"] = ", ".join(plan.participants)
+            sub = TICKETS_FOR.search(clause)
+            if sub and plan.activity == "tickets" and not plan.subject:
+                plan.subject = place_name(sub[1])
+                people = [p for p in people if p != plan.subject]
+            if not fields:
+                continue
+            plan.fields.update(fields)
+            plan.steps.append((item.id, fields))
+            plan.stream, plan.said = item.stream, said
+
+    def _known_places(self) -> set[str]:
+        out = {p.fields.get("place", "").lower() for p in self.plans}
+        out |= {r["fields"].get("place", "").lower() for r in self.rows if r["kind"] == "event"}
+        return out - {""}
+
+    def _target_plan(self, activity: str | None, place: str | None, status: str | None,
+                     people: list[str], date: str | None = None,
+                     stream: str | None = None, weekday: int | None = None) -> Plan | None:
+        if activity and activity.split()[-1] in BOOKING_WORDS:
+            # "the booking", "your table": the plan talked about (at that place), if any
+            for plan in reversed(self.plans):
+                if (place and plan.fields.get("place", "").lower() == place.lower()) or \
+                        (not place and plan.stream == stream):
+                    return plan
+            if not place:
+                row = self._row_for(None, None, people, date, weekday)
+                if row is not None:
+                    return row
+            activity = "reservation" if " " not in activity else activity
+        if place:
+            for plan in reversed(self.plans):
+                if plan.fields.get("place", "").lower() == place.lower():
+                    return plan
+            row = self._row_for(activity, place, people, date, weekday)
+            if row is not None:
+                return row
+            same = [p for p in self.plans if activity is None or
+                    same_activity(p.activity, activity)]
+            if same and status != "cancelled" and \
+                    same[-1].fields.get("status") not in ("cancelled", "declined") and (
+                    not same[-1].fields.get("place") or not date or
+                    same[-1].fields.get("date") == date):
+                return same[-1]     # the place of a plan, or its new place
+            # another place: a new plan (a new booking replacing the old one, or another one)
+            return self._new_plan(activity or (same[-1].activity if same else "plan"))
+        if activity is None:
+            return self.plans[-1] if self.plans else None
+        for plan in reversed(self.plans):
+            if same_activity(plan.activity, activity) and (
+                    not date or not plan.fields.get("date") or plan.fields["date"] == date or
+                    plan.stream == stream or weekday_of(plan.fields["date"]) == weekday):
+                return plan
+        row = self._row_for(activity, None, people, date, weekday)
+        return row if row is not None else self._new_plan(activity)
+
+    def _new_plan(self, activity: str) -> Plan:
+        plan = Plan(activity=activity, fields={"activity": activity})
+        self.plans.append(plan)
+        return plan
+
+    def _row_for(self, activity: str | None, place: str | None,
+                 people: list[str], date: str | None = None,
+                 weekday: int | None = None) -> Plan | None:
+        wanted = {p.lower() for p in people}
+        events = [r for r in self.rows if r["kind"] == "event"]
+        for plan in self.plans:
+            if plan.handle_row:
+                events = [r for r in events if r["handle"] != plan.handle_row]
+
+        def usable(row: dict[str, Any], how: str) -> bool:
+            f = row["fields"]
+            if how == "place":
+                return bool(place) and f.get("place", "").lower() == place.lower()
+            if how == "day":     # the same kind of event on the same day
+                return bool(date) and (f.get("date") == date or
+                                       weekday_of(f.get("date")) == weekday) and \
+                    (activity is None or same_activity(f.get("activity"), activity))
+            if f.get("status") in ("declined", "cancelled") or place:
+                return False
+            if activity and not same_activity(f.get("activity"), activity):
+                return False
+            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
+            return not (wanted and parts and not (wanted & parts))
+
+        for how in ("place", "day", "any"):
+            for row in events:
+                if not usable(row, how):
+                    continue
+                f = row["fields"]
+                plan = Plan(activity=f.get("activity", activity or "plan"),
+                            handle_row=row["handle"], fields=dict(f),
+                            participants=[p.strip() for p in f.get("participants", "").split(",")
+                                          if p.strip()])
+                self.plans.append(plan)
+                return plan
+        return None
+
+    def flush(self) -> list[Finding]:
+        """The events of the plans followed so far (a plan without a date or time, or with
+        neither a place nor anybody in it, is not an event yet)."""
+        self.found = []
+        active = [p for p in self.plans if p.fields.get("status") != "cancelled"]
+        titles: dict[int, str] = {}
+        for plan in self.plans:
+            if plan.handle_row:
+                titles[id(plan)] = plan.fields.get("title", "")
+                continue
+            who = plan.fields.get("place") or (plan.participants[0] if plan.participants
+                                               else "")
+            prep = ("to" if plan.activity in ("trip", "flight") else "at") \
+                if plan.fields.get("place") else "with"
+            if plan.subject:
+                who, prep = plan.subject, "for"
+            what = plan.activity
+            if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
+                what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
+            titles[id(plan)] = f"{what[0].upper()}{what[1:]} {prep} {who}" if who else \
+                what.capitalize()
+        for plan in self.plans:
+            if not plan.steps:
+                continue
+            if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
+                continue        # a plan with neither date nor time is not an event yet
+            if not plan.handle_row and not (plan.fields.get("place") or plan.participants):
+                continue        # nor one with neither a place nor anybody in it
+            status = plan.fields.get("status")
+            replaced = status == "cancelled" and any(
+                o is not plan and same_activity(o.activity, plan.activity) and o.steps
+                for o in active)
+            if plan.handle_row:
+                name, row = None, plan.handle_row
+            else:
+                who = plan.subject or plan.fields.get("place") or (
+                    plan.participants[0] if plan.participants else "")
+                title = titles[id(plan)]
+                twins = [o for o in self.plans if o is not plan and titles.get(id(o)) and
+                         titles[id(o)].split(" (")[0] == title]
+                if twins and plan.fields.get("date"):
+                    # two bookings of one thing (a cancelled one and its replacement)
+                    title += f" ({WEEKDAYS[iso(plan.fields['date']).weekday()].title()})"
+                name = f"{plan.activity} {who} {plan.fields.get('date', '')}".strip()
+                row = None
+                plan.steps[0][1].setdefault("title", title)
+                plan.steps[0][1]["activity"] = plan.activity
+                if "status" not in plan.fields:
+                    plan.steps[0][1]["status"] = "proposed"
+            for handle, fields in plan.steps:
+                fields = dict(fields)
+                if replaced and fields.get("status") == "cancelled":
+                    fields["status"] = "declined"
+                if fields:
+                    self.found.append(Finding("event", fields, [handle], name=name, row=row))
+        return self.found

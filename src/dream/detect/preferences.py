@@ -1,0 +1,74 @@
+"""Preferences and things to remember.
+
+A **preference** is what a person says they like or want ("I prefer aisle seats", "I'd
+rather ...", "my favourite X is ...", "I want you to ...", "use X instead of Y"; in a
+conversation with nobody else also "I like to ...", "I don't like ...", "I hate ...").
+A preference said again is the same preference; one said with a revision cue ("actually",
+"from now on", "instead", "no longer", "changed my mind", "these days", "now") replaces the
+older ones about the same thing (:func:`revision`).
+
+A **memory** sentence asks to be remembered or states something about the person
+("remember that ...", "keep in mind", "note that", "call me ...", "my name is ...").
+"""
+
+from __future__ import annotations
+
+import re
+
+from dream.detect.prose import stems
+
+PREFERENCE = re.compile(r"\b(i prefer|i'?d prefer|i'?d rather|my favou?rite \w+ (?:is|are)|"
+                        r"i want you to|use \S+ instead of)\b", re.I)
+PREFERENCE_LOOSE = re.compile(r"\b(i like (?:to|it when|using)|i don'?t like|i hate)\b", re.I)
+_PREFERS = re.compile(r"\b(?:prefer(?:s|red)?|rather have|rather|favou?rite \w+ (?:is|are)|like)\s+"
+                      r"([^.;!?\n]{2,80})", re.I)
+REVISED = re.compile(r"\b(?:actually|from now on|instead|any ?more|no longer|changed my mind|"
+                     r"these days|now)\b", re.I)
+MEMORY = re.compile(
+    r"\b(?:remember(?: that)?|keep in mind|note that|for future reference|from now on"
+    r"|i prefer|i'd prefer|i would prefer|i like|i don'?t like|my preference|i always|i never"
+    r"|my (?:name|email|timezone|role|team) is|call me)\b",
+    re.IGNORECASE,
+)
+ABOUT_USER = re.compile(r"\b(?:i prefer|i'd prefer|i would prefer|i like|i don'?t like"
+                        r"|my preference|i always|i never|my (?:name|email|timezone|role|team)"
+                        r" is|call me)\b", re.IGNORECASE)
+
+
+def is_preference(sentence: str, social: bool = False) -> bool:
+    return bool(PREFERENCE.search(sentence) or
+                (not social and PREFERENCE_LOOSE.search(sentence)))
+
+
+def is_memory(sentence: str) -> bool:
+    if sentence.endswith("?"):
+        return False
+    return bool(MEMORY.search(sentence))
+
+
+def preferred(text: str) -> set[str]:
+    """What a preference prefers ("I prefer aisle seats" -> {aisle, seat}); empty when the
+    text states no preference."""
+    m = _PREFERS.search(text)
+    return stems(m[1]) - {"prefer", "always", "usual", "rather"} if m else set()
+
+
+def revision(text: str, item_id: str, liked: list[tuple[str, str]],
+             rows: list[dict]) -> list[str] | None:
+    """How a new preference relates to older ones (found earlier in this call: ``liked``;
+    live notes: ``rows``). None: it says an older one again and adds nothing. Otherwise the
+    handles of the live notes it replaces (empty when it replaces nothing)."""
+    wanted = preferred(text)
+    older = list(liked) + [
+        (r["handle"], r["fields"].get("text", "")) for r in rows
+        if r["kind"] == "note" and r["fields"].get("status", "live") == "live"
+        and r["fields"].get("type") in ("preference", "directive", "fact")]
+    revised = bool(REVISED.search(text))
+    same = [h for h, t in older if preferred(t) and (
+        wanted <= preferred(t) or preferred(t) <= wanted)]
+    if same and not revised:
+        return None
+    if not revised:
+        return []
+    # "actually, I prefer black coffee now": the older preference is replaced
+    return [handle for handle, t in older if handle.startswith("R") and preferred(t) & wanted]

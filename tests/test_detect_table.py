@@ -1,0 +1,106 @@
+"""One table of sentences, run through the dream run and the review: they never disagree.
+
+Each row is a user statement in a coding session, said right after an assistant turn, and
+the finding it is (``correction``, ``directive``, ``preference`` or nothing) with words the
+finding's text must keep. The dream run's ``rules`` provider must write exactly that kind of
+note; the review, given the same statement in two sessions, must propose it (a correction or
+directive through the corrections pass, a preference through the memory pass) or, for a row
+that is no finding, propose nothing from it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dream.models.base import ModelRequest
+from dream.models.rules import RulesProvider
+from dream.passes import corrections, memory
+from dream.passes.evidence import Evidence, Item
+
+TABLE = [
+    # the issue's examples: corrections for the review, and now for the run too
+    ("I told you to use pnpm.", "correction", ["pnpm"]),
+    ("Stop running the whole suite.", "correction", ["whole suite"]),
+    ("Use pnpm, not npm.", "correction", ["pnpm", "npm"]),
+    ("Instead, run make test.", "correction", ["make test"]),
+    ("No, that's the wrong file. Edit the parser instead.", "correction", ["parser"]),
+    ("Nope, we don't use npm here. Always use uv run pytest for tests.", "correction",
+     ["uv run pytest"]),
+    ("Rather than mocking the database, start the test container.", "correction",
+     ["test container"]),
+    # standing instructions
+    ("Always run the linter before committing.", "directive", ["linter"]),
+    ("Never push to main directly.", "directive", ["push", "main"]),
+    ("Don't use print for logging, use the logger.", "directive", ["print", "logger"]),
+    ("From now on, write the tests with pytest.", "directive", ["pytest"]),
+    ("Make sure to update the changelog with every release.", "directive", ["changelog"]),
+    ("You have to start the database before the integration tests.", "directive",
+     ["database"]),
+    ("Please never commit generated files.", "directive", ["generated files"]),
+    # preferences
+    ("I prefer small commits with clear messages.", "preference", ["small commits"]),
+    ("I'd rather keep the config in one file.", "preference", ["config"]),
+    # nothing: questions, thanks, reports
+    ("Can you run the tests?", None, []),
+    ("Why did the build fail?", None, []),
+    ("Looks good, thanks.", None, []),
+    ("Should we always use pnpm here?", None, []),
+    ("The tests pass now on my machine.", None, []),
+]
+NOTE_KINDS = {"correction", "directive", "preference"}
+
+
+def _run_notes(text: str) -> list[dict[str, str]]:
+    """The notes the dream run's rules provider writes for the statement."""
+    items = [
+        {"handle": "E1", "role": "assistant", "kind": "assistant", "evidence": False,
+         "text": "I'll take care of it.", "stream": "claude-s1", "source": "claude_code",
+         "said_at": "2026-04-06T10:00:00Z"},
+        {"handle": "E2", "role": "user", "kind": "statement", "evidence": True, "text": text,
+         "stream": "claude-s1", "source": "claude_code", "said_at": "2026-04-06T10:00:05Z"},
+    ]
+    request = ModelRequest("propose", "", "", {}, payload={
+        "rows": [], "bundles": [{"id": "B1", "entities": [], "items": items}]})
+    ops = RulesProvider().complete(request).data["ops"]
+    notes = []
+    for op in ops:
+        fields = {f["name"]: f["value"] for f in op["fields"]}
+        if op["op"] == "note.add" and fields.get("type") in NOTE_KINDS:
+            notes.append(fields)
+    return notes
+
+
+def _review(text: str) -> tuple[list, list]:
+    """Candidates of the corrections and memory passes over two sessions that each answer
+    an assistant turn with the statement."""
+    items, seq = [], 0
+    for session in ("s1", "s2"):
+        for role, kind, evidence, said in (("assistant", "assistant", False, "I'll do that."),
+                                           ("user", "statement", True, text)):
+            seq += 1
+            items.append(Item(seq=seq, id=f"i{seq}", ref=f"{session}.jsonl:{seq}",
+                              stream=session, role=role, kind=kind, evidence=evidence,
+                              said_at=f"2026-04-0{seq}T10:00:00Z", text=said, tool_name=None,
+                              is_error=None, source="claude_code"))
+    ev = Evidence("key", "proj", items, 0, seq, run_id="table")
+    return corrections.run(ev).candidates, memory.run(ev).candidates
+
+
+def _has(text: str, words: list[str]) -> bool:
+    return all(w.lower() in text.lower() for w in words)
+
+
+@pytest.mark.parametrize("text, kind, words", TABLE, ids=[row[0][:40] for row in TABLE])
+def test_run_and_review_agree(text, kind, words):
+    notes = _run_notes(text)
+    fixes, remembered = _review(text)
+    if kind is None:
+        assert notes == [], f"the run wrote {notes}"
+        assert fixes == [] and remembered == [], "the review proposed something"
+        return
+    assert kind in {n["type"] for n in notes}, f"the run found {notes}"
+    assert any(_has(n["text"], words) for n in notes if n["type"] == kind)
+    proposed = fixes if kind in ("correction", "directive") else remembered
+    titles = [c.title for c in proposed]
+    assert any(_has(c.title + " " + c.change.get("content", ""), words) for c in proposed), \
+        f"the review proposed {titles}"
