@@ -240,6 +240,24 @@ def test_codex_desktop_rollout_uses_event_user_messages() -> None:
     assert {m.stream for m in messages} == {"019c8bfe-ec25-79e0-97d7-bda6a9c575ff"}
 
 
+def test_codex_0171_rollout_typed_prompt_is_evidence() -> None:
+    """Codex 0.171 writes no user_message event: the prompt is an item_completed UserMessage
+    (and a user response item). Recorded from a real codex exec session."""
+    path = Path(__file__).parent / "clients" / "fixtures" / "codex-0.171.0-rollout.jsonl"
+    raw = records(path)
+    assert not any(r["type"] == "event_msg" and r["payload"]["type"] == "user_message"
+                   for r in raw)
+    messages, skips = read(path)
+    assert skips == []                      # world_state, token_usage_record, item_completed
+    statements = [m for m in messages if gate(m)[0] == "statement"]
+    assert [m.text for m in statements] == ["Remember: we use SQLite for storage."]
+    calls = [m for m in messages if m.role == "assistant" and m.tool_name]
+    assert [m.tool_name for m in calls] == ["mcp__dream__notes_write"]
+    prose = [m for m in messages if m.role == "assistant" and not m.tool_name]
+    assert [m.text for m in prose] == ["I wrote the note."]
+    assert all(gate(m)[0] != "statement" for m in prose)
+
+
 def test_codex_long_rollout_with_compaction() -> None:
     raw = records(CODEX_BIG)
     typed = sum(1 for r in raw if r["type"] == "event_msg"

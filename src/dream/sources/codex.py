@@ -7,17 +7,23 @@ Each line is ``{timestamp, type, payload}`` with ``type``:
   developer), ``function_call`` / ``custom_tool_call`` (name, arguments, call_id),
   ``function_call_output`` / ``custom_tool_call_output`` (call_id, output), ``reasoning``,
   ``web_search_call``;
-* ``event_msg``: UI events: ``user_message`` (what the person typed), ``agent_message``,
-  ``token_count``, task markers...;
-* ``compacted`` (a generated summary replacing history) and ``turn_context``.
+* ``event_msg``: UI events: ``user_message`` (what the person typed, up to Codex 0.16x),
+  ``item_completed`` (0.17x: a finished ``UserMessage``, ``AgentMessage``, ``McpToolCall``...),
+  ``agent_message``, ``token_count``, task markers...;
+* ``compacted`` (a generated summary replacing history) and ``turn_context``;
+* ``world_state`` (the AGENTS.md and environment Codex injected) and
+  ``token_usage_record`` (one per model call), both 0.17x: read and left out.
 
-The person's words appear twice: as an ``event_msg`` ``user_message`` and as a
-``response_item`` user message, and the response items also carry injected context
-(AGENTS.md, environment). When a rollout has event messages, the ``user_message`` events
-are the statements and user response items are meta; a rollout without any event message
-(old or trimmed logs) takes its user response items as statements, minus recognisable
-injected context. Assistant text is taken from response items only (the
-``agent_message`` events duplicate it).
+The person's words appear twice: as an event (``user_message``, or ``item_completed`` with
+a ``UserMessage`` item) and as a ``response_item`` user message, and the response items
+also carry injected context (AGENTS.md, environment). When a rollout has event messages,
+the events are the statements and user response items are meta (a ``UserMessage`` item
+repeating the ``user_message`` just before it is the same statement, read once); a rollout
+without any event message (old or trimmed logs) takes its user response items as
+statements, minus recognisable injected context. Assistant text is taken from response
+items only (the ``agent_message`` and other ``item_completed`` events duplicate it). A
+function call inside a tool ``namespace`` (0.17x MCP tools: ``mcp__dream`` +
+``notes_write``) is named ``<namespace>__<name>``, as Claude Code names MCP tools.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _QUIET_ITEMS = ("reasoning", "ghost_snapshot", "other")
+_QUIET_RECORDS = ("world_state", "token_usage_record")
 _MAX_CALLS = 256
 # a line Codex writes as {"timestamp":"...","type":"response_item","payload":{"type":"reasoning"
 # (or an event_msg token_count): recognised from its first bytes, skipped without parsing
@@ -70,6 +77,20 @@ def _output(value: Any) -> tuple[str, bool]:
     if isinstance(value, list):
         return text_of(value), error
     return ("" if value is None else str(value)), error
+
+
+def _typed(payload: dict[str, Any]) -> str | None:
+    """What the person typed, from a ``user_message`` event or a completed ``UserMessage``
+    item; None for any other event."""
+    if payload.get("type") == "user_message":
+        return str(payload.get("message") or "")
+    item = payload.get("item")
+    if payload.get("type") == "item_completed" and isinstance(item, dict) \
+            and item.get("type") == "UserMessage":
+        parts = [c.get("text") for c in item.get("content") or []
+                 if isinstance(c, dict) and isinstance(c.get("text"), str)]
+        return "\n".join(parts)
+    return None
 
 
 def _maker(ctx: FileContext, stream: str, number: int, said_at: str | None,
@@ -131,10 +152,15 @@ class Codex:
 
             if kind == "event_msg":
                 state["events"] = True
-                if payload.get("type") == "user_message":
-                    text = str(payload.get("message") or "")
-                    if text.strip():
-                        yield msg(0, "user", text)
+                text = _typed(payload)
+                if text is not None and text.strip():
+                    if payload.get("type") == "item_completed" and \
+                            state.get("typed") == text:
+                        continue            # the UserMessage item of the user_message above
+                    state["typed"] = text
+                    yield msg(0, "user", text)
+                continue
+            if kind in _QUIET_RECORDS:
                 continue
             if kind == "compacted":
                 text = str(payload.get("message") or "")
@@ -144,6 +170,8 @@ class Codex:
                 yield ctx.skip(number, f"unknown record type {kind!r}")
                 continue
             ptype = payload.get("type")
+            if ptype != "message" or payload.get("role") != "user":
+                state.pop("typed", None)     # a new turn: the same words typed again count
             if ptype == "message":
                 role = payload.get("role")
                 text = text_of(payload.get("content"))
@@ -161,6 +189,9 @@ class Codex:
                 action = payload.get("action") if isinstance(payload.get("action"), dict) \
                     else {}
                 name = str(payload.get("name") or action.get("type") or "tool")
+                namespace = payload.get("namespace")
+                if isinstance(namespace, str) and namespace:
+                    name = f"{namespace.rstrip('_')}__{name}"
                 call_id = payload.get("call_id") or payload.get("id")
                 if call_id:
                     calls[str(call_id)] = name
