@@ -125,6 +125,9 @@ def test_hostile_address_and_bad_arguments_are_clean_tool_errors(initialised):
                     _, err = await call(session, "notes_show", address=address)
                     errors.append(err)
                 _, missing = await call(session, "notes_write", address="@user/x")
+                await ok(session, "notes_write", address="@user/y.md", text="y\n")
+                _, exists = await call(session, "notes_write", address="@user/y.md", text="z")
+                errors.append(exists)
                 _, typed = await call(session, "notes_find", query="x", page="two")
                 _, unknown = await call(session, "no_such_tool")
                 _, no_dream = await call(session, "dream_end")
@@ -135,6 +138,9 @@ def test_hostile_address_and_bad_arguments_are_clean_tool_errors(initialised):
         assert err and "Traceback" not in err and err.endswith(".")
     assert "address" in errors[0]
     assert "needs the argument 'text'" in missing
+    # the fix is named as a tool and an argument, not as a command line and a flag
+    assert "notes_update" in errors[-1] and "replace=true" in errors[-1]
+    assert "dream notes" not in errors[-1] and "--" not in errors[-1]
     assert "must be a integer" in typed or "integer" in typed
     assert "tool_search" in unknown
     assert "dream_begin" in no_dream

@@ -1,4 +1,10 @@
-"""``dream mcp``: Dream's tools for any MCP client, over stdio (the official ``mcp`` SDK).
+"""``dream mcp``: Dream's tools for any MCP client, over stdio.
+
+The transport is Dream's own: newline-delimited JSON-RPC 2.0 on stdin/stdout, answering
+``initialize``, ``ping``, ``tools/list``, ``tools/call`` (and empty resource and prompt
+lists); notifications need no answer. The ``mcp`` SDK is not imported: importing it takes
+about a second, and Codex does not wait for a server that slow. Tests talk to this server
+with the SDK's own client.
 
 Tools (each with a JSON schema and read-only / destructive / idempotent annotations):
 
@@ -24,6 +30,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable
@@ -344,6 +351,26 @@ def visible_tools() -> list[ToolSpec]:
     return [t for t in TOOLS.values() if not t.hidden and t.available()]
 
 
+# The core's hints name what to run on the command line; a model using these tools needs
+# the tool and argument instead. Commands a person must run (dream init) are left as they are.
+_CLI_TO_TOOL = [
+    (re.compile(r"'dream notes (write|update|show|find|list|crumple)(?: [^']*)?'"),
+     r"the notes_\1 tool"),
+    (re.compile(r"'dream history (search|show)(?: [^']*)?'"), r"the history_\1 tool"),
+    (re.compile(r"'dream search(?: [^']*)?'"), "the memory_search tool"),
+    (re.compile(r"'dream show(?: [^']*)?'"), "the memory_read tool"),
+    (re.compile(r"'dream prepare(?: [^']*)?'"), "the review_prepare tool"),
+    (re.compile(r"(?<![\w-])--(replace|append|crumpled)\b"), r"\1=true"),
+]
+
+
+def in_tool_terms(text: str) -> str:
+    """An error text with command lines and flags named as MCP tools and arguments."""
+    for pattern, repl in _CLI_TO_TOOL:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def call(tools: DreamTools, name: str, arguments: dict[str, Any] | None) -> tuple[Any, bool]:
     """Run one tool. Returns (result, is_error); errors are one sentence."""
     spec = TOOLS.get(name)
@@ -358,7 +385,7 @@ def call(tools: DreamTools, name: str, arguments: dict[str, Any] | None) -> tupl
         args = _check_args(spec, dict(arguments or {}))
         return _plain(spec.handler(tools, args)), False
     except DreamError as exc:
-        return exc.one_line(), True
+        return in_tool_terms(exc.one_line()), True
     except Exception as exc:  # no tracebacks to the client
         if os.environ.get("DREAM_DEBUG"):
             raise
@@ -366,33 +393,90 @@ def call(tools: DreamTools, name: str, arguments: dict[str, Any] | None) -> tupl
                 "fails again, report it with DREAM_DEBUG=1.", True)
 
 
-def build_server(tools: DreamTools):
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
-    def to_tool(spec: ToolSpec) -> types.Tool:
-        return types.Tool(
-            name=spec.name, title=spec.title, description=spec.description,
-            input_schema=spec.schema,
-            annotations=types.ToolAnnotations(
-                read_only_hint=spec.read_only, destructive_hint=spec.destructive,
-                idempotent_hint=spec.idempotent, open_world_hint=False))
 
-    async def list_tools(ctx, params):
-        return types.ListToolsResult(tools=[to_tool(t) for t in visible_tools()])
+def tool_entry(spec: ToolSpec) -> dict[str, Any]:
+    """A tool as ``tools/list`` describes it."""
+    entry = spec.describe()
+    entry["annotations"]["openWorldHint"] = False
+    if spec.title:
+        entry["title"] = spec.title
+    return entry
 
-    async def call_tool(ctx, params):
-        result, is_error = call(tools, params.name, params.arguments)
-        if is_error:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=str(result))], is_error=True)
-        text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
-        structured = result if isinstance(result, dict) else {"result": result}
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=structured, is_error=False)
 
-    return Server("dream", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+def tool_result(result: Any, is_error: bool) -> dict[str, Any]:
+    """A ``tools/call`` result: JSON text, the same value as structured content."""
+    if is_error:
+        return {"content": [{"type": "text", "text": str(result)}], "isError": True}
+    text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
+    structured = result if isinstance(result, dict) else {"result": result}
+    return {"content": [{"type": "text", "text": text}],
+            "structuredContent": json.loads(json.dumps(structured, default=str)),
+            "isError": False}
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def answer(tools: DreamTools, method: str, params: dict[str, Any]) -> Any:
+    """The result of one JSON-RPC request of the MCP methods Dream serves."""
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+        return {"protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "dream", "version": __version__},
+                "instructions": INSTRUCTIONS}
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return {"tools": [tool_entry(t) for t in visible_tools()]}
+    if method == "tools/call":
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str) or not isinstance(arguments, (dict, type(None))):
+            raise RpcError(-32602, "tools/call needs a tool name and an arguments object")
+        return tool_result(*call(tools, name, arguments))
+    if method in ("resources/list", "resources/templates/list", "prompts/list"):
+        key = {"resources/list": "resources", "resources/templates/list":
+               "resourceTemplates", "prompts/list": "prompts"}[method]
+        return {key: []}
+    raise RpcError(-32601, f"method not found: {method}")
+
+
+def handle(tools: DreamTools, line: str) -> dict[str, Any] | None:
+    """One line from the client: the reply to write, or None (a notification)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return {"jsonrpc": "2.0", "id": None,
+                "error": {"code": -32700, "message": "parse error: not JSON"}}
+    if not isinstance(message, dict) or "method" not in message:
+        return None                      # a response to nothing we asked, or junk: ignore
+    if "id" not in message:
+        return None                      # notifications (initialized, cancelled) need no reply
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    try:
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "result": answer(tools, str(message["method"]), params)}
+    except RpcError as exc:
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "error": {"code": exc.code, "message": str(exc)}}
+
+
+def serve_lines(tools: DreamTools, stdin: Any, stdout: Any) -> None:
+    """Answer newline-delimited JSON-RPC (MCP's stdio transport) until stdin closes."""
+    for line in stdin:
+        if not line.strip():
+            continue
+        reply = handle(tools, line)
+        if reply is not None:
+            stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            stdout.flush()
 
 
 PROJECT_DIR_VARS = ("DREAM_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
@@ -425,21 +509,16 @@ def _install_shutdown(tools: DreamTools) -> None:
 
 def serve(app: App) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin."""
-    import anyio
-    from mcp.server.stdio import stdio_server
+    import io
 
     app.home.require()
     app.cwd = project_dir(app.cwd)
     tools = DreamTools(app)
-    server = build_server(tools)
     _install_shutdown(tools)
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
     try:
-        anyio.run(main)
+        serve_lines(tools, stdin, stdout)
     finally:
         tools.release()            # stdin EOF: a shutdown, not an end
         sys.stderr.flush()
