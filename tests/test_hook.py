@@ -15,7 +15,7 @@ CC = SHARED_DATA / "claude_code"
 
 
 @pytest.mark.parametrize("name, tokens, window", [
-    ("claude_code/spotter__short.jsonl", 25366, 200_000),
+    ("claude_code/spotter__short.jsonl", 25366, 1_000_000),   # claude-opus-4-6: sold with 1M
     ("codex/localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
      162366, 258400),
     ("pi/pi-mono__before-compaction.jsonl", 168018, 200_000),
@@ -24,6 +24,25 @@ def test_context_use_from_real_transcripts(name, tokens, window):
     use = measure({}, SHARED_DATA / name)
     assert (use.tokens, use.window, use.source) == (tokens, window, "usage")
     assert use.fraction == pytest.approx(tokens / window)
+
+
+def test_context_window_by_model_never_fires_early(tmp_path):
+    """Claude Code records the base name of a [1m] session's model: the table gives the
+    largest window the model is sold with; config extends the table."""
+    line = {"type": "assistant", "message": {"model": "claude-opus-4-8", "usage": {
+        "input_tokens": 150_000, "output_tokens": 100}}}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    use = measure({}, path)
+    assert use.window == 1_000_000 and use.fraction == pytest.approx(0.1501)
+    line["message"]["model"] = "claude-opus-4-5-20251101"
+    path.write_text(json.dumps(line) + "\n")
+    assert measure({}, path).window == 200_000
+    line["message"]["model"] = "acme-large-2"
+    path.write_text(json.dumps(line) + "\n")
+    assert measure({}, path, window=128_000).window == 128_000
+    assert measure({}, path, table={"acme-large": 2_000_000}).window == 2_000_000
+    assert measure({"model": "claude-sonnet-4-5[1m]"}, None).window == 1_000_000
 
 
 def test_context_use_prefers_the_payload(tmp_path):
@@ -166,3 +185,57 @@ def test_codex_stop_collects_and_reads_the_codex_window(repo, dream_proc, tmp_pa
     assert out["collected"]["ok"] is True and out["collected"]["result"]["new_items"] > 0
     assert out["collected"]["result"]["by_source"] == {"codex": out["collected"]["result"][
         "new_items"]}
+
+
+def context_of(proc) -> str:
+    """The text a hook hands the client for the model (hook JSON), or ''."""
+    if not proc.stdout.strip():
+        return ""
+    out = json.loads(proc.stdout)
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_wake_on_a_hook_the_model_never_sees_waits_for_the_next_prompt(repo, dream_proc):
+    """Codex Stop and Claude Code PreCompact/SessionEnd output never reaches the model: the
+    fire stays pending and the next UserPromptSubmit (or SessionStart) delivers it, once."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    base = {"session_id": "w1", "cwd": str(repo)}
+    stop = hook(dream_proc, repo, {**base, "hook_event_name": "Stop", "context_percent": 85},
+                "--agent", "codex")
+    assert stop.returncode == 0 and stop.stdout == ""          # fired, but nobody reads it
+    prompt = hook(dream_proc, repo, {**base, "hook_event_name": "UserPromptSubmit",
+                                     "context_percent": 86}, "--agent", "codex")
+    assert prompt.stdout.startswith("{") and json.loads(prompt.stdout)[
+        "hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "'Dream before compaction' fired at 85% context" in context_of(prompt)
+    later = hook(dream_proc, repo, {**base, "hook_event_name": "UserPromptSubmit",
+                                    "context_percent": 87}, "--agent", "codex")
+    assert later.stdout == ""                                   # told once
+
+
+def test_session_start_prints_the_project_brief(repo, dream_proc, dream_home):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    payload = {"session_id": "b1", "cwd": str(repo), "hook_event_name": "SessionStart"}
+    assert hook(dream_proc, repo, payload, "--brief", "project").stdout == ""  # no brief yet
+    brief = json.loads(hook(dream_proc, repo, {**payload, "session_id": "b0"}, "--brief",
+                            "project", "--json").stdout)
+    assert brief["brief"] is None
+    path = dream_home / "notes" / "projects" / repo.name / "brief.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# Brief\n\nThe team deploys with blue-green switches.\n")
+    proc = hook(dream_proc, repo, {**payload, "session_id": "b2"}, "--brief", "project")
+    assert "blue-green switches" in context_of(proc)
+    plain = hook(dream_proc, repo, {**payload, "session_id": "b3"})      # no --brief
+    assert plain.stdout == ""
+
+
+def test_session_end_of_a_session_that_never_was_is_quiet(repo, dream_proc, dream_home,
+                                                          tmp_path):
+    """`claude mcp list` fires SessionEnd with a transcript path that never existed."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    payload = {"session_id": "ghost", "cwd": str(repo), "hook_event_name": "SessionEnd",
+               "transcript_path": str(tmp_path / "never.jsonl"), "reason": "other"}
+    proc = hook(dream_proc, repo, payload)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
+    listed = json.loads(dream_proc("automations", "list", "--json", cwd=repo).stdout)
+    assert listed == []

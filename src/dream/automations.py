@@ -14,6 +14,13 @@ written in one transaction, so a replayed report, a crash or a second process ca
 add a second entry for the same fire. A report that carries a key (the hook derives one
 from the payload and the transcript's size) is processed at most once.
 
+A fire *wakes* the agent: the hook tells the model to hand off. Only some hooks' output
+reaches the model (Claude Code ``SessionStart`` and ``UserPromptSubmit``; Codex the same two),
+so a fire recorded on another event (Claude Code ``PreCompact``/``SessionEnd``, Codex
+``Stop``) stays *pending* until such a hook runs for the same session: :meth:`deliver`
+returns the session's pending wakes and records each as delivered (a ``dream.woke`` journal
+entry keyed ``dream.woke:<automation id>:<fire number>``), so a wake is told once.
+
 Automations are found again by a *creation key* (``<agent>:<session>:<kind>``): asking for
 the same session's automations twice returns the same rows (the receipt), never a
 duplicate. Pausing, resuming and deleting are stored in SQLite and survive restarts; a
@@ -297,6 +304,36 @@ class Automations:
              _iso(new_input), _iso(rep.at), rep.context_fraction, rep.context_tokens,
              rep.context_window),
         )
+
+    def pending(self, agent: str, session_id: str) -> list[dict[str, Any]]:
+        """The session's fires whose wake has not reached the model yet, oldest first."""
+        rows = self.conn.execute(
+            "SELECT r.key, r.data FROM journal r WHERE r.kind='dream.requested' "
+            "AND NOT EXISTS (SELECT 1 FROM journal w WHERE w.kind='dream.woke' "
+            "AND w.key = 'dream.woke:' || substr(r.key, length('dream.requested:') + 1)) "
+            "ORDER BY r.id").fetchall()
+        out = []
+        for row in rows:
+            data = json.loads(row["data"])
+            if data.get("agent") == agent and data.get("session_id") == session_id:
+                out.append({"key": row["key"], **data})
+        return out
+
+    def deliver(self, agent: str, session_id: str, event: str | None,
+                at: datetime | None = None) -> list[dict[str, Any]]:
+        """Pending wakes of the session, marked delivered (each is returned once)."""
+        woke = []
+        for wake in self.pending(agent, session_id):
+            key = "dream.woke:" + wake["key"].removeprefix("dream.requested:")
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO journal (at, kind, key, project_key, data) "
+                "VALUES (?, 'dream.woke', ?, NULL, ?)",
+                (_iso(at or datetime.now(UTC)), key,
+                 json.dumps({"agent": agent, "session_id": session_id, "event": event,
+                             "requested": wake["key"]}, sort_keys=True)))
+            if cur.rowcount:
+                woke.append(wake)
+        return woke
 
     def requested(self, session_id: str | None = None) -> list[dict[str, Any]]:
         """The ``dream.requested`` journal entries, oldest first."""

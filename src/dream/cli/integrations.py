@@ -51,7 +51,7 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Wire Dream into an agent: MCP server, skills, hooks and the brief.
 
     Claude Code gets the MCP server (.mcp.json or ~/.claude.json), the memory and dream
-    skills, hooks that call 'dream hook', and an @-import of brief.md in CLAUDE.md. Pi gets
+    skills, and hooks that call 'dream hook' (its SessionStart hook prints the brief). Pi gets
     the skills and a marked block in AGENTS.md (Pi has no MCP). Codex gets
     [mcp_servers.dream] in config.toml, hooks in hooks.json, the skills and a marked block
     in AGENTS.md.
@@ -82,13 +82,17 @@ def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
 @click.argument("event", required=False)
 @click.option("--agent", type=click.Choice(AGENTS), default="claude-code", show_default=True,
               help="Which agent sends the payload (decides how its transcript is read).")
+@click.option("--brief", type=click.Choice(("project", "user")), default=None,
+              help="On SessionStart, print this brief for the model's context.")
 @json_option
-def hook(event: str | None, agent: str, as_json: bool) -> None:
+def hook(event: str | None, agent: str, brief: str | None, as_json: bool) -> None:
     """Called by an agent's lifecycle hook with its JSON payload on stdin.
 
-    Reports context use to the automations and collects the session's transcript. EVENT
-    defaults to the payload's hook_event_name. Never fails the agent: problems are a
-    one-line warning on stderr, a line in $DREAM_HOME/logs/hook.log and exit status 0.
+    Reports context use to the automations, collects the session's transcript, and on
+    SessionStart/UserPromptSubmit prints the brief (--brief) and pending automation wakes
+    as hook JSON the client adds to the model's context. EVENT defaults to the payload's
+    hook_event_name. Never fails the agent: problems are a one-line warning on stderr, a
+    line in $DREAM_HOME/logs/hook.log and exit status 0.
     """
     from dream.integrations import hook as hook_mod
 
@@ -99,7 +103,7 @@ def hook(event: str | None, agent: str, as_json: bool) -> None:
         text = ""
         click.echo(f"dream hook: warning: cannot read stdin ({exc})", err=True)
     out, err = click.get_text_stream("stdout"), click.get_text_stream("stderr")
-    hook_mod.main(app, text, event, agent, as_json, out, err)
+    hook_mod.main(app, text, event, agent, as_json, out, err, brief=brief)
 
 
 # -- automations -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ def entry(argv: list[str] | None = None) -> int:
     hook = sub.add_parser("hook", help="same as 'dream hook'")
     hook.add_argument("event", nargs="?")
     hook.add_argument("--agent", choices=("claude-code", "pi", "codex"), default="claude-code")
+    hook.add_argument("--brief", choices=("project", "user"), default=None)
     hook.add_argument("--json", action="store_true", dest="as_json")
     args = parser.parse_args(argv)
     from dream.app import App
@@ -26,7 +27,7 @@ def entry(argv: list[str] | None = None) -> int:
     app = App.from_env()
     try:
         return hook_mod.main(app, text, args.event, args.agent, args.as_json, sys.stdout,
-                             sys.stderr)
+                             sys.stderr, brief=args.brief)
     finally:
         app.close()
 

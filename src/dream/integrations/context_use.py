@@ -14,8 +14,14 @@ Order of preference:
      window = ``model_context_window`` from the record;
 3. otherwise the token count (cl100k) of the transcript's text, for files under 2 MB.
 
-The window, when the record does not carry one, is ``[automations] context_window`` in
-config.toml (default 200,000 tokens).
+The window is what the client recorded (the payload's ``context_window``; Codex's
+``model_context_window``); else the window of the model the transcript names (Claude Code
+``message.model``, Pi ``model``), looked up in :data:`MODEL_WINDOWS` extended by
+``[automations.context_windows]`` in config.toml (model name prefix -> tokens; the longest
+prefix wins). The table holds the *largest* window each model is sold with (Claude Code
+records ``claude-opus-4-8`` for a ``claude-opus-4-8[1m]`` session), so a threshold never
+fires early; a name ending in ``[1m]`` is 1,000,000. A model the table does not know gets
+``[automations] context_window`` (default 200,000 tokens).
 """
 
 from __future__ import annotations
@@ -27,6 +33,34 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_WINDOW = 200_000
+# model name prefix -> the largest context window the model is sold with (tokens)
+MODEL_WINDOWS: dict[str, int] = {
+    "claude-opus-4": 1_000_000,       # 4.6 and later are sold with 1M ([1m] variants)
+    "claude-opus-4-0": 200_000,
+    "claude-opus-4-1": 200_000,
+    "claude-opus-4-2025": 200_000,    # claude-opus-4-20250514 (4.0)
+    "claude-opus-4-5": 200_000,
+    "claude-sonnet-4": 1_000_000,     # 1M variants since Sonnet 4
+    "claude-haiku-4": 200_000,
+    "claude-3": 200_000,
+    "gpt-5": 400_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+}
+
+
+def window_for(model: str | None, table: dict[str, int] | None = None) -> int | None:
+    """The context window of a model by name (longest matching prefix), or None."""
+    if not model:
+        return None
+    name = model.strip().lower()
+    if name.endswith("[1m]"):
+        return 1_000_000
+    windows = {**MODEL_WINDOWS, **(table or {})}
+    best = max((p for p in windows if name.startswith(p.lower())), key=len, default=None)
+    return int(windows[best]) if best else None
 TAIL_BYTES = 4 * 1024 * 1024
 COUNT_LIMIT = 2 * 1024 * 1024
 
@@ -66,8 +100,9 @@ def from_payload(payload: dict[str, Any], window: int) -> ContextUse | None:
     return None
 
 
-def _usage_tokens(record: dict[str, Any]) -> tuple[int, int | None] | None:
-    """(tokens in context, window or None) from one transcript record, or None."""
+def _usage_tokens(record: dict[str, Any]) -> tuple[int, int | None, str | None] | None:
+    """(tokens in context, window or None, model or None) from one transcript record, or
+    None."""
     if record.get("type") == "event_msg":                       # Codex
         payload = record.get("payload") or {}
         if payload.get("type") == "token_count" and payload.get("info"):
@@ -75,7 +110,7 @@ def _usage_tokens(record: dict[str, Any]) -> tuple[int, int | None] | None:
             last = info.get("last_token_usage") or {}
             tokens = int(last.get("input_tokens") or 0) + int(last.get("output_tokens") or 0)
             window = info.get("model_context_window")
-            return (tokens, int(window) if window else None) if tokens else None
+            return (tokens, int(window) if window else None, None) if tokens else None
         return None
     if record.get("isSidechain"):                              # a Claude Code subagent
         return None
@@ -85,16 +120,17 @@ def _usage_tokens(record: dict[str, Any]) -> tuple[int, int | None] | None:
     usage = message.get("usage")
     if not isinstance(usage, dict):
         return None
+    model = message.get("model") if isinstance(message.get("model"), str) else None
     if "input_tokens" in usage or "cache_read_input_tokens" in usage:   # Claude Code
         tokens = sum(int(usage.get(k) or 0) for k in (
             "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
             "output_tokens"))
-        return (tokens, None) if tokens else None
+        return (tokens, None, model) if tokens else None
     if "totalTokens" in usage or "cacheRead" in usage or "input" in usage:  # Pi
         total = usage.get("totalTokens")
         tokens = int(total) if total else sum(int(usage.get(k) or 0) for k in (
             "input", "output", "cacheRead", "cacheWrite"))
-        return (tokens, None) if tokens else None
+        return (tokens, None, model) if tokens else None
     return None
 
 
@@ -114,7 +150,8 @@ def _is_compaction(raw: bytes, record: dict[str, Any]) -> bool:
             or record.get("type") in ("compaction", "compacted"))  # Pi, Codex
 
 
-def from_transcript(path: Path, window: int) -> ContextUse | None:
+def from_transcript(path: Path, window: int, table: dict[str, int] | None = None
+                    ) -> ContextUse | None:
     try:
         lines = _tail_lines(path)
     except OSError:
@@ -139,8 +176,8 @@ def from_transcript(path: Path, window: int) -> ContextUse | None:
             return ContextUse(n, window, n / window, "compaction")
         found = _usage_tokens(record)
         if found:
-            tokens, rec_window = found
-            win = rec_window or window
+            tokens, rec_window, model = found
+            win = rec_window or window_for(model, table) or window
             return ContextUse(tokens, win, tokens / win, "usage")
     return None
 
@@ -158,13 +195,15 @@ def from_count(path: Path, window: int) -> ContextUse | None:
     return ContextUse(n, window, n / window, "count")
 
 
-def measure(payload: dict[str, Any], transcript: Path | None, window: int = DEFAULT_WINDOW
-            ) -> ContextUse:
+def measure(payload: dict[str, Any], transcript: Path | None, window: int = DEFAULT_WINDOW,
+            table: dict[str, int] | None = None) -> ContextUse:
+    model = payload.get("model") if isinstance(payload.get("model"), str) else None
+    window = window_for(model, table) or window
     found = from_payload(payload, window)
     if found:
         return found
     if transcript is not None and transcript.is_file() and os.access(transcript, os.R_OK):
-        found = from_transcript(transcript, window) or from_count(transcript, window)
+        found = from_transcript(transcript, window, table) or from_count(transcript, window)
         if found:
             return found
     return ContextUse(None, window, None, "none")

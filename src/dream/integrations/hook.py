@@ -10,6 +10,16 @@ for PreCompact or ``reason`` for SessionEnd), then:
    runs after every answer; Stop for Codex, which has no session-end hook), through
    ``dream.spool.collect.collect`` when that module exists.
 
+3. on ``SessionStart`` with ``--brief project|user``, prints the brief (the project's, found
+   from the payload's ``cwd``, or the user's) so the client adds it to the model's context;
+4. on the events whose output reaches the model (:data:`CONTEXT_EVENTS`), prints the
+   session's pending automation wakes (fires recorded on any event, delivered once).
+
+What reaches the model is printed as the clients' JSON hook output
+(``hookSpecificOutput.additionalContext``), which Claude Code and Codex both read.
+A ``SessionEnd`` for a session Dream never heard of whose transcript does not exist
+(``claude mcp list`` runs one) is ignored without a warning.
+
 A hook never fails the agent: every problem becomes a one-line warning on stderr, a line in
 ``$DREAM_HOME/logs/hook.log`` and exit status 0.
 """
@@ -26,11 +36,13 @@ from typing import Any
 
 from dream.app import App
 from dream.automations import Automations, Fire, Report
+from dream.errors import DreamError
 from dream.integrations.context_use import DEFAULT_WINDOW, measure
 
 USER_INPUT_EVENTS = {"UserPromptSubmit"}
-# Claude Code adds a hook's stdout to the model's context for these events only.
+# Claude Code and Codex add a hook's output to the model's context for these events only.
 CONTEXT_EVENTS = {"UserPromptSubmit", "SessionStart"}
+BRIEF_LIMIT = 20_000           # characters of brief a SessionStart hook prints at most
 # Codex has no SessionEnd or PreCompact hook: its sessions are collected at the end of each
 # turn (Stop); the collector reads only what is new.
 DEFAULT_COLLECT_ON = {"claude-code": ["PreCompact", "SessionEnd"], "pi": ["SessionEnd"],
@@ -48,13 +60,22 @@ class HookResult:
     collected: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     message: str | None = None          # text for the agent's context, when it reads stdout
+    woke: list[str] = field(default_factory=list)   # journal keys of wakes delivered now
+    brief: str | None = None            # path of the brief printed, if any
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "event": self.event, "agent": self.agent, "session_id": self.session_id,
             "context": self.context, "fires": self.fires, "collected": self.collected,
-            "warnings": self.warnings,
+            "warnings": self.warnings, "woke": self.woke, "brief": self.brief,
         }
+
+    def output(self) -> str | None:
+        """What the hook prints for the client: the context text as hook JSON."""
+        if not self.message:
+            return None
+        return json.dumps({"hookSpecificOutput": {"hookEventName": self.event,
+                                                  "additionalContext": self.message}})
 
 
 def log(app: App, line: str) -> None:
@@ -126,11 +147,11 @@ def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
 
 
 def main(app: App, stdin_text: str, event: str | None, agent: str, as_json: bool,
-         out: Any, err: Any) -> int:
+         out: Any, err: Any, brief: str | None = None) -> int:
     """The whole hook call, as both ``dream hook`` and the light entry point
     (``python -m dream.integrations hook``) run it. Always returns 0."""
     try:
-        result = run(app, stdin_text, event=event, agent=agent)
+        result = run(app, stdin_text, event=event, agent=agent, brief=brief)
     except Exception as exc:  # a hook must never fail the agent
         result = HookResult(event=event, agent=agent)
         result.warnings.append(f"hook failed: {type(exc).__name__}: {exc}")
@@ -143,13 +164,44 @@ def main(app: App, stdin_text: str, event: str | None, agent: str, as_json: bool
              f"warnings={len(result.warnings)} {'; '.join(result.warnings)}")
     if as_json:
         out.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
-    elif result.message:
-        out.write(result.message + "\n")
+    elif result.output():
+        out.write(result.output() + "\n")
     return 0
 
 
+def _known_session(app: App, agent: str, session_id: str) -> bool:
+    return app.db.execute("SELECT 1 FROM agent_sessions WHERE agent=? AND session_id=?",
+                          (agent, session_id)).fetchone() is not None
+
+
+def brief_text(app: App, scope: str, cwd: str | None) -> tuple[Path, str] | None:
+    """The brief a SessionStart hook prints: the project's (from ``cwd``) or the user's."""
+    from dream.integrations.installer import brief_path
+
+    if cwd and Path(cwd).is_dir():
+        app.cwd = Path(cwd)
+    try:
+        path = brief_path(app, scope)
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, DreamError):
+        return None
+    if not text.strip():
+        return None
+    if len(text) > BRIEF_LIMIT:
+        text = text[:BRIEF_LIMIT] + f"\n[brief cut at {BRIEF_LIMIT:,} characters: {path}]"
+    return path, text
+
+
+def wake_text(wakes: list[dict[str, Any]]) -> str:
+    names = ", ".join(sorted({f"'{w.get('automation')}'" for w in wakes}))
+    frac = max(float(w.get("context_fraction") or 0) for w in wakes)
+    return (f"Dream: {names} fired at {frac:.0%} context. Before the context is lost, "
+            "write a handoff (open work, decisions, user corrections, memory slugs, next "
+            "steps) and run `dream prepare` with three learned lines; see the dream skill.")
+
+
 def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claude-code",
-        now: datetime | None = None) -> HookResult:
+        now: datetime | None = None, brief: str | None = None) -> HookResult:
     """Handle one hook call. Raises nothing for bad input: problems become warnings."""
     result = HookResult(event=event, agent=agent)
     try:
@@ -168,8 +220,12 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
         return result
     raw_path = payload.get("transcript_path") or payload.get("transcriptPath")
     transcript = Path(raw_path).expanduser() if isinstance(raw_path, str) and raw_path else None
+    if result.event == "SessionEnd" and (transcript is None or not transcript.exists()) \
+            and not _known_session(app, agent, session_id):
+        return result        # no session happened (claude mcp list/get): nothing to do
     window = int(app.config.get("automations", "context_window", DEFAULT_WINDOW))
-    use = measure(payload, transcript, window)
+    table = app.config.get("automations", "context_windows", None)
+    use = measure(payload, transcript, window, table if isinstance(table, dict) else None)
     result.context = {"tokens": use.tokens, "window": use.window, "fraction": use.fraction,
                       "source": use.source}
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
@@ -180,15 +236,22 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
         cwd=cwd, transcript_path=str(transcript) if transcript else None, event=result.event,
         key=report_key(agent, payload, transcript),
     )
-    fires: list[Fire] = Automations(app.db, app.config).report(rep)
+    automations = Automations(app.db, app.config)
+    fires: list[Fire] = automations.report(rep)
     result.fires = [f.__dict__ for f in fires]
-    if fires and result.event in CONTEXT_EVENTS:
-        names = ", ".join(f"'{f.name}'" for f in fires)
-        result.message = (
-            f"Dream: {names} fired at {use.fraction:.0%} context. Before the context is lost, "
-            "write a handoff (open work, decisions, user corrections, memory slugs, next "
-            "steps) and run `dream prepare` with three learned lines; see the dream skill."
-        )
+    parts = []
+    if brief and result.event == "SessionStart":
+        found = brief_text(app, brief, cwd)
+        if found:
+            result.brief = str(found[0])
+            parts.append(f"Dream memory brief ({found[0].name}, kept by Dream):\n\n"
+                         + found[1].rstrip())
+    if result.event in CONTEXT_EVENTS:
+        wakes = automations.deliver(agent, session_id, result.event, now)
+        if wakes:
+            result.woke = [w["key"] for w in wakes]
+            parts.append(wake_text(wakes))
+    result.message = "\n\n".join(parts) or None
     collect_on = app.config.get("hooks", "collect_on", DEFAULT_COLLECT_ON.get(agent, []))
     if transcript is not None and result.event in collect_on:
         if transcript.is_file():
