@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -22,6 +23,19 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
                 continue
             out[str(path)] = path.read_bytes() if path.is_file() else b"<dir>"
     return out
+
+
+@pytest.fixture(autouse=True)
+def dream_on_path(tmp_path, monkeypatch) -> Path:
+    """A ``dream`` on PATH that runs this checkout, as pip/pipx would put one there."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "dream"
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={REPO_ROOT / 'src'} exec {sys.executable} "
+                    "-m dream \"$@\"\n")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return shim
 
 
 @pytest.fixture
@@ -75,12 +89,20 @@ def test_claude_code_project_round_trip_and_what_claude_reads(project, home, dre
 
     result = json.loads(dream("install", "claude-code", "--project", "--json").output)
     assert {c["action"] for c in result["changes"]} == {"create", "modify"}
-    # .mcp.json: Dream's server beside the other one
+    # .mcp.json: Dream's server beside the other one, by name from PATH, waited for
     mcp = json.loads((project / ".mcp.json").read_text())
     assert set(mcp["mcpServers"]) == {"github", "dream"}
     server = mcp["mcpServers"]["dream"]
-    assert server["args"][-1] == "mcp" and Path(server["command"]).is_absolute()
-    assert server["env"]["DREAM_HOME"] == str(dream_home)
+    assert server == {"type": "stdio", "command": "dream", "args": ["mcp"], "alwaysLoad": True}
+    # nothing of this machine in the files a team commits; the moved home goes to the
+    # local override Claude Code keeps out of git
+    committed = [project / ".mcp.json", project / ".claude" / "settings.json",
+                 project / "CLAUDE.md"]
+    for path in committed:
+        assert str(dream_home) not in path.read_text() and sys.executable not in \
+            path.read_text()
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local == {"env": {"DREAM_HOME": str(dream_home)}}
     # hooks: every event calls dream hook; the user's hooks are untouched
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert settings["permissions"] == {"allow": ["Bash(npm test)"]}
@@ -96,16 +118,15 @@ def test_claude_code_project_round_trip_and_what_claude_reads(project, home, dre
         assert meta["name"] == name
     assert (project / ".claude" / "skills" / "dream" / "playbook.md").exists()
     assert (project / ".claude" / "skills" / "lint" / "SKILL.md").exists()
-    # CLAUDE.md imports the brief with an @path line, after the user's text
-    memory = (project / "CLAUDE.md").read_text()
-    assert memory.startswith("# Project\n\nUse pnpm, not npm.\n")
-    imports = [line[1:] for line in memory.splitlines() if line.startswith("@")]
-    assert imports == [str(dream_home / "notes" / "projects" / "proj" / "brief.md")]
+    # the brief comes from the SessionStart hook, not an import of a file outside the
+    # project (which Claude Code loads only after an approval dialog)
+    assert (project / "CLAUDE.md").read_text() == "# Project\n\nUse pnpm, not npm."
+    start = settings["hooks"]["SessionStart"][-1]["hooks"][0]["command"]
+    assert start == "dream hook --agent claude-code SessionStart --brief project"
     # the hook command Claude Code would run works from a shell and exits 0
     hook_cmd = settings["hooks"]["SessionEnd"][-1]["hooks"][0]["command"]
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
     ran = subprocess.run(hook_cmd, shell=True, input=json.dumps({"session_id": "x"}),
-                         capture_output=True, text=True, env=env, cwd=project, timeout=60)
+                         capture_output=True, text=True, cwd=project, timeout=60)
     assert ran.returncode == 0 and ran.stderr == ""
 
     # installing again changes nothing
@@ -115,12 +136,16 @@ def test_claude_code_project_round_trip_and_what_claude_reads(project, home, dre
     assert {k: v for k, v in snapshot(home).items()} == \
         {k: v for k, v in before.items() if k.startswith(str(home))}
 
+    # the user approves the project's server in Claude Code's dialog
+    local_path = project / ".claude" / "settings.local.json"
+    local["enabledMcpjsonServers"] = ["dream"]
+    local_path.write_text(json.dumps(local, indent=2) + "\n")
     installed = snapshot(project, home)
     plan = json.loads(dream("uninstall", "claude-code", "--dry-run", "--json").output)
     assert {c["action"] for c in plan["changes"]} == {"restore", "delete"}
     assert snapshot(project, home) == installed                  # a dry run writes nothing
     dream("uninstall", "claude-code", "--project")
-    assert snapshot(project, home) == before
+    assert snapshot(project, home) == before                     # approval gone too
 
 
 def test_claude_code_user_round_trip(project, home, dream):
@@ -134,6 +159,8 @@ def test_claude_code_user_round_trip(project, home, dream):
     assert settings["model"] == "opus" and "UserPromptSubmit" in settings["hooks"]
     assert (home / ".claude" / "skills" / "memory" / "SKILL.md").exists()
     assert "@" in (home / ".claude" / "CLAUDE.md").read_text()
+    # a user file lives on this machine: it names this install's dream, by absolute path
+    assert Path(data["mcpServers"]["dream"]["command"]).is_absolute()
     dream("uninstall", "claude-code", "--user")
     assert snapshot(project, home) == before
 
@@ -156,11 +183,15 @@ def test_uninstall_keeps_changes_the_user_made_since(project, home, dream):
 def test_uninstall_without_a_record_still_removes_dreams_entries(project, home, dream,
                                                                  dream_home):
     dream("install", "claude-code")
+    # a CLAUDE.md import block an earlier Dream wrote
+    write(project / "CLAUDE.md", "<!-- dream:begin claude-code -->\n@/old/brief.md\n"
+                                 "<!-- dream:end claude-code -->\n")
     (dream_home / "integrations" / "manifest.json").unlink()
     dream("uninstall", "claude-code")
     assert not (project / ".mcp.json").exists()
     assert not (project / "CLAUDE.md").exists()
     assert not (project / ".claude" / "settings.json").exists()
+    assert not (project / ".claude" / "settings.local.json").exists()
 
 
 def test_bad_existing_file_refuses_and_writes_nothing(project, home, dream):
@@ -184,8 +215,9 @@ def test_pi_round_trip(project, home, dream, dream_home):
             ("--user", home / ".pi" / "agent" / "AGENTS.md", home / ".pi" / "agent" / "skills")):
         dream("install", "pi", scope)
         text = agents_md.read_text()
-        assert "<!-- dream:begin pi -->" in text and "brief.md" in text
+        assert "<!-- dream:begin pi -->" in text and "`dream brief" in text
         assert "dream search" in text and "mcp" not in text.lower().replace("no mcp", "")
+        assert str(dream_home) not in text and sys.executable not in text
         assert (skills / "memory" / "SKILL.md").exists()
         assert (skills / "dream" / "playbook.md").exists()
     assert (home / ".pi" / "agent" / "skills" / "web" / "SKILL.md").exists()
@@ -217,17 +249,26 @@ def test_codex_round_trip_keeps_comments(project, home, dream, dream_home):
     assert set(parsed["mcp_servers"]) == {"docs", "dream"}
     assert parsed["mcp_servers"]["dream"]["args"][-1] == "mcp"
     assert parsed["mcp_servers"]["dream"]["env"] == {"DREAM_HOME": str(dream_home)}
+    assert parsed["mcp_servers"]["dream"]["required"] is True   # codex exec waits for it
     assert parsed["profiles"]["fast"]["model"] == "o4-mini" and parsed["model"] == "o3"
-    assert parsed["features"] == {"codex_hooks": True}          # hooks are behind this flag
+    assert "features" not in parsed         # hooks are on by default; codex_hooks warns
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
     for event in ("SessionStart", "UserPromptSubmit", "Stop"):
         [group] = hooks[event]
-        assert group["hooks"][0]["command"].endswith(f"hook --agent codex {event}")
+        assert f"hook --agent codex {event}" in group["hooks"][0]["command"]
     assert (home / ".agents" / "skills" / "memory" / "SKILL.md").exists()
-    assert "brief.md" in (home / ".codex" / "AGENTS.md").read_text()
-    dream("install", "codex", "--project")
-    assert "dream" in tomllib.loads((project / ".codex" / "config.toml").read_text())[
-        "mcp_servers"]
+    assert "`dream brief --user`" in (home / ".codex" / "AGENTS.md").read_text()
+    out = json.loads(dream("install", "codex", "--project", "--json").output)
+    assert any("/hooks" in note for note in out["notes"])      # the one step to take
+    project_server = tomllib.loads((project / ".codex" / "config.toml").read_text())[
+        "mcp_servers"]["dream"]
+    assert project_server == {"command": "dream", "args": ["mcp"], "required": True,
+                              "env_vars": ["DREAM_HOME"]}
+    # Codex records the user's trust of Dream's hooks in the config; uninstall takes it out
+    key = f"{home / '.codex' / 'hooks.json'}:stop:0:0"
+    config = home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + f'\n[hooks.state."{key}"]\n'
+                      'trusted_hash = "sha256:00"\n')
     assert (project / ".agents" / "skills" / "dream" / "SKILL.md").exists()
     dream("uninstall", "codex", "--user")
     dream("uninstall", "codex", "--project")
@@ -235,15 +276,15 @@ def test_codex_round_trip_keeps_comments(project, home, dream, dream_home):
 
 
 def test_codex_with_its_own_features_table(project, home, dream):
-    text = "[features]\nweb_search = true\n"
+    text = "[features]\nweb_search = true\nhooks = false\n"
     write(home / ".codex" / "config.toml", text)
     write(home / ".codex" / "hooks.json", json.dumps({"hooks": {"Stop": [{"hooks": [
         {"type": "command", "command": "say done"}]}]}}, indent=2) + "\n")
     before = snapshot(project, home)
     out = json.loads(dream("install", "codex", "--user", "--json").output)
-    assert any("codex_hooks = true" in note for note in out["notes"])
+    assert any("hooks = true" in note for note in out["notes"])
     parsed = tomllib.loads((home / ".codex" / "config.toml").read_text())
-    assert parsed["features"] == {"web_search": True}           # the user's table, untouched
+    assert parsed["features"] == {"web_search": True, "hooks": False}   # the user's table
     stop = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"]
     assert stop[0]["hooks"][0]["command"] == "say done" and len(stop) == 2
     assert json.loads(dream("install", "codex", "--user", "--json").output)["changes"] == []
@@ -271,11 +312,22 @@ def test_codex_home_and_pi_dir_are_respected(project, home, dream, monkeypatch, 
     assert not (tmp_path / "ch").exists() and not (tmp_path / "pi").exists()
 
 
-def test_the_imported_brief_is_the_one_a_dream_run_renders(project, home, dream, tmp_path):
+def test_the_brief_the_hook_prints_is_the_one_a_dream_run_renders(project, home, dream,
+                                                                   tmp_path):
     dream("install", "claude-code")
-    memory = (project / "CLAUDE.md").read_text()
-    [brief] = [Path(line[1:]) for line in memory.splitlines() if line.startswith("@")]
-    assert not brief.exists()
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    start = settings["hooks"]["SessionStart"][-1]["hooks"][0]["command"]
+    payload = json.dumps({"session_id": "s-start", "cwd": str(project),
+                          "hook_event_name": "SessionStart"})
+
+    def session_start() -> str:
+        ran = subprocess.run(start, shell=True, input=payload, capture_output=True, text=True,
+                             cwd=project, timeout=60)
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr
+        return ran.stdout
+
+    assert session_start() == ""                                # no brief before a dream
+    assert "no brief yet" in dream("brief").output
     rows = []
     for i, (role, text) in enumerate([
             ("user", "Always use pnpm, never npm, in this repository."),
@@ -290,7 +342,8 @@ def test_the_imported_brief_is_the_one_a_dream_run_renders(project, home, dream,
     transcript.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     dream("collect", str(transcript), "--source", "claude_code")
     dream("run")
-    assert brief.is_file() and "pnpm" in brief.read_text()
+    context = json.loads(session_start())["hookSpecificOutput"]["additionalContext"]
+    assert "pnpm" in context and "pnpm" in dream("brief").output
 
 
 def test_install_before_init_says_to_init(repo, home, dream):
@@ -307,7 +360,8 @@ def _lists_tools(command: str, args: list[str], env: dict[str, str], cwd: Path) 
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=command, args=args, cwd=str(cwd),
-                                   env={**env, "PYTHONPATH": str(REPO_ROOT / "src")})
+                                   env={**env, "PATH": os.environ["PATH"],
+                                        "DREAM_HOME": os.environ["DREAM_HOME"]})
 
     async def scenario():
         async with stdio_client(params) as (read, write):

@@ -13,6 +13,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(install)
     cli.add_command(uninstall)
     cli.add_command(hook)
+    cli.add_command(brief)
     cli.add_command(automations)
 
 
@@ -104,6 +105,35 @@ def hook(event: str | None, agent: str, brief: str | None, as_json: bool) -> Non
         click.echo(f"dream hook: warning: cannot read stdin ({exc})", err=True)
     out, err = click.get_text_stream("stdout"), click.get_text_stream("stderr")
     hook_mod.main(app, text, event, agent, as_json, out, err, brief=brief)
+
+
+# -- brief ------------------------------------------------------------------------------------
+@click.command()
+@click.option("--user", "scope", flag_value="user",
+              help="The user's brief (for every project) instead of the project's.")
+@click.option("--project", "scope", flag_value="project", default=True,
+              help="The current repository's brief (default).")
+@json_option
+def brief(scope: str, as_json: bool) -> None:
+    """Print the brief an agent reads at session start.
+
+    The project's brief is rendered by the dream run into the project's Primary Store
+    (projects/<name>/brief.md); --user prints the user's (notes home, user/brief.md).
+    Agents without a hook that prints it (Pi; Codex before its hooks are trusted) are told
+    in AGENTS.md to run this. Before the first dream there is none: a one-line note says so.
+    """
+    from dream.integrations.installer import brief_path
+
+    app = get_app()
+    path = brief_path(app, scope)
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    if as_json:
+        emit_json({"scope": scope, "path": str(path), "exists": text is not None,
+                   "text": text})
+    elif text is None:
+        click.echo(f"no brief yet ({path} is written by the first dream)")
+    else:
+        click.echo(text.rstrip("\n"))
 
 
 # -- automations -------------------------------------------------------------------------------

@@ -1,35 +1,42 @@
-"""Codex CLI: ``[mcp_servers.dream]`` in config.toml, skills, and a block in AGENTS.md.
+"""Codex CLI: ``[mcp_servers.dream]`` in config.toml, hooks, skills, and a block in AGENTS.md.
 
 - MCP: ``$CODEX_HOME/config.toml`` (default ``~/.codex``) for ``--user``, the project's
   ``.codex/config.toml`` (read for trusted projects) for ``--project``. The table is
-  appended as a marked text block, so every other byte (comments included) stays put.
+  appended as a marked text block, so every other byte (comments included) stays put. It
+  says ``required = true``: Codex does not wait for MCP servers that are slow to start and
+  would leave Dream's tools out of a ``codex exec``; a required server is waited for.
 - Skills: Codex loads Agent Skills from ``.agents/skills`` (repository) and
   ``~/.agents/skills`` (user).
-- Brief: Codex reads ``AGENTS.md`` (project root, and ``$CODEX_HOME/AGENTS.md``) at
-  session start; it has no import syntax, so the block names brief.md to read first.
+- Brief: the SessionStart hook prints it (``--brief``); ``AGENTS.md`` (project root, and
+  ``$CODEX_HOME/AGENTS.md``) gets a block naming ``dream brief`` for when hooks do not run.
 - Hooks: ``hooks.json`` beside the config (``.codex/hooks.json``, ``$CODEX_HOME/hooks.json``)
   in Claude Code's shape (event -> matcher groups -> ``{"type": "command", ...}``), for
-  :data:`EVENTS`. Codex runs hooks only with ``[features] codex_hooks = true``; Dream's
-  config block sets it when the file has no ``[features]`` table of its own, and otherwise
-  says so in a note (a second ``[features]`` table would be invalid TOML).
+  :data:`EVENTS`. Hooks are on by default since Codex 0.12x (``[features] hooks``; the old
+  ``codex_hooks`` name is deprecated and warns), but Codex runs a hook only after the user
+  trusted it (``/hooks`` in the Codex TUI); ``codex exec`` skips untrusted hooks silently.
+  Codex keeps that trust in config.toml as ``[hooks.state."<hooks.json>:<event>:<i>:<j>"]``
+  tables; uninstall removes the ones of Dream's hooks.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dream.app import App
 from dream.errors import BadInput
-from dream.integrations.claude_code import hook_adder, hook_stripper
+from dream.integrations.claude_code import hook_adder, hook_stripper, is_dream_hook
 from dream.integrations.files import BlockEdit, Edit, FileCopy, JsonEdit
 from dream.integrations.installer import (
     Target,
     brief_path,
     dream_command,
     dream_env,
+    path_note,
     project_root,
     skill_files,
     user_home,
@@ -43,22 +50,77 @@ def codex_home() -> Path:
 
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
+# Codex's names of the events in hook trust keys
+EVENT_KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
+              "Stop": "stop"}
 
 
-def toml_block(features: bool) -> str:
-    cmd = dream_command()
+def toml_block(scope: str) -> str:
+    cmd = dream_command(scope)
     lines = ["[mcp_servers.dream]", f"command = {json.dumps(cmd[0])}",
-             f"args = {json.dumps([*cmd[1:], 'mcp'])}"]
-    env = dream_env()
-    if env:
-        lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-                     + " }")
-    if features:
-        lines += ["", "[features]", "codex_hooks = true"]
+             f"args = {json.dumps([*cmd[1:], 'mcp'])}", "required = true"]
+    if scope == "project":
+        # this machine's home stays out of the committed file: pass the variable through
+        lines.append('env_vars = ["DREAM_HOME"]')
+    else:
+        env = dream_env()
+        if env:
+            lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}"
+                                                for k, v in env.items()) + " }")
     return "\n".join(lines)
 
 
-def _features_of(config: Path, block: BlockEdit) -> dict | None:
+def dream_trust_keys(hooks_file: Path) -> set[str]:
+    """Codex's trust keys of Dream's hooks in ``hooks_file`` as it is now."""
+    try:
+        data = json.loads(hooks_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    keys = set()
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else []):
+        label = EVENT_KEYS.get(event) or re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+        for i, group in enumerate(groups if isinstance(groups, list) else []):
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for j, handler in enumerate(inner if isinstance(inner, list) else []):
+                if is_dream_hook(handler, "codex"):
+                    keys.add(f"{hooks_file}:{label}:{i}:{j}")
+    return keys
+
+
+@dataclass
+class ConfigBlock(BlockEdit):
+    """Dream's marked table in config.toml; removing it also removes Codex's trust tables of
+    Dream's hooks (``[hooks.state."<key>"]``), wherever Codex wrote them."""
+
+    trust_keys: set[str] = field(default_factory=set)
+
+    def _strip_trust(self, text: str) -> str:
+        out, skipping = [], False
+        for line in text.splitlines(keepends=True):
+            header = re.match(r'\s*\[hooks\.state\."((?:[^"\\]|\\.)*)"\]\s*$', line)
+            if header:
+                skipping = header.group(1) in self.trust_keys
+                if skipping:
+                    if out and not out[-1].strip():
+                        out.pop()           # the blank line Codex put before the table
+                    continue
+            elif skipping and re.match(r"\s*\[", line):
+                skipping = False
+            if not skipping:
+                out.append(line)
+        return "".join(out)
+
+    def remove(self, old: bytes) -> bytes | None:
+        text = self._strip_trust(self._strip(old.decode("utf-8")))
+        return text.encode("utf-8") if text.strip() else None
+
+    def is_ours(self, current: bytes) -> bool:
+        text = current.decode("utf-8", "replace")
+        return super().is_ours(current) or self._strip_trust(text) != text
+
+
+def features_of(config: Path, block: BlockEdit) -> dict | None:
     """The user's own ``[features]`` table (Dream's block left out), or None."""
     try:
         text = config.read_text(encoding="utf-8")
@@ -95,27 +157,29 @@ def target(app: App, scope: str) -> Target:
         config, skills_dir, agents_md = (codex_home() / "config.toml",
                                          root / ".agents" / "skills", codex_home() / "AGENTS.md")
     brief = brief_path(app, scope)
-    probe = BlockEdit(config, "", "codex", "", style="hash")
-    features = _features_of(config, probe)
-    block = BlockEdit(config, "MCP server [mcp_servers.dream] (runs 'dream mcp')"
-                      + ("" if features is not None else " and [features] codex_hooks"),
-                      "codex", toml_block(features is None), style="hash",
-                      validate=_validate(config))
     hooks_file = config.parent / "hooks.json"
+    block = ConfigBlock(config, "MCP server [mcp_servers.dream] (runs 'dream mcp', "
+                        "required = true)", "codex", toml_block(scope), style="hash",
+                        validate=_validate(config), trust_keys=dream_trust_keys(hooks_file))
     edits: list[Edit] = [
         block,
-        JsonEdit(hooks_file, "hooks " + ", ".join(EVENTS) + " calling 'dream hook'",
-                 hook_adder("codex", EVENTS), hook_stripper("codex")),
+        JsonEdit(hooks_file, "hooks " + ", ".join(EVENTS) + " calling 'dream hook' "
+                 "(SessionStart prints the brief)",
+                 hook_adder("codex", EVENTS, scope, scope), hook_stripper("codex")),
     ]
     edits += [FileCopy(skills_dir / rel, f"skill file {rel}", content)
               for rel, content in skill_files().items()]
-    edits.append(BlockEdit(agents_md, "the brief to read first, and Dream's tools", "codex",
-                           cli_block(brief, "Codex", mcp=True)))
-    notes = [f"brief: Codex reads {agents_md} at session start; the block there points it at "
-             f"{brief}"]
-    if features is not None and features.get("codex_hooks") is not True:
-        notes.append(f"Codex runs hooks only with codex_hooks = true: add it to the [features] "
-                     f"table of {config} (Dream does not edit your own tables)")
+    edits.append(BlockEdit(agents_md, "how to read the brief, and Dream's tools", "codex",
+                           cli_block(scope, "Codex", mcp=True)))
+    notes = [f"brief: Codex's SessionStart hook prints {brief}; the block in {agents_md} "
+             "says to run 'dream brief' when it is missing",
+             f"Codex runs hooks only once you trust them: start 'codex' in {root}, type "
+             "/hooks and trust Dream's three hooks (codex exec skips untrusted hooks "
+             "without a word, and trust is asked again whenever a hook's command changes)"]
+    features = features_of(config, BlockEdit(config, "", "codex", "", style="hash"))
+    if features and (features.get("hooks") is False or features.get("codex_hooks") is False):
+        notes.append(f"hooks are switched off in the [features] table of {config}: set "
+                     "hooks = true there (Dream does not edit your own tables)")
     if scope == "project":
         notes.append("Codex reads .codex/config.toml only in projects you marked trusted")
-    return Target("codex", scope, root, edits, notes)
+    return Target("codex", scope, root, edits, notes + path_note(scope))

@@ -83,11 +83,14 @@ class JsonEdit(Edit):
     what: str
     add: Callable[[dict[str, Any]], None]
     strip: Callable[[dict[str, Any]], bool]     # removes Dream's entries; True if any were there
+    optional: bool = False      # a file Dream does not create when it has nothing to add
 
     def apply(self, old: bytes | None) -> bytes:
         data = load_json(self.path, old)
         self.strip(data)
         self.add(data)
+        if self.optional and old is None and not data:
+            return old          # type: ignore[return-value]  # nothing to write: no file
         return dump_json(data, old)
 
     def remove(self, old: bytes) -> bytes | None:
@@ -117,6 +120,7 @@ class BlockEdit(Edit):
     body: str
     style: str = "html"        # html (Markdown) | hash (TOML)
     validate: Callable[[bytes], None] | None = None
+    removal_only: bool = False  # a block earlier versions wrote: uninstall removes it
 
     def _markers(self) -> tuple[str, str]:
         if self.style == "hash":
@@ -134,6 +138,8 @@ class BlockEdit(Edit):
         return f"{begin}\n{self.body.rstrip()}\n{end}\n"
 
     def apply(self, old: bytes | None) -> bytes:
+        if self.removal_only:
+            return old          # type: ignore[return-value]  # install adds nothing here
         text = old.decode("utf-8") if old else ""
         text = self._strip(text)
         if text and not text.endswith("\n"):

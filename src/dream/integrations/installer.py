@@ -73,9 +73,15 @@ class Target:
 
 
 # -- what the agents run ----------------------------------------------------------------------
-def dream_command() -> list[str]:
-    """The absolute command that runs this Dream: the ``dream`` script when it is on PATH and
-    belongs to this interpreter's install, else ``python -m dream``."""
+# Project files (.mcp.json, .claude/settings.json, .codex/, AGENTS.md) are usually committed,
+# so they name ``dream`` as found on PATH and nothing of this machine; what is machine-specific
+# (a moved DREAM_HOME) goes to the client's local override or user-scope file. User-scope
+# files live on this machine: they name this install's absolute command.
+def dream_command(scope: str = "user") -> list[str]:
+    """The command that runs Dream: ``dream`` from PATH in project files; in user files the
+    absolute path of the ``dream`` on PATH, else this interpreter's ``python -m dream``."""
+    if scope == "project":
+        return ["dream"]
     exe = shutil.which("dream")
     if exe:
         return [str(Path(exe).absolute())]
@@ -90,17 +96,28 @@ def dream_env() -> dict[str, str]:
     return env
 
 
-def shell_command(*args: str) -> str:
-    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in dream_env().items())
-    return prefix + shlex.join([*dream_command(), *args])
+def shell_command(*args: str, scope: str = "user") -> str:
+    env = dream_env() if scope != "project" else {}
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
+    return prefix + shlex.join([*dream_command(scope), *args])
 
 
-def hook_command(agent: str, event: str) -> str:
-    """What an agent hook runs: ``dream hook`` through its light entry point
-    (``python -m dream.integrations hook``), which skips loading every CLI command."""
-    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in dream_env().items())
-    return prefix + shlex.join([sys.executable, "-m", "dream.integrations", "hook",
-                                "--agent", agent, event])
+def hook_command(agent: str, event: str, scope: str = "user", brief: str | None = None
+                 ) -> str:
+    """What an agent hook runs: ``dream hook --agent A EVENT`` (``dream hook`` and
+    ``dream mcp`` skip loading the other commands, so a hook on each prompt stays cheap)."""
+    args = ["hook", "--agent", agent, event]
+    if brief:
+        args += ["--brief", brief]
+    return shell_command(*args, scope=scope)
+
+
+def path_note(scope: str) -> list[str]:
+    """A note when the project files name a ``dream`` that is not on PATH here."""
+    if scope == "project" and shutil.which("dream") is None:
+        return ["'dream' is not on PATH here, and the project files call it by name: install "
+                "Dream with pipx or pip into an environment on PATH (see docs/integrations.md)"]
+    return []
 
 
 def user_home() -> Path:

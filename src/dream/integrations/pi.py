@@ -18,8 +18,8 @@ from dream.integrations.files import BlockEdit, Edit, FileCopy
 from dream.integrations.installer import (
     Target,
     brief_path,
+    path_note,
     project_root,
-    shell_command,
     skill_files,
     user_home,
 )
@@ -30,20 +30,23 @@ def agent_dir() -> Path:
     return Path(raw).expanduser() if raw else user_home() / ".pi" / "agent"
 
 
-def cli_block(brief: Path, agent_name: str, mcp: bool) -> str:
-    dream = shell_command()
+def cli_block(scope: str, agent_name: str, mcp: bool) -> str:
+    """The AGENTS.md block: how to read the brief and reach Dream. It names ``dream`` and
+    no path of this machine (a project's AGENTS.md is committed)."""
+    brief = "dream brief" + (" --user" if scope != "project" else "")
     lines = [
         "## Dream memory",
         "",
         f"Dream keeps durable, reviewed memory for this work. At the start of a session read "
-        f"the brief: `{brief}` (it may not exist before the first dream).",
+        f"the brief: run `{brief}` (it says so when no dream has written one yet).",
     ]
     if mcp:
         lines.append("Use the `dream` MCP tools (notes_*, history_*, memory_*); the `memory` "
                      "and `dream` skills explain them.")
     else:
         lines += [
-            f"{agent_name} has no MCP here: call Dream through the shell (`{dream}`):",
+            f"{agent_name} has no MCP here: call Dream through the shell (`dream`, "
+            "installed on PATH):",
             "",
             "- `dream notes find \"QUERY\" --json`, `dream notes show ADDRESS --json`, "
             "`dream notes write ADDRESS TEXT`: notes;",
@@ -69,7 +72,8 @@ def target(app: App, scope: str) -> Target:
     brief = brief_path(app, scope)
     edits: list[Edit] = [FileCopy(skills_dir / rel, f"skill file {rel}", content)
                          for rel, content in skill_files().items()]
-    edits.append(BlockEdit(agents_md, "how to reach Dream, and the brief to read first", "pi",
-                           cli_block(brief, "Pi", mcp=False)))
-    notes = [f"brief: Pi reads {agents_md} at startup; the block there points it at {brief}"]
-    return Target("pi", scope, root, edits, notes)
+    edits.append(BlockEdit(agents_md, "how to reach Dream, and how to read the brief", "pi",
+                           cli_block(scope, "Pi", mcp=False)))
+    notes = [f"brief: Pi reads {agents_md} at startup; the block there tells it to run "
+             f"'dream brief' ({brief})"]
+    return Target("pi", scope, root, edits, notes + path_note(scope))
