@@ -113,9 +113,11 @@ def resolve(step: Call, names: list[str]) -> str:
 class ModelServer:
     """The server; use as a context manager. ``requests`` holds every request received."""
 
-    def __init__(self, script: Script | None = None, model: str = "fake-model") -> None:
+    def __init__(self, script: Script | None = None, model: str = "fake-model",
+                 usage: int = 1000) -> None:
         self.script = script or Script()
         self.model = model
+        self.usage = usage              # input tokens each answer reports
         self.requests: list[Recorded] = []
         self.errors: list[str] = []
         self._lock = threading.Lock()
@@ -160,7 +162,8 @@ class ModelServer:
     def anthropic(self, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         step, name = self.decide(body)
         mid = "msg_" + uuid.uuid4().hex[:20]
-        usage = {"input_tokens": 1000, "output_tokens": 1, "cache_creation_input_tokens": 0,
+        usage = {"input_tokens": self.usage, "output_tokens": 1,
+                 "cache_creation_input_tokens": 0,
                  "cache_read_input_tokens": 0}
         events: list[tuple[str, dict[str, Any]]] = [("message_start", {
             "type": "message_start", "message": {
@@ -216,9 +219,9 @@ class ModelServer:
                     "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
         response = {"id": rid, "object": "response", "status": "in_progress",
                     "model": body.get("model"), "output": []}
-        usage = {"input_tokens": 1000, "input_tokens_details": {"cached_tokens": 0},
+        usage = {"input_tokens": self.usage, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
-                 "total_tokens": 1020}
+                 "total_tokens": self.usage + 20}
         events = [("response.created", {"type": "response.created", "response": response}),
                   ("response.output_item.added", {"type": "response.output_item.added",
                                                   "output_index": 0, "item": item})]
@@ -240,7 +243,8 @@ class ModelServer:
         cid = "chatcmpl-" + uuid.uuid4().hex[:20]
         base = {"id": cid, "object": "chat.completion.chunk", "created": 0,
                 "model": body.get("model")}
-        usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
+        usage = {"prompt_tokens": self.usage, "completion_tokens": 20,
+                 "total_tokens": self.usage + 20}
         if isinstance(step, Call):
             call = {"index": 0, "id": "call_" + uuid.uuid4().hex[:16], "type": "function",
                     "function": {"name": name, "arguments": json.dumps(step.arguments)}}

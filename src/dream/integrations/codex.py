@@ -89,18 +89,25 @@ def dream_trust_keys(hooks_file: Path) -> set[str]:
 
 
 @dataclass
-class ConfigBlock(BlockEdit):
-    """Dream's marked table in config.toml; removing it also removes Codex's trust tables of
-    Dream's hooks (``[hooks.state."<key>"]``), wherever Codex wrote them."""
+class TrustEntries(Edit):
+    """Codex's record that the user trusted Dream's hooks: ``[hooks.state."<key>"]`` tables
+    in the user's config.toml (Codex ignores a project layer's copy). Install adds none
+    (trusting is the user's step); uninstall removes the tables of Dream's hooks."""
 
-    trust_keys: set[str] = field(default_factory=set)
+    path: Path
+    what: str
+    keys: set[str] = field(default_factory=set)
 
-    def _strip_trust(self, text: str) -> str:
-        out, skipping = [], False
+    def apply(self, old: bytes | None) -> bytes:
+        return old          # type: ignore[return-value]
+
+    def _strip(self, text: str) -> str:
+        out: list[str] = []
+        skipping = False
         for line in text.splitlines(keepends=True):
             header = re.match(r'\s*\[hooks\.state\."((?:[^"\\]|\\.)*)"\]\s*$', line)
             if header:
-                skipping = header.group(1) in self.trust_keys
+                skipping = header.group(1) in self.keys
                 if skipping:
                     if out and not out[-1].strip():
                         out.pop()           # the blank line Codex put before the table
@@ -112,12 +119,15 @@ class ConfigBlock(BlockEdit):
         return "".join(out)
 
     def remove(self, old: bytes) -> bytes | None:
-        text = self._strip_trust(self._strip(old.decode("utf-8")))
+        text = self._strip(old.decode("utf-8"))
         return text.encode("utf-8") if text.strip() else None
+
+    def equivalent(self, a: bytes, b: bytes) -> bool:
+        return a.rstrip(b"\n") == b.rstrip(b"\n")
 
     def is_ours(self, current: bytes) -> bool:
         text = current.decode("utf-8", "replace")
-        return super().is_ours(current) or self._strip_trust(text) != text
+        return self._strip(text) != text
 
 
 def features_of(config: Path, block: BlockEdit) -> dict | None:
@@ -158,11 +168,13 @@ def target(app: App, scope: str) -> Target:
                                          root / ".agents" / "skills", codex_home() / "AGENTS.md")
     brief = brief_path(app, scope)
     hooks_file = config.parent / "hooks.json"
-    block = ConfigBlock(config, "MCP server [mcp_servers.dream] (runs 'dream mcp', "
-                        "required = true)", "codex", toml_block(scope), style="hash",
-                        validate=_validate(config), trust_keys=dream_trust_keys(hooks_file))
+    block = BlockEdit(config, "MCP server [mcp_servers.dream] (runs 'dream mcp', "
+                      "required = true)", "codex", toml_block(scope), style="hash",
+                      validate=_validate(config))
     edits: list[Edit] = [
         block,
+        TrustEntries(codex_home() / "config.toml", "your trust of Dream's hooks (Codex's "
+                     "[hooks.state] entries)", dream_trust_keys(hooks_file)),
         JsonEdit(hooks_file, "hooks " + ", ".join(EVENTS) + " calling 'dream hook' "
                  "(SessionStart prints the brief)",
                  hook_adder("codex", EVENTS, scope, scope), hook_stripper("codex")),
