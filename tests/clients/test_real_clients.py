@@ -54,6 +54,7 @@ def machine(tmp_path, clients) -> Machine:
     return m
 
 
+@pytest.mark.filterwarnings("default::UserWarning")
 def test_newest_npm_versions_match_the_pins():
     """Upgrading a pinned client is a deliberate commit: say when npm has a newer one."""
     newest = install.latest_versions(timeout=30)
@@ -240,3 +241,57 @@ def test_codex(machine):
         assert errors_of(events(clean)) == [] and clean.returncode == 0
         assert "mcp__dream" not in server.model_requests()[count].text()
         assert len(m.hook_log()) == lines
+
+
+# -- Pi ------------------------------------------------------------------------------------------
+def pi_models(server: ModelServer) -> str:
+    """The user's models.json: a custom provider speaking Chat Completions."""
+    return json.dumps({"providers": {"local": {
+        "baseUrl": f"{server.url}/v1", "api": "openai-completions", "apiKey": "offline",
+        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+        "models": [{"id": "fake-model", "contextWindow": 200000, "maxTokens": 4096}]}}},
+        indent=2) + "\n"
+
+
+def pi(m: Machine, prompt: str, **kw):
+    return m.run("pi", "-p", "--provider", "local", "--model", "fake-model", "--offline",
+                 prompt, env={"PI_OFFLINE": "1"}, input="", **kw)
+
+
+def test_pi(machine):
+    """Pi has no MCP and no hooks: the AGENTS.md block tells the model to use the dream
+    command line, which it runs through Pi's bash tool."""
+    m = machine
+    (m.repo / "AGENTS.md").write_text("# Shop\n\nRun `make test` before committing.\n")
+    script = Script([
+        Call("bash", {"command": "dream brief"}),
+        Call("bash", {"command": f"dream notes write {NOTE} 'We use SQLite for storage, "
+                                 "never Postgres.'"}),
+        Say(ANSWER)])
+    with ModelServer(script) as server:
+        agent_dir = m.home / ".pi" / "agent"
+        agent_dir.mkdir(parents=True)
+        (agent_dir / "models.json").write_text(pi_models(server))
+        before = snapshot(m.repo)
+        m.write_brief(f"# Brief\n\n{BRIEF}\n")
+        m.dream("install", "pi", "--project")
+
+        first = pi(m, PROMPT)
+        assert first.stdout.strip().endswith(ANSWER), first.stdout
+        asked = server.model_requests()
+        assert "`dream brief`" in asked[0].text()             # the AGENTS.md block
+        assert any(BRIEF in r.text() for r in asked)          # read through the shell
+        assert server.errors == []
+        check_note_committed(m)
+        # no hooks: the session is collected by `dream collect`, which finds Pi's files
+        collected = m.dream_json("collect")
+        assert collected
+        check_evidence(m, "pi")
+
+        m.dream("uninstall", "pi", "--project")
+        assert snapshot(m.repo) == before
+        count = len(server.model_requests())
+        server.script = Script([Say("Hello.")])
+        clean = pi(m, "hello")
+        assert clean.stdout.strip().endswith("Hello.")
+        assert "dream" not in server.model_requests()[count].text().lower()
