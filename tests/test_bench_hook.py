@@ -17,8 +17,11 @@ def test_hook_benchmark_quick():
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     assert figures["quick"] is True and figures["runs"] == 2
     latency = figures["latency"]
-    assert set(latency) == {"dream hook UserPromptSubmit", "light hook UserPromptSubmit",
-                            "light hook SessionEnd (collects)", "dream mcp start to tools/list"}
+    assert set(latency) == {"dream hook UserPromptSubmit", "dream hook SessionEnd (collects)",
+                            "dream mcp start to tools/list", "floor: python -c 'import mcp'",
+                            "floor: python -c 'pass'"}
     for row in latency.values():
-        assert row["runs"] == 2 and 0 < row["p50_ms"] <= row["p95_ms"]
-    assert "p50 ms" in proc.stdout
+        assert row["runs"] == 2 and 0 < row["min_ms"] <= row["median_ms"]
+    bounds = figures["mcp_bounds"]
+    assert bounds["own_bound_ms"] == 500 and bounds["sdk_bound_ms"] > 0
+    assert "median ms" in proc.stdout and "import mcp" in proc.stdout

@@ -4,7 +4,8 @@
 
 The versions are pinned in ``tests/clients/versions.json`` (upgrading one is a deliberate
 commit). They go to ``<repo>/.clients/<versions hash>/`` (git-ignored; ``DREAM_CLIENTS_DIR``
-moves it), installed once and reused while the pins stay the same. ``--latest`` installs the
+moves it), installed once and reused while the pins stay the same; a worktree links to the
+install another worktree of the same repository already made. ``--latest`` installs the
 newest published versions into ``.clients/latest/`` instead, for a run against them.
 
 Prints one progress line per step. When npm is missing or the registry cannot be reached it
@@ -74,6 +75,27 @@ def read_status(folder: Path) -> dict:
         return {}
 
 
+def from_sibling_worktree(folder: Path, versions: dict[str, str]) -> bool:
+    """Link ``folder`` to the same install in another worktree of this repository (one
+    copy of ~900 MB per machine, not per checkout)."""
+    if os.environ.get("DREAM_CLIENTS_DIR") or folder.exists() or folder.is_symlink():
+        return False
+    try:
+        listed = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=REPO,
+                                capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    for line in listed.splitlines():
+        if not line.startswith("worktree "):
+            continue
+        other = Path(line.removeprefix("worktree ")) / ".clients" / folder.name
+        if other.resolve() != folder.resolve() and installed(other, versions):
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.symlink_to(other.resolve(), target_is_directory=True)
+            return True
+    return False
+
+
 def installed(folder: Path, versions: dict[str, str]) -> bool:
     status = read_status(folder)
     return status.get("ok") is True and status.get("versions") == versions and all(
@@ -94,6 +116,9 @@ def install(latest: bool = False, log=print) -> dict:
         (base_dir() / "unreachable.json").write_text(json.dumps(status))
         return status
     folder = target_dir(versions, latest)
+    if not latest and from_sibling_worktree(folder, versions):
+        log(f"clients: using the install of another worktree of this repository ({folder} "
+            f"-> {folder.resolve()})")
     if installed(folder, versions):
         log(f"clients: {', '.join(f'{p}@{v}' for p, v in versions.items())} already in "
             f"{folder}")
