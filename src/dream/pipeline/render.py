@@ -1,7 +1,11 @@
 """Render (code): ``brief.md`` for a scope, trimmed to a token cap.
 
-Sections in priority order: open questions, the near event window, open to-dos, standing
-facts, the most relevant memory notes. Every line ends with a link to the record it comes
+Sections in priority order: open questions; "Coming up" (live events, that is proposed or
+confirmed, from two days ago to 30 days ahead, or with no date yet); "Changed" (events
+cancelled or declined in the last 7 days, so a plan that fell through is seen once rather
+than silently dropped); open to-dos; standing facts; "Later" (confirmed plans 30 to 365
+days ahead); the most relevant memory notes. An event line never repeats in its "with ..."
+part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
 "now" is the state's own latest ``said_at``, so rendering the same state gives the same bytes.
@@ -9,6 +13,7 @@ the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`).
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from dream import tokens
@@ -18,6 +23,9 @@ from dream.pipeline.state import State
 
 NEAR_BEFORE = timedelta(days=2)
 NEAR_AFTER = timedelta(days=30)
+LATER_AFTER = timedelta(days=365)
+CHANGED_WITHIN = timedelta(days=7)
+LIVE = ("proposed", "confirmed")
 NOTE_PRIORITY = {"correction": 0, "directive": 1, "preference": 2, "failure": 3, "fact": 4}
 
 
@@ -33,23 +41,16 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
     qs = [r for r in state.of_kind("question") if r.get("status", "open") == "open"]
     out.append(("Open questions", [f"- {one_line(r.get('text'))} {_link(r)}" for r in qs]))
 
-    events = []
-    for r in state.of_kind("event"):
-        when = parse_when(r.get("date"))
-        if now is not None and when is not None and not (
-                now - NEAR_BEFORE <= when <= now + NEAR_AFTER):
-            continue
-        events.append(r)
-    events.sort(key=lambda r: (r.get("date") or "9999", r.get("time"), r.key))
-    ev_lines = []
-    for r in events:
-        when = " ".join(x for x in (r.get("date"), r.get("time")) if x) or "date unknown"
-        where = f" at {r.get('place')}" if r.get("place") and \
-            r.get("place").lower() not in r.title.lower() else ""
-        who = f" with {r.get('participants')}" if r.get("participants") else ""
-        status = r.get("status") or "proposed"
-        ev_lines.append(f"- {when}: {one_line(r.title)}{where}{who} ({status}) {_link(r)}")
-    out.append(("Coming up", ev_lines))
+    events = [r for r in state.of_kind("event") if (r.get("status") or "proposed") in LIVE]
+    near = [r for r in events if _within(r.get("date"), now, -NEAR_BEFORE, NEAR_AFTER, True)]
+    out.append(("Coming up", [_event_line(r) for r in _by_date(near)]))
+
+    changed = [r for r in state.of_kind("event")
+               if r.get("status") in ("cancelled", "declined") and
+               _within(r.fields["status"].said_at, now, -CHANGED_WITHIN, timedelta(0), False)]
+    out.append(("Changed", [_event_line(r) for r in _by_date(changed)]))
+    shown = {id(r) for r in near}
+    later = [r for r in events if r.get("status") == "confirmed" and id(r) not in shown and _within(r.get("date"), now, NEAR_AFTER, LATER_AFTER, False)]
 
     todos = [r for r in state.of_kind("todo") if r.get("status", "open") == "open"]
     todos.sort(key=lambda r: (r.get("due") or "9999", r.key))
@@ -65,12 +66,46 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
                          f"[standing.md#{name}]")
     out.append(("Standing facts", facts))
 
+    out.append(("Later", [_event_line(r) for r in _by_date(later)]))
+
     notes = [r for r in state.of_kind("note") if r.get("status", "live") == "live"]
     notes.sort(key=lambda r: (NOTE_PRIORITY.get(r.get("type"), 5),
                               _neg(r.latest_said()), r.key))
     out.append(("Notes", [f"- {_clip(one_line(r.get('text') or r.title), 240)} {_link(r)}"
                           for r in notes]))
     return out
+
+
+def _within(value: str, now, start: timedelta, end: timedelta, undated: bool) -> bool:
+    """Whether ``value`` (a date or timestamp) falls in [now + start, now + end]; a missing
+    or unreadable value, or no "now", counts as ``undated``."""
+    when = parse_when(value or "")
+    if now is None or when is None:
+        return undated
+    return now + start <= when <= now + end
+
+
+def _by_date(events: list[Record]) -> list[Record]:
+    return sorted(events, key=lambda r: (r.get("date") or "9999", r.get("time"), r.key))
+
+
+def _event_line(r: Record) -> str:
+    when = " ".join(x for x in (r.get("date"), r.get("time")) if x) or "date unknown"
+    title = one_line(r.title)
+    where = f" at {r.get('place')}" if r.get("place") and \
+        not _names(title, r.get("place")) else ""
+    people = [p.strip() for p in r.get("participants").split(",") if p.strip()
+              and not _names(title, p.strip()) and not _names(r.get("place"), p.strip())]
+    joiner = " and " if re.search(r"\bwith\b", title, re.I) else " with "
+    who = joiner + ", ".join(people) if people else ""
+    status = r.get("status") or "proposed"
+    return f"- {when}: {title}{where}{who} ({status}) {_link(r)}"
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` already names ``name`` (as whole words, any case)."""
+    return bool(name) and re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)",
+                                    (text or "").lower()) is not None
 
 
 def render_brief(state: State, max_tokens: int = 2000) -> str:
