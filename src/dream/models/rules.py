@@ -30,8 +30,11 @@ from dream.detect.finding import Finding
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
 from dream.detect.todos import TodoReader
+from dream.kinds.questions import same_question
+from dream.kinds.records import record_path
 from dream.kinds.text import names
 from dream.models.base import ModelRequest, ModelResponse
+from dream.models.contradictions import contradiction_ops
 from dream.pipeline.spool import Item
 
 OPS = {"correction": "note.add", "directive": "note.add", "preference": "note.add",
@@ -155,12 +158,14 @@ def sweep_ops(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             if fa["date"] == fb["date"] and fa.get("time") and fa.get("time") == fb.get("time") \
                     and fa.get("place", "") != fb.get("place", ""):
-                ops.append(_op("question.ask", [a["handle"], b["handle"]], {
-                    "text": f"Two confirmed plans at {fa['date']} {fa['time']}: "
-                            f"'{fa.get('title', a['key'])}' and '{fb.get('title', b['key'])}'."
-                            " Which one stands?",
-                    "about": f"events/{a['key']}.md, events/{b['key']}.md"},
-                    name=f"clash {a['key']} {b['key']}"))
+                key, question = same_question(
+                    record_path("event", a["key"]), record_path("event", b["key"]),
+                    f"Two confirmed plans at {fa['date']} {fa['time']}: "
+                    f"'{fa.get('title', a['key'])}' and '{fb.get('title', b['key'])}'."
+                    " Are they one plan (yes: merge them) or two (no)?")
+                ops.append(_op("question.ask", [a["handle"], b["handle"]], question.fields(),
+                               name=key))
+    ops += contradiction_ops(rows, changed, _op)
     return ops
 
 

@@ -5,7 +5,9 @@ field's current ``said_at`` cannot revise it (counted as ``stale``); newer evide
 A write of the value a field already has only pools the evidence. A write that changes
 nothing changes no byte, so re-processing the same items (``--redo``, ``--retry``) gives
 the same store. Each write names the row version it acted on; when the row moved since
-(``version_moved``) the per-field rule still decides, so nothing newer is lost.
+(``version_moved``) the per-field rule still decides, so nothing newer is lost. A question
+a person has answered is settled: only an answer or a correction writes to it again, so a
+later run asking the same thing (same key) does not reopen it (``answered_question``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field
 from dream.kinds.records import FieldValue, Record
 from dream.pipeline.merge import RowWrite
 from dream.pipeline.state import State
+
+SETTLING_PASSES = {"answer", "correct"}      # the passes that may write an answered question
 
 
 @dataclass
@@ -35,6 +39,11 @@ def apply_writes(state: State, writes: list[RowWrite], run_id: str,
         if current is not None and write.acted_version is not None \
                 and current.version != write.acted_version:
             result.counts["version_moved"] += 1
+        if current is not None and current.kind == "question" and \
+                current.get("status") == "answered" and \
+                not {fw.pass_ for fw in write.fields.values()} <= SETTLING_PASSES:
+            result.counts["answered_question"] += 1
+            continue
         rec = current or Record(kind=write.kind, key=write.key)
         acted_on = rec.version
         touched = False

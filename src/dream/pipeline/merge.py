@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dream.kinds.records import slug_key
+from dream.kinds.questions import same_question
+from dream.kinds.records import record_path
 from dream.pipeline.propose import ResolvedOp
 
 
@@ -79,11 +80,11 @@ def _lookalike_events(new_events: list[RowWrite]) -> list[ResolvedOp]:
                 continue   # a replaced booking next to its replacement is not a lookalike
             text = (f"Are '{a.fields.get('title', a_key)}' and '{b.fields.get('title', b_key)}'"
                     f" on {a.fields['date']} the same event?")
+            key, question = same_question(record_path("event", a_key),
+                                          record_path("event", b_key), text)
             out.append(ResolvedOp(
-                op="question.ask", kind="question", key=slug_key(f"same-{a_key}-{b_key}"),
-                is_new=True, acted_version=None,
-                fields={"text": text, "about": f"events/{a_key}.md, events/{b_key}.md",
-                        "status": "open"},
+                op="question.ask", kind="question", key=key,
+                is_new=True, acted_version=None, fields=question.fields(),
                 evidence=sorted(set(a.evidence) | set(b.evidence)),
                 said_at=max(a.said_at, b.said_at), pass_="merge"))
     return out

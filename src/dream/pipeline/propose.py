@@ -18,6 +18,7 @@ from typing import Any
 
 from dream.errors import ModelError
 from dream.kinds.diff import OP_KIND, Diff, Op, diff_schema
+from dream.kinds.questions import parse as parse_question
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.bundle import Bundle, shown_chars
@@ -38,7 +39,9 @@ note.update, note.crumple, question.ask.
 - "fields" is a list of {"name", "value"}. Events: title, activity, date (YYYY-MM-DD), time
   (HH:MM), place, participants, status (proposed|confirmed|declined|cancelled). To-dos: title,
   status (open|done), due. Wiki: named slots of the entity's page. Standing: one field per fact.
-  Notes: text, type (directive|preference|correction|failure|fact). Questions: text, about.
+  Notes: text, type (directive|preference|correction|failure|fact). Questions: text, ask
+  (same: "are these two rows one thing?", about = two row handles "R1, R2"; value: "which
+  value does this field hold?", about = one row handle, field, options = JSON list).
 - Every op cites "evidence": the handles (E<n>) of the items that say it. Items marked
   [context] are the assistant's own prose: they are never evidence and never a correction.
 - Cancelling one booking and making another: decline the old row, confirm a new one.
@@ -239,8 +242,8 @@ def resolve_op(op: Op, call: Call, rows: dict[str, Record], state: State,
         fields["status"] = "live"
     if op.op == "todo.open" and "status" not in fields:
         fields["status"] = "open"
-    if op.op == "question.ask" and "status" not in fields:
-        fields["status"] = "open"
+    if op.op == "question.ask":
+        fields = question_fields(fields, rows)
     if not fields:
         dropped["no_fields"] += 1
         return None
@@ -249,6 +252,20 @@ def resolve_op(op: Op, call: Call, rows: dict[str, Record], state: State,
     return ResolvedOp(op=op.op, kind=kind, key=key, is_new=is_new, acted_version=version,
                       fields=fields, evidence=evidence_ids, said_at=said_at,
                       bundle=",".join(b.id for b in call.bundles), pass_=pass_)
+
+
+def question_fields(fields: dict[str, str], rows: dict[str, Record]) -> dict[str, str]:
+    """A model's question in the stored shape (``dream.kinds.questions``): row handles in
+    ``about`` become record paths, ``ask`` is filled in when ``about`` says it (two records:
+    same thing?), and the question is open. A question that names no record keeps its text
+    and stays a free question."""
+    about = []
+    for part in fields.get("about", "").split(","):
+        rec = rows.get(part.strip())
+        about.append(rec.path if rec is not None else part.strip())
+    out = dict(fields, about=", ".join(p for p in about if p), status="open")
+    question = parse_question(out)
+    return question.fields() if question is not None else out
 
 
 def slug_field(name: str) -> str:

@@ -14,13 +14,20 @@ from dream.errors import ModelError
 from dream.kinds.diff import OP_KIND, Diff, diff_schema
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
-from dream.pipeline.propose import ResolvedOp, _clip, rows_payload, slug_field
+from dream.pipeline.propose import (
+    ResolvedOp,
+    _clip,
+    question_fields,
+    rows_payload,
+    slug_field,
+)
 from dream.pipeline.state import State
 
 INSTRUCTIONS = """Sweep the memory below after tonight's changes.
 Answer ONLY with JSON {"ops": [...]}.
 Look for duplicates (crumple the extra note, decline the duplicate event), contradictions
-(ask a question) and obvious junk (crumple it). Cite the rows you act on as "evidence"
+(ask a question: ask "same" about two rows, or ask "value" about one row's field with
+options) and obvious junk (crumple it). Cite the rows you act on as "evidence"
 (R<n> handles). Change nothing else; an empty list is a fine answer."""
 
 
@@ -83,7 +90,7 @@ def sweep(provider: Provider, state: State, changed: list[Record],
         if op.op == "note.crumple":
             fields = {"status": "crumpled"}
         if op.op == "question.ask":
-            fields.setdefault("status", "open")
+            fields = question_fields(fields, rows)
         if op.row:
             target = rows.get(op.row.strip())
             if target is None or target.kind != kind:
