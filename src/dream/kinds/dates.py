@@ -1,0 +1,171 @@
+"""Dates and times in English, German, French and Spanish.
+
+Month names, weekday names and the relative day words ("heute", "demain", "mañana") come
+from the locale data of ``dateparser`` (a maintained multilingual date parser), never from
+lists written here; only a few cue words the data lacks ("nächsten", "prochain", "pasado
+mañana") and clock-time forms ("19 Uhr", "19h30", "a las 8") are written below. The text
+is first cut into words and only a span that looks like a date — a day number next to a
+month name, a numeric day.month(.year), a weekday or a relative day word — is resolved;
+``dateparser`` reads the day-and-month spans. ``dateparser`` and its data are imported on
+first use, so a run that never meets a date does not pay for them.
+
+Resolution against ``ref`` (when the message was said): a date without a year is the next
+such date on or after ``ref`` (60 days of grace backwards, as for English); a weekday is
+the next one on or after ``ref`` ("next" / "nächsten" / "prochain" / "próximo": the one a
+week later when it is today).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from functools import cache
+
+LANGUAGES = ("en", "de", "fr", "es")
+_NEXT = {"next", "nächsten", "nächste", "nächster", "kommenden", "kommende", "prochain",
+         "prochaine", "próximo", "próxima", "proximo", "proxima"}
+_EXTRA_RELATIVE = {"pasado mañana": 2, "heute abend": 0, "ce soir": 0, "esta noche": 0}
+# "heute Morgen", "por la mañana": the morning, not tomorrow
+_MORNING_BEFORE = {"heute", "am", "jeden", "guten", "morgen", "la", "esta", "cada", "de"}
+_TOKEN = re.compile(r"\d{1,4}(?:er|º|\.)?|[^\W\d_]+(?:[-'’][^\W\d_]+)?\.?")
+_NUMERIC = re.compile(r"(?<![\d./-])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2}(?!\d))?(?![\d/-])")
+_TIMES = [
+    # German: "19 Uhr", "19:30 Uhr", "19.30 Uhr", "um 7"
+    (re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s*uhr\b", re.I), False),
+    # French: "19h", "19h30", "19 h 30"
+    (re.compile(r"\b(\d{1,2})\s?h\s?(\d\d)?\b", re.I), False),
+    # Spanish "a las 8", German "um 8", French "à 8 heures"
+    (re.compile(r"\b(?:a las|a la|um|à)\s+(\d{1,2})(?:[:.](\d\d))?(?:\s*heures?)?\b(?![.:/]\d)",
+                re.I), True),
+]
+_EVENING = re.compile(r"de la (?:tarde|noche)|abends|du soir|de l'après-midi|nachmittags",
+                      re.I)
+
+
+@cache
+def _vocabulary() -> dict[str, list[tuple[str, str, int]]]:
+    """word -> [(language, 'month'|'weekday'|'relative', value)] from dateparser's data."""
+    from dateparser.languages.loader import default_loader
+
+    months = ["january", "february", "march", "april", "may", "june", "july", "august",
+              "september", "october", "november", "december"]
+    weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    out: dict[str, list[tuple[str, str, int]]] = {}
+    for lang in LANGUAGES:
+        info = default_loader.get_locale(lang).info
+        for n, name in enumerate(months, 1):
+            for word in info.get(name, []):
+                if len(word) >= 3:
+                    out.setdefault(word.lower(), []).append((lang, "month", n))
+        for n, name in enumerate(weekdays):
+            for word in info.get(name, []):
+                if len(word) >= 5:
+                    out.setdefault(word.lower(), []).append((lang, "weekday", n))
+        rel = info.get("relative-type", {})
+        for key, days in (("0 day ago", 0), ("in 1 day", 1), ("in 2 day", 2)):
+            for word in rel.get(key, []):
+                out.setdefault(word.lower(), []).append((lang, "relative", days))
+    for phrase, days in _EXTRA_RELATIVE.items():
+        out.setdefault(phrase, []).append(("", "relative", days))
+    return out
+
+
+def _parse(span: str, languages: list[str], ref: datetime) -> str | None:
+    import dateparser
+
+    settings = {"RELATIVE_BASE": ref.replace(tzinfo=None), "PREFER_DATES_FROM": "future",
+                "DATE_ORDER": "DMY", "REQUIRE_PARTS": ["day", "month"]}
+    when = dateparser.parse(span, languages=languages, settings=settings)  # type: ignore[arg-type]
+    if when is None:
+        return None
+    day = when.date()
+    base = ref.date()
+    if not re.search(r"\d{4}", span) and day > base + timedelta(days=305) and \
+            day.replace(year=day.year - 1) >= base - timedelta(days=60):
+        day = day.replace(year=day.year - 1)    # "3 March" said on 10 March: this year's
+    return day.isoformat()
+
+
+def find_date(text: str, ref: datetime | None) -> str | None:
+    """The first date the text names in one of the four languages, as YYYY-MM-DD."""
+    ref = ref or datetime(2000, 1, 1)
+    low = text.lower()
+    m = _NUMERIC.search(low)
+    if m and 1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12:
+        found = _parse(m[0].rstrip("."), ["de", "fr", "es"], ref)
+        if found:
+            return found
+    vocab = _vocabulary()
+    tokens = [(t[0].rstrip("."), t.start()) for t in _TOKEN.finditer(low)]
+    for i, (word, _start) in enumerate(tokens):
+        for pair in ((word + " " + tokens[i + 1][0]) if i + 1 < len(tokens) else "", word):
+            for lang, kind, value in vocab.get(pair, []):
+                got = _resolve(tokens, i, pair, lang, kind, value, ref)
+                if got:
+                    return got
+    return None
+
+
+def _resolve(tokens: list[tuple[str, int]], i: int, word: str, lang: str, kind: str,
+             value: int, ref: datetime) -> str | None:
+    before = [t[0] for t in tokens[max(0, i - 2):i]]
+    if kind == "month":
+        day_i = i - 2 if before[-1:] in (["de"], ["of"]) else i - 1
+        if day_i < 0 or not tokens[day_i][0].rstrip("erº").isdigit():
+            return None
+        day = tokens[day_i][0].rstrip("erº")
+        if not 1 <= int(day) <= 31:
+            return None
+        after = [t[0] for t in tokens[i + 1:i + 3]]
+        year = next((t for t in after if re.fullmatch(r"20\d\d", t)), "")
+        if not year or not (after[:1] == [year] or after[:2] == ["de", year]):
+            year = ""
+        return _parse(f"{day} {word} {year}".strip(), [lang] if lang else list(LANGUAGES), ref)
+    if kind == "relative":
+        if word in ("morgen", "mañana") and before and before[-1] in _MORNING_BEFORE:
+            return None
+        return (ref.date() + timedelta(days=value)).isoformat()
+    ahead = (value - ref.weekday()) % 7
+    around = {t[0] for t in tokens[max(0, i - 1):i + 2]}
+    if ahead == 0 and around & _NEXT:
+        ahead = 7
+    return (ref.date() + timedelta(days=ahead)).isoformat()
+
+
+def weekday_only(text: str) -> int | None:
+    """The weekday (0 = Monday) the text names when a weekday is all it says of the date."""
+    low = text.lower()
+    if _NUMERIC.search(low):
+        return None
+    vocab = _vocabulary()
+    tokens = [t[0].rstrip(".") for t in _TOKEN.finditer(low)]
+    weekday = None
+    for i, word in enumerate(tokens):
+        pair = word + " " + tokens[i + 1] if i + 1 < len(tokens) else ""
+        for kind_of in (vocab.get(pair, []), vocab.get(word, [])):
+            for _lang, kind, value in kind_of:
+                if kind == "relative" or (kind == "month" and _day_before(tokens, i)):
+                    return None
+                if kind == "weekday" and weekday is None:
+                    weekday = value
+    return weekday
+
+
+def _day_before(tokens: list[str], i: int) -> bool:
+    j = i - 2 if i >= 2 and tokens[i - 1] in ("de", "of") else i - 1
+    return j >= 0 and tokens[j].rstrip("erº").isdigit()
+
+
+def find_time(text: str) -> str | None:
+    """The first clock time in German, French or Spanish form, as HH:MM."""
+    for rx, bare in _TIMES:
+        for m in rx.finditer(text):
+            hour, minute = int(m[1]), int(m[2] or 0)
+            if bare and hour < 8 and not re.search(r"de la mañana|morgens|du matin", text,
+                                                   re.I):
+                hour += 12          # "a las 7" for a plan: the evening
+            elif hour < 12 and _EVENING.search(text[m.end():m.end() + 20]):
+                hour += 12
+            if 0 <= hour < 24 and 0 <= minute < 60:
+                return f"{hour:02d}:{minute:02d}"
+    return None

@@ -1,0 +1,54 @@
+"""Dates and times in English, German, French and Spanish (``dream.kinds.dates``): month
+and weekday names come from dateparser's locale data, spans are resolved against when the
+message was said."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from dream.kinds import dates
+
+SAID = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)      # a Tuesday
+
+
+@pytest.mark.parametrize("text, day, clock", [
+    ("Abendessen am Freitag um 19 Uhr im Lokal Zur Linde", "2026-03-13", "19:00"),
+    ("Termin am 14. März um 10:30 Uhr", "2026-03-14", "10:30"),
+    ("Zahnarzttermin am 14.3. um 9 Uhr", "2026-03-14", "09:00"),
+    ("Treffen nächsten Dienstag", "2026-03-17", None),
+    ("übermorgen Mittagessen", "2026-03-12", None),
+    ("am 2. Mai 2027", "2027-05-02", None),
+    ("Dîner vendredi à 20h chez Paul", "2026-03-13", "20:00"),
+    ("rendez-vous le 14 mars à 9h30", "2026-03-14", "09:30"),
+    ("on se voit le 1er avril", "2026-04-01", None),
+    ("demain soir", "2026-03-11", None),
+    ("cita el 14 de marzo a las 10:30", "2026-03-14", "10:30"),
+    ("cena mañana a las 8 de la tarde", "2026-03-11", "20:00"),
+    ("pasado mañana", "2026-03-12", None),
+    ("14 de marzo de 2027", "2027-03-14", None),
+    ("Lunch on Friday", "2026-03-13", None),
+])
+def test_dates_and_times_in_four_languages(text, day, clock):
+    assert dates.find_date(text, SAID) == day
+    assert dates.find_time(text) == clock
+
+
+@pytest.mark.parametrize("text", [
+    "Ich habe dich heute Morgen nicht erreicht, aber",     # "Morgen": the morning
+    "nos vemos por la mañana",
+    "Version 1.2.3 released",
+    "Preis 12.50 EUR",
+    "nothing here at all",
+])
+def test_no_date_where_none_is_said(text):
+    found = dates.find_date(text, SAID)
+    assert found is None or found == "2026-03-10"         # "heute" alone is today
+    assert dates.find_time(text) is None
+
+
+def test_a_weekday_alone_is_told_from_a_full_date():
+    assert dates.weekday_only("dîner vendredi") == 4
+    assert dates.weekday_only("el viernes 14 de marzo") is None
+    assert dates.weekday_only("morgen") is None
