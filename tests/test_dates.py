@@ -29,6 +29,8 @@ SAID = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)      # a Tuesday
     ("pasado mañana", "2026-03-12", None),
     ("14 de marzo de 2027", "2027-03-14", None),
     ("Lunch on Friday", "2026-03-13", None),
+    ("Freitag, 14. März", "2026-03-14", None),            # the full date, not the weekday
+    ("mardi 14 avril", "2026-04-14", None),
 ])
 def test_dates_and_times_in_four_languages(text, day, clock):
     assert dates.find_date(text, SAID) == day

@@ -97,13 +97,20 @@ def find_date(text: str, ref: datetime | None) -> str | None:
             return found
     vocab = _vocabulary()
     tokens = [(t[0].rstrip("."), t.start()) for t in _TOKEN.finditer(low)]
+    hits: list[tuple[int, int, str, str, str, int]] = []
     for i, (word, _start) in enumerate(tokens):
         for pair in ((word + " " + tokens[i + 1][0]) if i + 1 < len(tokens) else "", word):
             for lang, kind, value in vocab.get(pair, []):
-                got = _resolve(tokens, i, pair, lang, kind, value, ref)
-                if got:
-                    return got
+                hits.append((_PRIORITY[kind], i, pair, lang, kind, value))
+    # a day and month ("Freitag, 14. März") says more than the weekday before it
+    for _p, i, pair, lang, kind, value in sorted(hits, key=lambda h: (h[0], h[1])):
+        got = _resolve(tokens, i, pair, lang, kind, value, ref)
+        if got:
+            return got
     return None
+
+
+_PRIORITY = {"month": 0, "relative": 1, "weekday": 2}
 
 
 def _resolve(tokens: list[tuple[str, int]], i: int, word: str, lang: str, kind: str,
