@@ -14,6 +14,7 @@ the registry the tests skip with one line.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -41,7 +42,9 @@ THRESHOLD = "[automations]\nbefore_compaction = 0.5\n"
 
 @pytest.fixture(scope="session")
 def clients() -> dict:
-    status = install.install(log=lambda line: print(line, flush=True))
+    # DREAM_CLIENTS=latest runs the tier against the newest npm versions instead of the pins
+    latest = os.environ.get("DREAM_CLIENTS") == "latest"
+    status = install.install(latest=latest, log=lambda line: print(line, flush=True))
     if not status.get("ok"):
         pytest.skip(f"real clients not available: {status.get('reason')}")
     return status
@@ -160,6 +163,46 @@ def test_claude_code(machine):
         assert "dream" not in clean.stderr.lower()
         assert "mcp__dream" not in server.model_requests()[count].text()
         assert len(m.hook_log()) == lines                      # no Dream hook ran
+
+
+def test_claude_code_user_scope(machine):
+    """--user: the server in ~/.claude.json, hooks in ~/.claude/settings.json, the user's
+    brief through the @-import in ~/.claude/CLAUDE.md (no approval needed there)."""
+    m = machine
+    claude_dir = m.home / ".claude"
+    claude_dir.mkdir()
+    (claude_dir / "CLAUDE.md").write_text("Answer briefly.\n")
+    (claude_dir / "settings.json").write_text('{\n  "theme": "dark"\n}\n')
+    before = snapshot(claude_dir)
+    brief = m.dream_json("brief", "--user")["path"]
+    Path(brief).parent.mkdir(parents=True, exist_ok=True)
+    Path(brief).write_text(f"# Your brief\n\n{BRIEF}\n")
+    m.dream("install", "claude-code", "--user")
+    with ModelServer(wrote_note_script()) as server:
+        first = claude(m, server, "-p", PROMPT, "--output-format", "json",
+                       "--allowedTools", "mcp__dream__notes_write")
+        result = json.loads(first.stdout)
+        assert result["result"] == ANSWER
+        asked = server.model_requests()
+        assert BRIEF in asked[0].text()                     # the @-import was loaded
+        assert "mcp__dream__notes_write" in asked[0].text()
+        check_note_committed(m)
+        log = [line for line in m.hook_log() if result["session_id"] in line]
+        assert any(" SessionEnd " in line and "warnings=0" in line for line in log), log
+
+        m.dream("uninstall", "claude-code", "--user")
+        after = snapshot(claude_dir)
+        for path, data in before.items():
+            assert after[path] == data                     # settings.json, CLAUDE.md
+        assert not (claude_dir / "skills").exists()
+        config = json.loads((m.home / ".claude.json").read_text())
+        assert "dream" not in config.get("mcpServers", {})
+        count, lines = len(server.model_requests()), len(m.hook_log())
+        server.script = Script([Say("Hello.")])
+        clean = claude(m, server, "-p", "hello", "--output-format", "json")
+        assert json.loads(clean.stdout)["result"] == "Hello."
+        assert BRIEF not in server.model_requests()[count].text()
+        assert len(m.hook_log()) == lines
 
 
 # -- Codex ---------------------------------------------------------------------------------------
