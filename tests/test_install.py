@@ -220,6 +220,9 @@ def test_pi_round_trip(project, home, dream, dream_home):
         assert str(dream_home) not in text and sys.executable not in text
         assert (skills / "memory" / "SKILL.md").exists()
         assert (skills / "dream" / "playbook.md").exists()
+        ext = (skills.parent / "extensions" / "dream.ts").read_text()
+        assert '["hook", "--agent", "pi", event]' in ext         # calls `dream hook`
+        assert f'"{scope[2:]}"' in ext and "__DREAM_BRIEF_SCOPE__" not in ext
     assert (home / ".pi" / "agent" / "skills" / "web" / "SKILL.md").exists()
     dream("uninstall", "pi", "--project")
     dream("uninstall", "pi", "--user")

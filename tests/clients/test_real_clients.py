@@ -37,6 +37,7 @@ NOTE_PATH = "projects/shop/decisions/storage.md"
 # auto-compaction (Codex's fallback window for an unknown model: 258,400)
 USAGE = 600_000
 CODEX_USAGE = 150_000
+PI_USAGE = 150_000          # of 200,000 (models.json; Pi compacts near the end)
 THRESHOLD = "[automations]\nbefore_compaction = 0.5\n"
 
 
@@ -296,22 +297,22 @@ def pi_models(server: ModelServer) -> str:
         indent=2) + "\n"
 
 
-def pi(m: Machine, prompt: str, **kw):
+def pi(m: Machine, prompt: str, extra: tuple[str, ...] = (), **kw):
     return m.run("pi", "-p", "--provider", "local", "--model", "fake-model", "--offline",
-                 prompt, env={"PI_OFFLINE": "1"}, input="", **kw)
+                 *extra, prompt, env={"PI_OFFLINE": "1"}, input="", **kw)
 
 
 def test_pi(machine):
-    """Pi has no MCP and no hooks: the AGENTS.md block tells the model to use the dream
-    command line, which it runs through Pi's bash tool."""
+    """Pi has no MCP and no hook file: the model uses the dream command line through Pi's
+    bash tool, and Dream's Pi extension calls `dream hook` at Pi's lifecycle events."""
     m = machine
+    m.configure(THRESHOLD)
     (m.repo / "AGENTS.md").write_text("# Shop\n\nRun `make test` before committing.\n")
     script = Script([
-        Call("bash", {"command": "dream brief"}),
         Call("bash", {"command": f"dream notes write {NOTE} 'We use SQLite for storage, "
                                  "never Postgres.'"}),
         Say(ANSWER)])
-    with ModelServer(script) as server:
+    with ModelServer(script, usage=PI_USAGE) as server:
         agent_dir = m.home / ".pi" / "agent"
         agent_dir.mkdir(parents=True)
         (agent_dir / "models.json").write_text(pi_models(server))
@@ -323,18 +324,29 @@ def test_pi(machine):
         assert first.stdout.strip().endswith(ANSWER), first.stdout
         asked = server.model_requests()
         assert "`dream brief`" in asked[0].text()             # the AGENTS.md block
-        assert any(BRIEF in r.text() for r in asked)          # read through the shell
+        assert BRIEF in asked[0].text()                       # the extension's brief
         assert server.errors == []
-        check_note_committed(m)
-        # no hooks: the session is collected by `dream collect`, which finds Pi's files
-        collected = m.dream_json("collect")
-        assert collected
-        check_evidence(m, "pi")
+        check_note_committed(m)                               # through Pi's bash tool
+        session = next(line.split("session=")[1].split()[0] for line in m.hook_log()
+                       if " SessionStart " in line)
+        log = [line for line in m.hook_log() if session in line]
+        for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"):
+            assert any(f" {event} " in line and "warnings=0" in line for line in log), log
+        check_evidence(m, "pi")                               # collected on SessionEnd
+        # the fire after the answer (Stop) waits for the next session's first prompt
+        assert [w["session_id"] for w in m.journal("dream.requested")] == [session]
+        assert not any(WAKE in r.text() for r in asked)
+        server.script = Script([Say("Next: write the migration.")])
+        resumed = pi(m, "What should we do next?", extra=("--continue",))
+        assert resumed.returncode == 0
+        later = server.model_requests()[len(asked):]
+        assert any(WAKE in r.text() for r in later), "the wake did not reach the model"
 
         m.dream("uninstall", "pi", "--project")
         assert snapshot(m.repo) == before
-        count = len(server.model_requests())
+        count, lines = len(server.model_requests()), len(m.hook_log())
         server.script = Script([Say("Hello.")])
         clean = pi(m, "hello")
         assert clean.stdout.strip().endswith("Hello.")
         assert "dream" not in server.model_requests()[count].text().lower()
+        assert len(m.hook_log()) == lines

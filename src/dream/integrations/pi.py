@@ -1,5 +1,10 @@
-"""Pi (pi-mono coding agent): skills and a marked block in AGENTS.md. Pi has no MCP by
-design, so the block tells the agent to use the ``dream`` command line.
+"""Pi (pi-mono coding agent): skills, an extension, and a marked block in AGENTS.md. Pi has
+no MCP by design, so the block tells the agent to use the ``dream`` command line.
+
+- Extension: ``.pi/extensions/dream.ts`` (project) or ``~/.pi/agent/extensions/dream.ts``
+  (user), from ``pi_extension.ts``: Pi has no hook file, so the extension calls
+  ``dream hook --agent pi`` at session start, before each prompt, after each answer and at
+  shutdown; it puts the brief in the system prompt and tells pending automation wakes.
 
 - Skills: ``.pi/skills/<name>/SKILL.md`` (project) or ``~/.pi/agent/skills/<name>/``
   (user; ``PI_CODING_AGENT_DIR`` replaces ``~/.pi/agent``).
@@ -62,6 +67,14 @@ def cli_block(scope: str, agent_name: str, mcp: bool) -> str:
     return "\n".join(lines)
 
 
+def extension(scope: str) -> bytes:
+    """The Pi extension, for the project's brief or the user's."""
+    from importlib import resources
+
+    text = (resources.files("dream") / "integrations" / "pi_extension.ts").read_text("utf-8")
+    return text.replace("__DREAM_BRIEF_SCOPE__", scope).encode("utf-8")
+
+
 def target(app: App, scope: str) -> Target:
     if scope == "project":
         root = project_root(app)
@@ -72,6 +85,9 @@ def target(app: App, scope: str) -> Target:
     brief = brief_path(app, scope)
     edits: list[Edit] = [FileCopy(skills_dir / rel, f"skill file {rel}", content)
                          for rel, content in skill_files().items()]
+    ext_dir = (root / ".pi" / "extensions") if scope == "project" else agent_dir() / "extensions"
+    edits.append(FileCopy(ext_dir / "dream.ts", "extension calling 'dream hook' (brief, "
+                          "automations, collection)", extension(scope)))
     edits.append(BlockEdit(agents_md, "how to reach Dream, and how to read the brief", "pi",
                            cli_block(scope, "Pi", mcp=False)))
     notes = [f"brief: Pi reads {agents_md} at startup; the block there tells it to run "
