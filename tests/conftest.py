@@ -13,12 +13,36 @@ from click.testing import CliRunner
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DREAM_SHARED", REPO_ROOT.parent / "shared"))
 SHARED_DATA = SHARED / "data"
+SHARED_HINT = (f"needs the shared sample data, not found at {SHARED_DATA}: put the team's "
+               "'shared' folder beside the repository or set DREAM_SHARED=/path/to/shared "
+               "(shared/data/SOURCES.md lists each file's public origin)")
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Dream Test",
     "GIT_AUTHOR_EMAIL": "test@dream.invalid",
     "GIT_COMMITTER_NAME": "Dream Test",
     "GIT_COMMITTER_EMAIL": "test@dream.invalid",
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared_data: reads the real samples in ../shared/data")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without ../shared, tests marked ``shared_data`` skip (one line in the summary)."""
+    if SHARED_DATA.is_dir():
+        return
+    skip = pytest.mark.skip(reason=SHARED_HINT)
+    for item in items:
+        if item.get_closest_marker("shared_data"):
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if SHARED_HINT in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        terminalreporter.write_line(f"{len(skipped)} tests skipped: {SHARED_HINT}")
 
 
 @pytest.fixture(autouse=True)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import subprocess
 import sys
 
 from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.shared_data
 
 
 def test_collect_benchmark_quick() -> None:

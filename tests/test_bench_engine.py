@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import subprocess
 import sys
 
 from conftest import REPO_ROOT, SHARED_DATA
+
+pytestmark = pytest.mark.shared_data
 
 
 def test_engine_benchmark_quick(tmp_path):

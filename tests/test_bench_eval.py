@@ -98,6 +98,7 @@ def test_consolidation_quick() -> None:
     assert rules["failed_runs"] == 0
 
 
+@pytest.mark.shared_data
 def test_throughput_quick() -> None:
     f = run_bench("throughput")
     assert f["benchmark"] == "throughput"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
 
 from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.shared_data
 
 
 def test_hook_benchmark_quick():

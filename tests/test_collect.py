@@ -32,6 +32,7 @@ def home(dream, repo, dream_home: Path) -> Path:
     return dream_home
 
 
+@pytest.mark.shared_data
 def test_collect_real_samples_then_nothing_new(dream, home: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(SHARED_DATA / "claude_code", data / "claude_code")
@@ -86,6 +87,7 @@ def test_final_line_without_newline_is_read_once_and_growth_keeps_line_numbers(
     assert [r["ref"].rsplit(":", 1)[-1] for r in items(home)] == ["1", "2", "3", "4"]
 
 
+@pytest.mark.shared_data
 def test_grown_file_adds_only_new_lines_and_waits_for_partial_line(
         dream, home: Path, tmp_path: Path) -> None:
     source = (SHARED_DATA / "claude_code" / "spotter__tool_heavy.jsonl").read_bytes()
@@ -145,6 +147,7 @@ def test_replaced_and_truncated_files_are_reread_without_duplicates(
     assert len(items(home)) == 11
 
 
+@pytest.mark.shared_data
 def test_bad_input_is_skipped_and_reported(dream, home: Path, tmp_path: Path) -> None:
     good = (SHARED_DATA / "claude_code" / "spotter__short.jsonl").read_text().splitlines()
     path = tmp_path / "bad.jsonl"

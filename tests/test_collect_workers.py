@@ -14,6 +14,8 @@ from dream.app import App
 from dream.sources import pi
 from dream.spool.collect import collect
 
+pytestmark = pytest.mark.shared_data
+
 
 def _collect(home: Path, data: Path, workers: int, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("DREAM_HOME", str(home))

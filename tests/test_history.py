@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATA
 
+pytestmark = pytest.mark.shared_data
+
 
 @pytest.fixture
 def collected(dream, repo: Path, tmp_path: Path) -> Path:

@@ -14,6 +14,7 @@ from dream.integrations.context_use import measure
 CC = SHARED_DATA / "claude_code"
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name, tokens, window", [
     ("claude_code/spotter__short.jsonl", 25366, 1_000_000),   # claude-opus-4-6: sold with 1M
     ("codex/localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
@@ -79,6 +80,7 @@ def test_no_home_is_a_warning_not_a_failure(repo, dream_proc):
     assert proc.returncode == 0 and "dream init" in proc.stderr
 
 
+@pytest.mark.shared_data
 def test_session_end_collects_the_transcript(repo, dream_proc, dream_home, tmp_path):
     assert dream_proc("init", cwd=repo).returncode == 0
     transcript = tmp_path / "session.jsonl"
@@ -102,6 +104,7 @@ def test_session_end_collects_the_transcript(repo, dream_proc, dream_home, tmp_p
     assert count == out["collected"]["result"]["new_items"]
 
 
+@pytest.mark.shared_data
 def test_user_prompt_does_not_collect_but_tracks_the_session(repo, dream_proc, tmp_path):
     assert dream_proc("init", cwd=repo).returncode == 0
     transcript = tmp_path / "s.jsonl"
@@ -129,6 +132,7 @@ def test_event_argument_overrides_payload(repo, dream_proc):
     assert out["event"] == "PreCompact" and out["session_id"] == "e"
 
 
+@pytest.mark.shared_data
 def test_compaction_after_the_last_usage_record_lowers_the_figure(tmp_path):
     # the real Pi session, cut right after its second compaction entry
     lines = (SHARED_DATA / "pi" / "pi-mono__before-compaction.jsonl").read_text().splitlines()
@@ -173,6 +177,7 @@ def test_light_entry_point_behaves_like_dream_hook(repo, dream_proc, tmp_path):
     assert set(again) == set(out) and again["fires"] == []      # same report: no second fire
 
 
+@pytest.mark.shared_data
 def test_codex_stop_collects_and_reads_the_codex_window(repo, dream_proc, tmp_path):
     assert dream_proc("init", cwd=repo).returncode == 0
     name = "localpush__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"

@@ -216,6 +216,7 @@ def test_stdin_eof_mid_dream_releases_the_lock(initialised):
     assert "Dream over proj" not in git(home / "notes", "log", "--format=%s")
 
 
+@pytest.mark.shared_data
 def test_history_memory_and_review_tools(initialised, dream_proc, tmp_path):
     repo, home = initialised
     import shutil

@@ -144,6 +144,7 @@ def test_instruction_patches_apply_with_git(planted, repo):
         assert check.returncode == 0, (cand.slug, check.stderr, diff)
 
 
+@pytest.mark.shared_data
 def test_passes_on_real_transcripts_cite_only_spool_evidence(dream, repo):
     dream("init")
     out = json.loads(dream("collect", str(SHARED_DATA / "claude_code"), str(SHARED_DATA / "pi"),

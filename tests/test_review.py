@@ -248,6 +248,7 @@ def test_accept_waits_for_an_open_interactive_dream(dream, planted, dream_home):
     assert json.loads(dream("review", "accept", corr["slug"], "--json").output)[0]["commit"]
 
 
+@pytest.mark.shared_data
 def test_real_claude_code_sessions_through_the_cli(dream, repo):
     from conftest import SHARED_DATA
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import subprocess
 import sys
 
 from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.shared_data
 
 
 def test_review_bench_quick_prints_figures_last(tmp_path):

@@ -6,6 +6,8 @@ possible, otherwise they are the numbers verified by reading the files by hand.
 
 from __future__ import annotations
 
+import pytest
+
 import hashlib
 import json
 import zipfile
@@ -55,6 +57,7 @@ def folder_key(path: str) -> str:
 
 # -- detection ---------------------------------------------------------------------------
 
+@pytest.mark.shared_data
 def test_detect_names_every_sample_format() -> None:
     assert {detect(p) for p in CC.glob("*.jsonl")} == {"claude_code"}
     assert {detect(p) for p in PI.glob("*.jsonl")} == {"pi"}
@@ -66,6 +69,7 @@ def test_detect_names_every_sample_format() -> None:
 
 # -- Claude Code -------------------------------------------------------------------------
 
+@pytest.mark.shared_data
 def test_claude_code_short_session() -> None:
     path = CC / "spotter__short.jsonl"
     messages, skips = read(path)
@@ -91,6 +95,7 @@ def test_claude_code_short_session() -> None:
     assert kinds(messages) == Counter(statement=1, tool_result=2, assistant=3, meta=3)
 
 
+@pytest.mark.shared_data
 def test_claude_code_tool_results_match_the_file() -> None:
     for name in ("spotter__short.jsonl", "spotter__tool_heavy.jsonl", "spotter__subagent.jsonl"):
         path = CC / name
@@ -114,6 +119,7 @@ def test_claude_code_tool_results_match_the_file() -> None:
          "websearch xterm.js tmux interactions")]
 
 
+@pytest.mark.shared_data
 def test_claude_code_subagent_sidechain() -> None:
     path = CC / "spotter__subagent.jsonl"
     messages, skips = read(path)
@@ -131,6 +137,7 @@ def test_claude_code_subagent_sidechain() -> None:
     assert not any(gate(m)[0] == "statement" for m in side)
 
 
+@pytest.mark.shared_data
 def test_claude_code_compaction_sidechain_is_never_evidence() -> None:
     messages, skips = read(CC / "spotter__agent-acompact-e1f845.jsonl")
     assert skips == []
@@ -143,6 +150,7 @@ def test_claude_code_compaction_sidechain_is_never_evidence() -> None:
 
 # -- Pi ----------------------------------------------------------------------------------
 
+@pytest.mark.shared_data
 def test_pi_legacy_v1_large_session() -> None:
     path = PI / "pi-mono__large-session.jsonl"
     raw = records(path)
@@ -163,6 +171,7 @@ def test_pi_legacy_v1_large_session() -> None:
     assert all(m.key is None for m in messages)  # v1 has no entry ids: ids come from refs
 
 
+@pytest.mark.shared_data
 def test_pi_before_compaction_summaries_and_bash() -> None:
     messages, skips = read(PI / "pi-mono__before-compaction.jsonl")
     assert skips == []
@@ -210,6 +219,7 @@ def test_pi_v3_tree_keeps_every_branch(tmp_path: Path) -> None:
 
 # -- Codex -------------------------------------------------------------------------------
 
+@pytest.mark.shared_data
 def test_codex_cli_sample() -> None:
     messages, skips = read(CODEX / "claude-code-transcripts__sample_codex_session.jsonl")
     assert skips == []
@@ -221,6 +231,7 @@ def test_codex_cli_sample() -> None:
     assert messages[0].project_key == folder_key("/project")
 
 
+@pytest.mark.shared_data
 def test_codex_desktop_rollout_uses_event_user_messages() -> None:
     raw = records(CODEX_SMALL)
     events = [r for r in raw if r["type"] == "event_msg" and r["payload"]["type"] == "user_message"]
@@ -258,6 +269,7 @@ def test_codex_0171_rollout_typed_prompt_is_evidence() -> None:
     assert all(gate(m)[0] != "statement" for m in prose)
 
 
+@pytest.mark.shared_data
 def test_codex_long_rollout_with_compaction() -> None:
     raw = records(CODEX_BIG)
     typed = sum(1 for r in raw if r["type"] == "event_msg"
@@ -278,6 +290,7 @@ def test_codex_long_rollout_with_compaction() -> None:
 
 # -- Slack -------------------------------------------------------------------------------
 
+@pytest.mark.shared_data
 def test_slack_export_zip() -> None:
     with zipfile.ZipFile(SLACK) as archive:
         day_files = [n for n in archive.namelist() if n.count("/") == 1 and n.endswith(".json")]

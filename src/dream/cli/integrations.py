@@ -103,8 +103,7 @@ def hook(event: str | None, agent: str, brief: str | None, as_json: bool) -> Non
     except (OSError, UnicodeDecodeError) as exc:
         text = ""
         click.echo(f"dream hook: warning: cannot read stdin ({exc})", err=True)
-    out, err = click.get_text_stream("stdout"), click.get_text_stream("stderr")
-    hook_mod.main(app, text, event, agent, as_json, out, err, brief=brief)
+    hook_mod.main(app, text, event, agent, as_json, sys.stdout, sys.stderr, brief=brief)
 
 
 # -- brief ------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from dream import api, index
@@ -63,9 +65,11 @@ def show(path: str, commit: str, store_id: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(doc.as_dict())
         return
-    out = click.get_binary_stream("stdout")
-    out.write(doc.data)
-    out.flush()
+    # the exact bytes, through the binary buffer under sys.stdout (click 8.5 deprecates
+    # its binary-stream helper)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(doc.data)
+    sys.stdout.buffer.flush()
 
 
 @click.command()
