@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT
 
 pytestmark = pytest.mark.shared_data

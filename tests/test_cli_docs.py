@@ -10,8 +10,8 @@ from dream.cli import cli
 
 
 def walk(group: click.Group, prefix: tuple[str, ...] = ()):
-    for name in sorted(group.commands):
-        cmd = group.commands[name]
+    for name in group.list_commands(None):     # type: ignore[arg-type]
+        cmd = group.get_command(None, name)     # type: ignore[arg-type]
         path = (*prefix, name)
         yield path, cmd
         if isinstance(cmd, click.Group):

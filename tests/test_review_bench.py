@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT
 
 pytestmark = pytest.mark.shared_data

@@ -65,7 +65,8 @@ def test_every_tool_named_exists_and_hidden_ones_are_marked():
 
 def _commands(group: click.Group, prefix: str = "") -> set[str]:
     out = set()
-    for name, cmd in group.commands.items():
+    for name in group.list_commands(None):     # type: ignore[arg-type]
+        cmd = group.get_command(None, name)     # type: ignore[arg-type]
         out.add(prefix + name)
         if isinstance(cmd, click.Group):
             out |= _commands(cmd, prefix + name + " ")

@@ -6,14 +6,13 @@ possible, otherwise they are the numbers verified by reading the files by hand.
 
 from __future__ import annotations
 
-import pytest
-
 import hashlib
 import json
 import zipfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import SHARED_DATA
 
 from dream.sources import LINE_SOURCES, FileContext, Message, Skip, detect, get

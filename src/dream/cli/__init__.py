@@ -1,5 +1,10 @@
 """The ``dream`` command line. Each command group lives in its own module and registers
-itself on the main group; errors are translated here, once."""
+itself on the main group; errors are translated here, once.
+
+Start-up: a command imports only its own module. ``COMMANDS`` names the module of every
+top-level command, so ``dream --version`` imports nothing but click and ``dream status``
+never loads the pipeline or the pydantic models (pinned by tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -12,21 +17,36 @@ import click
 from dream import __version__
 from dream.errors import DreamError
 
-# Each module defines ``register(group)``. Add new command modules here.
-COMMAND_MODULES = [
-    "dream.cli.core",
-    "dream.cli.run",
-    "dream.cli.integrations",
-    "dream.cli.mcp",
-    "dream.cli.notes",
-    "dream.cli.memory",
-    "dream.cli.serve",
-    "dream.cli.collect",
-    "dream.cli.review",
-]
+# Each module defines ``register(group)``; every top-level command names its module here.
+COMMANDS = {
+    "init": "dream.cli.core", "status": "dream.cli.core", "stores": "dream.cli.core",
+    "run": "dream.cli.run", "runs": "dream.cli.run", "correct": "dream.cli.run",
+    "demo": "dream.cli.run",
+    "install": "dream.cli.integrations", "uninstall": "dream.cli.integrations",
+    "hook": "dream.cli.integrations", "automations": "dream.cli.integrations",
+    "mcp": "dream.cli.mcp",
+    "notes": "dream.cli.notes",
+    "search": "dream.cli.memory", "show": "dream.cli.memory", "context": "dream.cli.memory",
+    "reindex": "dream.cli.memory", "begin": "dream.cli.memory", "forget": "dream.cli.memory",
+    "end": "dream.cli.memory", "revert": "dream.cli.memory",
+    "serve": "dream.cli.serve",
+    "collect": "dream.cli.collect", "history": "dream.cli.collect",
+    "review": "dream.cli.review", "prepare": "dream.cli.review",
+}
+COMMAND_MODULES = sorted(set(COMMANDS.values()))
 
 
 class DreamGroup(click.Group):
+    """The main group: loads a command's module when the command is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(COMMANDS[cmd_name]).register(self)
+        return self.commands.get(cmd_name)
+
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)
@@ -62,10 +82,6 @@ def cli() -> None:
 
     State lives in DREAM_HOME (default ~/.dream). Start with 'dream init' in a repository.
     """
-
-
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(cli)
 
 
 def main() -> None:
