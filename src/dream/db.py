@@ -255,6 +255,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        # Where collected items came from: each recorded folder under the project key its
+        # items got (dream.spool.projects), so 'dream projects' lists keys with folders.
+        "project_folders_1",
+        """
+        CREATE TABLE project_folders (
+            project_key TEXT NOT NULL,
+            folder TEXT NOT NULL,             -- the folder a transcript recorded (its cwd)
+            on_this_machine INTEGER NOT NULL, -- 1 when the folder exists here
+            seen_at TEXT NOT NULL,
+            PRIMARY KEY (project_key, folder)
+        );
+        """,
+    ),
 ]
 
 

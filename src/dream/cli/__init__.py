@@ -31,6 +31,7 @@ COMMANDS = {
     "end": "dream.cli.memory", "revert": "dream.cli.memory",
     "serve": "dream.cli.serve",
     "collect": "dream.cli.collect", "history": "dream.cli.collect",
+    "projects": "dream.cli.projects",
     "review": "dream.cli.review", "prepare": "dream.cli.review",
 }
 COMMAND_MODULES = sorted(set(COMMANDS.values()))

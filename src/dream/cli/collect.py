@@ -19,20 +19,34 @@ def register(cli: click.Group) -> None:
     cli.add_command(history)
 
 
+# both spellings of a kind are accepted, as 'dream install' does: claude_code, claude-code
+SOURCE_SPELLINGS = sorted({*SOURCE_KINDS, *(k.replace("_", "-") for k in SOURCE_KINDS)})
+
+
 @click.command()
-@click.option("--source", type=click.Choice(SOURCE_KINDS), default=None,
+@click.option("--source", type=click.Choice(SOURCE_SPELLINGS), default=None,
               help="Read the paths as this source kind (default: detect each file).")
+@click.option("--project", "project", default=None, metavar="NAME|KEY",
+              help="Put the project items read (and those collected before from the same "
+                   "files) in this project.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @json_option
-def collect(source: str | None, paths: tuple[Path, ...], as_json: bool) -> None:
+def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
+            as_json: bool) -> None:
     """Read new material into the spool (no model call).
 
     With no PATHS, finds the agent transcripts (Claude Code, Pi, Codex) of the current
     repository and its linked worktrees on this machine. Collecting the same files again
-    adds nothing; a grown file adds only its new lines.
+    adds nothing; a grown file adds only its new lines. A transcript recorded in a folder
+    missing on this machine whose name is this repository's is placed here; --project
+    places any other.
     """
+    from dream.spool.projects import resolve
+
     app = get_app()
     app.home.require()
+    source = source.replace("-", "_") if source else None
+    key = resolve(app.db, app.stores.all(), project, app.project()) if project else None
     bar: Any = None
     if not as_json and is_terminal():
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
@@ -48,7 +62,7 @@ def collect(source: str | None, paths: tuple[Path, ...], as_json: bool) -> None:
                            description=Path(path).name[:40])
 
         report = collect_items(app, list(paths) or None, source,
-                               progress if bar is not None else None)
+                               progress if bar is not None else None, project=key)
     result = report.as_dict()
     if as_json:
         emit_json(result)
@@ -61,6 +75,7 @@ def collect(source: str | None, paths: tuple[Path, ...], as_json: bool) -> None:
             click.echo(f"  skipped {skip['where']}: {skip['reason']}")
         if report.skipped > 20:
             click.echo(f"  ... and {report.skipped - 20} more (see --json)")
+        _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
             click.echo("No transcripts found for this repository "
                        "(looked in DREAM_CLAUDE_DIR, DREAM_PI_DIR, DREAM_CODEX_DIR or their "
@@ -69,6 +84,20 @@ def collect(source: str | None, paths: tuple[Path, ...], as_json: bool) -> None:
         click.echo("error: nothing could be read from the given material; see the skipped "
                    "lines above.", err=True)
         raise SystemExit(1)
+
+
+def _print_placement(placed: dict[str, Any], project: str | None) -> None:
+    if project and placed["moved"]:
+        click.echo(f"moved {placed['moved']} items collected before from these files to "
+                   f"project {project}")
+    for folder, n in sorted(placed["attributed"].items()):
+        click.echo(f"placed {n} items recorded in {folder} (not on this machine) in this "
+                   f"repository's project {placed['project']}, by its folder name")
+    if placed["unplaced"]:
+        listed = ", ".join(f"{f} ({n})" for f, n in sorted(placed["unplaced"].items())[:5])
+        click.echo(f"note: could not place items recorded in folders missing on this "
+                   f"machine: {listed}; 'dream collect --project NAME PATH...' places them, "
+                   "'dream projects move' moves them later")
 
 
 @click.group()

@@ -18,6 +18,12 @@ def register(cli: click.Group) -> None:
 
 
 AGENTS = ("claude-code", "pi", "codex")
+# 'dream collect --source' spells kinds with underscores; both spellings work everywhere
+AGENT_SPELLINGS = (*AGENTS, "claude_code")
+
+
+def _agent(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    return value.replace("_", "-")
 
 
 # -- install / uninstall -------------------------------------------------------------------
@@ -45,7 +51,7 @@ def _print_plan(plan, as_json: bool, dry_run: bool) -> None:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(AGENTS))
+@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
 @_scope_options
 @json_option
 def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
@@ -66,7 +72,7 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(AGENTS))
+@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
 @_scope_options
 @json_option
 def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
@@ -81,7 +87,8 @@ def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
 # -- hook --------------------------------------------------------------------------------------
 @click.command()
 @click.argument("event", required=False)
-@click.option("--agent", type=click.Choice(AGENTS), default="claude-code", show_default=True,
+@click.option("--agent", type=click.Choice(AGENT_SPELLINGS), default="claude-code",
+              show_default=True, callback=_agent,
               help="Which agent sends the payload (decides how its transcript is read).")
 @click.option("--brief", type=click.Choice(("project", "user")), default=None,
               help="On SessionStart, print this brief for the model's context.")

@@ -41,6 +41,10 @@ def review_start(project: str | None, model: str | None, all_evidence: bool,
         emit_json(result)
         return
     _print(result)
+    if result["run"]["items"] == 0:
+        from dream.cli.run import point_elsewhere
+
+        point_elsewhere(app, result["run"]["project_key"])
 
 
 @review.command("show")

@@ -126,6 +126,8 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
     """
     app = get_app()
     scopes, key = scopes_for(app)
+    ran_before = app.db.execute("SELECT 1 FROM runs WHERE kind='dream' AND status != 'priced'"
+                                " LIMIT 1").fetchone() is not None
     with progress_bar(is_terminal() and not as_json) as update:
         opts = run_options(app, mode=mode, model=model, apply=apply_mode, rounds=rounds,
                            redo=redo, retry=retry, dry_run=dry_run, sweep=not no_sweep,
@@ -141,29 +143,30 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
                        "calls": sum(r["calls"] for r in rows), "runs": rows})
     else:
         for r in rows:
-            _print_run(r)
+            _print_run(r, ran_before)
         if all(r["items"] == 0 for r in rows):
-            _point_elsewhere(app, key)
+            point_elsewhere(app, key)
     if rows[-1]["status"] == "failed":
         raise SystemExit(1)
 
 
-def _point_elsewhere(app: App, key: str | None) -> None:
-    """When nothing was pending here, say which other projects have items waiting: a run
-    covers only the current project and the personal streams."""
-    waiting = app.db.execute(
-        "SELECT project_key, count(*) FROM items WHERE processed_by IS NULL"
-        " AND claimed_by IS NULL AND project_key IS NOT NULL AND project_key IS NOT ?"
-        " GROUP BY project_key ORDER BY count(*) DESC", (key,)).fetchall()
+def point_elsewhere(app: App, key: str | None) -> None:
+    """When nothing was taken here, say where the collected items a run would claim went
+    (never meta items, which no run claims): a run covers only the current project and the
+    personal streams."""
+    from dream.spool.projects import elsewhere
+
+    waiting = elsewhere(app.db, key)
     if waiting:
         listed = ", ".join(f"{k} ({n})" for k, n in waiting[:5])
         more = f" and {len(waiting) - 5} more" if len(waiting) > 5 else ""
         click.echo(f"note: {sum(n for _k, n in waiting)} collected items belong to other "
-                   f"projects: {listed}{more}. A run covers the current project and your "
-                   "personal streams: run 'dream init' and 'dream run' in those repositories.")
+                   f"projects: {listed}{more}; 'dream projects' shows their folders, "
+                   "'dream projects move FROM TO' brings them into this project, or run "
+                   "'dream init' and 'dream run' in their repositories")
 
 
-def _print_run(r: dict) -> None:
+def _print_run(r: dict, ran_before: bool = True) -> None:
     if r["status"] == "priced":
         click.echo(f"dry run {r['id']}: {r['items']} items in {r['bundles']} bundles -> "
                    f"{r['calls']} calls, ~{r['input_tokens']} input tokens "
@@ -173,8 +176,12 @@ def _print_run(r: dict) -> None:
             click.echo(f"note: {r['details']['cost_note']}")
         return
     if r["items"] == 0 and r["status"] == "ok":
-        click.echo(f"run {r['id']}: nothing new in the spool since the last run "
-                   "(collect first, or reprocess with --redo)")
+        if ran_before:
+            click.echo(f"run {r['id']}: nothing new in the spool since the last run "
+                       "(collect first, or reprocess with --redo)")
+        else:
+            click.echo(f"run {r['id']}: nothing to dream over: no collected items for this "
+                       "project or your personal streams (collect first with 'dream collect')")
         return
     click.echo(f"run {r['id']} {r['status']}: {r['items']} items, {r['bundles']} bundles, "
                f"{r['calls']} calls, {r['duration_s']:.2f}s")

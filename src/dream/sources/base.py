@@ -139,6 +139,9 @@ def iso_utc(value: Any) -> str | None:
 
 
 _PROJECT_CACHE: dict[str, str] = {}
+# every recorded folder this process has keyed: folder -> (key, exists on this machine);
+# collect reads it to record where items came from and to place foreign folders
+SEEN_FOLDERS: dict[str, tuple[str, bool]] = {}
 
 
 def project_key_for(cwd: str | None) -> str | None:
@@ -154,11 +157,13 @@ def project_key_for(cwd: str | None) -> str | None:
     if cached is not None:
         return cached
     path = Path(cwd)
-    if path.is_dir():
+    exists = path.is_dir()
+    if exists:
         key = identify(path).key
     else:
         key = f"{slug(path.name)}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     _PROJECT_CACHE[cwd] = key
+    SEEN_FOLDERS[cwd] = (key, exists)
     return key
 
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dream.sources.base import project_key_for
-from dream.store.project import identify
+from dream.store.project import ProjectId, identify, slug
 
 _CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
 
@@ -82,7 +82,14 @@ def _first_cwd(folder: Path) -> str | None:
     return None
 
 
-def _folders(root: Path, names: list[str], project_key: str) -> Iterator[Path]:
+def moved_here(recorded: str, project: ProjectId) -> bool:
+    """A session recorded in a folder missing on this machine whose name is this
+    repository's: logs copied from another machine (placed here by collect)."""
+    path = Path(recorded)
+    return project.in_git and slug(path.name) == project.name and not path.is_dir()
+
+
+def _folders(root: Path, names: list[str], project: ProjectId) -> Iterator[Path]:
     if not root.is_dir():
         return
     for folder in sorted(root.iterdir()):
@@ -92,7 +99,11 @@ def _folders(root: Path, names: list[str], project_key: str) -> Iterator[Path]:
             yield folder
         elif any(folder.name.startswith(n.rstrip("-") + "-") for n in names):
             cwd = _first_cwd(folder)
-            if cwd and project_key_for(cwd) == project_key:
+            if cwd and project_key_for(cwd) == project.key:
+                yield folder
+        elif project.in_git and folder.name.strip("-").lower().endswith(project.name):
+            cwd = _first_cwd(folder)
+            if cwd and moved_here(cwd, project):
                 yield folder
 
 
@@ -120,11 +131,11 @@ def discover(cwd: Path, kinds: list[str] | None = None,
     found: list[tuple[str, Path]] = []
     if "claude_code" in wanted:
         names = [claude_folder(t) for t in trees]
-        for folder in _folders(base["claude_code"], names, project.key):
+        for folder in _folders(base["claude_code"], names, project):
             found += [("claude_code", f) for f in sorted(folder.rglob("*.jsonl"))]
     if "pi" in wanted:
         names = [pi_folder(t) for t in trees]
-        for folder in _folders(base["pi"], names, project.key):
+        for folder in _folders(base["pi"], names, project):
             found += [("pi", f) for f in sorted(folder.rglob("*.jsonl"))]
     if "codex" in wanted and base["codex"].is_dir():
         tree_strs = [str(t) for t in trees]
@@ -133,6 +144,6 @@ def discover(cwd: Path, kinds: list[str] | None = None,
             if not recorded:
                 continue
             if any(recorded == t or recorded.startswith(t + os.sep) for t in tree_strs) or \
-                    project_key_for(recorded) == project.key:
+                    project_key_for(recorded) == project.key or moved_here(recorded, project):
                 found.append(("codex", file))
     return found

@@ -34,12 +34,13 @@ from dream.app import App
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.sources import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, detect, get
-from dream.sources.base import looks_binary, parse_json
+from dream.sources.base import SEEN_FOLDERS, looks_binary, parse_json
 from dream.sources.discovery import discover
 from dream.spool import watermark
 from dream.spool.entities import EntityFinder
 from dream.spool.gate import gate
 from dream.spool.history import index_new_items
+from dream.spool.projects import Placement
 from dream.spool.redact import redact
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -80,6 +81,7 @@ class CollectReport:
     bytes_read: int = 0
     seconds: float = 0.0
     by_source: dict[str, int] = field(default_factory=dict)
+    placement: Placement = field(default_factory=Placement)
 
     def skip(self, item: Skip) -> None:
         self.skipped += 1
@@ -103,6 +105,7 @@ class CollectReport:
             "seconds": round(self.seconds, 3),
             "mb_per_s": round(self.bytes_read / 1e6 / self.seconds, 1) if self.seconds else None,
             "by_source": self.by_source,
+            "projects": self.placement.as_dict(),
         }
 
 
@@ -112,8 +115,10 @@ def item_id(source: str, message: Message) -> str:
 
 
 # rows (entities still "[]"), each with its participants and whether it is a person's
-# words; the skips; the number of messages; the number of secrets redacted
-Prepared = tuple[list[tuple[tuple[Any, ...], list[str], bool]], list[Skip], int, int]
+# words; the skips; the number of messages; the number of secrets redacted; the recorded
+# folders keyed so far (folder -> (key, exists on this machine))
+Prepared = tuple[list[tuple[tuple[Any, ...], list[str], bool]], list[Skip], int, int,
+                 dict[str, tuple[str, bool]]]
 
 
 def prepare(source: str, path: str, messages: Iterable[Message | Skip],
@@ -145,7 +150,7 @@ def prepare(source: str, path: str, messages: Iterable[Message | Skip],
                       None if message.is_error is None else int(message.is_error), kind,
                       evidence, "[]", now, message.channel),
                      message.participants, kind in ("statement", "message")))
-    return rows, skips, len(rows), hits
+    return rows, skips, len(rows), hits, dict(SEEN_FOLDERS)
 
 
 class _Writer:
@@ -169,8 +174,10 @@ class _Writer:
     def finish(self, prepared: Prepared, counts: dict[str, int]) -> list[tuple[Any, ...]]:
         """Rows of a prepared chunk: entities found here, in collection order (names
         learned from one file are found in the next), skips and counts reported."""
-        rows, skips, messages, hits = prepared
+        rows, skips, messages, hits, folders = prepared
         report = self.report
+        placement = report.placement
+        placement.learn(folders)
         for item in skips:
             report.skip(item)
         counts["skips"] += len(skips)
@@ -179,6 +186,10 @@ class _Writer:
         entities = self.entities
         out = []
         for row, participants, person in rows:
+            if row[5] is not None:
+                key = placement.place(row[5])
+                if key != row[5]:
+                    row = (*row[:5], key, *row[6:])
             if person and participants:
                 entities.learn(participants)
             if participants or person:
@@ -227,13 +238,20 @@ def _files_from(paths: list[Path], source: str | None) -> list[tuple[str | None,
 
 
 def collect(app: App, paths: list[Path] | None = None, source: str | None = None,
-            progress: Progress | None = None) -> CollectReport:
-    """Read new material from ``paths`` (or the current repository's transcripts)."""
+            progress: Progress | None = None, project: str | None = None) -> CollectReport:
+    """Read new material from ``paths`` (or the current repository's transcripts).
+
+    ``project`` (a project key) places every project item read, and items already
+    collected from the same files, in that project (see ``dream.spool.projects``)."""
+    if source is not None:
+        source = source.replace("-", "_")
     if source is not None and source not in SOURCE_KINDS:
         raise BadInput(f"unknown source kind '{source}'",
                        f"use one of {', '.join(SOURCE_KINDS)}")
     started = time.perf_counter()
     report = CollectReport()
+    here = app.project()
+    report.placement = Placement(here=here if here.in_git else None, forced=project)
     if paths:
         targets = _files_from(list(paths), source)
     else:
@@ -310,12 +328,31 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
         app.db.execute("BEGIN IMMEDIATE")
         writer.entities.save()
         app.db.execute("COMMIT")
+    _place_collected(app, report, targets)
     if report.new_items:
         report.evidence = app.db.execute(
             "SELECT count(*) FROM items WHERE collected_at=? AND evidence=1",
             (writer.now,)).fetchone()[0]
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _place_collected(app: App, report: CollectReport,
+                     targets: list[tuple[str | None, Path, bool]]) -> None:
+    """Record where each folder's items went; with --project, re-key items collected
+    earlier from the same files (collecting them again adds nothing new)."""
+    placement = report.placement
+    if placement.folders:
+        app.db.execute("BEGIN IMMEDIATE")
+        placement.record(app.db)
+        app.db.execute("COMMIT")
+    if placement.forced and targets:
+        from dream.spool.projects import move
+
+        files = [str(file.resolve()) for _kind, file, _explicit in targets]
+        for start in range(0, len(files), 500):
+            placement.moved += move(app.db, placement.forced,
+                                    source_paths=files[start:start + 500])
 
 
 def _transaction(writer: _Writer, rows: list[tuple[Any, ...]],

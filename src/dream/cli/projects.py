@@ -1,0 +1,61 @@
+"""projects: the project keys collected items carry, and moving items between them."""
+
+from __future__ import annotations
+
+import click
+
+from dream.cli.common import emit_json, get_app, json_option
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(projects)
+
+
+@click.group(invoke_without_command=True)
+@json_option
+@click.pass_context
+def projects(ctx: click.Context, as_json: bool) -> None:
+    """List known project keys with their names, folders and item counts."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from dream.spool.projects import known
+
+    app = get_app()
+    app.home.require()
+    here = app.project().key
+    rows = known(app.db, app.stores.all())
+    if as_json:
+        emit_json([{**r.as_dict(), "here": r.key == here} for r in rows])
+        return
+    if not rows:
+        click.echo("no projects yet: 'dream init' in a repository, then 'dream collect'")
+        return
+    for r in rows:
+        mark = "*" if r.key == here else " "
+        managed = f"store {', '.join(r.stores)}" if r.stores else "no store ('dream init')"
+        click.echo(f"{mark} {r.name or '-':<20} {r.key:<32} {r.items:>6} items "
+                   f"({r.pending} to run)  {managed}")
+        for folder in r.folders:
+            click.echo(f"      {folder}")
+
+
+@projects.command("move")
+@click.argument("from_project", metavar="FROM")
+@click.argument("to_project", metavar="TO")
+@json_option
+def projects_move(from_project: str, to_project: str, as_json: bool) -> None:
+    """Move every collected item of project FROM to project TO (names or keys); nothing is
+    wiped, and a later run or review in TO sees them."""
+    from dream.spool.projects import move, resolve
+
+    app = get_app()
+    app.home.require()
+    stores = app.stores.all()
+    here = app.project()
+    src = resolve(app.db, stores, from_project, here)
+    dst = resolve(app.db, stores, to_project, here)
+    moved = move(app.db, dst, from_key=src)
+    if as_json:
+        emit_json({"from": src, "to": dst, "moved": moved})
+        return
+    click.echo(f"moved {moved} items from {src} to {dst}")
