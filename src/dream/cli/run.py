@@ -11,6 +11,7 @@ import click
 from dream.app import App
 from dream.cli.common import emit_json, get_app, is_terminal, json_option
 from dream.errors import BadInput, NoteNotFound
+from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
@@ -317,8 +318,7 @@ def correct(address: str, field: str, value: str, as_json: bool) -> None:
     if head is None or scope.store.repo.read_at(head, relpath) is None:
         raise NoteNotFound(f"no record at {address}",
                            "list the records with 'git -C <store> ls-files'")
-    if not field.strip() or not value.strip():
-        raise BadInput("the field and the value must not be empty", "give FIELD VALUE")
+    field, value = check(kind, field, value)
     item_id = record_correction(app.db, scope, relpath, field, value)
     opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])
     rows = run_dream(app.db, app.home.notes_path, [scope], opts, key)

@@ -17,6 +17,7 @@ from collections import Counter
 
 from dream.db import utcnow
 from dream.errors import BadInput
+from dream.kinds.fields import check
 from dream.kinds.records import kind_of_path
 from dream.pipeline.propose import ResolvedOp, slug_field
 from dream.pipeline.spool import Item
@@ -40,6 +41,8 @@ def target_of(scope: Scope, relpath: str) -> tuple[str, str]:
 def record_correction(conn: sqlite3.Connection, scope: Scope, relpath: str, field: str,
                       value: str, said_at: str | None = None) -> str:
     said_at = said_at or utcnow()
+    kind, _key = target_of(scope, relpath)
+    field, value = check(kind, field, value)    # a field the kind has, a value of its type
     name = slug_field(field)
     digest = hashlib.sha256(f"{relpath}\x00{name}\x00{value}\x00{said_at}".encode()).hexdigest()
     item_id = f"correct-{digest[:20]}"

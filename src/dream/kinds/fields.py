@@ -1,0 +1,74 @@
+"""The fields a person may correct on each record kind, and the type of each value.
+
+``dream correct ADDRESS FIELD VALUE`` goes through :func:`check` before anything is
+recorded: a field the kind does not have, or a value its type refuses, is a one-line
+error naming the valid fields (or values). Wiki pages and the standing record hold named
+slots (facts), so any field name is valid there; their values are text.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from dream.errors import BadInput
+from dream.kinds.records import EVENT_STATUSES, NOTE_STATUSES, TODO_STATUSES
+
+NOTE_TYPES = ("correction", "directive", "preference", "failure", "fact")
+QUESTION_STATUSES = ("open", "answered")
+
+# kind -> field -> type: "text", "date" (YYYY-MM-DD), "time" (HH:MM) or a tuple of values
+FIELDS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "event": {"title": "text", "activity": "text", "date": "date", "time": "time",
+              "place": "text", "participants": "text", "status": EVENT_STATUSES},
+    "todo": {"title": "text", "status": TODO_STATUSES, "due": "date", "owner": "text"},
+    "note": {"text": "text", "type": NOTE_TYPES, "status": NOTE_STATUSES},
+    "question": {"text": "text", "status": QUESTION_STATUSES, "about": "text"},
+}
+OPEN_KINDS = ("wiki", "standing")       # named slots: any field name, text values
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+def check(kind: str, field: str, value: str) -> tuple[str, str]:
+    """(field, value) as they will be recorded, or ``BadInput`` saying what is valid."""
+    name = field.strip().lower().replace("-", "_")
+    value = value.strip()
+    if not name or not value:
+        raise BadInput("the field and the value must not be empty", "give FIELD VALUE")
+    if kind in OPEN_KINDS:
+        if not _NAME_RE.match(name):
+            raise BadInput(f"'{field}' is not a field name",
+                           f"a {kind} field is a lowercase word (letters, digits, _)")
+        return name, value
+    fields = FIELDS.get(kind)
+    if fields is None:
+        raise BadInput(f"a {kind} record cannot be corrected", "correct an event, to-do, "
+                       "note, question, wiki page or standing fact")
+    typ = fields.get(name)
+    if typ is None:
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise BadInput(f"{article} {kind} has no field '{field}'",
+                       f"valid fields: {', '.join(fields)}")
+    if isinstance(typ, tuple):
+        if value.lower() not in typ:
+            raise BadInput(f"'{value}' is not a {kind} {name}", f"use one of {', '.join(typ)}")
+        return name, value.lower()
+    if typ == "date":
+        try:
+            return name, date.fromisoformat(value).isoformat() if len(value) == 10 else \
+                _bad_date(kind, name, value)
+        except ValueError:
+            _bad_date(kind, name, value)
+    if typ == "time":
+        match = _TIME_RE.match(value)
+        if not match:
+            raise BadInput(f"'{value}' is not a time for the {kind} {name}",
+                           "give it as HH:MM, e.g. 19:30")
+        return name, f"{int(match.group(1)):02d}:{match.group(2)}"
+    return name, value
+
+
+def _bad_date(kind: str, name: str, value: str) -> str:
+    raise BadInput(f"'{value}' is not a date for the {kind} {name}",
+                   "give it as YYYY-MM-DD, e.g. 2026-03-13")

@@ -1,0 +1,71 @@
+"""'dream correct' checks the field against the record's kind and the value against the
+field's type before anything is recorded; a refusal is one line naming what is valid."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from test_scenarios import records, run_json, stage
+
+from dream.errors import BadInput
+from dream.kinds.fields import check
+
+KEY = "dinner-nobu-2026-03-13"
+
+
+@pytest.fixture
+def event(dream, repo, dream_home, tmp_path):
+    dream("init")
+    stage(tmp_path, "day1", [{"id": "d1", "time": "2026-03-09T18:00:00Z",
+                              "stream": "sms-jordan", "role": "other", "author": "Jordan",
+                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+    run_json(dream, "--model", "rules")
+    assert KEY in records(dream_home, "events")
+    return f"@user/events/{KEY}"
+
+
+def corrections(dream_home) -> int:
+    conn = sqlite3.connect(dream_home / "dream.db")
+    try:
+        return conn.execute("SELECT count(*) FROM items WHERE source='dream-correct'"
+                            ).fetchone()[0]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("colour", "blue", "valid fields: title, activity, date, time, place, participants, status"),
+    ("date", "next friday", "not a date for the event date. give it as YYYY-MM-DD"),
+    ("date", "2026-02-30", "not a date"),
+    ("time", "7pm", "give it as HH:MM"),
+    ("status", "maybe", "use one of proposed, confirmed, declined, cancelled"),
+])
+def test_bad_field_or_value_is_refused_and_nothing_recorded(event, dream, dream_home, field,
+                                                           value, needle):
+    result = dream("correct", event, field, value, ok=False)
+    assert result.exit_code == 1 and needle in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert corrections(dream_home) == 0
+    assert records(dream_home, "events")[KEY].get("date") == "2026-03-13"
+
+
+def test_valid_values_are_normalised_and_applied(event, dream, dream_home):
+    out = json.loads(dream("correct", event, "Time", "9:05", "--json").output)
+    assert out["field"] == "time" and out["value"] == "09:05" and out["status"] == "ok"
+    assert records(dream_home, "events")[KEY].get("time") == "09:05"
+    out = json.loads(dream("correct", event, "status", "Confirmed", "--json").output)
+    assert records(dream_home, "events")[KEY].get("status") == "confirmed"
+
+
+def test_kinds_with_named_slots_take_any_field_name() -> None:
+    assert check("standing", "home_city", " Lisbon ") == ("home_city", "Lisbon")
+    assert check("wiki", "Build-Command", "make") == ("build_command", "make")
+    assert check("todo", "due", "2026-04-01") == ("due", "2026-04-01")
+    with pytest.raises(BadInput) as refused:
+        check("todo", "colour", "blue")
+    assert refused.value.one_line() == \
+        "a todo has no field 'colour'. valid fields: title, status, due, owner."
+    with pytest.raises(BadInput, match="not a field name"):
+        check("standing", "two words", "x")
