@@ -392,13 +392,13 @@ def test_unknown_runs_are_one_line_errors(dream, repo):
         result = dream(*args, ok=False)
         assert result.exit_code == 1 and "no dream run 'nope'" in result.output
         assert "Traceback" not in result.output
-    empty = dream("run", "--model", "rules").output
-    assert "nothing new in the spool" in empty
+    empty = dream("run", "--model", "rules").output      # no run ever happened here
+    assert "nothing to dream over" in empty and "since the last run" not in empty
 
 
 def test_project_items_go_to_an_attached_primary_store(dream, repo, dream_home, tmp_path):
     team = tmp_path / "team-store"
-    dream("stores", "attach", str(team), "--name", "team")
+    dream("stores", "attach", str(team), "--name", "team", "--create")
     dream("init", "--store", "team")
     stage(tmp_path, "mixed", [
         {"id": "p1", "time": "2026-03-02T10:00:00Z", "stream": "s1", "role": "user",
@@ -513,6 +513,6 @@ def test_a_run_with_nothing_here_names_the_projects_whose_items_wait(dream, repo
         {"id": "o1", "time": "2026-03-02T10:00:00Z", "stream": "s9", "role": "user",
          "cwd": str(other), "text": "From now on, always pin the dependencies."}])
     out = dream("run", "--model", "rules").output
-    assert "nothing new" in out
+    assert "nothing to dream over" in out
     assert "1 collected items belong to other projects: elsewhere-" in out
     assert "dream init" in out

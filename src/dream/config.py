@@ -65,3 +65,9 @@ class Config:
         entries = self.data.setdefault("stores", [])
         if not any(Path(e["path"]) == path for e in entries):
             entries.append({"path": str(path)})
+
+    def remove_store(self, path: Path) -> bool:
+        entries = self.data.get("stores", [])
+        kept = [e for e in entries if Path(e["path"]) != path]
+        self.data["stores"] = kept
+        return len(kept) != len(entries)

@@ -121,16 +121,35 @@ def stores_list(as_json: bool) -> None:
 @click.option("--scope", type=click.Choice(["user", "project", "shared"]), default="shared",
               show_default=True)
 @click.option("--remote", default=None, help="A team git remote the store is shared through.")
+@click.option("--create", is_flag=True, help="Make a new store when PATH does not exist.")
 @json_option
 def stores_attach(path: Path, name: str | None, scope: str, remote: str | None,
-                  as_json: bool) -> None:
-    """Attach a git repository as a further store (made a store if it is not one)."""
+                  create: bool, as_json: bool) -> None:
+    """Attach a git repository as a further store (made a store if it is not one).
+
+    A missing PATH is refused unless --create, so a typo never makes a repository."""
     app = get_app()
     app.ensure_home()
     if path.exists() and not path.is_dir():
         raise DreamError(f"{path} is not a folder", "give the path of a git repository")
-    store = app.stores.attach(path, name, scope, remote)
+    store = app.stores.attach(path, name, scope, remote, create=create)
     if as_json:
         emit_json(store.describe())
     else:
         click.echo(f"attached store '{store.name}' ({store.scope}) at {store.path}")
+
+
+@stores.command("detach")
+@click.argument("store_id", metavar="STORE")
+@click.option("--force", is_flag=True,
+              help="Detach even a store that is some project's Primary Store.")
+@json_option
+def stores_detach(store_id: str, force: bool, as_json: bool) -> None:
+    """Forget an attached store (id or name); its repository and files stay untouched."""
+    app = get_app()
+    app.home.require()
+    store = app.stores.detach(store_id, force=force)
+    if as_json:
+        emit_json({**store.describe(), "detached": True})
+    else:
+        click.echo(f"detached store '{store.name}'; its repository at {store.path} is untouched")

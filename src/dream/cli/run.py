@@ -80,18 +80,34 @@ def progress_bar(enabled: bool):
         yield update
 
 
-def _fmt_run(r: dict) -> str:
+def decision_of(r: dict) -> str:
+    """What became of a run: awaiting review, promoted or discarded (review runs), promoted
+    (auto), or why there is nothing to decide."""
+    details = r.get("details") or {}
+    if r["status"] in ("priced", "running", "failed"):
+        return {"priced": "dry run"}.get(r["status"], r["status"])
+    if not r.get("commit"):
+        return "no changes"
+    if details.get("apply_mode") == "review":
+        return details.get("decision") or "awaiting review"
+    return "promoted"
+
+
+def _fmt_run(r: dict, names: dict[str, str] | None = None) -> str:
     cost = f"${r['cost_usd']:.4f}"
     commit = (r["commit"] or "-")[:10]
-    return (f"{r['id']:<22} {r['mode']:<8} {r['status']:<8} {r['items']:>6} {r['bundles']:>5} "
-            f"{r['calls']:>5} {r['input_tokens']:>8} {r['output_tokens']:>7} "
+    key = r.get("project_key")
+    project = (names or {}).get(key) or key or "(personal)"
+    return (f"{r['id']:<22} {r['mode']:<8} {r['status']:<8} "
+            f"{r.get('decision') or decision_of(r):<15} {project[:16]:<16} {r['items']:>6} "
+            f"{r['bundles']:>5} {r['calls']:>5} {r['input_tokens']:>8} {r['output_tokens']:>7} "
             f"{r['cached_tokens']:>7} {cost:>9} {r['duration_s']:>7.2f}s {commit:<10} "
             f"{r['branch'] or '-'}")
 
 
-HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'items':>6} {'bund':>5} {'calls':>5} "
-          f"{'in_tok':>8} {'out_tok':>7} {'cached':>7} {'cost':>9} {'time':>8} "
-          f"{'commit':<10} branch")
+HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'decision':<15} {'project':<16} "
+          f"{'items':>6} {'bund':>5} {'calls':>5} {'in_tok':>8} {'out_tok':>7} {'cached':>7} "
+          f"{'cost':>9} {'time':>8} {'commit':<10} branch")
 
 
 @click.command()
@@ -212,16 +228,17 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
         return
     app = get_app()
     app.home.require()
-    rows = list_runs(app.db, limit)
+    rows = [{**r, "decision": decision_of(r)} for r in list_runs(app.db, limit)]
     if as_json:
         emit_json(rows)
         return
     if not rows:
         click.echo("no dream runs yet; start one with 'dream run'")
         return
+    names = {k: e.get("name") or k for s in app.stores.all() for k, e in s.projects.items()}
     click.echo(HEADER)
     for r in rows:
-        click.echo(_fmt_run(r))
+        click.echo(_fmt_run(r, names))
 
 
 @runs.command("show")
@@ -232,6 +249,7 @@ def runs_show(run_id: str, as_json: bool) -> None:
     app = get_app()
     app.home.require()
     r = run_row(app.db, run_id)
+    r["decision"] = decision_of(r)
     r["diff_stat"] = None
     if r["commit"]:
         for store in app.stores.all():
@@ -245,7 +263,7 @@ def runs_show(run_id: str, as_json: bool) -> None:
     if as_json:
         emit_json(r)
         return
-    for key in ("id", "mode", "status", "model", "items", "bundles", "calls", "input_tokens",
+    for key in ("id", "mode", "status", "decision", "project_key", "model", "items", "bundles", "calls", "input_tokens",
                 "output_tokens", "cached_tokens", "cost_usd", "duration_s", "commit",
                 "branch", "started_at", "finished_at", "error"):
         click.echo(f"{key + ':':<15} {r[key] if r[key] is not None else '-'}")

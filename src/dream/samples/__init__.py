@@ -37,6 +37,32 @@ def stage_samples(target: Path, project: Path) -> dict[str, Path]:
     return {"claude_code": sessions, "jsonl": messages}
 
 
+DEMO_MARK = ".dream-demo"
+DEMO_PARTS = ("home", "shop-api", "inbox")
+
+
+def _prepare_root(root: Path) -> bool:
+    """Make ``root`` ready for a demo; True when a previous demo there was removed first.
+
+    A folder holding an earlier demo (its ``.dream-demo`` mark) is started over: only the
+    demo's own parts are removed. Any other non-empty folder is refused, so a typo never
+    deletes someone's files."""
+    from dream.errors import BadInput
+
+    if root.exists() and not root.is_dir():
+        raise BadInput(f"{root} is not a folder", "give 'dream demo --home' a folder")
+    restarted = (root / DEMO_MARK).exists()
+    if restarted:
+        for part in DEMO_PARTS:
+            shutil.rmtree(root / part, ignore_errors=True)
+    elif root.exists() and any(root.iterdir()):
+        raise BadInput(f"{root} is not empty and holds no earlier demo",
+                       "give 'dream demo --home' an empty or new folder")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / DEMO_MARK).write_text("made by 'dream demo'; rerunning it starts over here\n")
+    return restarted
+
+
 def make_project(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     run_git(path, "init", "-q", "-b", "main")
@@ -55,13 +81,15 @@ def run_demo(home: Path | None, brief_tokens: int, echo: Callable[[str], None],
     keep = home is not None
     root = Path(home).expanduser().resolve() if home else Path(tempfile.mkdtemp(
         prefix="dream-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
+    restarted = _prepare_root(root)
     app = App(Home(root / "home"), cwd=make_project(root / "shop-api"))
     try:
         store = app.ensure_home()
         project = app.project()
         store.add_project(project.key, project.name, primary=True)
         store.save(subject=f"Manage project {project.name}")
+        if restarted:
+            echo(f"Starting over: removed the previous demo in {root}")
         echo(f"Dream demo in {root} (a throw-away DREAM_HOME; yours is not touched)")
         echo(f"project {project.name} ({project.key}) -> store at {store.path}")
         echo("")
