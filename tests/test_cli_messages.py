@@ -77,3 +77,105 @@ def test_stores_attach_refuses_a_missing_path_and_detach_forgets(dream, repo, tm
     dream("stores", "detach", "tema", "--force")
     assert json.loads(dream("status", "--json").output)["managed"] is False
     assert Path(typo / ".dream" / "store.toml").exists()
+
+
+# -- one-line errors, bare commands ------------------------------------------------------------
+def test_usage_errors_are_one_line_with_the_help_hint(dream_proc, repo):
+    for args, needle in ((["run", "--foo"], "No such option '--foo'. Try 'dream run --help'."),
+                         (["correct"], "Missing argument 'ADDRESS'. Try 'dream correct --help'."),
+                         (["nosuch"], "No such command 'nosuch'. Try 'dream --help'."),
+                         (["run", "--mode", "x"], "Try 'dream run --help'.")):
+        proc = dream_proc(*args, cwd=repo)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+        assert needle in proc.stderr
+
+
+def test_bare_dream_and_bare_groups_print_help_and_succeed(dream_proc, repo):
+    bare = dream_proc(cwd=repo)
+    assert bare.returncode == 0 and bare.stdout.startswith("Usage: dream")
+    assert "collect" in bare.stdout and bare.stderr == ""
+    group = dream_proc("stores", cwd=repo)
+    assert group.returncode == 0 and "detach" in group.stdout
+
+
+def test_hints_are_not_doubled(dream, repo, tmp_path, monkeypatch):
+    no_home = dream("search", "x", ok=False)
+    assert no_home.output.count("dream init") == 1
+    dream("init")
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    out = dream("search", "x", ok=False).output
+    assert out.count("dream init") == 1 and len(out.strip().splitlines()) == 1
+
+
+# -- honest counts ---------------------------------------------------------------------------------
+def _messages(n: int, stream: str, cwd: str | None = None) -> list[dict]:
+    out = []
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    for i in range(n):
+        line = {"id": f"{stream}{i}", "time": f"2026-03-01T10:{i:02d}:00Z",
+                "stream": f"{stream}-{i}", "role": "other", "author": f"Friend{i}",
+                "text": f"Dinner at Place{i} on {days[i % 7]} at {1 + i % 11}pm?"}
+        if cwd:
+            line.update(role="user", text=f"From now on always run check number {i} first.",
+                        cwd=cwd)
+        out.append(line)
+    return out
+
+
+def test_max_items_bounds_the_whole_run(dream, repo, tmp_path):
+    dream("init")
+    stage(tmp_path, "mixed", _messages(4, "proj", str(repo)) + _messages(4, "sms"))
+    first = json.loads(dream("run", "--model", "rules", "--max-items", "5", "--json").output)
+    assert first["items"] == 5
+    rounds = json.loads(dream("run", "--model", "rules", "--max-items", "2", "--rounds", "5",
+                              "--json").output)
+    assert [r["items"] for r in rounds["runs"]] == [2, 1]
+
+
+def test_a_cut_brief_says_how_many_lines_were_left_out(dream, repo, tmp_path, dream_home):
+    from dream.app import App
+    from dream.pipeline.render import render_brief
+    from dream.pipeline.state import Scope, load_state
+
+    dream("init")
+    stage(tmp_path, "many", _messages(12, "sms"))
+    dream("run", "--model", "rules")
+    app = App.from_env()
+    try:
+        store = app.notes_store()
+        state = load_state(Scope(store, "user", None, "user"), store.repo.head())
+    finally:
+        app.close()
+
+    def body(text: str) -> list[str]:
+        return [x for x in text.splitlines() if x.startswith("- ")]
+
+    whole = render_brief(state, 100_000)
+    assert "left out" not in whole and len(body(whole)) >= 8
+    for cap in (120, 200, 300):
+        cut = render_brief(state, cap)
+        last = cut.rstrip("\n").splitlines()[-1]
+        assert last.startswith("_") and "more lines left out" in last, cut
+        left_out = int(last.strip("_").split()[0])
+        assert len(body(cut)) + left_out == len(body(whole))
+    brief = (dream_home / "notes" / "user" / "brief.md").read_text()
+    assert "left out" not in brief
+
+
+# -- context for agents ------------------------------------------------------------------------------
+def test_context_is_compact_and_gives_provenance_on_request(dream, repo, tmp_path):
+    dream("init")
+    stage(tmp_path, "d", [{"id": "d1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jo",
+                           "role": "other", "author": "Jo",
+                           "text": "Dinner at Nobu on Friday at 7pm?"}])
+    dream("run", "--model", "rules")
+    compact = dream("context", "--objective", "dinner Nobu").output
+    full = dream("context", "--objective", "dinner Nobu", "--provenance").output
+    assert "Dinner at Nobu" in compact and "Dinner at Nobu" in full
+    assert "said_at" not in compact and "evidence:" not in compact
+    assert "said_at" in full and "sha256" in full
+    assert compact.startswith("# Memory for: dinner Nobu")
+    assert len(compact) < len(full) / 2

@@ -178,11 +178,12 @@ def _require(app: App) -> tuple[Discovery, Store]:
     found, store = _discover(app)
     if store is not None:
         return found, store
+    # the discovery message already says how to fix it: no second hint
     if found.status == "no_home":
-        raise NoHome(found.message, "run 'dream init' in a repository")
+        raise NoHome(found.message)
     if found.status == "not_managed":
-        raise NotManaged(found.message, "mark a primary store with 'dream init'")
-    raise NotInitialised(found.message, "run 'dream init' in the repository")
+        raise NotManaged(found.message)
+    raise NotInitialised(found.message)
 
 
 def discover(path: str | Path | None = None, *, home: str | Path | None = None) -> Discovery:

@@ -18,10 +18,22 @@ class DreamError(Exception):
         self.hint = hint
 
     def one_line(self) -> str:
+        """Message and hint on one line; a hint the message already gives is not repeated."""
         text = self.message.rstrip(".")
-        if self.hint:
-            text += ". " + self.hint.rstrip(".")
-        return text.replace("\n", " ") + "."
+        hint = self.hint.rstrip(".")
+        if hint and _plain(hint) not in _plain(text) and not _says_how(text, hint):
+            text += ". " + hint
+        return " ".join(text.split()) + "."
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _says_how(message: str, hint: str) -> bool:
+    """True when the message already names the command the hint names ('dream init')."""
+    quoted = [part for n, part in enumerate(hint.split("'")) if n % 2]
+    return bool(quoted) and all(f"'{q}'" in message for q in quoted)
 
 
 class NoHome(DreamError):

@@ -48,6 +48,29 @@ class DreamGroup(click.Group):
             importlib.import_module(COMMANDS[cmd_name]).register(self)
         return self.commands.get(cmd_name)
 
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
+        """Click's own errors (usage included) as one line with the help hint on it."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _NO_ARGS_IS_HELP as exc:   # a bare group ('dream stores'): its help
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            sys.exit(0)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx else "dream"
+            click.echo(f"error: {_one_line(exc.format_message())}. "
+                       f"Try '{where} --help'.", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"error: {_one_line(exc.format_message())}.", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("error: aborted; nothing was changed.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)
@@ -76,13 +99,25 @@ class DreamGroup(click.Group):
             ctx.exit(70)
 
 
-@click.group(cls=DreamGroup, context_settings={"help_option_names": ["-h", "--help"]})
+# click 8.2+ raises this for a group called bare; 8.1 prints the help itself
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
+
+
+@click.group(cls=DreamGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             invoke_without_command=True, no_args_is_help=False)
 @click.version_option(__version__, prog_name="dream")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Dream: durable, reviewed, git-versioned memory for AI agents.
 
     State lives in DREAM_HOME (default ~/.dream). Start with 'dream init' in a repository.
     """
+    if ctx.invoked_subcommand is None:      # bare 'dream': the help, and success
+        click.echo(ctx.get_help())
 
 
 def main() -> None:

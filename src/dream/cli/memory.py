@@ -79,22 +79,45 @@ def show(path: str, commit: str, store_id: str | None, as_json: bool) -> None:
               help="At most 64000 characters in total.")
 @click.option("--authority", type=click.Choice(["advisory", "binding"]), default="advisory",
               show_default=True, help="Authority label recorded on every document.")
+@click.option("--provenance", is_flag=True,
+              help="Print each document whole, front matter (per-field provenance), commit "
+                   "and sha256 included, instead of the compact text for agents.")
 @json_option
-def context(objective: str, max_docs: int, max_chars: int, authority: str,
+def context(objective: str, max_docs: int, max_chars: int, authority: str, provenance: bool,
             as_json: bool) -> None:
-    """Build an immutable snapshot: one bounded search, each document read at its commit."""
+    """Build an immutable snapshot: one bounded search, each document read at its commit.
+
+    Printed compactly for an agent's context (each document's text without its front
+    matter, the commit once); --provenance prints everything, --json the snapshot."""
     snap = api.build_snapshot(get_app(), objective, max_docs, max_chars, authority)
     if as_json:
         emit_json(snap.as_dict())
         return
-    click.echo(f"snapshot of store '{snap.store.name}' for: {snap.objective}")
-    click.echo(f"{len(snap.documents)} documents, {snap.total_chars} characters")
-    for doc in snap.documents:
-        click.echo(f"\n=== {doc.path} @ {doc.commit[:12]} sha256 {doc.sha256[:16]} "
-                   f"({doc.authority})")
-        click.echo(doc.content, nl=not doc.content.endswith("\n"))
+    if provenance:
+        click.echo(f"snapshot of store '{snap.store.name}' for: {snap.objective}")
+        click.echo(f"{len(snap.documents)} documents, {snap.total_chars} characters")
+        for doc in snap.documents:
+            click.echo(f"\n=== {doc.path} @ {doc.commit[:12]} sha256 {doc.sha256[:16]} "
+                       f"({doc.authority})")
+            click.echo(doc.content, nl=not doc.content.endswith("\n"))
+    else:
+        commits = sorted({doc.commit[:12] for doc in snap.documents})
+        click.echo(f"# Memory for: {snap.objective} (store {snap.store.name}"
+                   + (f" @ {', '.join(commits)}" if commits else "") + f", {authority})")
+        for doc in snap.documents:
+            click.echo(f"\n## {doc.path}")
+            click.echo(without_front_matter(doc.content).strip())
     for item in snap.omitted:
         click.echo(f"omitted {item['path']} ({item['reason']})")
+
+
+def without_front_matter(text: str) -> str:
+    """A document's text without its leading YAML front matter (provenance, versions)."""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        if end != -1:
+            return text[end + 5:]
+    return text
 
 
 @click.command()

@@ -109,20 +109,35 @@ def _names(text: str, name: str) -> bool:
 
 
 def render_brief(state: State, max_tokens: int = 2000) -> str:
+    """The brief under ``max_tokens``: sections in order, each line whole. When lines do
+    not fit, the last line says how many were left out (room for it is kept)."""
     title = "projects/" + state.scope.root.split("/", 1)[1] if "/" in state.scope.root \
         else state.scope.root
     head = [f"# Brief: {title}", "",
             (f"As of {state.as_of() or 'no evidence yet'}. Written by Dream from the records"
              " linked on each line."), ""]
-    text = "\n".join(head) + "\n"
+    start = "\n".join(head) + "\n"
+    parts = [(name, lines) for name, lines in sections(state) if lines]
+    text, omitted = _fill(start, parts, max_tokens)
+    if omitted:
+        def tail(n: int) -> str:
+            return f"_{n} more lines left out to stay within {max_tokens} tokens._\n"
+
+        text, omitted = _fill(start, parts, max_tokens - tokens.count(tail(10 ** 6)) - 1)
+        text += tail(omitted)
+    return text
+
+
+def _fill(start: str, parts: list[tuple[str, list[str]]], budget: int) -> tuple[str, int]:
+    """``start`` and as many whole lines of ``parts`` as fit in ``budget`` tokens; the
+    number of lines left out."""
+    text = start
     used = tokens.count(text)
     omitted = 0
-    for name, lines in sections(state):
-        if not lines:
-            continue
+    for name, lines in parts:
         header = f"## {name}\n"
         header_cost = tokens.count(header) + 1
-        if used + header_cost > max_tokens:
+        if used + header_cost > budget:
             omitted += len(lines)
             continue
         block = header
@@ -130,7 +145,7 @@ def render_brief(state: State, max_tokens: int = 2000) -> str:
         shown = 0
         for line in lines:
             cost = tokens.count(line) + 1
-            if used + block_used + cost > max_tokens:
+            if used + block_used + cost > budget:
                 omitted += 1
                 continue
             block += line + "\n"
@@ -139,13 +154,14 @@ def render_brief(state: State, max_tokens: int = 2000) -> str:
         if shown:
             text += block + "\n"
             used += block_used + 1
-    if omitted:
-        tail = f"_{omitted} more lines left out to stay within {max_tokens} tokens._\n"
-        if used + tokens.count(tail) <= max_tokens:
-            text += tail
-    while tokens.count(text) > max_tokens and "\n" in text.rstrip("\n"):
-        text = text.rstrip("\n").rsplit("\n", 1)[0] + "\n"
-    return text
+    # counted per line, a whole text can come out a token or two longer: drop lines (and
+    # count them) until it fits
+    while tokens.count(text) > budget and text.count("\n") > start.count("\n"):
+        last = text.rstrip("\n").rsplit("\n", 1)
+        if not last[1].startswith("## "):
+            omitted += 1
+        text = last[0] + "\n"
+    return text, omitted
 
 
 def _clip(text: str, limit: int) -> str:

@@ -210,7 +210,11 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     try:
         per_store: dict[str, dict[str, Any]] = {}
         for scope in scopes:
-            items = spool.claim(conn, run_id, scope.project_key, opts.max_items) \
+            # --max-items bounds the whole run, not each scope: later scopes get what is left
+            room = opts.max_items - all_items
+            if room <= 0 and not opts.only_ids:
+                break
+            items = spool.claim(conn, run_id, scope.project_key, room) \
                 if not opts.only_ids else _claim_ids(conn, run_id, opts.only_ids)
             if not items:
                 continue
