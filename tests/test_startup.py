@@ -79,6 +79,21 @@ def test_light_hook_never_loads_the_cli_or_the_pipeline(repo, dream) -> None:
     assert heavy_in(modules) == []
 
 
+def test_every_registered_command_is_named_for_lazy_loading() -> None:
+    """A command a module registers but COMMANDS does not name could never be run."""
+    import importlib
+
+    import click
+
+    from dream.cli import COMMAND_MODULES, COMMANDS
+
+    for module in COMMAND_MODULES:
+        group = click.Group()
+        importlib.import_module(module).register(group)
+        named = {name for name, mod in COMMANDS.items() if mod == module}
+        assert set(group.commands) == named, module
+
+
 def test_help_still_lists_every_command(dream) -> None:
     from dream.cli import COMMANDS
 

@@ -24,6 +24,7 @@ COMMANDS = {
     "demo": "dream.cli.run",
     "install": "dream.cli.integrations", "uninstall": "dream.cli.integrations",
     "hook": "dream.cli.integrations", "automations": "dream.cli.integrations",
+    "brief": "dream.cli.integrations",
     "mcp": "dream.cli.mcp",
     "notes": "dream.cli.notes",
     "search": "dream.cli.memory", "show": "dream.cli.memory", "context": "dream.cli.memory",
