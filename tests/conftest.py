@@ -11,7 +11,26 @@ import pytest
 from click.testing import CliRunner
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("DREAM_SHARED", REPO_ROOT.parent / "shared"))
+
+
+def _find_shared() -> Path:
+    """``$DREAM_SHARED``, else ``shared`` beside the repository, else beside the main
+    checkout of a linked worktree (``git worktree add`` puts worktrees elsewhere)."""
+    if os.environ.get("DREAM_SHARED"):
+        return Path(os.environ["DREAM_SHARED"])
+    beside = REPO_ROOT.parent / "shared"
+    if beside.is_dir():
+        return beside
+    proc = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode == 0 and proc.stdout.strip():
+        main_checkout = Path(proc.stdout.strip()).parent
+        if (main_checkout.parent / "shared").is_dir():
+            return main_checkout.parent / "shared"
+    return beside
+
+
+SHARED = _find_shared()
 SHARED_DATA = SHARED / "data"
 SHARED_HINT = (f"needs the shared sample data, not found at {SHARED_DATA}: put the team's "
                "'shared' folder beside the repository or set DREAM_SHARED=/path/to/shared "
