@@ -31,24 +31,19 @@ correction. Keys are stable so a later run asking the same thing finds the same 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from dataclasses import field as _list_field
 
 from dream.errors import BadInput
-from dream.kinds.records import EVENT_STATUSES, NOTE_STATUSES, TODO_STATUSES, kind_of_path
+from dream.kinds.fields import check
+from dream.kinds.records import kind_of_path
 from dream.kinds.records import slug_key as _slug
 
 ASK_SAME = "same"
 ASK_VALUE = "value"
 ASKS = (ASK_SAME, ASK_VALUE)
-QUESTION_STATUSES = ("open", "answered")
 YES, NO = "yes", "no"
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-_STATUS = {"event": EVENT_STATUSES, "todo": TODO_STATUSES, "note": NOTE_STATUSES,
-           "question": QUESTION_STATUSES}
 
 
 @dataclass
@@ -131,18 +126,9 @@ def check_answer(question: Question, answer: str) -> str:
 
 
 def check_value(kind: str, field_name: str, value: str) -> str:
-    """A field value as a correction or an answer may set it, or :class:`BadInput`."""
-    value = value.strip()
-    if not value:
-        raise BadInput(f"an empty value for '{field_name}'", "give the value to set")
-    if field_name in ("date", "due") and not _DATE.match(value):
-        raise BadInput(f"'{value}' is not a date", "write it as YYYY-MM-DD, e.g. 2026-03-13")
-    if field_name == "time" and not _TIME.match(value):
-        raise BadInput(f"'{value}' is not a time of day", "write it as HH:MM, e.g. 19:30")
-    if field_name == "status" and kind in _STATUS and value not in _STATUS[kind]:
-        raise BadInput(f"'{value}' is not a {kind} status",
-                       "use one of: " + ", ".join(_STATUS[kind]))
-    return value
+    """A field value as a correction or an answer may set it, or :class:`BadInput`: the
+    one check of ``dream.kinds.fields`` that ``dream correct`` makes too."""
+    return check(kind, field_name, value)[1]
 
 
 def _key(path: str) -> str:
