@@ -154,3 +154,11 @@ def test_collect_without_paths_finds_sessions_copied_from_another_machine(
     assert out["files"] == 1 and out["new_items"] == 5
     assert out["projects"]["attributed"] == {FOREIGN: 5} and out["projects"]["unplaced"] == {}
     assert spool(dream_home) == {here_key(): 5}
+
+
+def test_hook_takes_both_spellings_of_the_agent(webapp, dream_proc):
+    payload = json.dumps({"session_id": "s", "cwd": str(webapp),
+                          "hook_event_name": "UserPromptSubmit"})
+    for spelling in ("claude_code", "claude-code"):
+        proc = dream_proc("hook", "--agent", spelling, "--json", cwd=webapp, input=payload)
+        assert proc.returncode == 0 and json.loads(proc.stdout)["agent"] == "claude-code"

@@ -13,7 +13,9 @@ def entry(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="same as 'dream hook'")
     hook.add_argument("event", nargs="?")
-    hook.add_argument("--agent", choices=("claude-code", "pi", "codex"), default="claude-code")
+    # both spellings, as 'dream install' and 'dream collect --source' take them
+    hook.add_argument("--agent", choices=("claude-code", "claude_code", "pi", "codex"),
+                      default="claude-code")
     hook.add_argument("--brief", choices=("project", "user"), default=None)
     hook.add_argument("--json", action="store_true", dest="as_json")
     args = parser.parse_args(argv)
@@ -26,8 +28,8 @@ def entry(argv: list[str] | None = None) -> int:
         text = ""
     app = App.from_env()
     try:
-        return hook_mod.main(app, text, args.event, args.agent, args.as_json, sys.stdout,
-                             sys.stderr, brief=args.brief)
+        return hook_mod.main(app, text, args.event, args.agent.replace("_", "-"), args.as_json,
+                             sys.stdout, sys.stderr, brief=args.brief)
     finally:
         app.close()
 
