@@ -8,11 +8,16 @@ is searched with its text. Evidence recall@5 and @10 are reported at turn level 
 question's evidence dia_ids among the top k) and session level (share of their sessions),
 per category and overall, for:
 
-  history  Dream's history search over the raw collected turns
-  memory   Dream's memory search after a dream with the `rules` provider; each returned
-           record is mapped back to the turns its provenance cites (item id -> item ref ->
-           dia_id)
-  bm25     bm25s over the same turn texts, in the same run
+  history       Dream's history search over the raw collected turns, the question as typed
+  history_or    the same with its words joined by OR (what ``dream history search`` does)
+  memory        Dream's memory search after a dream with the `rules` provider; each returned
+                record is mapped back to the turns its provenance cites (item id -> item
+                ref -> dia_id): search over consolidated memory, not over raw turns
+  bm25          bm25s over the same turn texts, in the same run (no stemming)
+  bm25_stemmed  the same with the Snowball English stemmer: the strongest fair baseline,
+                since Dream's index stems too; Dream's gains are reported against it
+  fts5          a plain SQLite FTS5 index (Porter) with none of Dream's code, words OR-ed:
+                what SQLite alone gives
 
 The LoCoMo file is read from ../shared/data (or $DREAM_SHARED/data) and never copied into
 the repository (CC BY-NC 4.0, evaluation use only). Quirks of the file are handled
@@ -279,23 +284,66 @@ def score_system(name: str, ranker: Ranker, questions: list[Question], scores: S
 
 
 # -- the baseline --------------------------------------------------------------------------
-def bm25_ranker(conv: Conversation) -> Ranker:
-    """Plain BM25 (bm25s defaults: Lucene variant, k1=1.5, b=0.75, English stop words, no
-    stemming) over the same turn texts Dream collects."""
+def bm25_ranker(conv: Conversation, stemmed: bool = False) -> Ranker:
+    """Plain BM25 (bm25s defaults: Lucene variant, k1=1.5, b=0.75, English stop words; no
+    stemming unless ``stemmed``) over the same turn texts Dream collects."""
+    return bm25s_ranker([(t.dia_id, t.text) for t in conv.turns], stemmed)
+
+
+def bm25s_ranker(docs: list[tuple[str, str]], stemmed: bool) -> Ranker:
     import bm25s
 
-    turns = conv.turns
-    corpus = bm25s.tokenize([t.text for t in turns], stopwords="en", show_progress=False)
+    stemmer = None
+    if stemmed:
+        import Stemmer
+
+        stemmer = Stemmer.Stemmer("english")
+    corpus = bm25s.tokenize([text for _id, text in docs], stopwords="en", stemmer=stemmer,
+                            show_progress=False)
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
-    ids = [t.dia_id for t in turns]
+    ids = [doc_id for doc_id, _text in docs]
 
     def rank(query: str, k: int) -> list[str]:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
         if not tokens.vocab:
             return []
         docs, _scores = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
         return [ids[int(i)] for i in docs[0]]
+
+    return rank
+
+
+def bm25_stemmed_ranker(conv: Conversation) -> Ranker:
+    """The same BM25 with the Snowball English stemmer (PyStemmer), the strongest fair
+    version of the baseline: Dream's full-text index stems too (SQLite's Porter)."""
+    return bm25_ranker(conv, stemmed=True)
+
+
+def fts5_ranker(conv: Conversation) -> Ranker:
+    """A plain SQLite FTS5 index (Porter stemmer, unicode61) with none of Dream's code:
+    the turns in an in-memory table, the question's words quoted and OR-ed, bm25 order.
+    It shows how much of history search's score is SQLite's and how much Dream's."""
+    return plain_fts5_ranker([(t.dia_id, t.text) for t in conv.turns])
+
+
+def plain_fts5_ranker(docs: list[tuple[str, str]]) -> Ranker:
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='porter unicode61')")
+    conn.executemany("INSERT INTO t(rowid, text) VALUES (?, ?)",
+                     [(i, text) for i, (_id, text) in enumerate(docs)])
+    ids = [doc_id for doc_id, _text in docs]
+
+    def rank(query: str, k: int) -> list[str]:
+        words = dict.fromkeys(w.lower() for w in re.findall(r"\w+", query))
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = conn.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?",
+                            (match, k)).fetchall()
+        return [ids[r[0]] for r in rows]
 
     return rank
 
@@ -405,7 +453,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     convs = load_locomo(locomo_path(), quirks, limit)
     scores = Scores()
     hits_k: dict[str, list[int]] = {}
-    systems = ["bm25", "history", "history_or", "memory"]
+    systems = ["bm25", "bm25_stemmed", "fts5", "history", "history_or", "memory"]
     missing: dict[str, str] = {}
     extra: dict[str, Any] = {"records": {}, "runs": 0, "run_statuses": {}}
     n_questions = 0
@@ -416,6 +464,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             questions = questions[::step][:QUICK_QUESTIONS]
         n_questions += len(questions)
         score_system("bm25", bm25_ranker(conv), questions, scores)
+        score_system("bm25_stemmed", bm25_stemmed_ranker(conv), questions, scores)
+        score_system("fts5", fts5_ranker(conv), questions, scores)
         with common.temp_home(prefix=f"locomo-{conv.sample_id}-") as tmp:
             try:
                 dc = DreamConversation(conv, tmp)
@@ -464,11 +514,12 @@ def report(convs: list[Conversation], n_questions: int, scores: Scores, systems:
         figures["systems"][system] = per
     for key, xs in hits_k.items():
         figures.setdefault("memory_turns_per_query", {})[key] = round(sum(xs) / len(xs), 2)
-    base = figures["systems"].get("bm25", {}).get("overall", {})
+    # the strongest baseline is the stemmed one: Dream's index stems as well
+    base = figures["systems"].get("bm25_stemmed", {}).get("overall", {})
     for system in ("history", "history_or", "memory"):
         got = figures["systems"].get(system, {}).get("overall")
         if got and base:
-            figures.setdefault("vs_bm25", {})[system] = {
+            figures.setdefault("vs_bm25_stemmed", {})[system] = {
                 m: round(got[m] - base[m], 4) for m in ("turn@5", "turn@10", "session@5",
                                                          "session@10")}
     text = common.table(["system", "category", "n", "turn R@5", "turn R@10", "session R@5",

@@ -52,7 +52,7 @@ def test_locomo_retrieval_quick() -> None:
     assert f["benchmark"] == "locomo_retrieval"
     assert f["conversations"] == 1 and f["questions"] == 60
     assert f["missing"] == {}
-    for system in ("bm25", "history", "history_or", "memory"):
+    for system in ("bm25", "bm25_stemmed", "fts5", "history", "history_or", "memory"):
         overall = f["systems"][system]["overall"]
         assert overall["n"] == 60
         for metric in ("turn@5", "turn@10", "session@5", "session@10"):
@@ -61,6 +61,8 @@ def test_locomo_retrieval_quick() -> None:
         assert overall["session@5"] <= overall["session@10"]
     # a plain BM25 over the turns must find a fair share of the evidence
     assert f["systems"]["bm25"]["overall"]["session@10"] > 0.5
+    # the gains are stated against the strongest baseline (stemmed, like Dream's index)
+    assert set(f["vs_bm25_stemmed"]) == {"history", "history_or", "memory"}
     # the quirk handling of conversation 1: 'D8:6; D9:17' split, category 5 left out
     assert f["quirks"]["evidence_fields_split"] == 1
     assert f["quirks"]["questions_category5_excluded"] == 47
@@ -170,3 +172,16 @@ def test_consolidation_heldout_quick() -> None:
     rules = f["providers"]["rules"]
     assert 0.0 <= rules["precision"] <= 1.0 and 0.0 <= rules["recall"] <= 1.0
     assert rules["failed_runs"] == 0
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "longmemeval").exists(),
+                    reason="the LongMemEval sample is not in the shared data")
+def test_longmemeval_retrieval_quick() -> None:
+    f = run_bench("longmemeval_retrieval")
+    assert f["benchmark"] == "longmemeval_retrieval" and f["questions"] == 4
+    # the second question's answer ('volleyball league') occurs in one turn
+    assert f["ceiling"] == 1
+    for system in ("history", "fts5", "bm25_stemmed", "bm25"):
+        hits = f["systems"][system]
+        assert 0 <= hits["hit@1"] <= hits["hit@3"] <= hits["hit@5"] <= f["ceiling"]
+    assert [q["answer_in_some_turn"] for q in f["per_question"]] == [False, True, False, False]
