@@ -17,7 +17,7 @@ def main() -> None:
     if argv[:1] == ["hook"] and not asks_help:
         from dream.integrations.__main__ import entry
 
-        sys.exit(entry(argv))
+        sys.exit(entry(argv, prog="dream"))
     if argv == ["mcp"]:
         sys.exit(serve_mcp())
     from dream.cli import main as cli_main

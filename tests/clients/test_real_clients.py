@@ -287,6 +287,40 @@ def test_codex(machine):
         assert len(m.hook_log()) == lines
 
 
+def test_codex_user_scope(machine):
+    """--user: Dream's table, its hooks and Codex's trust of them all in the user's
+    CODEX_HOME; uninstall gives the config back byte for byte."""
+    m = machine
+    with ModelServer(wrote_note_script()) as server:
+        codex_home = m.home / "codex-home"
+        codex_home.mkdir()
+        m.env["CODEX_HOME"] = str(codex_home)
+        config = codex_home / "config.toml"
+        config.write_text("# my settings\n" + codex_config(server, m.repo))
+        before = snapshot(codex_home)
+        m.write_brief(f"# Brief\n\n{BRIEF}\n")
+        brief = Path(m.dream_json("brief", "--user")["path"])
+        brief.parent.mkdir(parents=True, exist_ok=True)
+        brief.write_text(f"# Your brief\n\nThe user's brief: {BRIEF}\n")
+        m.dream("install", "codex", "--user")
+        assert len(codex_trust_hooks(m)) == 3
+        first = codex(m, PROMPT)
+        evs = events(first)
+        assert errors_of(evs) == []
+        calls = [e["item"] for e in evs if e.get("type") == "item.completed"
+                 and e["item"].get("type") == "mcp_tool_call"]
+        assert [c["status"] for c in calls] == ["completed"], calls
+        assert "The user's brief" in server.model_requests()[0].text()
+        check_note_committed(m)
+        m.dream("uninstall", "codex", "--user")
+        after = snapshot(codex_home)
+        assert after[str(config)] == before[str(config)]      # trust tables gone too
+        assert not (codex_home / "hooks.json").exists()
+        server.script = Script([Say("Hello.")])
+        clean = codex(m, "hello", approve=False)
+        assert errors_of(events(clean)) == [] and clean.returncode == 0
+
+
 # -- Pi ------------------------------------------------------------------------------------------
 def pi_models(server: ModelServer) -> str:
     """The user's models.json: a custom provider speaking Chat Completions."""

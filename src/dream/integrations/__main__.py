@@ -8,8 +8,8 @@ import argparse
 import sys
 
 
-def entry(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dream.integrations")
+def entry(argv: list[str] | None = None, prog: str = "python -m dream.integrations") -> int:
+    parser = argparse.ArgumentParser(prog=prog)
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="same as 'dream hook'")
     hook.add_argument("event", nargs="?")
