@@ -50,3 +50,12 @@ def test_pyproject_caps_only_majors_dream_calls_deeply() -> None:
     deps = project["dependencies"] + project["optional-dependencies"]["test"]
     capped = sorted(re.split(r"[<>=]", d)[0] for d in deps if "<" in d)
     assert capped == ["anthropic", "click", "mcp", "openai", "pydantic"]
+
+
+def test_license_is_an_spdx_string_as_the_newest_setuptools_wants() -> None:
+    """A license table builds with a deprecation warning today and fails from 2027."""
+    import tomllib
+
+    data = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    assert data["project"]["license"] == "MIT"
+    assert "setuptools>=77" in data["build-system"]["requires"]
