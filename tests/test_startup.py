@@ -94,6 +94,17 @@ def test_every_registered_command_is_named_for_lazy_loading() -> None:
         assert set(group.commands) == named, module
 
 
+def test_a_command_missing_from_COMMANDS_still_runs(monkeypatch) -> None:
+    import dream.cli as cli_mod
+
+    monkeypatch.setattr(cli_mod, "COMMANDS",
+                        {k: v for k, v in cli_mod.COMMANDS.items() if k != "prepare"})
+    group = cli_mod.DreamGroup(name="dream")
+    assert group.get_command(None, "prepare") is not None      # type: ignore[arg-type]
+    assert group.get_command(None, "nosuch") is None            # type: ignore[arg-type]
+    assert "prepare" in group.list_commands(None)               # type: ignore[arg-type]
+
+
 def test_help_still_lists_every_command(dream) -> None:
     from dream.cli import COMMANDS
 
