@@ -28,10 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dream.detect import preferences
-from dream.detect.finding import Finding, SpoolItem
-from dream.detect.prose import STOP, clean, is_coding, is_prose
-from dream.kinds import text as ktext
-from dream.kinds.records import slug_key
+from dream.detect.finding import SpoolItem
 
 _INSTRUCTION_VERBS = (
     r"use|run|write|add|put|call|commit|push|pull|format|ask|check|include|keep|reply|answer|"
@@ -60,7 +57,8 @@ PUSHBACK = re.compile(
     r"^(?:no|nope|wrong)\s*[,.!:]|^stop\b|^no\s+\w+(?:\s+\w+)?\s*!"
     r"|(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:stop|quit)\b"
     r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
-    r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b", re.I)
+    r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
+    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w", re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
@@ -100,57 +98,10 @@ def after_assistant(prev: SpoolItem | None) -> bool:
     return prev is not None and (prev.role == "assistant" or not prev.evidence)
 
 
-# -- the dream run: findings per statement --------------------------------------------------
-@dataclass
-class StatementReader:
-    """Reads user statements in order and finds corrections, directives and preferences.
-
-    A correction keeps the two sentences after it (they usually say what to do instead).
-    A finding whose name (kind and first content words) was already found in the same call
-    is not repeated; preferences are checked against older ones
-    (:func:`dream.detect.preferences.revision`)."""
-
-    rows: list[dict] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
-    liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
-
-    def read(self, item: SpoolItem, prev: SpoolItem | None, social: bool) -> list[Finding]:
-        out: list[Finding] = []
-        coding = is_coding(item)
-        answers = after_assistant(prev)
-        sents = ktext.sentences(item.text)
-        for n, sent in enumerate(sents[:40]):
-            if not is_prose(sent):
-                continue
-            kind = classify(sent, n == 0, answers, social, coding)
-            if kind == "correction" and n == 0 and answers and REPLY_CORRECTION.search(sent):
-                rest = [s for s in sents[1:3] if is_prose(s)]
-                sent = " ".join([sent, *rest])
-            if kind is None or len(sent.split()) < 3:
-                continue
-            text = clean(sent)
-            words = [w for w in re.findall(r"[a-z0-9]+", text.lower())
-                     if w not in STOP and len(w) > 1][:7]
-            name = f"{kind} {' '.join(words)}"
-            if slug_key(name) in self.seen:
-                continue
-            self.seen.add(slug_key(name))
-            replaces: list[str] = []
-            if preferences.preferred(text):
-                verdict = preferences.revision(text, item.id, self.liked, self.rows)
-                if verdict is None:
-                    continue        # "I prefer the aisle" again: already noted
-                replaces = verdict
-                self.liked.append((name, text))
-            out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
-                               replaces=replaces))
-        return out
-
-
 # -- the review: sentences, grouped ------------------------------------------------------------
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?:\\n)+")
 _PASTED = re.compile(r"^(?:[+-]\s*\d|>\s|\d+\s*[│|]|[{}\[\]])|\*\*|```")
-_FILLER = {
+FILLER = {
     "no", "nope", "please", "again", "i", "said", "told", "you", "ok", "okay", "so", "just",
     "the", "a", "an", "to", "and", "of", "it", "this", "that", "is", "be", "for", "in", "on",
     "with", "we", "me", "my", "your", "our", "are", "was", "as", "at", "by", "or", "can",
@@ -191,14 +142,21 @@ class Group:
     def rule(self) -> str:
         """What the user said most recently, every sentence of it that is in the group."""
         item = self.latest.item
-        parts = [plain_rule(s.text).rstrip(".!") for s in self.sentences
-                 if s.item.id == item.id]
-        return ". ".join(dict.fromkeys(parts)) + "."
+        parts = list(dict.fromkeys(plain_rule(s.text).rstrip(".!") for s in self.sentences
+                                   if s.item.id == item.id))
+        # a part whose words another part already says adds nothing
+        parts = [p for p in parts if not any(o != p and words(p) <= words(o) for o in parts)]
+        return ". ".join(parts) + "."
 
 
 def sentences(item: SpoolItem) -> list[str]:
     """The sentences of a statement a review reads: no command wrappers or pasted lines."""
-    text = (item.text or "").strip()
+    return split(item.text)
+
+
+def split(text: str) -> list[str]:
+    """Sentences of a text, without command wrappers or pasted lines."""
+    text = (text or "").strip()
     if not text or text.startswith("<"):           # command wrappers, system caveats
         return []
     out = []
@@ -235,7 +193,7 @@ def words(sentence: str) -> frozenset[str]:
     for raw in _WORD.findall(sentence.lower().replace("’", "'")):
         w = raw.strip(".,")
         w = _NEGATIONS.get(w, w)
-        if w and w not in _FILLER and len(w) > 1:
+        if w and w not in FILLER and len(w) > 1:
             out.add(_stem(w))
     return frozenset(out)
 
@@ -252,7 +210,7 @@ def ordered_words(sentence: str) -> list[str]:
     out = []
     for raw in _WORD.findall(sentence.lower().replace("’", "'")):
         w = _NEGATIONS.get(raw.strip(".,"), raw.strip(".,"))
-        if w and w not in _FILLER and len(w) > 1 and w not in out:
+        if w and w not in FILLER and len(w) > 1 and w not in out:
             out.append(w)
     return out
 
@@ -283,23 +241,6 @@ def group(found: list[Sentence]) -> list[Group]:
     return groups
 
 
-def corrections(items: Sequence[SpoolItem]) -> list[Sentence]:
-    """Corrections and directives in the user statements among ``items`` (a session's items
-    in order, so a statement's previous item is known), as the run classifies them."""
-    out: list[Sentence] = []
-    prev: dict[str, SpoolItem] = {}
-    for item in items:
-        before = prev.get(item.stream)
-        prev[item.stream] = item
-        if not (item.evidence and item.kind == "statement" and item.role == "user"):
-            continue
-        answers = after_assistant(before)
-        for n, s in enumerate(sentences(item)):
-            if classify(s, n == 0, answers, coding=True) in ("correction", "directive"):
-                out.append(Sentence(s, item))
-    return out
-
-
 def memories(statements: Sequence[SpoolItem]) -> list[Sentence]:
     """Sentences asking to be remembered, and preferences as the run classifies them."""
     return [Sentence(s, item) for item in statements for s in sentences(item)
@@ -328,6 +269,6 @@ def rejected_terms(sentence: str) -> list[str]:
     for pattern in _REJECTED:
         for match in pattern.finditer(sentence.rstrip(".!")):
             term = match.group(1).strip(" .,'\"`").lower()
-            if term and term not in _FILLER and len(term) > 1:
+            if term and term not in FILLER and len(term) > 1:
                 out.append(term.split()[0])
     return list(dict.fromkeys(out))

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 
 from dream.detect import commands
 from dream.detect.finding import Finding, SpoolItem
+from dream.detect.noise import ANSI
 
 _PLACEHOLDERS = [
     (re.compile(r"\[REDACTED:[^\]]*\]"), "<secret>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE), "<uuid>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[\w.@+-]+)+/?"), "<path>"),
+    (re.compile(r"\b[A-Za-z]:\\[^\s'\"]*"), "<path>"),
     (re.compile(r"\b(?:tmp|temp)[A-Za-z0-9_.-]*", re.IGNORECASE), "<tmp>"),
     (re.compile(r"\b[\w.-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|ex|exs|java|kt|c|h|cpp|md|json|toml"
                 r"|ya?ml|txt|sh|lock|cfg|ini|html|css)\b"), "<file>"),
@@ -42,17 +44,26 @@ _PLACEHOLDERS = [
 
 _CAUSE_LINE = [
     re.compile(r"^\s*(?:E\s+)?[A-Z][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)\b.*"),
+    # a compiler's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1: ...")
+    re.compile(r".*(?:\berror TS\d+|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)|"
+               r"\(\d+,\d+\): error)\b.*"),
     re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
                r"|not recognized as|cannot find|could not|unable to|failed to|timed out"
-               r"|is not defined|undefined|unresolved|refused|denied)\b.*", re.IGNORECASE),
+               r"|is not defined|undefined|unresolved|refused|denied|not found)\b.*",
+               re.IGNORECASE),
     re.compile(r"^\s*(?:error|fatal|panic)(?:\[[^\]]*\])?\s*[:!].*", re.IGNORECASE),
     re.compile(r".*\b(?:error|failed|failure)\b.*", re.IGNORECASE),
 ]
 _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
 _MAX = 160
-
-
+# a line that only sums a failure up: the cause is above it
+_SUMMARY = re.compile(
+    r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
+    r"|(?:Process )?(?:exited|completed) with (?:exit )?code|exit (?:code|status) \d"
+    r"|make(?:\[\d+\])?: \*\*\*|Found \d+ errors?|\d+ (?:errors?|failed)\b"
+    r"|error: could not compile|error: Recipe|error: command failed|Error: Process"
+    r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed)", re.IGNORECASE)
 def signature(text: str) -> str:
     """The normalised signature of a failing tool result ('' when there is no text)."""
     line = cause_line(text)
@@ -60,16 +71,20 @@ def signature(text: str) -> str:
 
 
 def cause_line(text: str) -> str:
-    lines = [ln.rstrip() for ln in (text or "").splitlines() if ln.strip()]
+    """The line that names the cause of a failure: the last exception of a traceback, else
+    the first diagnostic above the summary lines a build tool prints at the end."""
+    lines = [ln.rstrip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
     if not lines:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
-    for pattern in _CAUSE_LINE:
-        # the last matching line is usually the cause (a traceback ends with it)
-        for line in reversed(lines):
-            if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
-                return re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
+    causes = [ln for ln in lines if not _SUMMARY.match(ln)]
+    for pool in (causes, lines):
+        for n, pattern in enumerate(_CAUSE_LINE):
+            # a traceback ends with its exception; a compiler lists its first error first
+            for line in (reversed(pool) if n == 0 else pool):
+                if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
+                    return re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
     for line in lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
@@ -226,3 +241,101 @@ def run_findings(items: Sequence[SpoolItem]) -> list[Finding]:
         out.append(Finding("failure", {"text": f"`{tool}` failed: {message}", "type": "failure"},
                            ids[:5], name=f"failure {tool} {message[:48]}"))
     return out
+
+
+# -- known pitfalls (coding sessions) -------------------------------------------------------
+_REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
+                            r"|tool use was rejected|Request interrupted", re.I)
+_INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
+FIX_WINDOW = 6
+
+
+def failed(item: SpoolItem) -> bool:
+    """A tool result that failed: flagged as an error, a traceback, or a non-zero exit when
+    the source records no flag."""
+    text = item.text or ""
+    return item.is_error is True or "Traceback (most recent call last)" in text or (
+        item.is_error is None and bool(_EXITED.search(text[:300])))
+
+
+def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
+    """Repeated shell failures, one per root cause whatever tool ran them (Claude Code
+    ``Bash``, Pi ``bash``, Codex ``shell`` are one), each shown with a real example of its
+    cause line and, when a later command in the same session fixed it, that command.
+
+    The key is the normalised cause line; repeated means at least twice (the review's
+    failures pass proposes work only for three times, or twice in two sessions). A non-zero exit of a program whose exit is
+    an answer (``grep``, ``diff``) and a call the user rejected are no failures."""
+    by_session = commands.by_session(items)
+    run_of = {run.item.id: run for runs in by_session.values() for run in runs}
+    found: dict[str, list[SpoolItem]] = {}
+    for item in items:
+        if not (item.evidence and item.kind == "tool_result") or not failed(item):
+            continue
+        if (item.tool_name or "").lower() not in commands.SHELL_TOOLS or \
+                _REJECTED_CALL.search((item.text or "")[:400]):
+            continue
+        sig = signature(item.text)
+        run = run_of.get(item.id)
+        if run is not None and _answer(run.command, item.text):
+            continue
+        if not sig or _GENERIC.search(sig):
+            if run is None:
+                continue
+            sig = f"{commands.program(run.command)}: {sig or 'failed'}"
+        found.setdefault(sig, []).append(item)
+    out = []
+    for sig, failures in found.items():
+        sessions = list(dict.fromkeys(i.stream for i in failures))
+        if len(failures) < 2:
+            continue            # a one-off failure mid-task is no pitfall
+        last = failures[-1]
+        example = cause_line(last.text)
+        example = example if len(example) <= 160 else example[:159].rstrip() + "…"
+        run = run_of.get(last.id)
+        text = f"`{_short(run.command)}` fails: {example}" if run else f"Fails: {example}"
+        fix = _fix(run, by_session.get(last.stream, [])) if run else None
+        if fix:
+            text += f" Fixed by running `{fix}`."
+        fields = {"text": text, "type": "failure",
+                  "said": f"{_n(len(failures), 'time')} in {_n(len(sessions), 'session')}"}
+        out.append(Finding("failure", fields, [i.id for i in failures][-5:],
+                           name=f"pitfall {sig[:60]}"))
+    return out
+
+
+def _answer(command: str, text: str) -> bool:
+    """A non-zero exit that is an answer: ``grep`` found nothing (also at the end of a
+    pipe), ``diff`` found a difference, and nothing in the output says an error."""
+    last = command.rsplit("|", 1)[-1]
+    if commands.program(command) in commands.NEGATIVE_ANSWERS:
+        return True
+    return commands.program(last) in commands.NEGATIVE_ANSWERS and not _ERRORISH.search(text)
+
+
+_ERRORISH = re.compile(r"error|not found|denied|failed|fatal|cannot|no such", re.I)
+
+
+def _fix(failing: commands.CommandRun, runs: list[commands.CommandRun]) -> str | None:
+    """The first later command of the session that succeeded where the failing one did
+    not: the same command with other arguments, or an install of what the failure names."""
+    after = [r for r in runs if r.item.seq > failing.item.seq][:FIX_WINDOW]
+    cause = set(re.findall(r"[a-z][\w.-]{2,}", cause_line(failing.item.text).lower()))
+    key = commands.command_key(failing.command)
+    for run in after:
+        if run.failed or run.command == failing.command or len(run.command) > 120:
+            continue
+        if not _INSTALL.search(run.command):
+            continue        # running it again after editing code is no step to remember
+        if set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower())) & cause or \
+                (" " in key and key in run.command):
+            return run.command
+    return None
+
+
+def _short(command: str, limit: int = 80) -> str:
+    return command if len(command) <= limit else command[:limit - 1].rstrip() + "…"
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")

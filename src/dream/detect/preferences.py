@@ -41,9 +41,23 @@ def is_preference(sentence: str, social: bool = False) -> bool:
 
 
 def is_memory(sentence: str) -> bool:
+    """A sentence asking to be remembered that states something ("remember that the API
+    is versioned"), not one that only points at a thing ("remember the refactor.md file")."""
     if sentence.endswith("?"):
         return False
-    return bool(MEMORY.search(sentence))
+    m = MEMORY.search(sentence)
+    if not m:
+        return False
+    if not m[0].lower().startswith(("remember", "keep in mind", "note that", "for future")):
+        return True
+    rest = sentence[m.end():]
+    return bool(_CLAIM.search(rest)) or len(rest.split()) >= 5
+
+
+_CLAIM = re.compile(r"\b(?:is|are|was|were|must|should|always|never|use[sd]?|run[s]?|prefer|"
+                    r"like[sd]?|want|need[s]?|has|have|do|does|don'?t|doesn'?t|can'?t|cannot|"
+                    r"will|lives?|works?|goes|belongs?|means?)\b"
+                    r"|\b(?:we|they|you|i|it)\s+[a-z]{3,}", re.I)
 
 
 def preferred(text: str) -> set[str]:

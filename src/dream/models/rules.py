@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dream.detect import facts, failures
-from dream.detect.directives import StatementReader
+from dream.detect import commands, facts, failures
 from dream.detect.finding import Finding
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
+from dream.detect.statements import StatementReader
 from dream.detect.todos import TodoReader
 from dream.kinds.questions import same_question
 from dream.kinds.records import record_path
@@ -38,7 +38,7 @@ from dream.models.contradictions import contradiction_ops
 from dream.pipeline.spool import Item
 
 OPS = {"correction": "note.add", "directive": "note.add", "preference": "note.add",
-       "failure": "note.add", "command": "note.add", "event": "event.upsert",
+       "failure": "note.add", "command": "note.add", "thread": "note.add", "event": "event.upsert",
        "todo": "todo.open", "todo_done": "todo.close", "standing": "standing.set",
        "wiki": "wiki.fill"}
 
@@ -89,6 +89,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     todos = TodoReader(rows=rows)
     plans = PlanReader(rows=rows, known_names=known)
     out: list[Finding] = []
+    coding_items: list[Item] = []
     for items in bundles:
         # in a conversation with other people, imperatives are said to them, not to an agent
         social = {i.stream for i in items if i.role == "other"}
@@ -107,7 +108,11 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
                     out += todos.read(item)
                     plans.read(item, item.text)
             prev = item
-        out += failures.run_findings(items)
+        out += failures.run_findings([i for i in items if not is_coding(i)])
+        coding_items += [i for i in items if is_coding(i)]
+    out += statements.flush()
+    out += failures.pitfalls(coding_items)
+    out += commands.how_to_work(coding_items)
     if bundles:
         out += plans.flush()
     return out

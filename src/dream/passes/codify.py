@@ -14,7 +14,7 @@ project pass's scripts, so they are not repeated here.)
 
 from __future__ import annotations
 
-from dream.detect import directives, failures
+from dream.detect import directives, failures, rules
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -24,7 +24,7 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = directives.repeated(directives.group(directives.corrections(ev.items)))
+    groups = directives.repeated(directives.group(rules.corrections(ev.items)))
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)

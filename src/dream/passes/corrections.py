@@ -13,7 +13,7 @@ named in the journal and not proposed.
 
 from __future__ import annotations
 
-from dream.detect import directives
+from dream.detect import directives, rules
 from dream.passes.base import (
     Candidate,
     PassResult,
@@ -32,7 +32,7 @@ NAME = "corrections"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    found = directives.corrections(ev.items)
+    found = rules.corrections(ev.items)
     groups = directives.group(found)
     repeated = directives.repeated(groups)
     for grp in repeated:

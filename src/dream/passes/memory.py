@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import directives
+from dream.detect import directives, rules, threads
 from dream.detect.preferences import ABOUT_USER as _ABOUT_USER
 from dream.passes.base import (
     Candidate,
     PassResult,
     clip,
+    find_citations,
     handoff_section,
     slugify,
     unique_slugs,
@@ -46,10 +47,10 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = directives.repeated(directives.group(directives.corrections(ev.items)))
+    repeated = directives.repeated(directives.group(rules.corrections(ev.items)))
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
     wanted = directives.memories(statements)
-    wanted += [s for s in directives.corrections(ev.items)
+    wanted += [s for s in rules.corrections(ev.items)
                if _STANDING.search(s.text) and not _NOT_A_RULE.search(s.text)
                and s.item.id + s.text not in covered
                and not any(s.text == w.text and s.item.id == w.item.id for w in wanted)]
@@ -78,6 +79,7 @@ def run(ev: Evidence) -> PassResult:
             finding=clip(f"User asked to remember: {text}", 200),
         ))
 
+    result.candidates += _threads(ev, live)
     updates = _updates(ev, live, statements)
     result.candidates += updates
     forgets, kept_user = _forgets(ev, live, statements)
@@ -106,6 +108,37 @@ def run(ev: Evidence) -> PassResult:
     return result
 
 
+_OPEN = ("open", "unfinished", "next", "todo", "to-do", "to do")
+
+
+def _threads(ev: Evidence, live: list[Note]) -> list[Candidate]:
+    """Open threads as notes a person may accept (type ``thread``, the brief's "Open
+    threads"): the handoff's open work and next steps (cited as the handoff cites them,
+    said at the session's end), and each session's last request that nothing answered."""
+    out: list[Candidate] = []
+    found: list[tuple[str, list, list[str]]] = []
+    if ev.handoff:
+        for word in _OPEN:
+            for line in handoff_section(ev.handoff.text, word):
+                text = clip(line.rstrip(" ."), 200)
+                if len(text.split()) >= 3 and not any(text == t for t, _, _ in found):
+                    found.append((text, ev.statements()[-1:], find_citations(line)))
+    for finding in threads.threads(ev.items):
+        items = [i for i in ev.items if i.id in finding.evidence]
+        found.append((finding.text.removeprefix("Unfinished: ").rstrip("."), items, []))
+    for text, items, cited in found:
+        if not items or any(_says(n, directives.words(text)) for n in live):
+            continue
+        change = new_note(ev, NAME, f"Unfinished: {text}.", "thread", items,
+                          key="thread-" + slugify(NAME, text).removeprefix(NAME + "-"))
+        out.append(Candidate(
+            slug=slugify(NAME, "thread " + text), pass_name=NAME, kind="memory",
+            title=clip(f"Keep the open thread: {text}.", 120), size="S", risk="low",
+            items=items, change=change, strength=1, citations=cited,
+            finding=clip(f"Left unfinished: {text}", 200)))
+    return out
+
+
 def _at(ev: Evidence) -> list[str]:
     """The store commit the replaced note was read at: part of the evidence."""
     return [f"commit:{ev.store_commit}"] if ev.store_commit else []
@@ -123,7 +156,7 @@ def _says(note: Note, words: frozenset[str]) -> bool:
 def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
     out: list[Candidate] = []
     done: set[str] = set()
-    sentences = directives.corrections(ev.items) + directives.memories(statements)
+    sentences = rules.corrections(ev.items) + directives.memories(statements)
     for sentence in sorted(sentences, key=lambda s: -s.item.seq):   # newest first
         for term in directives.rejected_terms(sentence.text):
             for note in live:

@@ -134,7 +134,9 @@ def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
                 lines.append(f"{handle} {tag} {it.said_at} {it.role}/{who}{extra}: {text}")
                 items_payload.append({
                     "handle": handle, "role": it.role, "author": it.author, "kind": it.kind,
-                    "said_at": it.said_at, "text": text, "evidence": it.evidence,
+                    "said_at": it.said_at, "evidence": it.evidence,
+                    # code providers read the text as it was said, its lines kept
+                    "text": _clip_lines(it.text, CONTEXT_CHARS if context else ITEM_CHARS),
                     "tool_name": it.tool_name, "is_error": it.is_error, "stream": it.stream,
                     "source": it.source,
                     "entities": it.entities,
@@ -270,6 +272,12 @@ def question_fields(fields: dict[str, str], rows: dict[str, Record]) -> dict[str
 
 def slug_field(name: str) -> str:
     return slug_key(name).replace("-", "_")[:64]
+
+
+def _clip_lines(text: str, limit: int) -> str:
+    """The text with its lines kept (spaces within a line collapsed), clipped."""
+    text = "\n".join(" ".join(ln.split()) for ln in str(text).splitlines() if ln.strip())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _clip(text: str, limit: int) -> str:

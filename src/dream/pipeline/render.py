@@ -4,7 +4,9 @@ Sections in priority order: open questions; "Coming up" (live events, that is pr
 confirmed, from two days ago to 30 days ahead, or with no date yet); "Changed" (events
 cancelled or declined in the last 7 days, so a plan that fell through is seen once rather
 than silently dropped); open to-dos; standing facts; "Later" (confirmed plans 30 to 365
-days ahead); the most relevant memory notes. An event line never repeats in its "with ..."
+days ahead); the memory notes (in a project's brief first how to work here (commands),
+rules (directives and corrections), known pitfalls (failures) and open threads, then every
+other note). An event line never repeats in its "with ..."
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
@@ -71,8 +73,14 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
     notes = [r for r in state.of_kind("note") if r.get("status", "live") == "live"]
     notes.sort(key=lambda r: (NOTE_PRIORITY.get(r.get("type"), 5),
                               _neg(r.latest_said()), r.key))
-    out.append(("Notes", [f"- {_clip(one_line(r.get('text') or r.title), 240)} {_link(r)}"
-                          for r in notes]))
+    project = state.scope.root.startswith("projects/")
+    for title, types in NOTE_SECTIONS if project else []:
+        mine = [r for r in notes if r.get("type") in types]
+        if title == "How to work here":
+            mine.sort(key=lambda r: (PURPOSE_ORDER.get(r.get("purpose"), 9), r.key))
+        out.append((title, [_note_line(r) for r in mine]))
+    placed = {t for _, types in NOTE_SECTIONS for t in types} if project else set()
+    out.append(("Notes", [_note_line(r) for r in notes if r.get("type") not in placed]))
     return out
 
 
@@ -106,6 +114,21 @@ def _names(text: str, name: str) -> bool:
     """Whether ``text`` already names ``name`` (as whole words, any case)."""
     return bool(name) and re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)",
                                     (text or "").lower()) is not None
+
+
+# what a coding project's brief shows first: how to work, its rules, its pitfalls, its
+# open threads; every other note follows under "Notes"
+NOTE_SECTIONS = [("How to work here", ("command",)), ("Rules", ("correction", "directive")),
+                 ("Known pitfalls", ("failure",)), ("Open threads", ("thread",))]
+PURPOSE_ORDER = {"install": 0, "build": 1, "test": 2, "lint": 3, "format": 4, "run": 5}
+
+
+def _note_line(rec: Record) -> str:
+    """A note's line: its text, then what counts for it (toolchain, times and sessions)."""
+    said = rec.get("said") if not rec.get("said", "").startswith("1 time ") else ""
+    extra = "; ".join(x for x in (rec.get("toolchain"), said) if x)
+    text = _clip(one_line(rec.get("text") or rec.title), 240)
+    return f"- {text}{f' ({extra})' if extra else ''} {_link(rec)}"
 
 
 def render_brief(state: State, max_tokens: int = 2000) -> str:

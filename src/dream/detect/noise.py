@@ -1,0 +1,78 @@
+"""Noise: what must never become the text of a note or a brief line.
+
+Terminal pastes (a shell prompt such as ``➜ repo git:(main) ✗ npx tsx ...`` or ``$ cmd``),
+spinners (``⠇ Working...``), ANSI escape codes, stack-trace lines, log lines, diff and
+table lines, and tool output in general. :func:`strip_paste` cuts a user's sentence where
+a pasted terminal session starts; :func:`is_noise` says whether a line is noise as a
+whole; :func:`clean_words` drops frustration ("wtf", "fucking", "omfg") from a sentence
+that still carries a rule, so a note keeps the rule and not the swearing.
+"""
+
+from __future__ import annotations
+
+import re
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\[(?:\d{1,3};)*\d{1,3}m")
+SPINNER = re.compile(r"[⠁-⣿◐◓◑◒|/\\-]\s+(?:Working|Thinking|Loading|Running)\b|[⠁-⣿]")
+PROMPT = re.compile(
+    r"(?:^|\s)(?:➜|❯|λ|›)\s+\S+|\bgit:\([^)]*\)|(?:^|\s)[\w.-]+@[\w.-]+:[~/][^\s]*\s*[$#]"
+    r"|(?:^|\s)PS [A-Z]:\\|(?:^|\s)~/[\w./-]*\s+\(\w[\w/-]*\)|(?:^|\n)\s*[$#>]\s+\w")
+TRACE = re.compile(
+    r"^\s*(?:at\s+[\w.$<>]+\s*\(|at\s+\S+:\d+|File \"[^\"]+\", line \d+|Traceback \(most"
+    r"|\w+Error:|\w+Exception:|node:internal|Require stack|\^{2,}|~{3,}|npm (?:error|ERR!)"
+    r"|error(?:\[\w+\])?:|warning:|\s*\d+\s*[│|])", re.I)
+LOG = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\]?|\d{4}-\d\d-\d\dT\d\d:\d\d|"
+                 r"\[(?:info|debug|warn|error|trace)\]|(?:INFO|DEBUG|WARN|WRN|ERR|ERROR)\b)")
+DIFF = re.compile(r"^\s*(?:[+-]{1,3}\s|@@|diff --git|index [0-9a-f]+)")
+# words of frustration that carry no rule; a sentence keeps its rule without them
+PROFANE = re.compile(
+    r"\b(?:f+u+c+k+(?:ing|ed|in'?)?|shit(?:ty)?|wtf|w\.t\.f\.?|omfg|ffs|damn(?:ed)?|"
+    r"crap(?:py)?|jesus|bloody|goddamn|idiot|stupid|dumb(?:ass)?|moron)\b[,!.]*", re.I)
+_ONLY_FEELING = re.compile(r"^(?:ugh+|argh+|hm+|meh|wow|yo|lol|lmao|ok(?:ay)?|yes|no|nope|"
+                           r"jesus|omg|omfg|wtf)\W*$", re.I)
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+def strip_paste(text: str) -> str:
+    """A user's statement up to where a pasted terminal session, log or trace starts."""
+    text = strip_ansi(text)
+    cut = len(text)
+    for rx in (PROMPT, SPINNER):
+        m = rx.search(text)
+        if m:
+            cut = min(cut, m.start())
+    lines = text[:cut].split("\n")
+    kept = []
+    for line in lines:
+        if TRACE.match(line) or LOG.match(line) or DIFF.match(line):
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def is_noise(line: str) -> bool:
+    """A line that is a paste, a prompt, a spinner, a trace or a log, not prose."""
+    s = line.strip()
+    if not s:
+        return True
+    if ANSI.search(s) or SPINNER.search(s) or PROMPT.search(s):
+        return True
+    return bool(TRACE.match(s) or LOG.match(s) or DIFF.match(s))
+
+
+def is_feeling(sentence: str) -> bool:
+    """A sentence that is only a reaction ("wow", "wtf", "ok")."""
+    rest = PROFANE.sub("", sentence).strip(" ,.!?")
+    return not rest or bool(_ONLY_FEELING.match(rest))
+
+
+def clean_words(sentence: str) -> str:
+    """The sentence without swearing and with its spacing mended."""
+    out = PROFANE.sub("", sentence)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    out = re.sub(r"^[,;:.!\s]+", "", out)
+    out = re.sub(r"\s+([,.!?;:])", r"\1", out)
+    return out

@@ -1,0 +1,194 @@
+"""Rules: a coding session's directives and corrections as one durable instruction each.
+
+A sentence the directive detector classifies (:mod:`dream.detect.directives`) becomes a
+rule only when it still says something once taken out of its conversation:
+
+- pasted terminal output, spinners and swearing are cut off (:mod:`dream.detect.noise`);
+  the conversational lead-in ("no,", "I told you to", "remember that") goes;
+- a correction that only answers the last turn ("no, the block should stay as is", "no,
+  that's not it") is no rule: it needs a standing marker (always, never, don't, must,
+  should, instead, rather than, "use Y, not X", "we use ...") whose subject is not a
+  bare "this"/"that"/"it"/"the X" about the code at hand;
+- a correction that says only what not to do takes what to do from the sentence next to
+  it in the same statement, so the rule keeps both halves ("Use uv run pytest, not npm.");
+- an invariant stated inside a report ("I think X doesn't adhere to the invariant that
+  every line ... must not be wider than the width") keeps the clause that states it.
+
+Paraphrases of one rule (sentences whose content words overlap enough,
+:func:`dream.detect.directives.same`) are grouped, with the count of times and sessions.
+A rule's name keeps its negations (never, not, don't, no), so its record name says the
+same thing as the rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dream.detect import directives, noise
+from dream.detect.finding import Finding, SpoolItem
+
+MARKER = re.compile(
+    r"\b(?:always|never|don'?t|do not|must(?:n'?t| not)?|should(?:n'?t| not)?|no longer"
+    r"|from now on|going forward|every time|each time|whenever|instead|rather than"
+    r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
+    r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
+    r"|only (?:use|run)|you (?:have|need) to)\b"
+    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w", re.I)
+_DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
+                      r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
+                      r"is|was|stays?|can)\b", re.I)
+# a word that names something outside this one conversation: a tool, file, flag or term
+_ANCHOR = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
+                     r"|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b(?:tests?|commits?|branch|main|npm|"
+                     r"pnpm|yarn|uv|pip|pytest|make|docker|git|lint|linter|format|logs?|"
+                     r"console|migrations?|schema|api|ci|readme|docs?|config|types?|"
+                     r"dependencies|deps|errors?|warnings?|spelling|comments?)\b")
+_NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
+_THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
+                       r"(?:this|that|it))\b", re.I)
+_REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
+_OPTION = re.compile(r"^\s*(?:\d+|[a-z])[.)]\s")
+_LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
+                   r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
+_POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)\b", re.I)
+
+
+def rule_text(sentence: str, neighbours: list[str]) -> str | None:
+    """The instruction a classified sentence gives, cleaned and self-contained, or None
+    when it says nothing outside its conversation."""
+    text = noise.clean_words(noise.strip_paste(sentence)).strip()
+    if not text or noise.is_feeling(text) or directives.is_question(text):
+        return None
+    if not MARKER.search(text):
+        return None
+    body = _clause(directives.plain_rule(text))
+    body = _LEAD.sub("", body).strip()
+    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body):
+        return None             # "should be dimmer", "X should be that": the code at hand
+    marker_clause = _marker_clause(body)
+    if _DEICTIC.match(marker_clause) and not _ANCHOR.search(marker_clause):
+        return None             # "the block should stay as is": about the code at hand
+    rejected = directives.rejected_terms(body)
+    if rejected and not _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
+                                                "", body, flags=re.I)):
+        for other in neighbours:
+            other = noise.clean_words(noise.strip_paste(other)).strip()
+            if other and not directives.rejected_terms(other) and _POSITIVE.search(other) \
+                    and not directives.is_question(other):
+                positive = directives.plain_rule(other).rstrip(".!")
+                body = f"{positive}, not {rejected[0]}"
+                break
+    body = body.rstrip(" .!") + "."
+    if len(body.split()) < 2 or len(body) > 240:
+        return None
+    return body[0].upper() + body[1:]
+
+
+def _clause(text: str) -> str:
+    """Within a report ("I think ... the invariant that every line must ..."), the clause
+    that states the rule."""
+    if not _REPORT.match(text):
+        return text
+    for m in re.finditer(r"\bthat\s+", text):
+        rest = text[m.end():]
+        if MARKER.search(rest.split(".")[0]):
+            return rest.split(". ")[0]
+    return text
+
+
+def _marker_clause(text: str) -> str:
+    m = MARKER.search(text)
+    if not m:
+        return text
+    start = max(text.rfind(",", 0, m.start()), text.rfind(";", 0, m.start()))
+    return text[start + 1:].strip() if start >= 0 else text
+
+
+def name_words(text: str, limit: int = 8) -> str:
+    """Content words of a rule in order, negations kept ("never", "not", "dont", "no")."""
+    keep = {"never", "not", "no", "dont", "don't", "always", "only", "instead"}
+    out: list[str] = []
+    for w in re.findall(r"[a-z0-9][a-z0-9'+#.-]*", text.lower()):
+        w = w.strip(".'")
+        if w in ("don't", "do"):
+            w = "dont" if w == "don't" else w
+        if (w in keep or (w not in directives.FILLER and len(w) > 1)) and w not in out:
+            out.append(w.replace("'", ""))
+        if len(out) >= limit:
+            break
+    return " ".join(out)
+
+
+@dataclass
+class Said:
+    text: str
+    kind: str
+    item: SpoolItem
+
+
+@dataclass
+class RuleBook:
+    """Rules found in one call, grouped across paraphrases, in the order first said."""
+
+    groups: list[list[Said]] = field(default_factory=list)
+
+    def add(self, text: str, kind: str, item: SpoolItem) -> None:
+        words = directives.words(text)
+        for grp in self.groups:
+            if directives.same(directives.words(grp[0].text), words):
+                grp.append(Said(text, kind, item))
+                return
+        self.groups.append([Said(text, kind, item)])
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for grp in self.groups:
+            latest = max(grp, key=lambda s: (s.item.said_at or "", s.item.seq))
+            kind = "correction" if any(s.kind == "correction" for s in grp) else "directive"
+            items = list({s.item.id: s.item for s in grp}.values())
+            sessions = len({s.item.stream for s in grp})
+            fields = {"text": latest.text, "type": kind,
+                      "said": f"{_n(len(items), 'time')} in {_n(sessions, 'session')}"}
+            out.append(Finding(kind, fields, [i.id for i in items],
+                               name=f"rule {name_words(latest.text)}"))
+        return out
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def said_rules(item: SpoolItem, first_answers: bool) -> list[tuple[str, str]]:
+    """(rule, kind) for each correction or directive in a coding session's statement
+    (``first_answers``: the statement answers an assistant turn)."""
+    text = noise.strip_paste(item.text)
+    sents = directives.split(text)
+    options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
+    out = []
+    for n, sent in enumerate(sents):
+        if any(sent in line for line in options):
+            continue                # "1. ask only once ..." offered as a choice: no rule
+        kind = directives.classify(sent, n == 0, first_answers, coding=True)
+        if kind not in ("correction", "directive"):
+            continue
+        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2])
+        if rule is not None:
+            out.append((rule, kind))
+    return out
+
+
+def corrections(items: Sequence[SpoolItem]) -> list[directives.Sentence]:
+    """The rules the user statements among ``items`` give (a session's items in order, so
+    a statement's previous item is known), exactly as the dream run reads them."""
+    out: list[directives.Sentence] = []
+    prev: dict[str, SpoolItem] = {}
+    for item in items:
+        before = prev.get(item.stream)
+        prev[item.stream] = item
+        if not (item.evidence and item.kind == "statement" and item.role == "user"):
+            continue
+        for rule, _kind in said_rules(item, directives.after_assistant(before)):
+            out.append(directives.Sentence(rule, item))
+    return out

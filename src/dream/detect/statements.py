@@ -1,0 +1,74 @@
+"""The dream run's reader of user statements: rules, preferences and directives as notes.
+
+In a coding session a correction or directive becomes a rule (:mod:`dream.detect.rules`):
+rewritten to stand on its own, grouped with its paraphrases across the call, counted. A
+preference is a note of its own, checked against older ones
+(:func:`dream.detect.preferences.revision`). Outside coding sessions a sentence classified
+by :func:`dream.detect.directives.classify` is a note as it was said; a correction keeps
+the two sentences after it (they usually say what to do instead). A finding whose name
+(kind and first content words) was already found in the same call is not repeated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dream.detect import directives, preferences
+from dream.detect.finding import Finding, SpoolItem
+from dream.detect.prose import STOP, clean, is_coding, is_prose
+from dream.detect.rules import RuleBook, said_rules
+from dream.kinds import text as ktext
+from dream.kinds.records import slug_key
+
+
+@dataclass
+class StatementReader:
+    """Reads user statements in order (one model call)."""
+
+    rows: list[dict] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
+    rules: RuleBook = field(default_factory=RuleBook)
+
+    def read(self, item: SpoolItem, prev: SpoolItem | None, social: bool) -> list[Finding]:
+        coding = is_coding(item)
+        answers = directives.after_assistant(prev)
+        if coding:
+            for rule, kind in said_rules(item, answers):
+                self.rules.add(rule, kind, item)
+        out: list[Finding] = []
+        sents = ktext.sentences(item.text)
+        for n, sent in enumerate(sents[:40]):
+            if not is_prose(sent):
+                continue
+            kind = directives.classify(sent, n == 0, answers, social, coding)
+            if coding and kind != "preference":
+                continue            # a coding session's rules are in the rule book
+            if kind == "correction" and n == 0 and answers and \
+                    directives.REPLY_CORRECTION.search(sent):
+                rest = [s for s in sents[1:3] if is_prose(s)]
+                sent = " ".join([sent, *rest])
+            if kind is None or len(sent.split()) < 3:
+                continue
+            text = clean(sent)
+            words = [w for w in re.findall(r"[a-z0-9]+", text.lower())
+                     if w not in STOP and len(w) > 1][:7]
+            name = f"{kind} {' '.join(words)}"
+            if slug_key(name) in self.seen:
+                continue
+            self.seen.add(slug_key(name))
+            replaces: list[str] = []
+            if preferences.preferred(text):
+                verdict = preferences.revision(text, item.id, self.liked, self.rows)
+                if verdict is None:
+                    continue        # "I prefer the aisle" again: already noted
+                replaces = verdict
+                self.liked.append((name, text))
+            out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
+                               replaces=replaces))
+        return out
+
+    def flush(self) -> list[Finding]:
+        """The rules of the call, each with the count of times and sessions it was said."""
+        return self.rules.findings()

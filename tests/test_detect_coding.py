@@ -1,0 +1,164 @@
+"""What a coding session's memory holds: rules, commands, pitfalls and open threads, free of
+noise, the same for the dream run (rules provider) and the review passes."""
+
+from __future__ import annotations
+
+from dream.models.base import ModelRequest
+from dream.models.rules import RulesProvider
+from dream.passes import codify, corrections, memory
+from dream.passes.evidence import Evidence, Handoff, Item
+
+SOURCES = {"claude": ("claude_code", "Bash"), "pi": ("pi", "bash"), "codex": ("codex", "shell")}
+
+
+def _session(name: str, turns: list[tuple[str, str]], start: int = 0) -> list[dict]:
+    """Items of one session: ("user", text), ("assistant", text), ("call", command),
+    ("ok", output) or ("fail", output)."""
+    source, tool = SOURCES[name.split("-")[0]]
+    out = []
+    for n, (what, text) in enumerate(turns, start):
+        item = {"handle": f"{name}:{n}", "stream": name, "source": source,
+                "said_at": f"2026-04-06T10:{n:02d}:00Z", "tool_name": None, "is_error": None}
+        if what == "user":
+            item.update(role="user", kind="statement", evidence=True, text=text)
+        elif what == "assistant":
+            item.update(role="assistant", kind="assistant", evidence=False, text=text)
+        elif what == "call":
+            item.update(role="assistant", kind="assistant", evidence=False,
+                        text=f"{tool}: {text}", tool_name=tool)
+        else:
+            item.update(role="tool", kind="tool_result", evidence=True, text=text,
+                        tool_name=tool, is_error=what == "fail")
+        out.append(item)
+    return out
+
+
+def _run(*sessions: list[dict]) -> list[dict]:
+    """The notes the dream run's rules provider writes (fields, plus the record name)."""
+    bundles = [{"id": f"B{n}", "entities": [], "items": s} for n, s in enumerate(sessions)]
+    request = ModelRequest("propose", "", "", {}, payload={"rows": [], "bundles": bundles})
+    notes = []
+    for op in RulesProvider().complete(request).data["ops"]:
+        if op["op"] == "note.add":
+            notes.append({**{f["name"]: f["value"] for f in op["fields"]}, "name": op["name"]})
+    return notes
+
+
+def _evidence(*sessions: list[dict], handoff: str | None = None) -> Evidence:
+    items = []
+    for seq, d in enumerate((d for s in sessions for d in s), 1):
+        items.append(Item(seq=seq, id=d["handle"], ref=f"{d['stream']}.jsonl:{seq}",
+                          stream=d["stream"], role=d["role"], kind=d["kind"],
+                          evidence=d["evidence"], said_at=d["said_at"], text=d["text"],
+                          tool_name=d["tool_name"], is_error=d["is_error"], source=d["source"]))
+    ho = Handoff(1, "2026-04-07T00:00:00Z", [], handoff) if handoff else None
+    return Evidence("key", "proj", items, 0, len(items), run_id="t", handoff=ho)
+
+
+def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
+    notes = _run(_session("pi-1", [
+        ("assistant", "Done."),
+        ("user", "my dude, this exploded when i restarted with -r. invalid themes must NEVER "
+                 "explode ➜ pi-mono git:(main) ✗ npx tsx packages/coding-agent/src/cli.ts -r "
+                 "Debugger attached. ⠇ Working..."),
+        ("assistant", "Fixed."),
+        ("user", "Migrations must never drop columns without a backup step.")]))
+    rules = {n["text"]: n for n in notes if n["type"] in ("correction", "directive")}
+    assert set(rules) == {"Invalid themes must NEVER explode.",
+                          "Migrations must never drop columns without a backup step."}
+    assert all("never" in n["name"].split() for n in rules.values())
+    assert not any("➜" in n["text"] or "⠇" in n["text"] for n in notes)
+
+
+def test_context_free_replies_and_frustration_are_no_rules():
+    notes = _run(_session("pi-1", [
+        ("assistant", "I moved the block."), ("user", "no, the block should stay as is"),
+        ("assistant", "Is this right?"), ("user", "no, that's not it. fucking hell."),
+        ("assistant", "Switched to indices."),
+        ("user", "omfg use fucking rgb values in the themes, no rgb indices!")]))
+    assert [n["text"] for n in notes] == ["Use rgb values in the themes, no rgb indices."]
+
+
+def test_a_correction_keeps_both_halves_in_the_run_and_in_the_instructions_patch():
+    said = [("assistant", "I'll run npm test."),
+            ("user", "Nope, we don't use npm here. Always use uv run pytest for tests.")]
+    sessions = [_session("claude-1", said), _session("codex-2", said, 10)]
+    [rule] = [n for n in _run(*sessions) if n["type"] == "correction"]
+    assert rule["text"] == "Always use uv run pytest for tests, not npm."
+    assert rule["said"] == "2 times in 2 sessions"
+    [lesson] = codify.run(_evidence(*sessions)).candidates
+    assert "Always use uv run pytest for tests, not npm." in lesson.change["patch"]["diff"]
+
+
+def test_paraphrases_in_three_sessions_are_one_rule_proposed_for_the_agent_file():
+    sessions = [_session(f"{src}-{n}", [("assistant", "Running npm install."), ("user", text)],
+                         10 * n)
+                for n, (src, text) in enumerate([
+                    ("claude", "Use pnpm, not npm."),
+                    ("pi", "I told you to use pnpm, never npm."),
+                    ("codex", "We always use pnpm here, not npm.")])]
+    rules = [n for n in _run(*sessions) if n["type"] in ("correction", "directive")]
+    assert len(rules) == 1 and rules[0]["said"] == "3 times in 3 sessions"
+    ev = _evidence(*sessions)
+    assert len(corrections.run(ev).candidates) == 1
+    [lesson] = codify.run(ev).candidates
+    assert lesson.title.startswith("Add to AGENTS.md:") and "pnpm" in lesson.title
+
+
+FAILED_TS = ("src/core/session.ts(12,5): error TS2339: Property 'tokensAfter' does not exist "
+             "on type 'CompactionEntry'.\nnpm error Lifecycle script `check` failed with error:"
+             "\nnpm error code 2")
+
+
+def test_one_pitfall_per_root_cause_whatever_tool_ran_it():
+    notes = _run(_session("codex-1", [("call", "npm run check"), ("fail", FAILED_TS)]),
+                 _session("pi-2", [("call", "npm run check"), ("fail", FAILED_TS)], 10))
+    [pitfall] = [n for n in notes if n["type"] == "failure"]
+    assert "error TS2339: Property 'tokensAfter'" in pitfall["text"]     # the cause, real
+    assert "<path>" not in pitfall["text"] and "npm error" not in pitfall["text"]
+    assert pitfall["said"] == "2 times in 2 sessions"
+
+
+def test_a_pitfall_names_the_step_that_fixed_it_and_a_one_off_is_none():
+    missing = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'stripe'"
+    notes = _run(_session("claude-1", [
+        ("call", "uv run pytest -q tests/test_a.py"), ("fail", missing),
+        ("call", "uv run pytest -q tests/test_b.py"), ("fail", missing),
+        ("call", "npm test"), ("fail", "sh: 1: npm: not found"),
+        ("call", "uv sync --extra payments && uv run pytest -q"), ("ok", "42 passed in 3.1s")]))
+    [pitfall] = [n for n in notes if n["type"] == "failure"]
+    assert "No module named 'stripe'" in pitfall["text"]
+    assert "Fixed by running `uv sync --extra payments && uv run pytest -q`" in pitfall["text"]
+
+
+def test_how_to_work_here_comes_from_commands_that_succeeded():
+    notes = _run(_session("claude-1", [
+        ("call", "cd /repo && uv run pytest -q 2>&1 | tail -5"), ("ok", "12 passed"),
+        ("call", "make lint"), ("fail", "ruff: 3 errors"),
+        ("call", "git status"), ("ok", "clean")]),
+        _session("pi-2", [("call", "uv run pytest -q"), ("ok", "12 passed")], 10))
+    commands = {n["text"]: n for n in notes if n["type"] == "command"}
+    assert list(commands) == ["Test: `uv run pytest -q`"]
+    test = commands["Test: `uv run pytest -q`"]
+    assert test["toolchain"] == "uv" and test["said"] == "2 times in 2 sessions"
+
+
+def test_open_threads_from_the_handoff_and_an_unanswered_request_are_proposals():
+    ev = _evidence(_session("codex-1", [
+        ("assistant", "Done with the README."),
+        ("user", "Help me apply for the agentic engineering grant by Superteam."),
+        ("call", "git log --oneline -20"), ("ok", "abc123 first commit")]),
+        handoff="## Open work\n- Port the theme loader to the new settings manager\n")
+    threads = [c for c in memory.run(ev).candidates if c.change.get("op") == "add"
+               and "type: thread" in c.change["content"].replace("value: thread", "type: thread")]
+    titles = sorted(c.title for c in threads)
+    assert titles == [
+        "Keep the open thread: Help me apply for the agentic engineering grant by Superteam.",
+        "Keep the open thread: Port the theme loader to the new settings manager."]
+
+
+def test_a_memory_that_only_points_at_a_file_is_no_proposal():
+    ev = _evidence(_session("pi-1", [
+        ("assistant", "Compacted."),
+        ("user", "also remember the @packages/coding-agent/docs/refactor.md file btw.")]))
+    assert memory.run(ev).candidates == []
