@@ -39,6 +39,15 @@ class CommandRun:
     failed: bool
 
 
+# Codex writes "Exit code: 1" at the top of a result it does not flag as an error
+_EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code) ([1-9]\d*)\b")
+
+
+def exit_failed(text: str | None) -> bool:
+    """A result whose first line says its command exited non-zero."""
+    return bool(_EXIT_LINE.match(text or ""))
+
+
 def by_session(items: Sequence[SpoolItem]) -> dict[str, list[CommandRun]]:
     """Shell commands per session, in order, each backed by a tool result."""
     streams: dict[str, list[SpoolItem]] = {}
@@ -74,7 +83,7 @@ def commands_of(items: Sequence[SpoolItem]) -> list[CommandRun]:
         elif named is not None and pending:
             pending = [p for p in pending if p[1] != named]
         if named:
-            runs.append(CommandRun(named, item, bool(item.is_error)))
+            runs.append(CommandRun(named, item, bool(item.is_error) or exit_failed(item.text)))
     return runs
 
 

@@ -64,8 +64,15 @@ STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b", re.I)
-_QUESTION_START = re.compile(r"^(?:what|why|how|when|where|who|which|can|could|would|is|are"
-                             r"|do|does)\b", re.I)
+# a decision about how the project works, said in passing in a coding session
+DECISION = re.compile(
+    r"\bmust\b|\bshould\b|\bensure\b|\bmake sure\b|\bplease use\b|\bkeep it \w+"
+    r"|\bonly (?:want|use|run|the first|first)\b|\b(?:dont|don'?t|do not)\s+\w+"
+    r"|\bi(?: would|'d)? (?:only )?(?:want|replace|rather)\b", re.I)
+_QUESTION_START = re.compile(
+    r"^(?:what|why|how|when|where|who|which)\s+(?:is|are|do|does|did|can|could|would|should"
+    r"|will|was|were|if|about)\b|^(?:can|could|would|is|are|do|does|did|should|shall|will)"
+    r"\s+(?:you|we|i|it|this|that|there|they)\b", re.I)
 
 
 def is_question(sentence: str) -> bool:
@@ -88,7 +95,7 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
     if STRONG.search(sentence) or (not social and len(sentence.split()) <= 30 and (
             IMPERATIVE.search(sentence) or RULE.search(sentence))):
         return "directive"
-    if coding and STANDING.search(sentence):
+    if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
         return "directive"
     return None
 
@@ -169,7 +176,8 @@ def split(text: str) -> list[str]:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw)\b[\s,.!:;-]*"
+    r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw|all good|looks good"
+    r"|great|perfect|sure|yes|yep|alright)\b[\s,.!:;-]*"
     r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
     r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
     r"\b[\s,:;-]*)+",
@@ -185,6 +193,8 @@ def plain_rule(sentence: str) -> str:
                   flags=re.IGNORECASE)
     if not text:
         return sentence.strip()
+    if re.match(r"[a-z]+[A-Z]", text):
+        return text                 # an identifier keeps its case ("setTheme should ...")
     return text[0].upper() + text[1:]
 
 

@@ -248,6 +248,19 @@ _REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed
                             r"|tool use was rejected|Request interrupted", re.I)
 _INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
 FIX_WINDOW = 6
+_EXIT_ONLY = re.compile(r"^\s*(?:Exit code:?|exit status|Command exited with code) ?\d+\s*$", re.I)
+# an error in the code being changed: a pitfall only when it recurs across sessions
+CODE_ERROR = re.compile(
+    r"error TS\d+|error\[E\d+\]|\b(?:Syntax|Type|Reference|Name|Attribute|Assertion|Key|"
+    r"Index|Value)Error\b|is not assignable|does not exist on type|has no exported member|"
+    r"Cannot find module '\.|cannot find symbol|undefined: \w+|expected .* found")
+# a failure that says how the machine or the project is set up: a pitfall the first time
+ENVIRONMENT = re.compile(
+    r"command not found|not recognized as|is not recognized|not installed|bfg not found"
+    r"|[\w-]+ not found$|could not resolve|no such host|name or service not known"
+    r"|permission denied|password is required|terminal is required|operation not permitted"
+    r"|timed out|could not lock|already locked|unable to lock|connection refused"
+    r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another", re.I)
 
 
 def failed(item: SpoolItem) -> bool:
@@ -255,7 +268,8 @@ def failed(item: SpoolItem) -> bool:
     the source records no flag."""
     text = item.text or ""
     return item.is_error is True or "Traceback (most recent call last)" in text or (
-        item.is_error is None and bool(_EXITED.search(text[:300])))
+        item.is_error is None and bool(_EXITED.search(text[:300]))) or \
+        commands.exit_failed(text)
 
 
 def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
@@ -264,7 +278,9 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     cause line and, when a later command in the same session fixed it, that command.
 
     The key is the normalised cause line; repeated means at least twice (the review's
-    failures pass proposes work only for three times, or twice in two sessions). A non-zero exit of a program whose exit is
+    failures pass proposes work only for three times, or twice in two sessions). A failure
+    that tells how the machine is set up (a missing tool, a lock, a timeout, a password
+    prompt) is a pitfall the first time. A non-zero exit of a program whose exit is
     an answer (``grep``, ``diff``) and a call the user rejected are no failures."""
     by_session = commands.by_session(items)
     run_of = {run.item.id: run for runs in by_session.values() for run in runs}
@@ -279,21 +295,22 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
         run = run_of.get(item.id)
         if run is not None and _answer(run.command, item.text):
             continue
-        if not sig or _GENERIC.search(sig):
-            if run is None:
-                continue
-            sig = f"{commands.program(run.command)}: {sig or 'failed'}"
+        if not sig or _GENERIC.search(sig) or _EXIT_ONLY.match(cause_line(item.text)):
+            continue            # "Exit code 255" alone names no cause
         found.setdefault(sig, []).append(item)
     out = []
     for sig, failures in found.items():
         sessions = list(dict.fromkeys(i.stream for i in failures))
-        if len(failures) < 2:
+        cause = cause_line(failures[0].text)
+        if len(failures) < 2 and not ENVIRONMENT.search(cause):
             continue            # a one-off failure mid-task is no pitfall
+        if CODE_ERROR.search(cause) and len(sessions) < 2:
+            continue            # a compile or type error in the middle of a change
         last = failures[-1]
-        example = cause_line(last.text)
-        example = example if len(example) <= 160 else example[:159].rstrip() + "…"
+        example = _words_upto(cause_line(last.text), 120)
         run = run_of.get(last.id)
-        text = f"`{_short(run.command)}` fails: {example}" if run else f"Fails: {example}"
+        text = f"`{_short(run.command, 60)}` fails with: {example}" if run else \
+            f"Fails with: {example}"
         fix = _fix(run, by_session.get(last.stream, [])) if run else None
         if fix:
             text += f" Fixed by running `{fix}`."
@@ -331,6 +348,15 @@ def _fix(failing: commands.CommandRun, runs: list[commands.CommandRun]) -> str |
                 (" " in key and key in run.command):
             return run.command
     return None
+
+
+def _words_upto(text: str, limit: int) -> str:
+    """The text cut at a word before ``limit`` characters (no ellipsis: the line ends with
+    what was said)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:")
 
 
 def _short(command: str, limit: int = 80) -> str:

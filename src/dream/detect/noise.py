@@ -69,9 +69,16 @@ def is_feeling(sentence: str) -> bool:
     return not rest or bool(_ONLY_FEELING.match(rest))
 
 
+_EMOTICON = re.compile(r"\s*(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
+
+
 def clean_words(sentence: str) -> str:
-    """The sentence without swearing and with its spacing mended."""
-    out = PROFANE.sub("", sentence)
+    """The sentence without swearing or emoticons and with its spacing mended; a clause
+    that was only swearing ("anything else is shitty") goes with it."""
+    clauses = re.split(r"(?<=[,;])\s+", _EMOTICON.sub("", sentence))
+    kept = [c for c in clauses if not (PROFANE.search(c) and len(
+        PROFANE.sub("", c).split()) <= 4)] or clauses
+    out = PROFANE.sub("", " ".join(kept)).rstrip(",; ")
     out = re.sub(r"\s{2,}", " ", out).strip()
     out = re.sub(r"^[,;:.!\s]+", "", out)
     out = re.sub(r"\s+([,.!?;:])", r"\1", out)

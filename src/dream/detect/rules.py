@@ -30,12 +30,21 @@ from dream.detect import directives, noise
 from dream.detect.finding import Finding, SpoolItem
 
 MARKER = re.compile(
-    r"\b(?:always|never|don'?t|do not|must(?:n'?t| not)?|should(?:n'?t| not)?|no longer"
+    r"\b(?:always|never|don'?t|do not|must(?:n'?t| not| never| always)"
+    r"|should(?:n'?t| not| never| always)|no longer"
     r"|from now on|going forward|every time|each time|whenever|instead|rather than"
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w", re.I)
+# what a passing decision needs besides the marker: a modal or an instruction
+MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
+                          r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
+                          r"|^no \w+(?: \w+)?!|\bi(?: would|'d)? (?:only )?(?:want|replace)\b",
+                          re.I)
+# a name from the code or the machine: a file, path, flag, identifier or command
+_CODE = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
+                   r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
 _DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
                       r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
                       r"is|was|stays?|can)\b", re.I)
@@ -45,6 +54,13 @@ _ANCHOR = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?
                      r"pnpm|yarn|uv|pip|pytest|make|docker|git|lint|linter|format|logs?|"
                      r"console|migrations?|schema|api|ci|readme|docs?|config|types?|"
                      r"dependencies|deps|errors?|warnings?|spelling|comments?)\b")
+_REPORTED = re.compile(r"\bshould (?:work|be (?:fine|good|ok|okay|fixed|done|there)|fix|pass|"
+                       r"now|help)\b|\bwhat (?:should|must)\b|\bi should\b", re.I)
+# a decision said in passing that is about this moment, this file, or an opinion
+_PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|this time|imo|"
+                      r"i think|i feel|i guess|maybe|probably|perhaps|you can|let me|let'?s|"
+                      r"i don'?t (?:think|tink|know|understand|see|get)|these \w+|this \w+|"
+                      r"that \w+ (?:should|must)|those \w+)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b", re.I)
@@ -61,15 +77,20 @@ def rule_text(sentence: str, neighbours: list[str]) -> str | None:
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
-    if not MARKER.search(text):
+    loose = not MARKER.search(text)
+    if loose and not MARKER_LOOSE.search(text):
         return None
-    body = _clause(directives.plain_rule(text))
+    bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
+    body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
     body = _LEAD.sub("", body).strip()
     if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body):
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
-    if _DEICTIC.match(marker_clause) and not _ANCHOR.search(marker_clause):
+    if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
+            marker_clause):
         return None             # "the block should stay as is": about the code at hand
+    if _PASSING.search(body) or loose and (_REPORTED.search(body) or len(body.split()) > 25):
+        return None             # "it should work now", "for now", "imo": no standing rule
     rejected = directives.rejected_terms(body)
     if rejected and not _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
                                                 "", body, flags=re.I)):
@@ -80,10 +101,11 @@ def rule_text(sentence: str, neighbours: list[str]) -> str | None:
                 positive = directives.plain_rule(other).rstrip(".!")
                 body = f"{positive}, not {rejected[0]}"
                 break
-    body = body.rstrip(" .!") + "."
+    body = body.rstrip(" .!,;") + "."
     if len(body.split()) < 2 or len(body) > 240:
         return None
-    return body[0].upper() + body[1:]
+    first = body.split()[0]
+    return body if re.search(r"[a-z][A-Z]", first) else body[0].upper() + body[1:]
 
 
 def _clause(text: str) -> str:
