@@ -11,7 +11,12 @@ of the items they rest on:
 - :mod:`~dream.detect.failures`: failures, named so that repeats collide;
 - :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
 - :mod:`~dream.detect.todos`: to-dos and their completion;
-- :mod:`~dream.detect.facts`: standing facts and facts about people.
+- :mod:`~dream.detect.facts`: standing facts and facts about people;
+- :mod:`~dream.detect.rules`: a coding session's directives and corrections as durable
+  rules, grouped; :mod:`~dream.detect.statements` reads statements for the run;
+- :mod:`~dream.detect.decisions`: answers the user gave to the agent's questions;
+- :mod:`~dream.detect.threads`: open threads (unanswered last requests);
+- :mod:`~dream.detect.noise`: pastes, prompts, spinners and swearing kept out of notes.
 
 The dream run's ``rules`` provider (:mod:`dream.models.rules`) adapts findings to the typed
 diff; the review passes (:mod:`dream.passes`) turn the same findings into proposals. This

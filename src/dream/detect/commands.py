@@ -249,7 +249,7 @@ PURPOSES = [
         _PM + r" (?:install|i|ci|add)\b|\buv (?:sync|add|pip install)\b|\bpip3? install\b|"
         r"\bpoetry (?:install|add)\b|\bmix (?:deps\.get|igniter\.install)\b|\bbundle install\b|"
         r"\bgo (?:mod (?:download|tidy)|get)\b|\bcargo (?:fetch|add)\b|\bmise install\b|"
-        r"\bcomposer install\b")),
+        r"\bcomposer install\b|\bbrew install\b")),
     ("test", re.compile(
         r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b|" + _PM +
         r" (?:run )?test\b|\bgo test\b|\bcargo (?:test|nextest)\b|\bmix test\b|"
@@ -268,18 +268,23 @@ PURPOSES = [
         _PM + r" run build\b|\bcargo build\b|\bgo build\b|\bmix compile\b|\bmake(?: build)?$|"
         r"\bgradlew? build\b|\bmvn (?:package|install)\b|\bdocker build\b|\b(?:vite|next) build\b|"
         r"\b(?:mise|just|task) (?:run )?build\b|\buv build\b")),
+    ("release", re.compile(
+        _PM + r" (?:run )?(?:version|publish|release)\b|\bcargo publish\b|\bgoreleaser\b|"
+        r"\b(?:mise|just|task) (?:run )?release\b|\bmake release\b")),
+    ("tasks", re.compile(r"\bbd (?:create|ready|show|update|close|dep|list)\b|"
+                         r"\bgh (?:issue|pr) create\b")),
     ("run", re.compile(
         r"\bmix phx\.server\b|\biex -S mix\b|" + _PM + r" (?:run )?(?:dev|start|serve)\b|"
         r"\bgo run\b|\bcargo run\b|\bnpx tsx\b|\buv run (?!pytest|ruff|mypy)\S+|"
         r"\bflask run\b|\buvicorn\b|\bdocker compose up\b|\brails s(?:erver)?\b")),
 ]
 LABELS = {"install": "Install", "test": "Test", "lint": "Lint and check", "format": "Format",
-          "build": "Build", "run": "Run"}
+          "build": "Build", "run": "Run", "release": "Release", "tasks": "Track tasks"}
 _TAIL = re.compile(r"(?:\s*(?:2>&1|>\s*/dev/null|\|\s*(?:head|tail|grep|tee|less|cat)\b.*))+$")
 _ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
 _TOOLCHAINS = ("uv", "pnpm", "npm", "yarn", "bun", "npx", "mix", "go", "cargo", "mise", "make",
                "poetry", "pip", "bundle", "just", "task", "deno", "gradle", "mvn", "docker",
-               "python", "python3", "pytest", "ruff", "iex")
+               "python", "python3", "pytest", "ruff", "iex", "brew", "bd", "gh", "npx")
 
 
 def purposes(command: str) -> list[tuple[str, str]]:
@@ -333,7 +338,7 @@ def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
         forms = [p for p, _ in said]
         example = max(set(forms), key=lambda f: (forms.count(f), -len(f), f))
         if len(example) > 100:
-            continue
+            example = key           # "bd create --title=... --description=...": its name
         sessions = len({r.item.stream for _, r in said})
         tool = toolchain(example)
         fields = {"text": f"{LABELS[name]}: `{example}`", "type": "command",

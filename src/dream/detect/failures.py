@@ -248,6 +248,9 @@ _REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed
                             r"|tool use was rejected|Request interrupted", re.I)
 _INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
 FIX_WINDOW = 6
+# a tool that is not there: the next install that works is what was done about it
+_MISSING = re.compile(r"command not found|not recognized as|not installed|[\w-]+ not found$",
+                      re.I)
 _EXIT_ONLY = re.compile(r"^\s*(?:Exit code:?|exit status|Command exited with code) ?\d+\s*$", re.I)
 # an error in the code being changed: a pitfall only when it recurs across sessions
 CODE_ERROR = re.compile(
@@ -339,13 +342,14 @@ def _fix(failing: commands.CommandRun, runs: list[commands.CommandRun]) -> str |
     after = [r for r in runs if r.item.seq > failing.item.seq][:FIX_WINDOW]
     cause = set(re.findall(r"[a-z][\w.-]{2,}", cause_line(failing.item.text).lower()))
     key = commands.command_key(failing.command)
+    missing = bool(_MISSING.search(cause_line(failing.item.text)))
     for run in after:
         if run.failed or run.command == failing.command or len(run.command) > 120:
             continue
         if not _INSTALL.search(run.command):
             continue        # running it again after editing code is no step to remember
         if set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower())) & cause or \
-                (" " in key and key in run.command):
+                (" " in key and key in run.command) or missing:
             return run.command
     return None
 

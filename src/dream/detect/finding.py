@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 # the kinds of finding, and the record each one becomes in a dream run
-KINDS = ("correction", "directive", "preference", "command", "failure", "thread", "event",
-         "todo", "todo_done", "standing", "wiki")
-NOTE_KINDS = ("correction", "directive", "preference", "failure", "command", "thread")
+KINDS = ("correction", "directive", "preference", "command", "failure", "thread", "decision",
+         "event", "todo", "todo_done", "standing", "wiki")
+NOTE_KINDS = ("correction", "directive", "preference", "failure", "command", "thread",
+              "decision")
 
 
 class SpoolItem(Protocol):

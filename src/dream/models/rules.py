@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dream.detect import commands, facts, failures
+from dream.detect import commands, decisions, facts, failures
 from dream.detect.finding import Finding
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
@@ -38,7 +38,8 @@ from dream.models.contradictions import contradiction_ops
 from dream.pipeline.spool import Item
 
 OPS = {"correction": "note.add", "directive": "note.add", "preference": "note.add",
-       "failure": "note.add", "command": "note.add", "thread": "note.add", "event": "event.upsert",
+       "failure": "note.add", "command": "note.add", "thread": "note.add",
+       "decision": "note.add", "event": "event.upsert",
        "todo": "todo.open", "todo_done": "todo.close", "standing": "standing.set",
        "wiki": "wiki.fill"}
 
@@ -113,6 +114,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     out += statements.flush()
     out += failures.pitfalls(coding_items)
     out += commands.how_to_work(coding_items)
+    out += decisions.decisions(coding_items)
     if bundles:
         out += plans.flush()
     return out

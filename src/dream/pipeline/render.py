@@ -120,7 +120,8 @@ def _names(text: str, name: str) -> bool:
 # open threads; every other note follows under "Notes"
 NOTE_SECTIONS = [("How to work here", ("command",)), ("Rules", ("correction", "directive")),
                  ("Known pitfalls", ("failure",)), ("Open threads", ("thread",))]
-PURPOSE_ORDER = {"install": 0, "build": 1, "test": 2, "lint": 3, "format": 4, "run": 5}
+PURPOSE_ORDER = {"install": 0, "build": 1, "test": 2, "lint": 3, "format": 4, "run": 5,
+                 "release": 6, "tasks": 7}
 
 
 def _note_line(rec: Record) -> str:
