@@ -57,6 +57,8 @@ _CAUSE_LINE = [
 ]
 _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
 _MAX = 160
+_BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
+                     r"|\*\* |hint: |Collected errors:)")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
@@ -74,6 +76,8 @@ def cause_line(text: str) -> str:
     """The line that names the cause of a failure: the last exception of a traceback, else
     the first diagnostic above the summary lines a build tool prints at the end."""
     lines = [ln.rstrip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
+    lines = told or lines
     if not lines:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
@@ -263,7 +267,8 @@ ENVIRONMENT = re.compile(
     r"|[\w-]+ not found$|could not resolve|no such host|name or service not known"
     r"|permission denied|password is required|terminal is required|operation not permitted"
     r"|timed out|could not lock|already locked|unable to lock|connection refused"
-    r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another", re.I)
+    r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another"
+    r"|ignored by one of your \.gitignore", re.I)
 
 
 def failed(item: SpoolItem) -> bool:
@@ -312,11 +317,11 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
         last = failures[-1]
         example = _words_upto(cause_line(last.text), 120)
         run = run_of.get(last.id)
-        text = f"`{_short(run.command, 60)}` fails with: {example}" if run else \
+        text = f"`{_short(run.command, 48)}` fails with: {example}" if run else \
             f"Fails with: {example}"
         fix = _fix(run, by_session.get(last.stream, [])) if run else None
-        if fix:
-            text += f" Fixed by running `{fix}`."
+        if fix and len(text) + min(len(fix), 60) < 196:
+            text = text.rstrip(" .:") + f". Fixed by running `{_short(fix, 60)}`."
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failures), 'time')} in {_n(len(sessions), 'session')}"}
         out.append(Finding("failure", fields, [i.id for i in failures][-5:],
@@ -346,6 +351,11 @@ def _fix(failing: commands.CommandRun, runs: list[commands.CommandRun]) -> str |
     for run in after:
         if run.failed or run.command == failing.command or len(run.command) > 120:
             continue
+        flags = set(re.findall(r"(?<!\S)--?[a-zA-Z][\w-]*", run.command)) - \
+            set(re.findall(r"(?<!\S)--?[a-zA-Z][\w-]*", failing.command))
+        if " " in key and commands.command_key(run.command) == key and flags and \
+                re.match(re.escape(key) + r"\s+-", run.command):
+            return run.command      # the same command with a flag that makes it work
         if not _INSTALL.search(run.command):
             continue        # running it again after editing code is no step to remember
         if set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower())) & cause or \
