@@ -162,3 +162,16 @@ def test_a_memory_that_only_points_at_a_file_is_no_proposal():
         ("assistant", "Compacted."),
         ("user", "also remember the @packages/coding-agent/docs/refactor.md file btw.")]))
     assert memory.run(ev).candidates == []
+
+
+def test_what_the_user_typed_when_rejecting_a_tool_call_is_a_rule_for_run_and_review():
+    rejected = ("The user doesn't want to proceed with this tool use. The tool use was "
+                "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+                "file). To tell you how to proceed, the user said:\n"
+                "Don't add the telemetry flag to the config, we always read it from settings.")
+    sessions = [_session(name, [("call", "git diff"), ("fail", rejected)], 10 * n)
+                for n, name in enumerate(("claude-1", "claude-2"))]
+    [rule] = [n for n in _run(*sessions) if n["type"] in ("correction", "directive")]
+    assert "settings" in rule["text"] and rule["said"] == "2 times in 2 sessions"
+    [proposal] = corrections.run(_evidence(*sessions)).candidates
+    assert "settings" in proposal.title

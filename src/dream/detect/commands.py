@@ -28,6 +28,8 @@ SHELL_TOOLS = frozenset({
     "bash", "shell", "sh", "zsh", "exec_command", "local_shell", "shell_command",
     "run_command", "terminal", "command", "bashexecution", "container.exec",
 })
+# tools that read back a background shell's output (Claude Code)
+SHELL_OUTPUT_TOOLS = frozenset({"bashoutput", "taskoutput"})
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,12 @@ _EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code) ([1-9]\d*
 
 
 def exit_failed(text: str | None) -> bool:
-    """A result whose first line says its command exited non-zero."""
-    return bool(_EXIT_LINE.match(text or ""))
+    """A result whose first line says its command exited non-zero (or, for a background
+    shell read back later, whose ``<exit_code>`` is non-zero)."""
+    return bool(_EXIT_LINE.match(text or "") or _EXIT_TAG.search((text or "")[:600]))
+
+
+_EXIT_TAG = re.compile(r"<exit_code>\s*[1-9]\d*\s*</exit_code>")
 
 
 def by_session(items: Sequence[SpoolItem]) -> dict[str, list[CommandRun]]:

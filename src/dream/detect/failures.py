@@ -75,7 +75,8 @@ def signature(text: str) -> str:
 def cause_line(text: str) -> str:
     """The line that names the cause of a failure: the last exception of a traceback, else
     the first diagnostic above the summary lines a build tool prints at the end."""
-    lines = [ln.rstrip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    lines = [re.sub(r"^\s*\[(?:stderr|stdout)\]\s*", "", ln.rstrip())
+             for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
     told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
     lines = told or lines
     if not lines:
@@ -296,7 +297,8 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     for item in items:
         if not (item.evidence and item.kind == "tool_result") or not failed(item):
             continue
-        if (item.tool_name or "").lower() not in commands.SHELL_TOOLS or \
+        if (item.tool_name or "").lower() not in commands.SHELL_TOOLS | \
+                commands.SHELL_OUTPUT_TOOLS or \
                 _REJECTED_CALL.search((item.text or "")[:400]):
             continue
         sig = signature(item.text)

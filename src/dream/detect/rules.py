@@ -182,10 +182,29 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def said_rules(item: SpoolItem, first_answers: bool) -> list[tuple[str, str]]:
+# Claude Code keeps what the user typed when rejecting a tool call inside the tool result
+_REJECTED_SAYING = re.compile(r"To tell you how to proceed, the user said:\s*(.+)", re.S)
+
+
+def user_words(item: SpoolItem) -> str | None:
+    """What the user said in an item: a statement's text, or the words typed when
+    rejecting a tool call (a correction of what the agent was about to do)."""
+    if not item.evidence:
+        return None
+    if item.kind == "statement" and item.role == "user":
+        return item.text
+    if item.kind == "tool_result":
+        m = _REJECTED_SAYING.search(item.text or "")
+        return m[1].strip() if m else None
+    return None
+
+
+def said_rules(item: SpoolItem, first_answers: bool,
+               text: str | None = None) -> list[tuple[str, str]]:
     """(rule, kind) for each correction or directive in a coding session's statement
-    (``first_answers``: the statement answers an assistant turn)."""
-    text = noise.strip_paste(item.text)
+    (``first_answers``: the statement answers an assistant turn; ``text``: the user's
+    words when they are not the item's whole text)."""
+    text = noise.strip_paste(item.text if text is None else text)
     sents = directives.split(text)
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     out = []
@@ -209,8 +228,11 @@ def corrections(items: Sequence[SpoolItem]) -> list[directives.Sentence]:
     for item in items:
         before = prev.get(item.stream)
         prev[item.stream] = item
-        if not (item.evidence and item.kind == "statement" and item.role == "user"):
+        words = user_words(item)
+        if words is None:
             continue
-        for rule, _kind in said_rules(item, directives.after_assistant(before)):
+        rejected = item.kind == "tool_result"
+        for rule, _kind in said_rules(item, rejected or directives.after_assistant(before),
+                                      words):
             out.append(directives.Sentence(rule, item))
     return out

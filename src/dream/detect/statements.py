@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from dream.detect import directives, preferences
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.prose import STOP, clean, is_coding, is_prose
-from dream.detect.rules import RuleBook, said_rules
+from dream.detect.rules import RuleBook, said_rules, user_words
 from dream.kinds import text as ktext
 from dream.kinds.records import slug_key
 
@@ -68,6 +68,13 @@ class StatementReader:
             out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
                                replaces=replaces))
         return out
+
+    def rejection(self, item: SpoolItem) -> None:
+        """A tool result holding what the user typed when rejecting the call."""
+        words = user_words(item)
+        if words is not None:
+            for rule, kind in said_rules(item, True, words):
+                self.rules.add(rule, kind, item)
 
     def flush(self) -> list[Finding]:
         """The rules of the call, each with the count of times and sessions it was said."""

@@ -96,6 +96,8 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
         social = {i.stream for i in items if i.role == "other"}
         prev = None
         for item in items:
+            if item.evidence and item.kind == "tool_result" and is_coding(item):
+                statements.rejection(item)      # the user's words when rejecting a call
             if not item.evidence or item.kind == "tool_result" or item.role == "tool":
                 prev = item
                 continue
