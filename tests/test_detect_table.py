@@ -104,3 +104,8 @@ def test_run_and_review_agree(text, kind, words):
     titles = [c.title for c in proposed]
     assert any(_has(c.title + " " + c.change.get("content", ""), words) for c in proposed), \
         f"the review proposed {titles}"
+
+
+def test_a_rule_for_this_repository_is_a_rule():
+    [note] = _run_notes("Always use pnpm, never npm, in this repository.")
+    assert note["text"] == "Always use pnpm, never npm, in this repository."

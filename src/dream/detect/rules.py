@@ -56,11 +56,14 @@ _ANCHOR = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?
                      r"dependencies|deps|errors?|warnings?|spelling|comments?)\b")
 _REPORTED = re.compile(r"\bshould (?:work|be (?:fine|good|ok|okay|fixed|done|there)|fix|pass|"
                        r"now|help)\b|\bwhat (?:should|must)\b|\bi should\b", re.I)
+# "this repository", "this project": the scope a rule is for, not a pointer into the talk
+_SCOPE = r"(?:repo|repository|project|codebase|monorepo|package|workspace|team|app)\b"
 # a decision said in passing that is about this moment, this file, or an opinion
 _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|this time|imo|"
                       r"i think|i feel|i guess|maybe|probably|perhaps|you can|let me|let'?s|"
-                      r"i don'?t (?:think|tink|know|understand|see|get)|these \w+|this \w+|"
-                      r"that \w+ (?:should|must)|those \w+)\b", re.I)
+                      r"i don'?t (?:think|tink|know|understand|see|get)|these (?!" + _SCOPE +
+                      r")\w+|this (?!" + _SCOPE + r")\w+|that \w+ (?:should|must)|those \w+)\b",
+                      re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b", re.I)

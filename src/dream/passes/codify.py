@@ -47,13 +47,14 @@ def run(ev: Evidence) -> PassResult:
     pitfalls = [g for g in failures.groups(ev.items) if len(g.sessions) >= 2]
     for fgrp in pitfalls:
         what = f"`{fgrp.commands[0]}`" if fgrp.commands else f"{', '.join(fgrp.tools)} calls"
-        lesson = clip(f"Known pitfall: {what} fails with `{fgrp.signature}`; "
+        example = failures.cause_line(fgrp.items[-1].text).rstrip(".:")
+        lesson = clip(f"Known pitfall: {what} fails with `{clip(example, 100)}`; "
                       f"{failures.fix_for(fgrp.signature)}.", 200)
         result.candidates.append(Candidate(
             slug=slugify(NAME, "pitfall " + fgrp.signature),
             pass_name=NAME,
             kind="instruction",
-            title=clip(f"Note a known pitfall in {ev.agent_file}: {fgrp.signature}", 120),
+            title=clip(f"Note a known pitfall in {ev.agent_file}: `{clip(example, 70)}`.", 120),
             size="S",
             risk="low",
             items=fgrp.items,

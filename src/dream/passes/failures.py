@@ -58,7 +58,7 @@ def _candidate(grp: FailureGroup) -> Candidate:
         slug=slugify(NAME, grp.signature),
         pass_name=NAME,
         kind="code",
-        title=clip(f"Fix repeated failure: {grp.signature}", 120),
+        title=clip(f"Fix the repeated failure `{clip(example.rstrip('.:'), 90)}`.", 120),
         size="S",
         risk="low",
         items=grp.items,
