@@ -116,6 +116,8 @@ def install(latest: bool = False, log=print) -> dict:
         (base_dir() / "unreachable.json").write_text(json.dumps(status))
         return status
     folder = target_dir(versions, latest)
+    if folder.is_symlink() and not folder.exists():
+        folder.unlink()          # linked to a worktree that is gone: install here instead
     if not latest and from_sibling_worktree(folder, versions):
         log(f"clients: using the install of another worktree of this repository ({folder} "
             f"-> {folder.resolve()})")
