@@ -1,194 +1,118 @@
-"""Secrets are redacted before anything reaches the spool, the database or a store.
+"""Secrets are redacted before anything is stored or sent: the redactor on its own.
 
-One test per pattern (with near misses that must survive), placeholder stability, and the
-end-to-end test that plants one secret of each kind in each source format.
+Every planted kind (tests/secret_corpus.py) is replaced by a stable placeholder, once; near
+misses taken from real transcripts (code, paths, hashes, masked keys, sentences about
+tokens) stay readable. The end-to-end test of every door is tests/test_secret_corpus.py.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import zipfile
-from pathlib import Path
-
 import pytest
+from secret_corpus import plants
 
-from dream.spool.redact import kinds, placeholder, redact
+from dream.secrets import (
+    PLACEHOLDER_RE,
+    has_secret,
+    kinds,
+    placeholder,
+    redact,
+    strip_placeholders,
+    use_detector,
+)
 
-# Synthetic secrets of the right shapes (none is a real credential).
-PEM_BODY = "MIIEowIBAAKCAQEAplantedPEMbodyLineXyZ0123456789abcdefABCDEF"
-SECRETS: dict[str, tuple[str, str]] = {
-    # kind: (text carrying the secret, the secret itself)
-    "aws-key": ("deploy with AKIAZ7PLANTED0KEY123 today", "AKIAZ7PLANTED0KEY123"),
-    "aws-secret": ("aws_secret_access_key = Pl4ntedAwsSecretKey0123456789abcdefGHIJK",
-                   "Pl4ntedAwsSecretKey0123456789abcdefGHIJK"),
-    "github-token": ("token ghp_Pl4ntedGithubToken0123456789abcdefXY for CI",
-                     "ghp_Pl4ntedGithubToken0123456789abcdefXY"),
-    "openai-key": ("use sk-proj-Pl4ntedOpenAiKey0123456789abcdefXYZ please",
-                   "sk-proj-Pl4ntedOpenAiKey0123456789abcdefXYZ"),
-    "anthropic-key": ("claude key sk-ant-api03-Pl4ntedAnthropicKey0123456789abc-_xyz",
-                      "sk-ant-api03-Pl4ntedAnthropicKey0123456789abc-_xyz"),
-    "slack-token": ("bot xoxb-1234567890-Pl4ntedSlackToken99 posts", "xoxb-1234567890-Pl4ntedSlackToken99"),
-    "google-api-key": ("maps AIzaSyPl4ntedGoogleKey0123456789abcdefg here",
-                       "AIzaSyPl4ntedGoogleKey0123456789abcdefg"),
-    "stripe-key": ("billing sk_live_Pl4ntedStripeKey0123456789 now", "sk_live_Pl4ntedStripeKey0123456789"),
-    "bearer-token": ("curl -H 'Authorization: Bearer eyJPl4ntedBearerToken.0123456789abcdef'",
-                     "eyJPl4ntedBearerToken.0123456789abcdef"),
-    "private-key": (f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----",
-                    PEM_BODY),
-    "url-password": ("connect to postgres://admin:Pl4ntedUrlPassw0rd@db.example.com:5432/app",
-                     "Pl4ntedUrlPassw0rd"),
-    "env-secret": ("DATABASE_PASSWORD=Pl4ntedEnvPassw0rd", "Pl4ntedEnvPassw0rd"),
-}
+PLANTS = {p.kind: p for p in plants()}
 
 
-def test_every_kind_has_a_planted_secret() -> None:
-    assert set(SECRETS) == set(kinds())
+def test_the_corpus_has_at_least_forty_kinds() -> None:
+    assert len(PLANTS) >= 40
 
 
-@pytest.mark.parametrize("kind", sorted(SECRETS))
-def test_pattern_redacts_its_kind_with_a_stable_placeholder(kind: str) -> None:
-    text, secret = SECRETS[kind]
-    out, count = redact(text)
-    assert count == 1
-    assert secret not in out
-    assert placeholder(kind, secret if kind != "private-key" else text) in out
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_each_planted_kind_is_replaced_once_by_a_stable_placeholder(kind: str) -> None:
+    plant = PLANTS[kind]
+    out, count = redact(plant.text)
+    assert plant.secret not in out
+    assert count == 1, out
+    assert PLACEHOLDER_RE.search(out)
     again, more = redact(out)  # idempotent: placeholders are never redacted again
     assert (again, more) == (out, 0)
-    twice, n = redact(f"{text} and again {text}")
-    assert n == 2 and twice.count(placeholder(kind, secret if kind != "private-key" else text)) == 2
+    twice, n = redact(f"{plant.text}\nand again:\n{plant.text}")
+    assert n == 2 and twice == f"{out}\nand again:\n{out}"
+
+
+def test_every_rule_of_dream_is_exercised_by_the_corpus() -> None:
+    seen = set()
+    for plant in plants():
+        seen |= {m.group(0).split(":")[1] for m in PLACEHOLDER_RE.finditer(redact(plant.text)[0])}
+    unused = [k for k in kinds() if k not in seen]
+    assert not unused, unused
+
+
+def test_the_maintained_detector_adds_kinds_dream_does_not_know() -> None:
+    # an Artifactory key and a Cloudant URL: no rule of Dream's knows them
+    text = 'artifactory_key = "AKCp8jQ8tGmPnmq3vBAUhRtVv3PMg4ZhFwYhTSMCquQ2jJMz3bU"'
+    out, count = redact(text)
+    assert count == 1 and "[REDACTED:ds-artifactory-credentials:" in out
+    use_detector(False)
+    try:
+        assert "AKCp8jQ8tGmPnmq3vBAUhRtVv3PMg4ZhFwYhTSMCquQ2jJMz3bU" in redact(text)[0]
+    finally:
+        use_detector(True)
+
+
+def test_placeholders_name_the_kind_and_hash_the_secret() -> None:
+    plant = PLANTS["github-token"]
+    out, _ = redact(f"token {plant.secret}")
+    assert placeholder("github-token", plant.secret) in out
 
 
 @pytest.mark.parametrize("text", [
-    "AKIA1234 is too short",
-    "the sk-learn package and sk-short",
-    "ghp_short",
-    "max_tokens: 4096 and total_tokens = 1234567",
-    "author: Jordan Smith",
-    "PWD=/home/user",
-    "password: true",
-    "a bearer of bad news",
-    "https://example.com/path?q=1 and git@github.com:me/repo.git",
-    "ssh://git@host:22/repo",
-    "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
-    "xoxo, Jordan",
-    "the secret is out",
-    "",
+    # code that names secrets without holding one (from the real transcripts)
+    "const contextTokens = calculateContextTokens(lastAssistant.usage);",
+    "const apiKey = parsed.apiKey || (await getApiKey(provider));",
+    "password = get_password()\ntoken = os.environ['TOKEN']\napi_key = settings.api_key",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "export ZAI_API_KEY=...\nIf no API key is set, the CLI will prompt",
+    "Command failed: cygpath -u 'C:\\Users\\Mischa\\AppData\\Local\\Temp'",
+    'ts="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+    "regex = '''-----BEGIN OPENSSH PRIVATE KEY-----[A-Za-z0-9+/=\\n]+-----END OPENSSH "
+    "PRIVATE KEY-----'''",
+    "regex = '''(?i)[a-z0-9+]+://[^:]+:([^@\\s]{3,})@[^\\s]+'''",
+    'API_KEY="sk-a***REDACTED***123"',
+    "generic-api-key: CHAT_LOGS/c7d2069e-c561-4759-8adf-b0745be78c29.jsonl",
+    # ids, hashes, numbers and words stay readable
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b token_count: 4096",
+    "max_tokens: 4096 and total_tokens = 1234567, tokenizer: cl100k_base",
+    "session 0c1f2a34-5b6c-4d7e-8f90-a1b2c3d4e5f6 sha256:" + "ab" * 32,
+    "the token is expired, the password is wrong, the secret is out",
+    "author: Jordan Smith", "PWD=/home/user", "password: true", "a bearer of bad news",
+    "https://example.com/path?q=1 and git@github.com:me/repo.git", "ssh://git@host:22/repo",
+    "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", "xoxo, Jordan",
+    "AKIA1234 is too short", "the sk-learn package and sk-short", "ghp_short", "",
 ])
 def test_near_misses_survive(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
 def test_kept_context_and_placeholders_match_across_mentions() -> None:
-    out, count = redact("export API_KEY=abc123def456 # and again: API_KEY=abc123def456")
-    assert count == 2 and out.startswith("export API_KEY=[REDACTED:env-secret:")
+    out, count = redact("export API_KEY=abc123def456ghi # and again: API_KEY=abc123def456ghi")
+    assert count == 2 and out.startswith("export API_KEY=[REDACTED:token-assignment:")
     first, second = [part.split("]")[0] for part in out.split("[REDACTED:")[1:]]
     assert first == second
-    out, _ = redact('{"api_key": "abc123def456", "password": "hunter2hunter2"}')
-    assert "abc123def456" not in out and "hunter2hunter2" not in out
-    assert out.startswith('{"api_key": "[REDACTED:env-secret:')
+    out, _ = redact('{"api_key": "abc123def456ghi", "password": "hunter2hunter2"}')
+    assert "abc123def456ghi" not in out and "hunter2hunter2" not in out
+    assert out.startswith('{"api_key": "[REDACTED:token-assignment:')
 
 
-# -- planted in every source format, looked for everywhere -------------------------------
+def test_names_are_never_built_from_a_redacted_span() -> None:
+    from dream.kinds.records import slug_key
+    from dream.passes.base import slugify
+    from dream.store.project import slug
 
-def _lines(objs: list[dict]) -> str:
-    return "".join(json.dumps(o) + "\n" for o in objs)
-
-
-def plant(folder: Path, cwd: str = "/nowhere/p") -> dict[str, Path]:
-    """One file per source format, each carrying every secret (as directives, so that a
-    dream run turns them into memory)."""
-    texts = [f"From now on, remember {text}" for text, _ in SECRETS.values()]
-    files: dict[str, Path] = {}
-    cc = [{"type": "user", "sessionId": "cc-1", "cwd": cwd, "uuid": f"u{i}",
-           "timestamp": "2026-03-01T10:00:00Z", "message": {"role": "user", "content": t}}
-          for i, t in enumerate(texts)]
-    cc.append({"type": "assistant", "sessionId": "cc-1", "uuid": "a1", "message": {
-        "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                          "input": {"command": texts[11]}}]}})
-    cc.append({"type": "user", "sessionId": "cc-1", "uuid": "r1", "message": {
-        "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
-                                     "content": texts[0], "is_error": False}]}})
-    files["claude_code"] = folder / "cc.jsonl"
-    files["claude_code"].write_text(_lines(cc))
-    pi = [{"type": "session", "version": 3, "id": "pi-1", "cwd": cwd,
-           "timestamp": "2026-03-01T10:00:00Z"}]
-    pi += [{"type": "message", "id": f"e{i}", "parentId": None,
-            "timestamp": "2026-03-01T10:00:01Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": t}]}}
-           for i, t in enumerate(texts)]
-    files["pi"] = folder / "pi.jsonl"
-    files["pi"].write_text(_lines(pi))
-    codex = [{"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta",
-              "payload": {"id": "cx-1", "cwd": cwd}}]
-    codex += [{"timestamp": "2026-03-01T10:00:01Z", "type": "event_msg",
-               "payload": {"type": "user_message", "message": t}} for t in texts]
-    codex += [{"timestamp": "2026-03-01T10:00:02Z", "type": "response_item",
-               "payload": {"type": "function_call_output", "call_id": "c1", "output": t}}
-              for t in texts]
-    files["codex"] = folder / "rollout-x.jsonl"
-    files["codex"].write_text(_lines(codex))
-    files["jsonl"] = folder / "chat.jsonl"
-    files["jsonl"].write_text(_lines([{"text": t, "author": "Jordan", "role": "other"}
-                                      for t in texts]))
-    files["jsonl"].write_text(files["jsonl"].read_text() + _lines(
-        [{"text": t, "role": "user", "stream": "me"} for t in texts]))
-    mbox = b""
-    for i, t in enumerate(texts):
-        mbox += (f"From jordan@example.com Mon Mar  9 10:00:0{i % 10} 2026\n"
-                 f"Message-ID: <s{i}@example.com>\nFrom: Jordan <jordan@example.com>\n"
-                 f"Subject: creds {i}\n\n>{t}\n\n").encode()  # mboxrd: '>From ' escapes
-
-    files["mbox"] = folder / "mail.mbox"
-    files["mbox"].write_bytes(mbox)
-    files["slack"] = folder / "slack.zip"
-    with zipfile.ZipFile(files["slack"], "w") as archive:
-        archive.writestr("users.json", json.dumps([{"id": "U1", "name": "jordan"}]))
-        archive.writestr("ops/2026-03-01.json", json.dumps(
-            [{"type": "message", "user": "U1", "text": t, "ts": f"1772000000.{i:06d}"}
-             for i, t in enumerate(texts)]))
-    chat = "".join(f"01/03/2026, 10:{i:02d} - Jordan: {t}\n" for i, t in enumerate(texts))
-    files["textchat"] = folder / "WhatsApp Chat with Jordan.txt"
-    files["textchat"].write_text(chat)
-    return files
-
-
-def _all_bytes(root: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted(root.rglob("*"))
-                    if p.is_file() and ".git" not in p.parts)
-
-
-def test_planted_secrets_never_reach_spool_database_or_store(dream, repo: Path,
-                                                            tmp_path: Path,
-                                                            dream_home: Path) -> None:
-    dream("init")
-    folder = tmp_path / "planted"
-    folder.mkdir()
-    files = plant(folder, str(repo.resolve()))
-    report = json.loads(dream("collect", "--json", str(folder)).output)
-    assert report["skipped"] == 0, report["skipped_items"]
-    assert set(report["by_source"]) == set(files)
-    assert report["redacted"] >= len(SECRETS) * len(files)
-    import sqlite3
-    conn = sqlite3.connect(dream_home / "dream.db")
-    rows = conn.execute("SELECT source, text, author FROM items").fetchall()
-    texts = {source: " ".join(t for s, t, _ in rows if s == source) for source, _, _ in rows}
-    for source in files:
-        for kind, (_, secret) in SECRETS.items():
-            assert secret not in texts[source], (source, kind)
-            expected = placeholder(kind, secret if kind != "private-key" else SECRETS[kind][0])
-            assert expected in texts[source], (source, kind)
-    conn.close()
-    # the database files themselves (tables, FTS index, WAL)
-    raw = b"".join(p.read_bytes() for p in dream_home.glob("dream.db*"))
-    for _, secret in SECRETS.values():
-        assert secret.encode() not in raw
-    # a dream run writes the store from the spool; nothing secret lands there either
-    dream("run", "--model", "rules")
-    store_files = _all_bytes(dream_home / "notes")
-    history = subprocess.run(["git", "log", "--all", "-p", "--format=%B"],
-                             cwd=dream_home / "notes", capture_output=True, check=True).stdout
-    for _, secret in SECRETS.values():
-        assert secret.encode() not in store_files and secret.encode() not in history
-    # the run did write memory from the planted items: their placeholders are in the store
-    assert b"[REDACTED:" in store_files and b"[REDACTED:" in history
+    secret = PLANTS["npm-token"].secret
+    for made in (slug_key(f"directive npm token {secret}"),
+                 slugify("memory", f"remember npm token {secret}"),
+                 slug(f"proj-{secret}")):
+        assert secret.lower() not in made.lower() and "redacted" not in made
+        assert not has_secret(made)
+    assert strip_placeholders("a [REDACTED:jwt:0123abcd] b") == "a   b"

@@ -17,6 +17,7 @@ from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
 from dream.pipeline.run import RunOptions, list_runs, run_dream, run_row
 from dream.pipeline.state import Scope
+from dream.secrets import redact
 
 PACK_ENV = "DREAM_PACK_BUNDLES"
 
@@ -324,6 +325,7 @@ def correct(address: str, field: str, value: str, as_json: bool) -> None:
     and evidence; only evidence said after it can change the field again.
     """
     app = get_app()
+    value = redact(value)[0]  # stored, run and echoed redacted
     scopes, key = scopes_for(app)
     addr = parse(address)
     relpath = addr.relpath

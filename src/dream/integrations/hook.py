@@ -38,6 +38,7 @@ from dream.app import App
 from dream.automations import Automations, Fire, Report
 from dream.errors import DreamError
 from dream.integrations.context_use import DEFAULT_WINDOW, measure
+from dream.secrets import redact
 
 USER_INPUT_EVENTS = {"UserPromptSubmit"}
 # Claude Code and Codex add a hook's output to the model's context for these events only.
@@ -87,7 +88,7 @@ def log(app: App, line: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {line.replace(chr(10), ' ')}\n")
+            fh.write(f"{stamp} {redact(line.replace(chr(10), ' '))[0]}\n")
     except OSError:
         pass
 
@@ -214,6 +215,7 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
     if not isinstance(session_id, str) or not session_id.strip():
         result.warnings.append("hook input has no session_id; nothing reported")
         return result
+    session_id = redact(session_id)[0]  # what a hook reports is stored: no secret in it
     result.session_id = session_id
     if not app.home.exists():
         result.warnings.append(f"no Dream home at {app.home.root}; run 'dream init' first")
@@ -233,7 +235,9 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
         agent=agent, session_id=session_id, at=now or datetime.now(UTC),
         context_fraction=use.fraction, context_tokens=use.tokens, context_window=use.window,
         user_input=result.event in USER_INPUT_EVENTS, project_key=_project_key(app, cwd),
-        cwd=cwd, transcript_path=str(transcript) if transcript else None, event=result.event,
+        cwd=cwd and redact(cwd)[0],
+        transcript_path=redact(str(transcript))[0] if transcript else None,
+        event=result.event and redact(str(result.event))[0],
         key=report_key(agent, payload, transcript),
     )
     automations = Automations(app.db, app.config)

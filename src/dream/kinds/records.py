@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from dream.secrets import redact, strip_placeholders
+
 KINDS = ("event", "todo", "wiki", "note", "question", "standing")
 FOLDERS = {"event": "events", "todo": "todos", "wiki": "wiki", "note": "notes",
            "question": "questions"}
@@ -47,6 +49,7 @@ NOTE_STATUSES = ("live", "crumpled")
 
 def slug_key(text: str) -> str:
     """A stable key: lowercase ascii letters, digits and '-', at most 64 characters."""
+    text = strip_placeholders(redact(text)[0])  # a name is never made from a secret
     norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     out = re.sub(r"[^a-z0-9]+", "-", norm.lower()).strip("-")
     out = out[:MAX_KEY].rstrip("-")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dream.models.base import ModelRequest, ModelResponse
+from dream.models.base import ModelRequest, ModelResponse, sealed
 from dream.models.transport import RetryPolicy, connect_settings, malformed
 
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -67,7 +67,7 @@ class AnthropicProvider:
         return kwargs
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        kwargs = self.build(request)
+        kwargs = self.build(sealed(request))
         message, calls = self.retry.run(lambda: self.client.messages.create(**kwargs),
                                         self.endpoint)
         return self.parse(message, calls)

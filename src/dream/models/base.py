@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from dream.errors import ModelError
+from dream.secrets import redact
 
 
 @dataclass
@@ -55,6 +56,17 @@ class Provider(Protocol):
     model: str
 
     def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+def sealed(request: ModelRequest) -> ModelRequest:
+    """The request as it may leave the machine: prefix and body redacted once more
+    (defence in depth; evidence was redacted when it was collected). Hosted providers call
+    this on every request they send."""
+    prefix, body = redact(request.prefix)[0], redact(request.body)[0]
+    if prefix == request.prefix and body == request.body:
+        return request
+    return ModelRequest(request.purpose, prefix, body, request.schema, request.payload,
+                        request.max_output_tokens)
 
 
 ProviderFactory = Callable[[str, dict[str, Any]], Provider]

@@ -22,7 +22,7 @@ from typing import Any
 
 from dream import tokens
 from dream.errors import ModelError
-from dream.models.base import ModelRequest, ModelResponse
+from dream.models.base import ModelRequest, ModelResponse, sealed
 from dream.models.transport import RetryPolicy, connect_settings, malformed
 
 OPENAI_URL = "https://api.openai.com/v1"
@@ -115,7 +115,7 @@ class OpenAIProvider:
 
     # -- call --------------------------------------------------------------------------
     def complete(self, request: ModelRequest) -> ModelResponse:
-        kwargs = self.build(request)
+        kwargs = self.build(sealed(request))
         completion, calls = self.retry.run(
             lambda: self.client.chat.completions.create(**kwargs), self.endpoint)
         return self.parse(completion, calls, kwargs["messages"])

@@ -22,6 +22,7 @@ from dream.db import utcnow
 from dream.errors import BadAddress, BadInput, NoteExists, NoteNotFound
 from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
+from dream.secrets import has_secret, redact
 from dream.store.document import Document, decode, quick_meta, sha256, title_of
 from dream.store.document import parse as parse_document
 from dream.store.store import Store
@@ -104,6 +105,9 @@ class NotesService:
 
     # -- helpers ---------------------------------------------------------------------------
     def _locate(self, raw: str) -> tuple[Address, Path]:
+        if has_secret(raw):
+            raise BadAddress("the note's address holds a secret (a file name is never made "
+                             "from one)", "choose an address without it")
         address = parse(raw)
         target = resolve_inside(self.store.path, address.relpath)
         if target.is_symlink():
@@ -139,6 +143,8 @@ class NotesService:
 
     def _save(self, address: Address, target: Path, data: bytes, action: str,
               old: bytes | None) -> NoteChange:
+        data = redact(data.decode("utf-8", "surrogateescape"))[0].encode(
+            "utf-8", "surrogateescape")  # every note write, from every front end
         if len(data) > MAX_NOTE_BYTES:
             raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
                            "split it into several notes")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dream.passes.evidence import Item
+from dream.secrets import redact, strip_placeholders
 
 PASS_NAMES = ("memory", "failures", "tools", "corrections", "codify", "project")
 KINDS = ("memory", "code", "instruction")
@@ -62,6 +63,7 @@ _SLUG_SKIP = {"the", "a", "an", "of", "to", "and", "in", "on", "for", "n", "path
 
 
 def slugify(pass_name: str, text: str, max_words: int = 6) -> str:
+    text = strip_placeholders(redact(text)[0])  # a slug is never made from a secret
     words = [w for w in _SLUG_WORD.findall(text.lower()) if w not in _SLUG_SKIP]
     body = "-".join(words[:max_words]) or "finding"
     return f"{pass_name}-{body}"[:60].rstrip("-")

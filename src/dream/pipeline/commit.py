@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from dream.errors import GitFailed
+from dream.secrets import redact
 from dream.store.git import Repo, format_trailers
 
 KILL_ENV = "DREAM_TEST_KILL_AT"
@@ -51,7 +52,9 @@ def build_commit(repo: Repo, base: str | None, files: dict[str, bytes | None], s
             paths = []
             for n, (_path, data) in enumerate(writes):
                 blob_path = Path(tmp) / f"b{n}"
-                blob_path.write_bytes(data)
+                # defence in depth: no blob of a run holds a secret, whatever made it
+                blob_path.write_bytes(redact(data.decode("utf-8", "surrogateescape"))[0]
+                                      .encode("utf-8", "surrogateescape"))
                 paths.append(str(blob_path))
             out = repo.git("hash-object", "-w", "--no-filters", "--stdin-paths",
                            input=("\n".join(paths) + "\n").encode()).split()

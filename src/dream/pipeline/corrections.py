@@ -22,6 +22,7 @@ from dream.kinds.records import kind_of_path
 from dream.pipeline.propose import ResolvedOp, slug_field
 from dream.pipeline.spool import Item
 from dream.pipeline.state import Scope, State
+from dream.secrets import redact
 
 CORRECT_SOURCE = "dream-correct"
 
@@ -43,6 +44,7 @@ def record_correction(conn: sqlite3.Connection, scope: Scope, relpath: str, fiel
     said_at = said_at or utcnow()
     kind, _key = target_of(scope, relpath)
     field, value = check(kind, field, value)    # a field the kind has, a value of its type
+    value = redact(value)[0]  # typed in directly: redacted like collected text
     name = slug_field(field)
     digest = hashlib.sha256(f"{relpath}\x00{name}\x00{value}\x00{said_at}".encode()).hexdigest()
     item_id = f"correct-{digest[:20]}"

@@ -17,6 +17,7 @@ from typing import Any
 from dream import db
 from dream.errors import BadInput
 from dream.passes.evidence import Handoff
+from dream.secrets import redact
 
 LEARNED_LINES = 3
 LEARNED_MAX = 200
@@ -25,10 +26,6 @@ KIND = "dream.prepared"
 
 
 def _redact(text: str) -> str:
-    try:
-        from dream.spool.redact import redact
-    except ImportError:  # the collect layer is not installed in this build
-        return text
     return redact(text)[0]
 
 

@@ -25,6 +25,7 @@ from dream.notes.address import resolve_inside
 from dream.notes.dreaming import held_locks, lock_held_error, read_lock
 from dream.passes.notes import content_hash
 from dream.review.proposals import Proposal
+from dream.secrets import redact
 from dream.store.store import Store
 
 
@@ -65,6 +66,7 @@ def check(app: App, p: Proposal) -> Store:
 
 
 def _write(path: Path, data: bytes) -> None:
+    data = redact(data.decode("utf-8", "surrogateescape"))[0].encode("utf-8", "surrogateescape")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     with os.fdopen(fd, "wb") as fh:

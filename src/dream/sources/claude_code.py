@@ -103,8 +103,9 @@ class ClaudeCode:
             stream = f"{session}/agent-{agent}"
         cwd = record.get("cwd")
         if cwd:
-            ctx.state["cwd"] = cwd
-        project = project_key_for(ctx.state.get("cwd"))
+            ctx.state["cwd"] = cwd  # stored redacted: the key is made from the raw folder
+            ctx.state["project"] = project_key_for(cwd)
+        project = ctx.state.get("project") or project_key_for(ctx.state.get("cwd"))
         said_at = iso_utc(record.get("timestamp"))
         uuid = record.get("uuid")
 

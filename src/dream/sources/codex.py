@@ -138,14 +138,16 @@ class Codex:
             if kind == "session_meta":
                 state["session"] = str(payload.get("id") or ctx.path.stem)
                 if payload.get("cwd"):
-                    state["cwd"] = payload["cwd"]
+                    state["cwd"] = payload["cwd"]  # stored redacted: the key is made here
+                    state["project"] = project_key_for(payload["cwd"])
                 continue
             if kind == "turn_context":
                 if payload.get("cwd"):
                     state["cwd"] = payload["cwd"]
+                    state["project"] = project_key_for(payload["cwd"])
                 continue
             stream = state.get("session") or ctx.path.stem
-            project = project_key_for(state.get("cwd"))
+            project = state.get("project") or project_key_for(state.get("cwd"))
             said_at = iso_utc(record.get("timestamp"))
 
             msg = _maker(ctx, stream, number, said_at, project)

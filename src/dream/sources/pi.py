@@ -59,13 +59,14 @@ class Pi:
             kind = record.get("type")
             if kind == "session":
                 state["session"] = str(record.get("id") or ctx.path.stem)
-                state["cwd"] = record.get("cwd")
+                state["cwd"] = record.get("cwd")  # stored redacted: the key is made here
+                state["project"] = project_key_for(record.get("cwd"))
                 state["version"] = record.get("version", 1)
                 continue
             if kind in _IGNORED:
                 continue
             stream = state.get("session") or ctx.path.stem.split("_")[-1]
-            project = project_key_for(state.get("cwd"))
+            project = state.get("project") or project_key_for(state.get("cwd"))
             said_at = iso_utc(record.get("timestamp"))
             entry_id = record.get("id")
 

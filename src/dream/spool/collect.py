@@ -127,6 +127,8 @@ def prepare(source: str, path: str, messages: Iterable[Message | Skip],
     rows: list[tuple[tuple[Any, ...], list[str], bool]] = []
     skips: list[Skip] = []
     hits = 0
+    fields = _Fields()
+    field = fields.redact
     for message in messages:
         if isinstance(message, Skip):
             skips.append(message)
@@ -140,17 +142,45 @@ def prepare(source: str, path: str, messages: Iterable[Message | Skip],
                    f"see {message.ref} ...]\n{raw[-half:]}")
         text, found = redact(raw)
         hits += found
-        author = message.author
-        if author:
-            author, more = redact(author)
-            hits += more
-        rows.append(((item_id(source, message), source, path, message.ref, message.stream,
-                      message.project_key, author, message.role, message.said_at, text,
-                      message.tool_name,
+        # every other field too: names, streams, tools and paths repeat, so each distinct
+        # value is redacted once per chunk (the item id is made from the raw key first)
+        rows.append(((item_id(source, message), source, field(path), fields.ref(message.ref, path),
+                      field(message.stream), message.project_key, field(message.author),
+                      message.role, message.said_at, text, field(message.tool_name),
                       None if message.is_error is None else int(message.is_error), kind,
-                      evidence, "[]", now, message.channel),
-                     message.participants, kind in ("statement", "message")))
-    return rows, skips, len(rows), hits, dict(SEEN_FOLDERS)
+                      evidence, "[]", now, field(message.channel)),
+                     [field(p) for p in message.participants],
+                     kind in ("statement", "message")))
+    return rows, skips, len(rows), hits + sum(fields.found.values()), dict(SEEN_FOLDERS)
+
+
+class _Fields:
+    """Redacts the short fields of a chunk's messages, each distinct value once."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+        self.found: dict[str, int] = {}  # secrets per distinct value, counted once
+
+    def redact(self, value: str | None) -> str | None:
+        if not value:
+            return value
+        out = self.seen.get(value)
+        if out is None:
+            if len(self.seen) > 4096:
+                self.seen.clear()
+            out, hits = redact(value)
+            self.seen[value] = out
+            if hits:
+                self.found[value] = hits
+        return out
+
+    def ref(self, ref: str, path: str) -> str:
+        """A reference is mostly the file's path and a line number: only the rest is read."""
+        if ref.startswith(path) and ref[len(path):len(path) + 1] == ":" and \
+                self.redact(path) == path:
+            return ref if ref[len(path) + 1:].replace("#", "").isdigit() else \
+                path + redact(ref[len(path):])[0]
+        return self.redact(ref) or ref
 
 
 class _Writer:
@@ -267,7 +297,7 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
             report.skip(Skip(str(file), None, f"cannot read ({exc.strerror})"))
             continue
         key = str(file.resolve())
-        mark = marks.get(key)
+        mark = marks.get(watermark.row_key(key))
         report.files += 1
         if watermark.unchanged(mark, st):
             report.files_unchanged += 1

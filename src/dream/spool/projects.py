@@ -27,6 +27,7 @@ from typing import Any
 
 from dream.db import utcnow
 from dream.errors import BadInput
+from dream.secrets import redact
 from dream.store.project import ProjectId, slug
 from dream.store.store import Store
 
@@ -46,10 +47,11 @@ class Placement:
 
     def learn(self, seen: dict[str, tuple[str, bool]]) -> None:
         """Folders a parser keyed (folder -> (key, exists on this machine))."""
-        for folder, (key, exists) in seen.items():
+        for raw, (key, exists) in seen.items():
+            folder = redact(raw)[0]  # recorded and reported: never a secret in a path
             if folder in self.folders:
                 continue
-            final = self._decide(folder, key, exists)
+            final = self._decide(raw, key, exists)
             self.folders[folder] = (final, exists)
             self.keys.setdefault(key, final)
             if not exists and not self.forced:

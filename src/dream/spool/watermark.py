@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from dream.db import utcnow
+from dream.secrets import redact
 
 HEAD_BYTES = 4096
 
@@ -46,8 +47,24 @@ def head_hash(path: Path, length: int) -> str:
         return hashlib.sha256(handle.read(min(length, HEAD_BYTES))).hexdigest()
 
 
+def row_key(path: str) -> str:
+    """A file's row is keyed by its redacted path: a secret in a folder name (a Claude Code
+    project folder is named after the working directory) is not stored either."""
+    return redact(path)[0]
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)[0]
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
+
+
 def load(conn: sqlite3.Connection, path: str, source: str) -> FileMark:
-    row = conn.execute("SELECT * FROM source_files WHERE path=?", (path,)).fetchone()
+    row = conn.execute("SELECT * FROM source_files WHERE path=?", (row_key(path),)).fetchone()
     if row is None:
         return FileMark(path, source)
     try:
@@ -89,6 +106,6 @@ def save(conn: sqlite3.Connection, mark: FileMark, path: Path) -> None:
         "source=excluded.source, size=excluded.size, mtime=excluded.mtime, "
         "lines=excluded.lines, head_sha256=excluded.head_sha256, "
         "updated_at=excluded.updated_at, state=excluded.state",
-        (mark.path, mark.source, mark.size, mark.mtime, mark.lines, mark.head_sha256,
-         utcnow(), json.dumps(mark.state, ensure_ascii=False)))
+        (row_key(mark.path), mark.source, mark.size, mark.mtime, mark.lines,
+         mark.head_sha256, utcnow(), json.dumps(_redacted(mark.state), ensure_ascii=False)))
     mark.known = True

@@ -8,6 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from dream.secrets import redact, strip_placeholders
+
 _NAME_RE = re.compile(r"[^a-z0-9._-]+")
 
 
@@ -21,7 +23,9 @@ class ProjectId:
 
 
 def slug(text: str) -> str:
-    out = _NAME_RE.sub("-", text.lower()).strip("-.")
+    """A readable name; a secret in a folder name is left out (the key's hash is made
+    from the raw path, so two such folders still differ)."""
+    out = _NAME_RE.sub("-", strip_placeholders(redact(text)[0]).lower()).strip("-.")
     return out[:48] or "project"
 
 

@@ -1,0 +1,106 @@
+"""The maintained detector: the plugins of ``bc-detect-secrets``, used as a text redactor.
+
+``bc-detect-secrets`` (Bridgecrew's maintained fork of Yelp's ``detect-secrets``) ships one
+plugin per issuer, each with ``analyze_string(text)`` yielding the secret values it sees.
+Every plugin it registers is used (a new release's plugins too), except the two
+high-entropy scanners, which flag every hash, id and base64 blob in free text (218,974
+hits on 10 MB of real transcripts); their idea runs inside Dream's keyword rules instead
+(a value after ``token=`` must be long and mixed, see ``rules.token_value``).
+
+Speed: a plugin runs only on text holding one of its literal hints (the table below); a
+plugin the table does not know (added by a newer release) runs on every text that reaches
+the detector. Nothing here calls the network: ``verify`` is never used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+
+from dream.secrets.rules import password_value
+
+# Literal hints per plugin: lower-case ones are looked for in the lower-cased text.
+HINTS: dict[str, tuple[str, ...]] = {
+    "ArtifactoryDetector": ("AKC", "artif", "jfrog", "buildkit"),
+    "AWSKeyDetector": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "aws"),
+    "AzureStorageKeyDetector": ("accountkey", "account_key", "azure"),
+    "BasicAuthDetector": ("://",),
+    "CloudantDetector": ("cloudant",),
+    "DiscordBotTokenDetector": ("discord",),
+    "GitHubTokenDetector": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "IbmCloudIamDetector": ("ibm", "iam"),
+    "IbmCosHmacDetector": ("secret",),
+    "JwtTokenDetector": ("eyJ",),
+    "KeywordDetector": ("pass", "pwd", "token", "secret", "key", "contrase"),
+    "MailchimpDetector": ("-us",),
+    "NpmDetector": ("npm",),
+    "PrivateKeyDetector": ("PRIVATE KEY", "PuTTY"),
+    "SendGridDetector": ("SG.",),
+    "SlackDetector": ("xox", "hooks.slack.com"),
+    "SoftlayerDetector": ("softlayer", "sl_", "sl-"),
+    "SquareOAuthDetector": ("sq0csp",),
+    "StripeDetector": ("_live_",),
+    "TwilioKeyDetector": ("AC", "SK"),
+}
+SKIPPED = ("Base64HighEntropyString", "HexHighEntropyString")
+_KIND = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    kind: str                       # 'ds-' and the plugin's secret type, as a slug
+    hints: tuple[str, ...] | None   # None: runs on every text
+    plugin: Any
+
+
+@cache
+def plugins() -> tuple[Plugin, ...]:
+    out = []
+    for secret_type, cls in get_mapping_from_secret_type_to_class().items():
+        name = cls.__name__
+        if name in SKIPPED:
+            continue
+        kind = "ds-" + _KIND.sub("-", secret_type.lower()).strip("-")
+        out.append(Plugin(kind, HINTS.get(name), cls()))
+    return tuple(out)
+
+
+def _kept(value: str, keyword: bool) -> bool:
+    if "[REDACTED:" in value or "REDACTED:" in value:
+        return False
+    if keyword:
+        return password_value(value)
+    return len(value) >= 8 and not is_sequential_string(value) and not is_potential_uuid(value)
+
+
+def _line_woken(plugin: Plugin, line: str) -> bool:
+    if plugin.hints is None:
+        return True
+    if plugin.kind == "ds-secret-keyword" and '"' not in line and "'" not in line:
+        return False  # its patterns need a quoted value
+    lowered = line.lower()
+    return any(h in (lowered if h == h.lower() else line) for h in plugin.hints)
+
+
+def find(text: str, lowered: str, woken: list[Plugin]) -> Iterator[tuple[str, str]]:
+    """(kind, value) for every secret the ``woken`` plugins see in ``text``, line by line
+    (the plugins' patterns are written for lines), each on the lines holding its hints."""
+    lines = text.splitlines() if "\n" in text else [text]
+    for plugin in woken:
+        keyword = plugin.kind == "ds-secret-keyword"
+        for line in lines:
+            if len(lines) > 1 and not _line_woken(plugin, line):
+                continue
+            try:
+                found = list(plugin.plugin.analyze_string(line))
+            except Exception:  # noqa: BLE001 - a plugin's bug must not stop redaction
+                continue
+            for value in found:
+                if isinstance(value, str) and _kept(value, keyword):
+                    yield plugin.kind, value
