@@ -85,7 +85,7 @@ def test_placeholders_name_the_kind_and_hash_the_secret() -> None:
     "max_tokens: 4096 and total_tokens = 1234567, tokenizer: cl100k_base",
     "session 0c1f2a34-5b6c-4d7e-8f90-a1b2c3d4e5f6 sha256:" + "ab" * 32,
     "the token is expired, the password is wrong, the secret is out",
-    "author: Jordan Smith", "PWD=/home/user", "password: true", "a bearer of bad news",
+    "pass: review:corrections\nrun: r1", "author: Jordan Smith", "PWD=/home/user", "password: true", "a bearer of bad news",
     "https://example.com/path?q=1 and git@github.com:me/repo.git", "ssh://git@host:22/repo",
     "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", "xoxo, Jordan",
     "AKIA1234 is too short", "the sk-learn package and sk-short", "ghp_short", "",

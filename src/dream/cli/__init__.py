@@ -34,6 +34,7 @@ COMMANDS = {
     "collect": "dream.cli.collect", "history": "dream.cli.collect",
     "projects": "dream.cli.projects",
     "review": "dream.cli.review", "prepare": "dream.cli.review",
+    "scrub": "dream.cli.scrub",
 }
 COMMAND_MODULES = sorted(set(COMMANDS.values()))
 

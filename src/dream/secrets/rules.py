@@ -126,7 +126,8 @@ def _rule(kind: str, hints: tuple[str, ...], pattern: str,
 _B64 = r"[A-Za-z0-9+/]"
 _VALUE_END = r"(?![A-Za-z0-9_\-])"
 # keys whose values are passwords (short values count) and keys whose values are tokens
-_PASSWORD_KEYS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|contrase[nñ]a)"
+_PASSWORD_KEYS = (r"(?:pass(?:word|wd|phrase|code)|[_\-]pass\b|pwd|secret|"
+                  r"contrase[nñ]a)")  # a bare 'pass:' is a YAML field (the pass of a run)
 _TOKEN_KEYS = (r"(?:token|api[_\-.]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|"
                r"secret[_\-]?key|client[_\-]?secret|credentials?|account[_\-]?key|"
                r"shared[_\-]?access[_\-]?key|signing[_\-]?key|session[_\-]?key)")

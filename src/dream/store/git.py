@@ -61,6 +61,9 @@ def format_trailers(trailers: Mapping[str, str | Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+COMMIT_MAP = "dream-commit-map"  # old -> new commits of a scrubbed history, one pair a line
+
+
 class Repo:
     """A git repository with a work tree."""
 
@@ -116,12 +119,38 @@ class Repo:
             raise UnknownCommit(f"'{rev}' is not a commit", "give a commit sha from 'git log'")
         proc = run_git(self.path, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
         sha = proc.stdout.decode().strip()
+        if (proc.returncode != 0 or not sha) and (moved := self.rewritten(rev)):
+            return self.resolve(moved)
         if proc.returncode != 0 or not sha:
             raise UnknownCommit(
                 f"unknown commit '{rev}' in {self.path}",
                 "list commits with 'git -C <store> log --oneline'",
             )
         return sha
+
+    def git_dir(self) -> Path:
+        return Path(self.git("rev-parse", "--absolute-git-dir").strip())
+
+    def rewritten(self, rev: str) -> str | None:
+        """The commit an old sha became when history was scrubbed (``dream scrub
+        --history`` keeps the map in the git directory), or None."""
+        if len(rev) < 7 or not all(c in "0123456789abcdef" for c in rev.lower()):
+            return None
+        try:
+            lines = (self.git_dir() / COMMIT_MAP).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return None
+        moved = {}
+        for line in lines:
+            old, _, new = line.partition(" ")
+            moved[old] = new
+        match = [old for old in moved if old.startswith(rev.lower())]
+        if len(match) != 1:
+            return None
+        new = moved[match[0]]
+        while new in moved:  # scrubbed twice
+            new = moved[new]
+        return new
 
     # -- writing --------------------------------------------------------------------------
     def identity_env(self) -> dict[str, str]:

@@ -1,0 +1,291 @@
+"""Scrub: remove a secret that slipped through from everywhere Dream put it.
+
+``scrub(app, value=None, pattern=None, history=False)``:
+
+* **the database**: every text column of every table (the spool, entity names, watermark
+  state, runs, journal, proposals, the store index) has the value replaced by
+  ``[REDACTED:scrubbed:<8 hex>]``; the full-text indexes are rebuilt and merged, the WAL
+  checkpointed and the file vacuumed, so no old page keeps it;
+* **files** under DREAM_HOME outside the stores (logs);
+* **store history**, only with ``history=True`` (the caller has asked the user): each
+  store whose objects hold the value is rewritten locally, commit by commit. A commit
+  whose tree and message do not hold the value keeps its content; its sha changes only
+  when a parent's did. Every ref (branches, run branches ``dream/run/*``) moves to its new
+  commit, old objects are pruned, and the old->new map is kept in the store's git
+  directory (``dream-commit-map``), so ``--at OLD`` still resolves; run rows and other
+  database text naming an old sha are updated. A store with a remote is never pushed: the
+  report carries the exact command and what it does to other clones.
+
+The report lists what was changed, commit by commit, and always says to rotate the secret.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dream.app import App
+from dream.errors import BadInput
+from dream.secrets import placeholder
+from dream.store.git import COMMIT_MAP, Repo
+
+MIN_VALUE = 6  # shorter values would scrub ordinary words
+
+
+@dataclass
+class StoreRewrite:
+    store: str
+    path: str
+    commits: list[dict[str, str]] = field(default_factory=list)  # old, new, subject
+    refs: list[str] = field(default_factory=list)
+    remote: str | None = None
+    push: str | None = None       # the command the user may run, never run by Dream
+    warning: str | None = None
+
+
+@dataclass
+class ScrubReport:
+    what: str                     # the placeholder the value became (never the value)
+    rows: dict[str, int] = field(default_factory=dict)   # table.column -> rows changed
+    files: list[str] = field(default_factory=list)
+    stores_holding: list[str] = field(default_factory=list)  # before a history rewrite
+    rewrites: list[StoreRewrite] = field(default_factory=list)
+    rotate: str = ("rotate the secret now: revoke it where it was issued and make a new "
+                   "one; scrubbing copies does not make a leaked secret safe again")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"replaced_with": self.what, "rows": self.rows, "files": self.files,
+                "stores_holding": self.stores_holding,
+                "rewrites": [r.__dict__ for r in self.rewrites], "rotate": self.rotate}
+
+
+def _matcher(value: str | None, pattern: str | None) -> tuple[Callable[[str], str], str]:
+    if (value is None) == (pattern is None):
+        raise BadInput("give a VALUE or --pattern, not both", "dream scrub VALUE")
+    if value is not None:
+        if len(value) < MIN_VALUE:
+            raise BadInput(f"the value is shorter than {MIN_VALUE} characters",
+                           "give the whole secret; a short value would scrub ordinary words")
+        mark = placeholder("scrubbed", value)
+        return (lambda text: text.replace(value, mark)), mark
+    try:
+        regex = re.compile(pattern or "")
+    except re.error as exc:
+        raise BadInput(f"--pattern is not a regular expression ({exc})",
+                       "escape special characters, e.g. 'ghp_[A-Za-z0-9]+'") from exc
+    if regex.search("") is not None:
+        raise BadInput("--pattern matches the empty text", "make it match the secret only")
+    return (lambda text: regex.sub(lambda m: placeholder("scrubbed", m.group(0)), text),
+            "[REDACTED:scrubbed:<hash of each match>]")
+
+
+def scrub(app: App, value: str | None = None, pattern: str | None = None,
+          history: bool = False) -> ScrubReport:
+    sub, mark = _matcher(value, pattern)
+    report = ScrubReport(mark)
+    report.rows = _scrub_db(app.db, sub)
+    for path in sorted((app.home.root / "logs").rglob("*")) \
+            if (app.home.root / "logs").is_dir() else []:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            new = sub(text)
+            if new != text:
+                path.write_text(new, encoding="utf-8", errors="surrogateescape")
+                report.files.append(str(path))
+    stores = app.stores().all() if _has_registry(app) else []
+    for store in stores:
+        repo = store.repo
+        if _bad_blobs(repo, sub) or _bad_messages(repo, sub):
+            report.stores_holding.append(str(store.path))
+            if history:
+                rewrite = rewrite_history(repo, sub)
+                rewrite.store = store.name
+                report.rewrites.append(rewrite)
+                shas = {c["old"]: c["new"] for c in rewrite.commits}
+                if shas:
+                    _scrub_db(app.db, lambda text: _replace_shas(text, shas))
+    if report.rewrites:
+        from dream import index
+
+        for store in stores:
+            index.sync(app.db, store)
+        _compact(app.db)
+    return report
+
+
+def _has_registry(app: App) -> bool:
+    return (app.home.notes_path / ".git").exists()
+
+
+# -- the database ------------------------------------------------------------------------
+
+def _text_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    out = []
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        " AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")]
+    virtual = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'")]
+    for table in tables:
+        if any(table.startswith(v + "_") for v in virtual):
+            continue  # an index's own tables: rebuilt below
+        for col in conn.execute(f'PRAGMA table_info("{table}")'):
+            if (col[2] or "").upper() in ("TEXT", "") or "CHAR" in (col[2] or "").upper():
+                out.append((table, col[1]))
+    return out
+
+
+def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str]) -> dict[str, int]:
+    conn.create_function("dream_scrub", 1, lambda t: sub(t) if isinstance(t, str) else t,
+                         deterministic=True)
+    changed: dict[str, int] = {}
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table, col in _text_columns(conn):
+            cur = conn.execute(f'UPDATE "{table}" SET "{col}" = dream_scrub("{col}") '
+                               f'WHERE typeof("{col}") = \'text\' AND dream_scrub("{col}") '
+                               f'IS NOT "{col}"')
+            if cur.rowcount:
+                changed[f"{table}.{col}"] = cur.rowcount
+        if changed:
+            _rebuild_indexes(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    if changed:
+        _compact(conn)
+    return changed
+
+
+def _rebuild_indexes(conn: sqlite3.Connection) -> None:
+    """Both full-text indexes from their tables, merged, so no segment keeps old terms."""
+    done = conn.execute("SELECT seq FROM watermarks WHERE name = 'items_fts'").fetchone()
+    conn.execute("DELETE FROM items_fts")
+    conn.execute("INSERT INTO items_fts(rowid, text) SELECT seq, text FROM items WHERE seq <= ?",
+                 (done[0] if done else 0,))
+    conn.execute("INSERT INTO items_fts(items_fts) VALUES ('optimize')")
+    conn.execute("DELETE FROM documents_fts")
+    conn.execute("INSERT INTO documents_fts(rowid, title, body) SELECT id, title, body"
+                 " FROM documents")
+    conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
+
+
+def _compact(conn: sqlite3.Connection) -> None:
+    """Write freed pages over: checkpoint the WAL into the file, then vacuum both."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _replace_shas(text: str, shas: dict[str, str]) -> str:
+    if not any(old in text for old in shas):
+        return text
+    for old, new in shas.items():
+        text = text.replace(old, new)
+    return text
+
+
+# -- store history -----------------------------------------------------------------------
+
+def _objects(repo: Repo, kind: str) -> list[str]:
+    out = repo.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+    return [line.split()[0] for line in out.splitlines() if line.endswith(" " + kind)]
+
+
+def _bad_blobs(repo: Repo, sub: Callable[[str], str]) -> dict[str, str]:
+    """blob sha -> its scrubbed replacement, for every blob holding the value."""
+    out = {}
+    blobs = _objects(repo, "blob")
+    for sha, data in zip(blobs, repo.read_blobs(blobs), strict=True):
+        text = data.decode("utf-8", "surrogateescape")
+        new = sub(text)
+        if new != text:
+            out[sha] = repo.git("hash-object", "-w", "--stdin",
+                                input=new.encode("utf-8", "surrogateescape")).strip()
+    return out
+
+
+def _bad_messages(repo: Repo, sub: Callable[[str], str]) -> bool:
+    log = repo.git("log", "--all", "--format=%B%x00", check=False)
+    return sub(log) != log
+
+
+def rewrite_history(repo: Repo, sub: Callable[[str], str]) -> StoreRewrite:
+    """Rewrite every commit of ``repo`` whose tree or message holds the value; children
+    follow. Refuses a work tree with uncommitted changes (they would be lost)."""
+    rewrite = StoreRewrite(store="", path=str(repo.path))
+    if repo.git("status", "--porcelain", "--untracked-files=no").strip():
+        raise BadInput(f"{repo.path} has uncommitted changes",
+                       "commit them (or end the open dream) and scrub again")
+    blobs = _bad_blobs(repo, sub)
+    order = repo.git("rev-list", "--all", "--topo-order", "--reverse", "--parents").splitlines()
+    mapping: dict[str, str] = {}
+    for line in order:
+        sha, *parents = line.split()
+        new_parents = [mapping.get(p, p) for p in parents]
+        meta = repo.git("log", "-1", "--format=%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B",
+                        sha).split("\x00", 6)
+        message = meta[6]
+        tree = repo.git("rev-parse", f"{sha}^{{tree}}").strip()
+        entries = repo.git("ls-tree", "-r", "-z", sha).split("\x00")
+        changed = [e for e in entries if e and e.split()[2] in blobs]
+        new_message = sub(message)
+        if not changed and new_message == message and new_parents == parents:
+            continue
+        if changed:
+            tree = _new_tree(repo, sha, changed, blobs)
+        env = {"GIT_AUTHOR_NAME": meta[0], "GIT_AUTHOR_EMAIL": meta[1],
+               "GIT_AUTHOR_DATE": meta[2], "GIT_COMMITTER_NAME": meta[3],
+               "GIT_COMMITTER_EMAIL": meta[4], "GIT_COMMITTER_DATE": meta[5]}
+        args = ["commit-tree", tree]
+        for parent in new_parents:
+            args += ["-p", parent]
+        new = repo.git(*args, input=new_message.encode(), env=env).strip()
+        mapping[sha] = new
+        rewrite.commits.append({"old": sha, "new": new,
+                                "subject": sub(message.splitlines()[0] if message else ""),
+                                "files": ", ".join(e.split("\t", 1)[1] for e in changed)})
+    for line in repo.git("for-each-ref", "--format=%(objectname) %(refname)").splitlines():
+        sha, ref = line.split(" ", 1)
+        if sha in mapping:
+            repo.git("update-ref", ref, mapping[sha], sha)
+            rewrite.refs.append(ref)
+    if mapping:
+        with open(repo.git_dir() / COMMIT_MAP, "a", encoding="utf-8") as fh:
+            fh.writelines(f"{old} {new}\n" for old, new in mapping.items())
+        repo.git("reset", "-q", "--hard", "HEAD")
+        repo.git("reflog", "expire", "--expire=now", "--all")
+        repo.git("gc", "-q", "--prune=now")
+    remotes = repo.git("remote").split()
+    if remotes and rewrite.refs:
+        rewrite.remote = remotes[0]
+        branches = " ".join(r.removeprefix("refs/heads/") for r in rewrite.refs
+                            if r.startswith("refs/heads/"))
+        rewrite.push = f"git -C {repo.path} push --force-with-lease {remotes[0]} {branches}"
+        rewrite.warning = (
+            "Dream did not push. Pushing replaces the shared history: every other clone "
+            "still holds the old commits (and the secret) until its owner re-clones or runs "
+            f"'git fetch {remotes[0]} && git reset --hard {remotes[0]}/<branch>', and any "
+            "work they based on the old commits must be rebased onto the new ones.")
+    return rewrite
+
+
+def _new_tree(repo: Repo, commit: str, changed: list[str], blobs: dict[str, str]) -> str:
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="dream-scrub-") as tmp:
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        repo.git("read-tree", commit, env=env)
+        lines = []
+        for entry in changed:
+            info, path = entry.split("\t", 1)
+            mode, _, sha = info.split()
+            lines.append(f"{mode} {blobs[sha]}\t{path}")
+        repo.git("update-index", "--index-info", input=("\n".join(lines) + "\n").encode(),
+                 env=env)
+        return repo.git("write-tree", env=env).strip()
