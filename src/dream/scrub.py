@@ -70,7 +70,16 @@ def _matcher(value: str | None, pattern: str | None) -> tuple[Callable[[str], st
             raise BadInput(f"the value is shorter than {MIN_VALUE} characters",
                            "give the whole secret; a short value would scrub ordinary words")
         mark = placeholder("scrubbed", value)
-        return (lambda text: text.replace(value, mark)), mark
+        # names are slugs of what was said: the value's slug form goes too
+        slugged = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+        named = "scrubbed-" + mark.rsplit(":", 1)[1].rstrip("]")
+
+        def sub_value(text: str) -> str:
+            text = text.replace(value, mark)
+            if len(slugged) >= MIN_VALUE and slugged in text:
+                text = text.replace(slugged, named)
+            return text
+        return sub_value, mark
     try:
         regex = re.compile(pattern or "")
     except re.error as exc:
@@ -95,7 +104,7 @@ def scrub(app: App, value: str | None = None, pattern: str | None = None,
             if new != text:
                 path.write_text(new, encoding="utf-8", errors="surrogateescape")
                 report.files.append(str(path))
-    stores = app.stores().all() if _has_registry(app) else []
+    stores = app.stores.all() if _has_registry(app) else []
     for store in stores:
         repo = store.repo
         if _bad_blobs(repo, sub) or _bad_messages(repo, sub):
@@ -106,7 +115,7 @@ def scrub(app: App, value: str | None = None, pattern: str | None = None,
                 report.rewrites.append(rewrite)
                 shas = {c["old"]: c["new"] for c in rewrite.commits}
                 if shas:
-                    _scrub_db(app.db, lambda text: _replace_shas(text, shas))
+                    _scrub_db(app.db, lambda text, shas=shas: _replace_shas(text, shas))
     if report.rewrites:
         from dream import index
 
@@ -210,7 +219,8 @@ def _bad_blobs(repo: Repo, sub: Callable[[str], str]) -> dict[str, str]:
 
 
 def _bad_messages(repo: Repo, sub: Callable[[str], str]) -> bool:
-    log = repo.git("log", "--all", "--format=%B%x00", check=False)
+    """True when a commit message or a file name in history holds the value."""
+    log = repo.git("log", "--all", "--name-only", "--format=%B%x00", check=False)
     return sub(log) != log
 
 
@@ -232,12 +242,13 @@ def rewrite_history(repo: Repo, sub: Callable[[str], str]) -> StoreRewrite:
         message = meta[6]
         tree = repo.git("rev-parse", f"{sha}^{{tree}}").strip()
         entries = repo.git("ls-tree", "-r", "-z", sha).split("\x00")
-        changed = [e for e in entries if e and e.split()[2] in blobs]
+        changed = [e for e in entries if e and (e.split()[2] in blobs or
+                                                sub(e.split("\t", 1)[1]) != e.split("\t", 1)[1])]
         new_message = sub(message)
         if not changed and new_message == message and new_parents == parents:
             continue
         if changed:
-            tree = _new_tree(repo, sha, changed, blobs)
+            tree = _new_tree(repo, sha, changed, blobs, sub)
         env = {"GIT_AUTHOR_NAME": meta[0], "GIT_AUTHOR_EMAIL": meta[1],
                "GIT_AUTHOR_DATE": meta[2], "GIT_COMMITTER_NAME": meta[3],
                "GIT_COMMITTER_EMAIL": meta[4], "GIT_COMMITTER_DATE": meta[5]}
@@ -248,7 +259,7 @@ def rewrite_history(repo: Repo, sub: Callable[[str], str]) -> StoreRewrite:
         mapping[sha] = new
         rewrite.commits.append({"old": sha, "new": new,
                                 "subject": sub(message.splitlines()[0] if message else ""),
-                                "files": ", ".join(e.split("\t", 1)[1] for e in changed)})
+                                "files": ", ".join(sub(e.split("\t", 1)[1]) for e in changed)})
     for line in repo.git("for-each-ref", "--format=%(objectname) %(refname)").splitlines():
         sha, ref = line.split(" ", 1)
         if sha in mapping:
@@ -274,7 +285,8 @@ def rewrite_history(repo: Repo, sub: Callable[[str], str]) -> StoreRewrite:
     return rewrite
 
 
-def _new_tree(repo: Repo, commit: str, changed: list[str], blobs: dict[str, str]) -> str:
+def _new_tree(repo: Repo, commit: str, changed: list[str], blobs: dict[str, str],
+              sub: Callable[[str], str]) -> str:
     import os
     import tempfile
 
@@ -282,10 +294,13 @@ def _new_tree(repo: Repo, commit: str, changed: list[str], blobs: dict[str, str]
         env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
         repo.git("read-tree", commit, env=env)
         lines = []
-        for entry in changed:
+        for entry in changed:  # a file named after the value is renamed too
             info, path = entry.split("\t", 1)
             mode, _, sha = info.split()
-            lines.append(f"{mode} {blobs[sha]}\t{path}")
+            new_path = sub(path)
+            if new_path != path:
+                lines.append(f"0 {'0' * 40}\t{path}")
+            lines.append(f"{mode} {blobs.get(sha, sha)}\t{new_path}")
         repo.git("update-index", "--index-info", input=("\n".join(lines) + "\n").encode(),
                  env=env)
         return repo.git("write-tree", env=env).strip()

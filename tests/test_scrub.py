@@ -1,0 +1,93 @@
+"""``dream scrub``: a value no rule knows slipped through; scrub removes it from everywhere.
+
+The value is said as a directive, collected, dreamed into memory (notes, brief, git
+history, the database and its index), then scrubbed: first the database, then, confirmed,
+the history of the store (which has a remote: nothing is pushed). Every byte under
+DREAM_HOME and every git object is scanned afterwards; the other notes are untouched and
+old commits still resolve.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from conftest import git
+from secret_corpus import Plant
+from test_secret_corpus import _everything, leaks
+
+VALUE = "zebra-Quartz-9341-lantern"  # no rule knows it: it reaches the store
+
+
+def _spool(dream, tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("".join(json.dumps({"text": t, "role": "user", "stream": "me"}) + "\n"
+                            for t in [f"From now on, remember the staging door code {VALUE}",
+                                      "From now on, remember to run the linter first"]))
+    dream("collect", str(chat))
+
+
+def test_scrub_removes_a_value_from_the_database_then_from_history(
+        dream, repo: Path, tmp_path: Path, dream_home: Path) -> None:
+    dream("init")
+    dream("notes", "write", "@user/other.md", "# Other\n\nkept exactly as it is\n")
+    _spool(dream, tmp_path)
+    run = json.loads(dream("run", "--model", "rules", "--json").output)
+    notes = dream_home / "notes"
+    other = (notes / "user" / "other.md").read_bytes()
+    assert leaks([Plant("value", VALUE, VALUE)], _everything(dream_home))  # it did slip in
+    old_head = git(notes, "rev-parse", "HEAD")
+    # a remote: the rewrite must never be pushed to it
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(notes, "remote", "add", "origin", str(remote))
+    git(notes, "push", "-q", "origin", "HEAD:refs/heads/main")
+
+    first = json.loads(dream("scrub", VALUE, "--json").output)
+    assert first["rows"]["items.text"] == 1 and str(notes) in first["stores_holding"]
+    assert "rotate" in first["rotate"]
+    db = b"".join(p.read_bytes() for p in dream_home.glob("dream.db*"))
+    assert VALUE.encode() not in db and b"[REDACTED:scrubbed:" in db
+
+    refused = dream("scrub", VALUE, "--history", ok=False)
+    assert refused.exit_code != 0 and "--yes" in refused.output
+
+    out = dream("scrub", VALUE, "--history", "--yes")
+    assert "commits rewritten" in out.output and "->" in out.output
+    assert "git -C" in out.output and "push --force-with-lease origin" in out.output
+    assert "Dream did not push" in out.output and "rotate the secret" in out.output
+    assert VALUE not in out.output
+    # gone from every file, file name and git object under DREAM_HOME
+    found = leaks([Plant("value", VALUE, VALUE)], _everything(dream_home))
+    assert found == [], found
+    # the remote still has the old history: nothing was pushed
+    assert git(remote, "rev-parse", "main") == old_head
+    # the other note is untouched; the rewritten note holds the placeholder
+    assert (notes / "user" / "other.md").read_bytes() == other
+    assert git(notes, "status", "--porcelain") == ""
+    # old commits still resolve, run rows name commits that exist
+    shown = dream("show", "user/other.md", "--at", old_head[:12])
+    assert shown.output.encode() == other
+    conn = sqlite3.connect(dream_home / "dream.db")
+    sha = conn.execute("SELECT commit_sha FROM runs WHERE id=?", (run["id"],)).fetchone()[0]
+    conn.close()
+    assert sha and git(notes, "cat-file", "-t", sha) == "commit"
+    assert sha != run.get("commit")
+
+
+def test_scrub_refuses_short_values_and_bad_patterns(dream, repo: Path) -> None:
+    dream("init")
+    assert "shorter" in dream("scrub", "abc", ok=False).output
+    assert "regular expression" in dream("scrub", "--pattern", "(", ok=False).output
+    assert "not both" in dream("scrub", ok=False).output
+
+
+def test_scrub_by_pattern(dream, repo: Path, tmp_path: Path, dream_home: Path) -> None:
+    dream("init")
+    _spool(dream, tmp_path)
+    out = json.loads(dream("scrub", "--pattern", r"zebra-Quartz-\d+", "--json").output)
+    assert out["rows"]["items.text"] == 1
+    db = b"".join(p.read_bytes() for p in dream_home.glob("dream.db*"))
+    assert b"zebra-Quartz-9341" not in db
