@@ -106,11 +106,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_one(folder: Path, home: Path) -> dict[str, Any]:
+def run_one(folder: Path, home: Path, detector: bool = True) -> dict[str, Any]:
     """In this process: collect ``folder`` into a fresh home, then again (nothing new)."""
     os.environ["DREAM_HOME"] = str(home)
     from dream.app import App
+    from dream.secrets import use_detector
     from dream.spool.collect import collect
+
+    use_detector(detector)  # forked workers inherit it
 
     app = App.from_env(folder)
     app.ensure_home()
@@ -139,7 +142,8 @@ def run_one(folder: Path, home: Path) -> dict[str, Any]:
     }
 
 
-def bench_collect(size_mb: float, workdir: Path | None = None) -> dict[str, Any]:
+def bench_collect(size_mb: float, workdir: Path | None = None,
+                  detector: bool = True) -> dict[str, Any]:
     """Generate ``size_mb`` of transcripts, collect them in a child process, clean up."""
     tmp = Path(tempfile.mkdtemp(prefix="dream-bench-collect-", dir=workdir))
     try:
@@ -148,7 +152,7 @@ def bench_collect(size_mb: float, workdir: Path | None = None) -> dict[str, Any]
         generated = time.perf_counter() - started
         proc = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--one", str(tmp / "input"),
-             "--home", str(tmp / "home")],
+             "--home", str(tmp / "home"), *([] if detector else ["--no-detector"])],
             capture_output=True, text=True, env={**os.environ, **common.GIT_IDENTITY},
             check=False)
         if proc.returncode != 0:
@@ -168,16 +172,18 @@ def main() -> None:
     parser.add_argument("--sizes", default=None, help="comma-separated sizes in MB")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--no-detector", action="store_true",
+                        help="redact with Dream's rules only (to price the maintained detector)")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.home)))
+        print(json.dumps(run_one(args.one, args.home, not args.no_detector)))
         return
     sizes = [2.0] if args.quick else [10.0, 100.0, 1000.0]
     if args.sizes:
         sizes = [float(s) for s in args.sizes.split(",")]
     results = {}
     for size in sizes:
-        results[f"{size:g}"] = bench_collect(size)
+        results[f"{size:g}"] = bench_collect(size, detector=not args.no_detector)
     rows = [[f"{s} MB", r["files"], r["items"], r["seconds"], r["mb_per_s"], r["mb_per_cpu_s"],
              r["peak_rss_mb"],
              r["recollect_s"], r["recollect_new_items"], r["db_mb"]]
@@ -187,7 +193,8 @@ def main() -> None:
     print(text)
     largest = results[max(results, key=float)]
     figures = {
-        "benchmark": "collect", "quick": args.quick, "sizes": results,
+        "benchmark": "collect", "quick": args.quick, "detector": not args.no_detector,
+        "sizes": results,
         "mb_per_s": min(r["mb_per_s"] for r in results.values()),
         "mb_per_cpu_s": min(r["mb_per_cpu_s"] for r in results.values()),
         "load_average": os.getloadavg()[0],
