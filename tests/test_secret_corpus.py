@@ -183,10 +183,15 @@ def test_no_planted_kind_leaks_through_any_door(dream, dream_proc, repo: Path, t
     hook_dir = tmp_path / f"-home-me-{fields['cwd'].secret}"
     hook_dir.mkdir()
     transcript = hook_dir / "session.jsonl"
-    transcript.write_text(files["claude_code"].read_text().replace("cc-1", "cc-hook"))
+    # (in the repository itself, so a review of this project has the evidence)
+    bad_cwd = f"{repo.resolve()}/{fields['cwd'].secret}"
+    transcript.write_text(files["claude_code"].read_text().replace("cc-1", "cc-hook")
+                          .replace('"uuid": "', '"uuid": "hook-')
+                          .replace(json.dumps(bad_cwd)[1:-1], str(repo.resolve())))
     payload = {"session_id": f"s-{fields['stream'].secret}", "hook_event_name": "Stop",
                "cwd": str(repo), "transcript_path": str(transcript)}
     cli("hook", "--agent", "claude-code", "--json", input=json.dumps(payload))
+    cli("collect", str(transcript))  # from a folder named after a secret
 
     # direct doors: notes (CLI and MCP), prepare, and the address refused
     texts = [p.text for p in corpus]
@@ -219,12 +224,16 @@ def test_no_planted_kind_leaks_through_any_door(dream, dream_proc, repo: Path, t
     # correct a record with a secret value
     record = next(r for r in records if re.search(r"/(notes|wiki|todos|events)/", r))
     address = "@" + record.removesuffix(".md")
-    cli("correct", address, "text", corpus[4].text, ok_=False)
+    cli("correct", address, "text", corpus[4].text)
     # review: start offline, accept every proposal
     start = json.loads(cli("review", "start", "--model", "rules", "--all", "--json"))
-    slugs = [p["slug"] for p in start.get("proposals", [])]
-    if slugs:
-        cli("review", "accept", *slugs, "--json", ok_=False)
+    slugs = [p["slug"] for p in start.get("proposals", []) if p.get("kind") == "memory"]
+    assert slugs, start
+    accepted = json.loads(cli("review", "accept", *slugs, "--json"))
+    assert any(a.get("status") == "accepted" for a in accepted), accepted
+    # no file is named after a redacted span
+    named = [p for p in dream_home.rglob("*") if "redacted" in p.name.lower()]
+    assert not named, named
     places = {**_everything(dream_home), **prompts,
               **{k: v.encode() for k, v in outputs.items()}}
     found = leaks(everything, places)

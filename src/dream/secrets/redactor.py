@@ -189,10 +189,19 @@ def redact_all(values: list[str]) -> tuple[list[str], int]:
     return out, total
 
 
+# a placeholder whose brackets and colons were already dropped by a slugger ('redacted
+# slack webhook 8c35d6c2'), up to its hash or, when clipped, the end
+_WORDED = re.compile(r"\bredacted\b.*?(?:\b[0-9a-f]{8}\b|$)", re.IGNORECASE | re.DOTALL)
+
+
 def strip_placeholders(text: str) -> str:
-    """``text`` without its placeholders, for building names and slugs: a file name or a
-    slug is never built from a redacted span."""
-    return PLACEHOLDER_RE.sub(" ", text) if _PLACEHOLDER_PREFIX in text else text
+    """``text`` without its placeholders, whole or already cut into words, for building
+    names and slugs: a file name or a slug is never built from a redacted span."""
+    if _PLACEHOLDER_PREFIX in text:
+        text = PLACEHOLDER_RE.sub(" ", text)
+    if "redacted" in text.lower():
+        text = _WORDED.sub(" ", text)
+    return text
 
 
 def has_secret(text: str) -> bool:
