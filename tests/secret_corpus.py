@@ -2,7 +2,7 @@
 
 None is a real credential: each is generated from a seeded random source in the shape the
 issuer uses (prefix, alphabet, length), so detectors that look at shape see the real thing.
-Used by the corpus test (tests/test_secret_corpus.py) and by bench/secrets.py, which
+Used by the corpus test (tests/test_secret_corpus.py) and by bench/redaction.py, which
 compares detectors on it.
 """
 

@@ -1,6 +1,6 @@
 """Benchmark: secret redaction, coverage and false positives.
 
-    python bench/secrets.py [--out bench/secret_redactions.md]
+    python bench/redaction.py [--out bench/secret_redactions.md]
 
 1. Coverage on the planted corpus (tests/secret_corpus.py): kinds caught by the maintained
    detector's plugins alone, by Dream's rules alone, and by both (what Dream runs).
@@ -125,7 +125,7 @@ def main() -> None:
     false = sum(r["verdict"] == "false" for r in rows)
     unjudged = sum(r["verdict"] == "unjudged" for r in rows)
     rate = false / len(rows) if rows else 0.0
-    lines = ["# Every redaction on the real transcripts (bench/secrets.py)", "",
+    lines = ["# Every redaction on the real transcripts (bench/redaction.py)", "",
              f"{len(rows)} redactions in {sum(len(t) for _, _, t in material) / 1e6:.1f} MB "
              f"of message text; false positives {false} ({rate:.1%}); unjudged {unjudged}.",
              "The secret itself is never written here: «S» marks it in the context.", "",
