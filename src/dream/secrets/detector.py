@@ -37,7 +37,10 @@ HINTS: dict[str, tuple[str, ...]] = {
     "IbmCloudIamDetector": ("ibm", "iam"),
     "IbmCosHmacDetector": ("secret",),
     "JwtTokenDetector": ("eyJ",),
-    "KeywordDetector": ("pass", "pwd", "token", "secret", "key", "contrase"),
+    "KeywordDetector": ("password", "passwd", "_pass", "pwd", "secret", "contrase",
+                        "api_key", "apikey", "api-key", "api.key", "auth_key", "authkey",
+                        "private_key", "privatekey", "priv_key", "privkey", "client_key",
+                        "service_key", "account_key", "db_key", "database_key", "token"),
     "MailchimpDetector": ("-us",),
     "NpmDetector": ("npm",),
     "PrivateKeyDetector": ("PRIVATE KEY", "PuTTY"),
@@ -49,6 +52,7 @@ HINTS: dict[str, tuple[str, ...]] = {
     "TwilioKeyDetector": ("AC", "SK"),
 }
 SKIPPED = ("Base64HighEntropyString", "HexHighEntropyString")
+MAX_LINE = 1000  # the keyword plugin's patterns backtrack on long (minified) lines
 _KIND = re.compile(r"[^a-z0-9]+")
 
 
@@ -79,24 +83,14 @@ def _kept(value: str, keyword: bool) -> bool:
     return len(value) >= 8 and not is_sequential_string(value) and not is_potential_uuid(value)
 
 
-def _line_woken(plugin: Plugin, line: str) -> bool:
-    if plugin.hints is None:
-        return True
-    if plugin.kind == "ds-secret-keyword" and '"' not in line and "'" not in line:
-        return False  # its patterns need a quoted value
-    lowered = line.lower()
-    return any(h in (lowered if h == h.lower() else line) for h in plugin.hints)
-
-
-def find(text: str, lowered: str, woken: list[Plugin]) -> Iterator[tuple[str, str]]:
-    """(kind, value) for every secret the ``woken`` plugins see in ``text``, line by line
-    (the plugins' patterns are written for lines), each on the lines holding its hints."""
-    lines = text.splitlines() if "\n" in text else [text]
-    for plugin in woken:
-        keyword = plugin.kind == "ds-secret-keyword"
-        for line in lines:
-            if len(lines) > 1 and not _line_woken(plugin, line):
-                continue
+def find(plugin: Plugin, spans: list[str]) -> Iterator[tuple[str, str]]:
+    """(kind, value) for every secret ``plugin`` sees in the spans of text holding its hints,
+    line by line (the plugins' patterns are written for lines)."""
+    keyword = plugin.kind == "ds-secret-keyword"
+    for span in spans:
+        for line in span.splitlines() if "\n" in span else (span,):
+            if keyword and ('"' not in line and "'" not in line or len(line) > MAX_LINE):
+                continue  # its patterns need a quoted value; Dream's rules read long lines
             try:
                 found = list(plugin.plugin.analyze_string(line))
             except Exception:  # noqa: BLE001 - a plugin's bug must not stop redaction

@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ahocorasick_rs import AhoCorasick
+
 from dream.secrets import detector
 from dream.secrets.rules import RULES, Rule
 
@@ -38,69 +40,68 @@ def placeholder(kind: str, secret: str) -> str:
     return f"[REDACTED:{kind}:{digest}]"
 
 
-def _case(hints: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (tuple(h for h in hints if h == h.lower()), tuple(h for h in hints if h != h.lower()))
-
-
-_RULE_HINTS = [(rule, *_case(rule.hints)) for rule in RULES]
 _PLUGINS = detector.plugins()
-_PLUGIN_ALWAYS = frozenset(len(RULES) + n for n, p in enumerate(_PLUGINS) if p.hints is None)
+_FIRST_PLUGIN = len(RULES)  # rules are numbered first, then the detector's plugins
+_GROUPS: list[tuple[str, ...] | None] = [rule.hints for rule in RULES] + \
+    [plugin.hints for plugin in _PLUGINS]
+_ALWAYS = frozenset(n for n, hints in enumerate(_GROUPS) if hints is None)
 
 
-def _index(groups: list[tuple[str, ...] | None]) -> tuple[tuple[str, frozenset[int]], ...]:
-    """Each distinct hint, lower-cased, with the numbers of the rules and plugins it wakes
-    (one ``in`` per hint on the lower-cased text; a rule's own pattern checks the case)."""
-    index: dict[str, set[int]] = {}
-    for number, hints in enumerate(groups):
+def _build() -> tuple[AhoCorasick, list[tuple[str, tuple[tuple[int, bool], ...]]]]:
+    """One automaton over every distinct hint, lower-cased; each hint knows the rules and
+    plugins it wakes and whether it must match in its own case (``AKIA``)."""
+    index: dict[str, dict[str, set[int]]] = {}
+    for number, hints in enumerate(_GROUPS):
         for hint in hints or ():
-            index.setdefault(hint.lower(), set()).add(number)
-    return tuple((h, frozenset(n)) for h, n in sorted(index.items()))
+            index.setdefault(hint.lower(), {}).setdefault(hint, set()).add(number)
+    entries = []
+    for low, forms in sorted(index.items()):
+        wakes = {}
+        for form, numbers in forms.items():
+            for n in numbers:
+                wakes[n] = wakes.get(n, True) and form != low  # cased only if every form is
+        entries.append((low, tuple(sorted(wakes.items()))))
+    return AhoCorasick([low for low, _ in entries]), entries
 
 
-# rules are numbered first, then the detector's plugins
-_INDEX = _index([rule.hints for rule in RULES] + [plugin.hints for plugin in _PLUGINS])
-_FIRST_PLUGIN = len(RULES)
+_AUTOMATON, _ENTRIES = _build()
 
 
-def _woken(lowered: str) -> set[int]:
-    """Numbers of the rules and plugins whose hints the text holds."""
-    out: set[int] = set()
-    for hint, numbers in _INDEX:  # a plain loop: half the cost of any() over a generator
-        if hint in lowered:
-            out |= numbers
+def _woken(text: str, lowered: str) -> dict[int, list[int]]:
+    """Rule or plugin number -> where its hints start in the text (one pass of the
+    automaton; a hint that must match in its case is checked against the text)."""
+    out: dict[int, list[int]] = {}
+    same = len(lowered) == len(text)
+    for number, start, end in _AUTOMATON.find_matches_as_indexes(lowered, overlapping=True):
+        low, wakes = _ENTRIES[number]
+        for n, cased in wakes:
+            if cased and same and text[start:end] == low:
+                continue  # 'akia' in prose, not 'AKIA'
+            out.setdefault(n, []).append(start)
     return out
 
 
-def _lines_with(text: str, lowered: str, lower: tuple[str, ...],
-                cased: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Spans of the lines of ``text`` holding a hint, merged and in order (found with
-    ``str.find``, so a long tool output costs a few scans, not a regex over all of it)."""
-    found: list[tuple[int, int]] = []
-    for hints, hay in ((lower, lowered), (cased, text)):
-        for hint in hints:
-            at = hay.find(hint)
-            while at >= 0:
-                start = hay.rfind("\n", 0, at) + 1
-                end = hay.find("\n", at + len(hint))
-                end = len(hay) if end < 0 else end
-                found.append((start, end))
-                at = hay.find(hint, end)
-    found.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in found:
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+def _lines_at(text: str, positions: list[int]) -> list[tuple[int, int]]:
+    """Spans of the lines holding the given positions, merged and in order."""
+    spans: list[tuple[int, int]] = []
+    for at in sorted(positions):
+        if spans and at <= spans[-1][1]:
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if spans and start <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], end)
         else:
-            merged.append((start, end))
-    return merged
+            spans.append((start, end))
+    return spans
 
 
-def _apply_lines(rule: Rule, text: str, lowered: str, lower: tuple[str, ...],
-                 cased: tuple[str, ...]) -> tuple[str, int]:
+def _apply_lines(rule: Rule, text: str, positions: list[int], exact: bool) -> tuple[str, int]:
     """Apply a one-line rule to the lines holding its hints only."""
-    if rule.multiline or "\n" not in text or len(lowered) != len(text):
+    if rule.multiline or not exact or "\n" not in text:
         return _apply(rule, text)
-    spans = _lines_with(text, lowered, lower, cased)
+    spans = _lines_at(text, positions)
     if len(spans) == 1 and spans[0] == (0, len(text)):
         return _apply(rule, text)
     parts: list[str] = []
@@ -152,27 +153,29 @@ def redact(text: str) -> tuple[str, int]:
     if not text:
         return text, 0
     lowered = text.lower()
-    woken = _woken(lowered)
-    if _use_detector:
-        woken |= _PLUGIN_ALWAYS
-    if not woken:
+    woken = _woken(text, lowered)
+    if not woken and not (_ALWAYS and _use_detector):
         return text, 0  # the common case: nothing to look for
     count = 0
-    plugins: list[detector.Plugin] = []
-    for number in sorted(woken):
-        if number >= _FIRST_PLUGIN:
-            plugins.append(_PLUGINS[number - _FIRST_PLUGIN])
-            continue
-        rule, lower, cased = _RULE_HINTS[number]
-        if cased and not lower and not any(h in text for h in cased):
-            continue  # the hint was there in another case only
-        new, hits = _apply_lines(rule, text, lowered, lower, cased)
+    for number in sorted(n for n in woken if n < _FIRST_PLUGIN):
+        positions = woken.get(number)
+        if positions is None:
+            continue  # its hint was inside a secret already replaced
+        new, hits = _apply_lines(RULES[number], text, positions, len(lowered) == len(text))
         if hits:
             text, count, lowered = new, count + hits, new.lower()
-    if plugins and _use_detector:
+            woken = _woken(text, lowered)  # positions moved
+    if not _use_detector:
+        return text, count
+    plugins = [(_PLUGINS[n - _FIRST_PLUGIN], woken.get(n)) for n in
+               sorted({n for n in woken if n >= _FIRST_PLUGIN} | _ALWAYS)]
+    if plugins:
         found: dict[str, str] = {}
-        for kind, value in detector.find(text, lowered, plugins):
-            found.setdefault(value, kind)
+        exact = len(lowered) == len(text)
+        for plugin, positions in plugins:
+            spans = _lines_at(text, positions) if positions and exact else [(0, len(text))]
+            for kind, value in detector.find(plugin, [text[a:b] for a, b in spans]):
+                found.setdefault(value, kind)
         for value in sorted(found, key=len, reverse=True):  # longer first: no half-replaced
             if value in text:
                 count += text.count(value)
