@@ -8,9 +8,11 @@ Order: Dream's rules first (token shapes, then keyword assignments, headers and
 statements; see ``rules.py``), then the maintained detector's plugins (``detector.py``) on
 what is left, so the detector's catalogue catches every kind Dream's rules do not know.
 
-Speed matters (all collected text passes through here). The pre-pass looks for any hint
-of any rule or plugin with ``in`` (at C speed, on the text and its lower-cased copy); most
-text holds none and costs a few substring scans. The rest runs only where its hints are.
+Speed matters (all collected text passes through here). The pre-pass is one run of an
+Aho-Corasick automaton over the lower-cased text, finding every hint of every rule and
+plugin and where it is; most text holds none. A woken rule reads only the lines holding
+its hints (a multi-line rule, the whole text), and after a replacement the hints are
+found again, since positions moved.
 """
 
 from __future__ import annotations
