@@ -308,6 +308,21 @@ def counting_server() -> Any:
             self.label = "default"
             self.stats: dict[str, dict[str, int]] = {}
             self._recent: dict[str, list[str]] = {}
+            self._planted: dict[str, str] = {}
+
+        def plant(self, body_text: str, content: str) -> None:
+            """Answer the request whose last message is ``body_text`` with ``content``
+            (calls run in parallel, so answers are keyed by what they answer)."""
+            with self._lock:
+                self._planted[_digest(body_text)] = content
+
+        def _planted_answer(self, body: dict[str, Any]) -> str | None:
+            messages = body.get("messages") or []
+            last = messages[-1].get("content") if messages else None
+            if not isinstance(last, str):
+                return None
+            with self._lock:
+                return self._planted.pop(_digest(last), None)
 
         def _handler_class(self) -> Any:
             # headers and body go out in separate writes: without TCP_NODELAY each call
@@ -317,6 +332,12 @@ def counting_server() -> Any:
 
         def auto_reply(self, body: dict[str, Any]) -> Any:
             reply = super().auto_reply(body)
+            content = self._planted_answer(body)
+            if content is not None:      # a realistic answer planted for this request
+                usage = reply.body["usage"]
+                reply.body["choices"][0]["message"]["content"] = content
+                usage["completion_tokens"] = tokens.count(content)
+                usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
             usage = reply.body["usage"]
             got = {"calls": 1, "input_tokens": usage["prompt_tokens"],
                    "output_tokens": usage["completion_tokens"],
@@ -337,6 +358,12 @@ def counting_server() -> Any:
             return reply
 
     return CountingOpenAIServer()
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
 def _flatten_messages(messages: list[dict[str, Any]]) -> str:

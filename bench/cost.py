@@ -46,11 +46,17 @@ RECENT_MESSAGES = 10
 SIMILAR_MEMORIES = 10
 QUICK_SESSIONS = 3
 AGENT_SOURCES = ("claude_code", "pi", "codex")
-# With the fake server's empty answers no run changes anything, so Dream skips its sweep;
-# 'dream+sweep' adds the one sweep call per run a real model would cause, at the ~2k tokens
-# of state the spec gives for it (conservative: counted against Dream).
-SWEEP_TOKENS = 2000
-SYSTEMS = ("baseline", "baseline+facts", "baseline+tools", "dream", "dream+sweep")
+# Every system gets realistic answers from the counting server (see RealisticProvider and
+# the planted baseline answers), so memories and state grow as with a real model, Dream's
+# sweep runs whenever a run changed something, and output tokens are measured, not
+# estimated. 'dream' counts every call a run makes, the sweep included.
+SYSTEMS = ("baseline", "baseline+facts", "baseline+tools", "per-session", "dream",
+           "dream-weekly")
+# the plain per-message baseline of the headline: one call per exchange, recent messages
+# and top memories, memories growing by one fact per exchange (as a real model's would)
+HEADLINE_BASELINE = "baseline+facts"
+WEEK = 7
+GROWTH_AT = (1, 10, 30)
 
 # -- the baseline: per-message extraction ---------------------------------------------------
 EXTRACTION_PROMPT = """\
@@ -170,10 +176,12 @@ def exchanges(messages: list[Message]) -> list[list[Message]]:
     return out
 
 
-def run_baseline(client: Any, messages: list[Message], store_facts: bool) -> None:
+def run_baseline(client: Any, messages: list[Message], store_facts: bool,
+                 server: Any = None) -> None:
     """One extraction call per exchange with the last 10 messages and the 10 most similar
-    memories; ``store_facts`` stores the exchange's user text as one fact after each call
-    (the answers of the fake server are empty)."""
+    memories. With ``store_facts`` the memory grows by the exchange's user text as one fact:
+    planted as the server's answer when ``server`` is given (so output tokens are what a
+    model answering that would produce), else stored directly."""
     store = MemoryStore()
     history: list[Message] = []
     for ex in exchanges(messages):
@@ -189,6 +197,10 @@ def run_baseline(client: Any, messages: list[Message], store_facts: bool) -> Non
             + "\n".join(f"{m.author or m.role}: {m.text}" for m in recent)
             + "\n\nNew messages:\n" + new_text
         )
+        fact = next((m.text for m in ex if m.role == "user"), ex[0].text)[:300]
+        if store_facts and server is not None:    # what a real model answers, at least
+            server.plant(user, json.dumps({"memory": [
+                {"id": "new", "text": fact, "event": "ADD"}]}, ensure_ascii=False))
         response = client.chat.completions.create(
             model="bench",
             messages=[{"role": "system", "content": EXTRACTION_PROMPT},
@@ -200,31 +212,94 @@ def run_baseline(client: Any, messages: list[Message], store_facts: bool) -> Non
         for op in answer.get("memory", []):
             if op.get("event") == "ADD" and op.get("text"):
                 store.add(op["text"])
-        if store_facts:
-            fact = next((m.text for m in ex if m.role == "user"), ex[0].text)
-            store.add(fact[:300])
+        if store_facts and server is None:
+            store.add(fact)
         history.extend(ex)
 
 
+def run_per_session(client: Any, server: Any, sessions: list[list[Message]]) -> None:
+    """The per-session baseline: one extraction call per session (a day of a chat, one
+    transcript of an agent) with all its messages, the 10 most similar memories and the
+    same instructions; the planted answer adds one fact per exchange, as above."""
+    store = MemoryStore()
+    for msgs in sessions:
+        if not msgs:
+            continue
+        text = "\n".join(f"{m.author or m.role}: {m.text}" for m in msgs)
+        similar = store.similar(text, SIMILAR_MEMORIES)
+        today = (msgs[0].said_at or "")[:10] or "unknown"
+        user = (f"Today's date: {today}\n\nExisting memories (most similar first):\n"
+                + json.dumps([{"id": str(i), "text": t} for i, t in similar],
+                             ensure_ascii=False)
+                + "\n\nNew messages:\n" + text)
+        facts = [next((m.text for m in ex if m.role == "user"), ex[0].text)[:300]
+                 for ex in exchanges(msgs)]
+        server.plant(user, json.dumps({"memory": [{"id": "new", "text": f, "event": "ADD"}
+                                                  for f in facts]}, ensure_ascii=False))
+        response = client.chat.completions.create(
+            model="bench",
+            messages=[{"role": "system", "content": EXTRACTION_PROMPT},
+                      {"role": "user", "content": user}],
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": "memory_update", "schema": BASELINE_SCHEMA}},
+        )
+        answer = json.loads(response.choices[0].message.content or "{}")
+        for op in answer.get("memory", []):
+            if op.get("event") == "ADD" and op.get("text"):
+                store.add(op["text"])
+
+
 # -- Dream ----------------------------------------------------------------------------------
+class RealisticProvider:
+    """Dream's real ``openai`` provider talking to the counting server, which answers each
+    request with what the offline ``rules`` provider answers to the same request. So the
+    state grows across runs as with a real model, the sweep runs when a run changed
+    something, and every call (propose, merge, sweep) is a real HTTP round trip whose
+    input and output tokens the server counts."""
+
+    name = "openai"
+    model = "bench"
+
+    def __init__(self, server: Any, settings: dict[str, Any]) -> None:
+        from dream.models.base import get_provider
+
+        self.rules = get_provider("rules")
+        self.http = get_provider("openai:bench", settings)
+        self.server = server
+
+    def complete(self, request: Any) -> Any:
+        answer = self.rules.complete(request)
+        self.server.plant(request.body, json.dumps(answer.data, ensure_ascii=False))
+        return self.http.complete(request)
+
+
 class DreamSide:
-    """Dream in its own DREAM_HOME, its ``openai`` provider pointed at the counting server."""
+    """Dream in its own DREAM_HOME, its provider pointed at the counting server."""
 
     def __init__(self, server: Any) -> None:
+        from dream.models.base import register_provider
+
         self.settings = {"openai_base_url": server.base_url, "openai_model": "bench",
                          "openai_api_key_env": "DREAM_BENCH_KEY", "timeout": 30}
+        register_provider("bench-rules",
+                          lambda _arg, settings: RealisticProvider(server, settings))
+        self.server = server
         self.app = common.new_app()
         self.runs: list[dict[str, Any]] = []
+        self.run_input: list[int] = []     # input tokens of each run, in order
 
     def collect(self, paths: list[Path], source: str) -> None:
         common.collect(self.app, paths, source)
 
     def run(self) -> None:
-        rows = common.dream_run(self.app, "openai:bench", self.settings)
+        before = self.server.stats.get(self.server.label, {}).get("input_tokens", 0)
+        rows = common.dream_run(self.app, "bench-rules", self.settings)
         bad = [r for r in rows if r["status"] != "ok"]
         if bad:
             raise RuntimeError(f"dream run {bad[0]['status']}: {bad[0]['error']}")
         self.runs += rows
+        self.run_input.append(
+            self.server.stats.get(self.server.label, {}).get("input_tokens", 0) - before)
 
 
 def messages_from_spool(app: Any, tools: bool = False) -> list[Message]:
@@ -273,29 +348,47 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         # LoCoMo --------------------------------------------------------------------------
         days, n_conv = locomo_dataset(tmp, args.quick)
         all_msgs = [m for _, msgs in days for m in msgs]
-        by_conv: dict[str, list[Message]] = {}
+        by_conv: dict[str, list[tuple[Path, list[Message]]]] = {}
         for path, msgs in days:
-            by_conv.setdefault(path.parent.name, []).extend(msgs)
-        for variant, facts in (("baseline", False), ("baseline+facts", True)):
-            server.label = f"locomo/{variant}"
-            for msgs in by_conv.values():   # one memory per conversation, as mem0 per user
-                run_baseline(client, msgs, facts)
-        server.label = "locomo/dream"
-        runs = 0
+            by_conv.setdefault(path.parent.name, []).append((path, msgs))
+        for conv_days in by_conv.values():   # one memory per conversation, as mem0 per user
+            msgs = [m for _, day in conv_days for m in day]
+            server.label = "locomo/baseline"
+            run_baseline(client, msgs, False)
+            server.label = "locomo/baseline+facts"
+            run_baseline(client, msgs, True, server)
+            server.label = "locomo/per-session"
+            run_per_session(client, server, [day for _, day in conv_days])
+        runs = weekly_runs = 0
+        growth: dict[int, list[int]] = {}
         try:
-            for conv_id in by_conv:   # each conversation is one person's memory: own home
+            for conv_id, conv_days in by_conv.items():   # own home per person
+                server.label = "locomo/dream"
                 with common.temp_home(prefix=f"cost-locomo-{conv_id}-"):
                     dream = DreamSide(server)
-                    for path, _msgs in days:
-                        if path.parent.name == conv_id:
-                            dream.collect([path], "jsonl")   # one session = one day
-                            dream.run()
+                    for path, _msgs in conv_days:        # nightly: one run per day
+                        dream.collect([path], "jsonl")
+                        dream.run()
                     runs += len(dream.runs)
+                    for i, tokens_in in enumerate(dream.run_input, 1):
+                        growth.setdefault(i, []).append(tokens_in)
                     dream.app.close()
+                server.label = "locomo/dream-weekly"
+                with common.temp_home(prefix=f"cost-locomo-{conv_id}-weekly-"):
+                    weekly = DreamSide(server)
+                    for start in range(0, len(conv_days), WEEK):
+                        weekly.collect([p for p, _ in conv_days[start:start + WEEK]], "jsonl")
+                        weekly.run()
+                    weekly_runs += len(weekly.runs)
+                    weekly.app.close()
         except (ImportError, RuntimeError) as exc:
             missing["locomo/dream"] = f"not available: {exc}"
-        results["locomo"] = {"messages": len(all_msgs), "conversations": n_conv,
-                             "days": len(days), "dream_runs": runs}
+        results["locomo"] = {
+            "messages": len(all_msgs), "conversations": n_conv, "days": len(days),
+            "dream_runs": runs, "dream_weekly_runs": weekly_runs,
+            "input_tokens_per_run_by_run_number": {
+                str(n): {"runs": len(growth[n]), "mean": round(sum(growth[n]) / len(growth[n]))}
+                for n in GROWTH_AT if n in growth}}
         # agent transcripts ---------------------------------------------------------------
         for source in AGENT_SOURCES:
             files = agent_files(source, args.quick)
@@ -305,41 +398,54 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     side.collect(files, source)
                     msgs = messages_from_spool(side.app)
                     with_tools = messages_from_spool(side.app, tools=True)
+                    sessions = sessions_from_spool(side.app)
                 except (ImportError, RuntimeError) as exc:
                     missing[source] = f"collect not available: {exc}"
                     continue
-                for variant, facts in (("baseline", False), ("baseline+facts", True)):
-                    server.label = f"{source}/{variant}"
-                    run_baseline(client, msgs, facts)
+                server.label = f"{source}/baseline"
+                run_baseline(client, msgs, False)
+                server.label = f"{source}/baseline+facts"
+                run_baseline(client, msgs, True, server)
                 server.label = f"{source}/baseline+tools"
-                run_baseline(client, with_tools, True)
+                run_baseline(client, with_tools, True, server)
+                server.label = f"{source}/per-session"
+                run_per_session(client, server, sessions)
                 server.label = f"{source}/dream"
                 try:
                     side.run()
                 except RuntimeError as exc:
                     missing[f"{source}/dream"] = f"not available: {exc}"
                 results[source] = {"messages": len(msgs), "files": len(files),
-                                   "dream_runs": len(side.runs)}
+                                   "sessions": len(sessions), "dream_runs": len(side.runs)}
                 side.app.close()
         stats = server.stats
-    for dataset, info in results.items():   # the sweep Dream skips when nothing changed
-        d = stats.get(f"{dataset}/dream")
-        if d is not None:
-            runs = info["dream_runs"]
-            stats[f"{dataset}/dream+sweep"] = {
-                **d, "calls": d["calls"] + runs,
-                "input_tokens": d["input_tokens"] + SWEEP_TOKENS * runs}
     return summarise(results, stats, missing, args)
+
+
+def sessions_from_spool(app: Any) -> list[list[Message]]:
+    """The conversation messages of each collected session (stream), in order."""
+    out: dict[str, list[Message]] = {}
+    for r in app.db.execute(
+            "SELECT stream, role, author, text, said_at FROM items"
+            " WHERE role IN ('user','assistant','other') ORDER BY stream, said_at, seq"):
+        out.setdefault(r["stream"], []).append(
+            Message(r["role"], r["author"] or "", r["text"][:2000], r["said_at"] or ""))
+    return list(out.values())
 
 
 METRICS = ("calls", "input_tokens", "cacheable_prefix_tokens", "cached_tokens",
            "output_tokens")
+# cached input is billed at this share of the input price (gpt-4o-mini: 0.075 / 0.15;
+# claude-haiku-4-5 cache reads: 0.10 / 1.00), from Dream's pricing table
+CACHE_RATES = {"gpt-4o-mini": 0.5, "claude-haiku-4-5": 0.1}
+BASELINES = ("baseline", "baseline+facts", "baseline+tools", "per-session")
 
 
 def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
               missing: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"benchmark": "cost", "quick": bool(args.quick),
-                               "datasets": {}, "missing": missing}
+                               "headline_baseline": HEADLINE_BASELINE, "datasets": {},
+                               "cache_rates": CACHE_RATES, "missing": missing}
     rows = []
     for dataset, info in results.items():
         n = info["messages"] or 1
@@ -348,36 +454,59 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
             s = stats.get(f"{dataset}/{system}")
             if s is None:
                 continue
-            per = {m: round(s[m] * 1000 / n, 1) for m in METRICS}
+            per: dict[str, Any] = {m: round(s[m] * 1000 / n, 1) for m in METRICS}
+            for model, rate in CACHE_RATES.items():   # what the input costs after caching
+                per[f"input_cache_adjusted_{model}"] = round(
+                    (s["input_tokens"] - s["cached_tokens"] * (1 - rate)) * 1000 / n, 1)
+            per["shared_prefix_share"] = (round(s["cacheable_prefix_tokens"]
+                                                / s["input_tokens"], 3)
+                                          if s["input_tokens"] else None)
             entry["per_1000_messages"][system] = per
-            rows.append([dataset, system, info["messages"], *[per[m] for m in METRICS]])
-        for dsys in ("dream", "dream+sweep"):
+            rows.append([dataset, system, info["messages"], *[per[m] for m in METRICS],
+                         per["input_cache_adjusted_gpt-4o-mini"], per["shared_prefix_share"]])
+        for dsys in ("dream", "dream-weekly"):
             dream = entry["per_1000_messages"].get(dsys)
             if not dream:
                 continue
-            for system in ("baseline", "baseline+facts", "baseline+tools"):
+            for system in BASELINES:
                 base = entry["per_1000_messages"].get(system)
                 if base:
-                    entry["ratios"][f"{system}/{dsys}"] = {
-                        m: (round(base[m] / dream[m], 2) if dream[m] else None)
-                        for m in ("calls", "input_tokens", "output_tokens")}
+                    ratio = {m: (round(base[m] / dream[m], 2) if dream[m] else None)
+                             for m in ("calls", "input_tokens", "output_tokens")}
+                    key = "input_cache_adjusted_gpt-4o-mini"
+                    ratio["input_cache_adjusted"] = (round(base[key] / dream[key], 2)
+                                                     if dream[key] else None)
+                    entry["ratios"][f"{system}/{dsys}"] = ratio
         figures["datasets"][dataset] = entry
     text = common.table(["dataset", "system", "messages", "calls/1k", "input/1k",
-                         "cacheable prefix/1k", "cached/1k", "output/1k"], rows)
-    ratio_rows = [[d, r, v["calls"], v["input_tokens"], v["output_tokens"]]
+                         "cacheable prefix/1k", "cached/1k", "output/1k",
+                         "input cache-adj. (4o-mini)/1k", "shared prefix share"], rows)
+    ratio_rows = [[d, r, v["calls"], v["input_tokens"], v["input_cache_adjusted"],
+                   v["output_tokens"]]
                   for d, e in figures["datasets"].items() for r, v in e["ratios"].items()]
-    ratios = common.table(["dataset", "ratio", "calls", "input tokens", "output tokens"],
+    ratios = common.table(["dataset", "ratio", "calls", "input tokens",
+                           "input cache-adjusted", "output tokens"],
                           ratio_rows) if ratio_rows else "(no ratios: Dream's run is missing)"
+    growth = figures["datasets"].get("locomo", {}).get("input_tokens_per_run_by_run_number")
+    notes = []
+    if growth:
+        notes.append("Dream's input tokens per LoCoMo nightly run as the state grows: "
+                     + ", ".join(f"run {k}: {v['mean']:,} (mean of {v['runs']})"
+                                 for k, v in growth.items()))
     print(text)
     print()
     print(ratios)
+    for line in notes:
+        print(line)
     for what, why in missing.items():
         print(f"{what}: {why}")
     if not args.quick:
         plot(figures)
-        notes = "\n".join(f"- {k}: {v}" for k, v in missing.items())
+        extra = "\n".join(f"- {k}: {v}" for k, v in missing.items())
         common.publish("cost", "Model cost per 1,000 messages (bench/cost.py)",
-                       text + "\n\n" + ratios + ("\n\n" + notes if notes else ""), figures)
+                       text + "\n\n" + ratios
+                       + "".join(f"\n\n- {line}" for line in notes)
+                       + ("\n\n" + extra if extra else ""), figures)
     return figures
 
 

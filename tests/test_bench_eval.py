@@ -81,9 +81,16 @@ def test_cost_quick() -> None:
     assert base["calls"] == pytest.approx(500.0)
     assert dream["calls"] < base["calls"] and dream["input_tokens"] < base["input_tokens"]
     assert locomo["ratios"]["baseline/dream"]["calls"] > 1
+    # answers are realistic: the baseline's memory and Dream's state grow, output tokens
+    # are measured (a planted fact per exchange is longer than an empty list)
+    per = locomo["per_1000_messages"]
+    assert per["baseline+facts"]["output_tokens"] > per["baseline"]["output_tokens"]
+    assert per["dream-weekly"]["calls"] <= per["dream"]["calls"]
+    assert locomo["input_tokens_per_run_by_run_number"]["1"]["runs"] == 1
     for source in ("claude_code", "pi", "codex"):
         per = f["datasets"][source]["per_1000_messages"]
-        assert set(per) >= {"baseline", "baseline+facts", "baseline+tools", "dream"}
+        assert set(per) >= {"baseline", "baseline+facts", "baseline+tools", "per-session",
+                            "dream"}
         assert per["dream"]["calls"] > 0 and per["baseline"]["input_tokens"] > 0
 
 
