@@ -11,6 +11,7 @@ evidence, an unknown handle, an item that is not gated evidence, or assistant pr
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -118,20 +119,27 @@ def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
         call = Call(index=len(calls), bundles=group)
         lines = []
         n = 0
+        seen: dict[str, str] = {}     # text shown -> the handle that showed it first
         for b in call.bundles:
             lines.append(f"## Bundle {b.id} (entities: {', '.join(b.entities) or '-'};"
                          f" streams: {', '.join(b.streams)})")
             items_payload = []
-            for it in b.items:
+            for pos, it in enumerate(b.items):
                 n += 1
                 handle = f"E{n}"
                 call.handles[handle] = it
                 context = not it.evidence
                 text = _clip(it.text, CONTEXT_CHARS if context else ITEM_CHARS)
-                tag = "[context]" if context else f"[{it.kind}]"
-                who = it.author or it.role
-                extra = f" tool={it.tool_name} error={bool(it.is_error)}" if it.tool_name else ""
-                lines.append(f"{handle} {tag} {it.said_at} {it.role}/{who}{extra}: {text}")
+                shown = prompt_text(it, answered_by_user(b.items, pos))
+                if shown is not None:
+                    first = seen.setdefault(shown, handle)
+                    if first != handle:
+                        shown = f"(same text as {first})"
+                    tag = "[context]" if context else f"[{it.kind}]"
+                    who = it.author or it.role
+                    extra = (f" tool={it.tool_name} error={bool(it.is_error)}"
+                             if it.tool_name else "")
+                    lines.append(f"{handle} {tag} {it.said_at} {it.role}/{who}{extra}: {shown}")
                 items_payload.append({
                     "handle": handle, "role": it.role, "author": it.author, "kind": it.kind,
                     "said_at": it.said_at, "evidence": it.evidence,
@@ -146,6 +154,54 @@ def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
         call.body = "\n".join(lines) + "\n"
         calls.append(call)
     return calls
+
+
+TOOL_HEAD_CHARS = 400
+TOOL_TAIL_CHARS = 300
+TOOL_ERROR_LINES = 8
+_ERROR_LINE = re.compile(r"error|fail|exception|traceback|fatal|denied|not found|"
+                         r"exit (?:code|status)|cannot|panic", re.IGNORECASE)
+
+
+def prompt_text(item: Item, answered: bool) -> str | None:
+    """What a model is shown of an item: only what it needs, so a run sends less.
+
+    - Assistant prose is context, never evidence: it is shown (clipped) only when the
+      user's next message in the bundle answers it (a correction needs what it corrects),
+      else left out.
+    - A tool result is cut to its head, its error lines and its tail (see tool_digest).
+    - Anything else is clipped at ITEM_CHARS.
+    Code providers read the structured payload, which keeps every item as it was.
+    """
+    if not item.evidence:
+        return _clip(item.text, CONTEXT_CHARS) if answered else None
+    if item.tool_name or item.kind == "tool_result":
+        return tool_digest(item.text)
+    return _clip(item.text, ITEM_CHARS)
+
+
+def tool_digest(text: str) -> str:
+    """A tool result's head (the command and first lines), the lines that name an error
+    or an exit status, and its tail (the summary), at most about 1,300 characters."""
+    limit = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 600
+    if len(text) <= limit:
+        return text
+    head, tail = text[:TOOL_HEAD_CHARS], text[-TOOL_TAIL_CHARS:]
+    middle = text[TOOL_HEAD_CHARS:-TOOL_TAIL_CHARS]
+    errors = [_clip(line.strip(), 150) for line in middle.splitlines()
+              if _ERROR_LINE.search(line)][:TOOL_ERROR_LINES]
+    cut = len(middle) - sum(len(e) for e in errors)
+    return (head + f" …[{cut} chars cut]… " + " | ".join(errors)
+            + (" … " if errors else "") + tail)
+
+
+def answered_by_user(items: list[Item], pos: int) -> bool:
+    """True when the next item of the same stream after ``pos`` is the user's."""
+    stream = items[pos].stream
+    for later in items[pos + 1:]:
+        if later.stream == stream:
+            return later.role == "user"
+    return False
 
 
 def propose(provider: Provider, state: State, bundles: list[Bundle], pack: int,
