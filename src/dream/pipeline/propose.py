@@ -129,7 +129,6 @@ def pack_calls(bundles: list[Bundle], pack: int) -> list[Call]:
                 handle = f"E{n}"
                 call.handles[handle] = it
                 context = not it.evidence
-                text = _clip(it.text, CONTEXT_CHARS if context else ITEM_CHARS)
                 shown = prompt_text(it, answered_by_user(b.items, pos))
                 if shown is not None:
                     first = seen.setdefault(shown, handle)
