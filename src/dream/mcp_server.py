@@ -14,6 +14,7 @@ Tools (each with a JSON schema and read-only / destructive / idempotent annotati
 - memory: ``memory_search`` (the Primary Store), ``memory_read`` (a document at a commit),
   ``memory_context`` (a bounded snapshot);
 - review: ``review_prepare`` (three learned lines and a handoff), ``review_proposals``;
+- questions: ``questions_list`` (open questions), ``questions_answer`` (one commit);
 - dreams: ``dream_begin``, ``dream_forget``, ``dream_end`` are *hidden*: they are left out
   of ``tools/list`` and found with ``tool_search`` (a query returns matching tools with
   their schemas); a tool found that way is callable.

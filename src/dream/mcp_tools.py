@@ -147,3 +147,32 @@ tool(ToolSpec(
           "project": {"type": "string", "description": "Project name or key; default "
                                                       "the current repository."}}),
     review_proposals, read_only=True, idempotent=True, requires=(REVIEW,)))
+
+
+# -- questions ------------------------------------------------------------------------------------
+ANSWERS = "dream.pipeline.answers"
+
+
+def questions_list(t: DreamTools, a: dict[str, Any]) -> Any:
+    answers = importlib.import_module(ANSWERS)
+    scopes, _key = answers.app_scopes(t.app)
+    return {"questions": answers.open_questions(scopes)}
+
+
+def questions_answer(t: DreamTools, a: dict[str, Any]) -> Any:
+    return importlib.import_module(ANSWERS).answer_question(t.app, a["key"], a["answer"])
+
+
+tool(ToolSpec(
+    "questions_list", "List the open questions Dream's runs asked (this repository and "
+    "@user/): key, text, ask (same: answer yes or no; value: one of the options or a typed "
+    "value), the records they are about.",
+    _obj({}), questions_list, read_only=True, idempotent=True, requires=(ANSWERS,)))
+tool(ToolSpec(
+    "questions_answer", "Answer one open question as the user said it, now: yes merges two "
+    "records into the older one, no keeps them apart for good, a value sets the field. One "
+    "commit; later runs respect it. Only pass an answer the user gave.",
+    _obj({"key": {"type": "string", "description": "Question key from questions_list."},
+          "answer": {"type": "string", "description": "yes, no, or the field's value."}},
+         ("key", "answer")),
+    questions_answer, destructive=True, requires=(ANSWERS,)))

@@ -35,6 +35,7 @@ COMMANDS = {
     "projects": "dream.cli.projects",
     "review": "dream.cli.review", "prepare": "dream.cli.review",
     "scrub": "dream.cli.scrub",
+    "questions": "dream.cli.questions",
 }
 COMMAND_MODULES = sorted(set(COMMANDS.values()))
 

@@ -14,6 +14,7 @@ from dream.errors import BadInput, NoteNotFound
 from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
+from dream.pipeline.answers import app_scopes
 from dream.pipeline.corrections import record_correction, target_of
 from dream.pipeline.run import RunOptions, list_runs, run_dream, run_row
 from dream.pipeline.state import Scope
@@ -31,18 +32,7 @@ def register(cli: click.Group) -> None:
 
 def scopes_for(app: App) -> tuple[list[Scope], str | None]:
     """The current project's scope (when a store manages it) and the personal scope."""
-    app.home.require()
-    project = app.project()
-    notes = app.notes_store()
-    scopes = []
-    store = app.stores.primary_for(project.key)
-    key = None
-    if store is not None:
-        name = store.project_name(project.key) or project.name
-        scopes.append(Scope(store, f"projects/{name}", project.key, name))
-        key = project.key
-    scopes.append(Scope(notes, "user", None, "user"))
-    return scopes, key
+    return app_scopes(app)
 
 
 def run_options(app: App, **kw) -> RunOptions:

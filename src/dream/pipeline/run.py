@@ -24,6 +24,7 @@ from dream.errors import BadInput, DreamError, ModelError
 from dream.models.base import Provider, get_provider
 from dream.pipeline import commit as git_commit
 from dream.pipeline import spool
+from dream.pipeline.answers import ANSWER_SOURCE, answer_ops
 from dream.pipeline.apply import apply_writes
 from dream.pipeline.bundle import make_bundles
 from dream.pipeline.corrections import CORRECT_SOURCE, correction_ops
@@ -40,6 +41,9 @@ STATUSES = ("running", "ok", "partial", "failed", "priced")
 RUN_FIELDS = ("id", "mode", "status", "items", "bundles", "calls", "input_tokens",
               "output_tokens", "cached_tokens", "cost_usd", "commit", "branch")
 OUTPUT_TOKENS_PER_BUNDLE = 150     # dry-run estimate of answer size per bundle
+
+
+TYPED_SOURCES = (CORRECT_SOURCE, ANSWER_SOURCE)   # applied by code, never shown to a model
 
 
 @dataclass
@@ -344,14 +348,15 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     """Bundle, propose, merge, apply, sweep and render one scope (in memory)."""
     totals: Counter = Counter()
     corrections = [i for i in items if i.source == CORRECT_SOURCE]
-    ordinary = [i for i in items if i.source != CORRECT_SOURCE]
+    answers = [i for i in items if i.source == ANSWER_SOURCE]
+    ordinary = [i for i in items if i.source not in TYPED_SOURCES]
     errors: list[str] = []
     dropped: Counter = Counter()
     progress("bundle", 0, 1)
     bundles = make_bundles(ordinary)
     totals["bundles"] += len(bundles)
     progress("bundle", 1, 1)
-    ops = correction_ops(corrections, state, dropped)
+    ops = correction_ops(corrections, state, dropped) + answer_ops(answers, state, dropped)
     failed_items: set[str] = set()
     if bundles and provider is not None:
         total_calls = -(-len(bundles) // max(1, opts.pack))
@@ -459,7 +464,7 @@ def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int,
             if not chunk:
                 break
             after = chunk[-1].seq
-            items = [i for i in chunk if i.source != CORRECT_SOURCE]
+            items = [i for i in chunk if i.source not in TYPED_SOURCES]
             if items:
                 yield scope, items
 
