@@ -101,7 +101,12 @@ def test_bad_answers_are_refused_with_one_line_and_change_nothing(dream, repo, d
         result = dream("questions", "answer", key, *args, ok=False)
         lines = result.output.strip().splitlines()
         assert result.exit_code != 0 and len(lines) == 1 and says in lines[0], result.output
-    assert _log(dream_home) == commits
+    git(dream_home / "notes", "rm", "-q", "user/events/jordan-birthday-dinner.md")
+    git(dream_home / "notes", "commit", "-qm", "gone")
+    gone = dream("questions", "answer", SAME_KEY, "no", ok=False)
+    assert gone.exit_code != 0 and "which is gone" in gone.output
+    assert _log(dream_home)[1:] == commits
+    git(dream_home / "notes", "revert", "--no-edit", "HEAD")
     dream("questions", "answer", SAME_KEY, "yes")
     again = dream("questions", "answer", SAME_KEY, "no", ok=False)
     assert again.exit_code != 0 and "already answered" in again.output

@@ -56,13 +56,14 @@ def open_questions(scopes: list[Scope]) -> list[dict[str, Any]]:
     return out
 
 
-def find_question(scopes: list[Scope], key: str) -> tuple[Scope, Record]:
-    """The scope and record of question ``key``, or :class:`NoteNotFound`."""
+def find_question(scopes: list[Scope], key: str) -> tuple[Scope, State, Record]:
+    """The scope, state and record of question ``key``, or :class:`NoteNotFound`."""
     key = key.strip().removeprefix("questions/").removesuffix(".md").rsplit("/", 1)[-1]
     for scope in scopes:
-        rec = load_state(scope, scope.store.repo.head()).get("question", key)
+        state = load_state(scope, scope.store.repo.head())
+        rec = state.get("question", key)
         if rec is not None:
-            return scope, rec
+            return scope, state, rec
     raise NoteNotFound(f"no question '{key}' here", "list the open ones with 'dream questions'")
 
 
@@ -70,7 +71,7 @@ def record_answer(conn: sqlite3.Connection, scopes: list[Scope], key: str,
                   answer: str) -> tuple[Scope, str, str]:
     """Check ``answer`` against question ``key`` and spool it; (scope, item id, stored
     answer). :class:`BadInput` (one line, what would be accepted) when it does not fit."""
-    scope, rec = find_question(scopes, key)
+    scope, state, rec = find_question(scopes, key)
     q = parse(rec.values())
     if q is None:
         raise BadInput(f"question '{rec.key}' names no record to settle",
@@ -78,6 +79,11 @@ def record_answer(conn: sqlite3.Connection, scopes: list[Scope], key: str,
     if q.status != "open":
         raise BadInput(f"question '{rec.key}' is already answered ({q.answer or 'closed'})",
                        "list the open ones with 'dream questions'")
+    gone = [p for p in q.about if state.get(*(kind_of_path(p) or ("", ""))) is None]
+    if gone:
+        raise BadInput(f"question '{rec.key}' is about {', '.join(gone)}, which is gone",
+                       f"close it with 'dream correct {scope.address_prefix}/"
+                       f"{record_path('question', rec.key)} status answered'")
     stored = check_answer(q, redact(answer)[0])
     said_at = utcnow()
     relpath = f"{scope.root.rstrip('/')}/{record_path('question', rec.key)}"
