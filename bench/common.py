@@ -412,7 +412,7 @@ def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
     opts = RunOptions(model=model, model_settings=dict(settings or app.config.data.get(
         "model", {})), pricing=app.config.data.get("pricing", {}), apply="auto",
         sweep=sweep, rounds=rounds)
-    return run_dream(app.db, app.home.notes_path, scopes, opts, None)
+    return [r.as_dict() for r in run_dream(app.db, app.home.notes_path, scopes, opts, None)]
 
 
 def records_at_head(app: Any, root: str = "") -> list[Any]:

@@ -134,7 +134,7 @@ def engine_one(n: int) -> dict:
         opts = RunOptions(model="scripted:zero", rounds=1000, max_items=5000,
                           progress=progress)
         started = time.perf_counter()
-        rows = run_dream(app.db, app.home.notes_path, scopes, opts, None)
+        rows = [r.as_dict() for r in run_dream(app.db, app.home.notes_path, scopes, opts, None)]
         seconds = time.perf_counter() - started
         files = len(app.notes_store().repo.list_files(app.notes_store().repo.head()))
         app.close()

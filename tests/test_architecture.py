@@ -10,7 +10,9 @@ from conftest import REPO_ROOT
 SRC = REPO_ROOT / "src"
 FRONT_ENDS = ("dream.cli", "dream.mcp_server", "dream.mcp_tools", "dream.review.web",
               "dream.review.pages", "dream.integrations", "dream.__main__")
-CORE = ("dream.errors", "dream.home", "dream.config", "dream.db", "dream.tokens")
+CORE = ("dream.errors", "dream.home", "dream.config", "dream.db", "dream.tokens", "dream.runs")
+# the use-cases: above the pipeline, review and notes, below every front end
+SERVICE = ("dream.core",)
 
 
 def _imports() -> dict[str, set[str]]:
@@ -41,11 +43,11 @@ GRAPH = _imports()
     # the store is the base: it knows nothing of what is built on it
     (("dream.store",), ("dream.notes", "dream.index", "dream.spool", "dream.sources",
                         "dream.pipeline", "dream.passes", "dream.review", "dream.models",
-                        "dream.kinds", "dream.detect", "dream.app", *FRONT_ENDS)),
+                        "dream.kinds", "dream.detect", "dream.app", *SERVICE, *FRONT_ENDS)),
     # the core modules import only each other
     (CORE, ("dream.store", "dream.notes", "dream.index", "dream.spool", "dream.sources",
             "dream.pipeline", "dream.passes", "dream.review", "dream.models", "dream.kinds",
-            "dream.detect", "dream.app", *FRONT_ENDS)),
+            "dream.detect", "dream.app", *SERVICE, *FRONT_ENDS)),
     # readers of sources know nothing of the spool, the pipeline or front ends
     (("dream.sources",), ("dream.spool", "dream.pipeline", "dream.passes", "dream.review",
                           "dream.detect", *FRONT_ENDS)),
@@ -62,12 +64,33 @@ GRAPH = _imports()
     # no library layer imports a front end
     (("dream.notes", "dream.index", "dream.spool", "dream.passes", "dream.api",
       "dream.automations", "dream.review.service"), FRONT_ENDS),
+    # the service layer is called by front ends and calls everything below them
+    (SERVICE, FRONT_ENDS),
+    # nothing below the service layer calls up into it
+    (("dream.store", "dream.notes", "dream.index", "dream.spool", "dream.sources",
+      "dream.pipeline", "dream.passes", "dream.models", "dream.kinds", "dream.detect",
+      "dream.app", "dream.review.service", "dream.review.promotion", "dream.review.proposals",
+      "dream.review.handoff", "dream.automations", *CORE), SERVICE),
 ])
 def test_layer_does_not_import(layer, forbidden):
     bad = sorted(f"{module} imports {target}"
                  for module, targets in GRAPH.items() if _under(module, layer)
                  for target in targets if _under(target, forbidden))
     assert not bad, "\n".join(bad)
+
+
+def test_front_ends_do_not_read_run_rows():
+    """Runs are read through dream.runs (a typed Run), never as rows of the runs table."""
+    offenders = []
+    for path in (SRC / "dream").rglob("*.py"):
+        module = ".".join(path.relative_to(SRC).with_suffix("").parts)
+        if module in ("dream.runs", "dream.db", "dream.pipeline.spool"):
+            continue            # the spool joins on run status in SQL; it reads no run row
+        text = path.read_text(encoding="utf-8")
+        for needle in ("FROM runs", "UPDATE runs", "INTO runs"):
+            if needle in text:
+                offenders.append(f"{module}: {needle}")
+    assert not offenders, "\n".join(offenders)
 
 
 def test_the_graph_was_read():

@@ -158,14 +158,13 @@ def _discover(app: App) -> tuple[Discovery, Store | None]:
     if not app.home.exists():
         return Discovery("no_home", root, None, None, None,
                          f"no Dream home at {root}; run 'dream init' in the repository"), None
-    project = app.project()
-    stores = app.stores.all()  # a broken store raises: surfaced, never skipped
-    primary = next((s for s in stores if s.is_primary_for(project.key)), None)
+    project = app.current_project()  # a broken store raises: surfaced, never skipped
+    primary = project.store
     if primary is not None:
-        name = primary.project_name(project.key)
+        name = project.name
         return Discovery("ok", root, project.key, name, StoreInfo.of(primary),
                          f"project {name} is managed by store '{primary.name}'"), primary
-    if any(s.manages(project.key) for s in stores):
+    if any(s.manages(project.key) for s in app.stores.all()):
         return Discovery("not_managed", root, project.key, None, None,
                          f"project {project.key} is known but no store is primary for it; "
                          "run 'dream init' (optionally with --store) in the repository"), None

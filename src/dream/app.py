@@ -15,7 +15,7 @@ from dream import db
 from dream.config import Config
 from dream.home import Home
 from dream.store.project import ProjectId, identify
-from dream.store.registry import Stores
+from dream.store.registry import Project, Stores
 from dream.store.store import Store
 
 
@@ -46,7 +46,12 @@ class App:
         return self.stores.notes_home()
 
     def project(self, path: Path | None = None) -> ProjectId:
+        """The identity of the repository (or folder) at ``path``; see current_project."""
         return identify(path or self.cwd)
+
+    def current_project(self, wanted: str | None = None) -> Project:
+        """The project a command works on: key, name, Primary Store, root (one rule)."""
+        return self.stores.project(self.project(), wanted)
 
     def ensure_home(self) -> Store:
         """Create the home, its config, database and notes home when missing."""

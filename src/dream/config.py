@@ -19,6 +19,47 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+# settings whose type Dream relies on: (section, key) -> (type, what to write)
+TYPED: dict[tuple[str, str], tuple[type | tuple[type, ...], str]] = {
+    ("model", "default"): (str, 'a provider spec such as "rules"'),
+    ("run", "pack_bundles"): (int, "a whole number such as 6"),
+    ("run", "brief_tokens"): (int, "a whole number such as 2000"),
+    ("run", "apply"): (str, '"auto" or "review"'),
+    ("search", "score_budget"): (int, "a whole number such as 20000"),
+}
+
+
+def _type_name(value: Any) -> str:
+    return {str: "text", int: "a number", float: "a number", bool: "true/false",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _check_types(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a config.toml whose values have the wrong type, with the line to fix, so no
+    command fails later with an internal error."""
+    for section, default in DEFAULTS.items():
+        value = data.get(section)
+        if isinstance(default, dict) and not isinstance(value, dict):
+            raise ConfigError(f"{path}: '{section}' must be a table ([{section}]), not "
+                              f"{_type_name(value)}", f"write it as [{section}] in {path}")
+        if isinstance(default, list) and not isinstance(value, list):
+            raise ConfigError(f"{path}: '{section}' must be a list of tables, not "
+                              f"{_type_name(value)}", "attach stores with 'dream stores attach'")
+    for n, entry in enumerate(data.get("stores", []), 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise ConfigError(f"{path}: store entry {n} needs a text 'path'",
+                              f'write it as [[stores]] path = "/path/to/store" in {path}')
+    for (section, key), (kind, want) in TYPED.items():
+        table = data.get(section)
+        if not isinstance(table, dict) or key not in table:
+            continue
+        value = table[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ConfigError(f"{path}: [{section}] {key} must be {want}, not "
+                              f"{_type_name(value)} {value!r}",
+                              f"edit {key} under [{section}] in {path}")
+
+
 @dataclass
 class Config:
     path: Path
@@ -43,6 +84,7 @@ class Config:
                 default.update(value)
             else:
                 merged[key] = value
+        _check_types(path, merged)
         return cls(path, merged)
 
     def save(self) -> None:

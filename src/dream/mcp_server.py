@@ -132,21 +132,10 @@ class DreamTools:
     owner: str = field(default_factory=lambda: f"mcp-{os.getpid()}")
 
     # -- context ----------------------------------------------------------------------------
-    def _project(self) -> tuple[Any, str]:
-        """The current project and its name in @projects/<name>/ addresses."""
-        project = self.app.project()
-        for store in self.app.stores.all():
-            name = store.project_name(project.key)
-            if name:
-                return project, name
-        return project, project.name
-
     def service(self):
-        from dream.notes.service import NotesService
+        from dream.core.notes import notes_context
 
-        store = self.app.notes_store()
-        project, _ = self._project()
-        return NotesService(store, self.app.db, project_key=project.key, dream=self.dream)
+        return notes_context(self.app, owner=self.owner, dream=self.dream).service
 
     def release(self) -> None:
         """Shutdown: drop the dream lock without the final commit."""
@@ -188,25 +177,15 @@ class DreamTools:
 
     # -- dreams -------------------------------------------------------------------------------
     def dream_begin(self, a: dict[str, Any]) -> Any:
-        from dream.notes.dreaming import DreamSession
+        from dream.core.notes import begin
 
         if self.dream is not None:
             raise DreamError(f"a dream over '{self.dream.project_name}' is already open here",
                              "one session dreams over one project at a time; call dream_end")
-        store = self.app.notes_store()
-        project, name = self._project()
-        key = project.key
-        if a.get("project"):
-            wanted = a["project"]
-            key = store.project_key_for_name(wanted) or None
-            if key is None:
-                raise BadInput(f"no project named '{wanted}' in the notes home",
-                               "leave 'project' out for the current project, or run "
-                               "'dream init' in that repository")
-            name = store.project_name(key) or wanted
-        self.dream = DreamSession.begin(store, self.app.db, key, name, self.owner,
-                                        session_id=a.get("session_id"))
-        return {"run_id": self.dream.run_id, "project": name, "project_key": key,
+        self.dream = begin(self.app, a.get("project") or None, self.owner,
+                           session_id=a.get("session_id"))
+        return {"run_id": self.dream.run_id, "project": self.dream.project_name,
+                "project_key": self.dream.project_key,
                 "baseline": self.dream.baseline, "lock": str(self.dream.lock),
                 "notes": self.dream.notes()}
 

@@ -14,6 +14,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(init)
     cli.add_command(status)
     cli.add_command(stores)
+    cli.add_command(doctor)
 
 
 @click.command()
@@ -23,72 +24,61 @@ def register(cli: click.Group) -> None:
 @json_option
 def init(store_name: str | None, name: str | None, as_json: bool) -> None:
     """Make the current repository's project known and mark its Primary Store."""
-    app = get_app()
-    app.ensure_home()
-    project = app.project()
-    store = app.stores.by_id(store_name) if store_name else app.stores.notes_home()
-    for other in app.stores.all():
-        if other.id != store.id and other.is_primary_for(project.key):
-            other.projects[project.key]["primary"] = False
-            other.save(subject=f"Primary store for {project.key} moved to {store.name}")
-    taken = {e.get("name") for k, e in store.projects.items() if k != project.key}
-    proj_name = name or store.project_name(project.key) or project.name
-    if proj_name in taken:
-        proj_name = project.key
-    store.add_project(project.key, proj_name, primary=True)
-    store.save(subject=f"Manage project {proj_name}")
-    result = {
-        "project_key": project.key,
-        "project_name": proj_name,
-        "in_git": project.in_git,
-        "root": str(project.root),
-        "store": store.describe(),
-        "home": str(app.home.root),
-    }
+    from dream.core import projects
+
+    done = projects.init(get_app(), store_name, name)
     if as_json:
-        emit_json(result)
+        emit_json(done.as_dict())
         return
-    if not project.in_git:
-        click.echo(f"note: {project.root} is not in a git repository; "
+    if not done.in_git:
+        click.echo(f"note: {done.root} is not in a git repository; "
                    "the project key is derived from the folder itself.")
-    click.echo(f"project {proj_name} ({project.key}) -> primary store "
-               f"'{store.name}' at {store.path}")
+    click.echo(f"project {done.name} ({done.key}) -> primary store "
+               f"'{done.store['name']}' at {done.store['path']}")
 
 
 @click.command()
 @json_option
 def status(as_json: bool) -> None:
     """Show the current project, its Primary Store and any dream lock."""
-    app = get_app()
-    app.home.require()
-    project = app.project()
-    store = app.stores.primary_for(project.key)
-    lock = None
-    if store is not None:
-        name = store.project_name(project.key) or project.name
-        lock_path = app.home.notes_path / f".dream.lock.{name}"
-        if lock_path.exists():
-            lock = {"path": str(lock_path), "held": True,
-                    "content": lock_path.read_text(encoding="utf-8", errors="replace").strip()}
-    result = {
-        "home": str(app.home.root),
-        "project_key": project.key,
-        "project_name": store.project_name(project.key) if store else None,
-        "in_git": project.in_git,
-        "store": store.describe() if store else None,
-        "managed": store is not None,
-        "lock": lock,
-    }
+    from dream.core import projects
+
+    result = projects.status(get_app())
     if as_json:
         emit_json(result)
         return
+    store, lock = result["store"], result["lock"]
     click.echo(f"home:    {result['home']}")
-    click.echo(f"project: {project.key}" + ("" if project.in_git else " (folder, not git)"))
+    click.echo(f"project: {result['project_key']}" + ("" if result["in_git"]
+                                                     else " (folder, not git)"))
     if store is None:
         click.echo("store:   not managed (run 'dream init' here)")
     else:
-        click.echo(f"store:   {store.name} ({store.scope}) {store.path}")
-    click.echo(f"lock:    {lock['path'] if lock else 'none'}")
+        click.echo(f"store:   {store['name']} ({store['scope']}) {store['path']}")
+    click.echo(f"lock:    {lock['path'] + ' (' + lock['state'] + ')' if lock else 'none'}")
+    if result.get("problem"):
+        click.echo(f"problem: {result['problem']}; run 'dream doctor'")
+        raise SystemExit(1)
+
+
+@click.command()
+@json_option
+def doctor(as_json: bool) -> None:
+    """Check every store, the database, the search index, locks and runs; say how to fix
+    each problem found (changes nothing)."""
+    from dream.core.doctor import diagnose
+
+    checks = diagnose(get_app())
+    failed = [c for c in checks if c.status == "fail"]
+    if as_json:
+        emit_json({"ok": not failed, "checks": [c.as_dict() for c in checks]})
+    else:
+        for c in checks:
+            click.echo(f"{c.status:<5} {c.name:<11} {c.target}: {c.message}"
+                       + (f"\n      fix: {c.fix}" if c.fix and c.status != "ok" else ""))
+        click.echo("all good" if not failed else f"{len(failed)} problem(s) to fix")
+    if failed:
+        raise SystemExit(1)
 
 
 @click.group()

@@ -9,12 +9,8 @@ import click
 from dream import api, index
 from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
-from dream.cli.notes import project_name_for
-from dream.db import utcnow
-from dream.errors import LockHeld, NoDream, NotManaged, StoreError, UnknownCommit
-from dream.notes.dreaming import CLI_OWNER, DreamSession, held_locks, lock_path, read_lock
-from dream.review.proposals import mark_reverted
-from dream.store.git import looks_like_sha
+from dream.errors import NoDream
+from dream.notes.dreaming import CLI_OWNER, DreamSession, lock_held_error, lock_path, read_lock
 from dream.store.store import Store
 
 
@@ -143,12 +139,12 @@ def reindex(force: bool, as_json: bool) -> None:
 @json_option
 def begin(project: str | None, session_id: str | None, as_json: bool) -> None:
     """Open a dream over one project (default: the current one) until 'dream end'."""
-    app = get_app()
-    store = app.notes_store()
-    key, name = _project(app, project)
-    dream = DreamSession.begin(store, app.db, key, name, CLI_OWNER, session_id=session_id)
+    from dream.core import notes as core_notes
+
+    dream = core_notes.begin(get_app(), project, CLI_OWNER, session_id)
     notes = dream.notes()
-    result = {"run_id": dream.run_id, "project": name, "project_key": key,
+    name = dream.project_name
+    result = {"run_id": dream.run_id, "project": name, "project_key": dream.project_key,
               "lock": str(dream.lock), "baseline": dream.baseline, "notes": notes}
     if as_json:
         emit_json(result)
@@ -161,29 +157,15 @@ def begin(project: str | None, session_id: str | None, as_json: bool) -> None:
                "finish with 'dream end'")
 
 
-def _project(app: App, project: str | None) -> tuple[str, str]:
-    """(key, name) of PROJECT (a name or key known to a store) or the current project."""
-    if project:
-        key = next((k for s in app.stores.all() for k in [s.project_key_for_name(project)] if k),
-                   None)
-        if key is None:
-            raise NotManaged(f"no store knows a project named '{project}'",
-                             "run 'dream init' in its repository, or see 'dream stores list'")
-        return key, project_name_for(app, key, project)
-    current = app.project()
-    return current.key, project_name_for(app, current.key, current.name)
-
-
 def _open_dream(app: App, project: str | None = None) -> DreamSession:
     store = app.notes_store()
-    _key, name = _project(app, project)
+    name = app.current_project(project).name
     dream = DreamSession.open(store, app.db, name, owner=CLI_OWNER)
     if dream is None:
         path = lock_path(store.path, name)
         info = read_lock(path)
         if info is not None:
-            raise LockHeld(f"the dream over '{name}' belongs to {info.get('owner')}"
-                           f" (lock {path})", "end it from that process")
+            raise lock_held_error(path, info)
         raise NoDream(f"no dream is open over '{name}'", "start one with 'dream begin'")
     return dream
 
@@ -223,49 +205,11 @@ def end(project: str | None, as_json: bool) -> None:
 @json_option
 def revert(commit_or_run: str, as_json: bool) -> None:
     """Roll back a commit, or every commit of a run (Dream-Run trailer), with git revert."""
-    app = get_app()
-    app.home.require()
-    locks = held_locks(app.home.notes_path)
-    if locks:
-        raise LockHeld(f"a dream is open (lock {locks[0]})",
-                       "end it with 'dream end' before reverting")
-    stores = app.stores.all()
-    targets: list[tuple[Store, list[str]]] = []
-    for store in stores:
-        found = [sha for sha, tr in store.repo.commits_with_trailer("Dream-Run", commit_or_run)
-                 if "baseline" not in tr.get("Dream-Pass", [])]
-        if found:
-            targets.append((store, found))
-    if not targets and looks_like_sha(commit_or_run):
-        for store in stores:
-            if store.repo.head() is not None:
-                try:
-                    targets.append((store, [store.repo.resolve(commit_or_run)]))
-                    break
-                except UnknownCommit:
-                    continue
-    if not targets:
-        raise UnknownCommit(f"'{commit_or_run}' is neither a run with commits nor a commit "
-                            "in any store", "give a run id from 'git log' trailers "
-                            "(Dream-Run) or a commit sha")
-    for store, _shas in targets:
-        dirty = store.repo.changed_files()
-        if dirty:  # git revert would stage them, and a failed revert would reset them away
-            raise StoreError(
-                f"store '{store.name}' has {len(dirty)} uncommitted change(s), e.g. {dirty[0]}",
-                "commit them first ('dream begin' then 'dream end' commits a project's pending "
-                "edits) or remove them, then revert")
-    done = []
-    for store, shas in targets:
-        for sha in shas:  # newest first
-            new = store.repo.revert(sha, trailers={"Dream-Pass": "revert",
-                                                   "Dream-Store": store.id})
-            done.append({"store_id": store.id, "reverted": sha, "commit": new})
-        index.sync(app.db, store)
-    # a reverted review promotion is no longer 'accepted': the proposal says so
-    reverted = mark_reverted(app.db, {d["reverted"]: d["commit"] for d in done}, utcnow())
+    from dream.core.revert import revert as revert_use_case
+
+    done = revert_use_case(get_app(), commit_or_run)
     if as_json:
-        emit_json({"target": commit_or_run, "reverts": done, "proposals_reverted": reverted})
+        emit_json(done.as_dict())
     else:
-        for item in done:
+        for item in done.reverts:
             click.echo(f"reverted {item['reverted'][:12]} -> {item['commit'][:12]}")

@@ -3,51 +3,18 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
+from dream.core.notes import notes_context
 from dream.errors import BadInput
-from dream.notes.dreaming import CLI_OWNER, DreamSession
-from dream.notes.service import NotesService
 from dream.store.document import decode
-from dream.store.project import ProjectId
-from dream.store.store import Store
 
 
 def register(cli: click.Group) -> None:
     cli.add_command(notes)
-
-
-@dataclass
-class NotesContext:
-    store: Store
-    project: ProjectId
-    project_name: str
-    dream: DreamSession | None
-    service: NotesService
-
-
-def project_name_for(app: App, key: str, fallback: str) -> str:
-    """The name a project has in @projects/<name>/ addresses."""
-    for store in app.stores.all():
-        name = store.project_name(key)
-        if name:
-            return name
-    return fallback
-
-
-def notes_context(app: App) -> NotesContext:
-    """The notes home, the current project and the CLI dream open over it (if any)."""
-    store = app.notes_store()
-    project = app.project()
-    name = project_name_for(app, project.key, project.name)
-    dream = DreamSession.open(store, app.db, name, owner=CLI_OWNER)
-    service = NotesService(store, app.db, project_key=project.key, dream=dream)
-    return NotesContext(store, project, name, dream, service)
 
 
 def read_text(text: str | None, file: Path | None) -> str:
@@ -56,13 +23,21 @@ def read_text(text: str | None, file: Path | None) -> str:
                        "for example: dream notes write @user/tea 'I drink green tea'")
     if file is None:
         return text or ""
+    from dream.notes.service import MAX_NOTE_BYTES
+
+    # read at most one byte more than a note may hold: an endless input (/dev/zero, a pipe
+    # that never closes) is refused without reading it all
     if str(file) == "-":
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_NOTE_BYTES + 1)
     else:
         try:
-            data = Path(file).read_bytes()
+            with open(file, "rb") as handle:
+                data = handle.read(MAX_NOTE_BYTES + 1)
         except OSError as exc:
             raise BadInput(f"cannot read {file} ({exc.strerror})", "check the path") from exc
+    if len(data) > MAX_NOTE_BYTES:
+        raise BadInput(f"{file} is larger than {MAX_NOTE_BYTES:,} bytes",
+                       "split it into several notes")
     return decode(data, str(file))
 
 

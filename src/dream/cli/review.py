@@ -68,7 +68,9 @@ def review_show(run: str | None, project: str | None, as_json: bool) -> None:
 def review_accept(slugs: tuple[str, ...], run_id: str | None, as_json: bool) -> None:
     """Accept proposals: memory is promoted (one commit each), code and instruction
     proposals are exported as work items under DREAM_HOME/exports/."""
-    done = service.accept(get_app(), list(slugs), run_id)
+    from dream.core import review as core_review
+
+    done = core_review.accept(get_app(), list(slugs), run_id)
     if as_json:
         emit_json(done)
         return
@@ -89,7 +91,9 @@ def review_accept(slugs: tuple[str, ...], run_id: str | None, as_json: bool) -> 
 def review_reject(slugs: tuple[str, ...], why: str | None, run_id: str | None,
                   as_json: bool) -> None:
     """Reject proposals; they are not proposed again for the same evidence."""
-    done = service.reject(get_app(), list(slugs), why, run_id)
+    from dream.core import review as core_review
+
+    done = core_review.reject(get_app(), list(slugs), why, run_id)
     if as_json:
         emit_json(done)
         return

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from dream.app import App
 from dream.cli.common import emit_json, get_app, is_terminal, json_option
-from dream.errors import BadInput, NoteNotFound
-from dream.kinds.fields import check
-from dream.notes.address import parse
-from dream.pipeline import commit as git_commit
-from dream.pipeline.answers import app_scopes
-from dream.pipeline.corrections import record_correction, target_of
-from dream.pipeline.run import RunOptions, list_runs, run_dream, run_row
-from dream.pipeline.state import Scope
-from dream.secrets import redact
 
-PACK_ENV = "DREAM_PACK_BUNDLES"
+if TYPE_CHECKING:
+    from dream.app import App
 
 
 def register(cli: click.Group) -> None:
@@ -28,26 +19,6 @@ def register(cli: click.Group) -> None:
     cli.add_command(runs)
     cli.add_command(correct)
     cli.add_command(demo)
-
-
-def scopes_for(app: App) -> tuple[list[Scope], str | None]:
-    """The current project's scope (when a store manages it) and the personal scope."""
-    return app_scopes(app)
-
-
-def run_options(app: App, **kw) -> RunOptions:
-    cfg = app.config
-    pack = kw.pop("pack", None) or os.environ.get(PACK_ENV) or cfg.get("run", "pack_bundles", 6)
-    try:
-        pack = int(pack)
-    except (TypeError, ValueError):
-        raise BadInput(f"{PACK_ENV}={pack!r} is not a number", "set it to e.g. 6") from None
-    model = kw.pop("model", None) or cfg.get("model", "default", "rules")
-    brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
-    apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
-    return RunOptions(model=model, model_settings=dict(cfg.data.get("model", {})),
-                      pricing=dict(cfg.data.get("pricing", {})), pack=pack,
-                      brief_tokens=int(brief), apply=apply, **kw)
 
 
 @contextmanager
@@ -132,16 +103,16 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
     streams, writes one commit per run on the branch dream/run/<id> and (with --apply
     auto) promotes it.
     """
+    from dream.core import dreams
+
     app = get_app()
-    scopes, key = scopes_for(app)
-    ran_before = app.db.execute("SELECT 1 FROM runs WHERE kind='dream' AND status != 'priced'"
-                                " LIMIT 1").fetchone() is not None
+    ran_before = dreams.ran_before(app)
     with progress_bar(is_terminal() and not as_json) as update:
-        opts = run_options(app, mode=mode, model=model, apply=apply_mode, rounds=rounds,
-                           redo=redo, retry=retry, dry_run=dry_run, sweep=not no_sweep,
-                           brief_tokens=brief_tokens, pack=pack, max_items=max_items,
-                           progress=update)
-        rows = run_dream(app.db, app.home.notes_path, scopes, opts, key)
+        done, key = dreams.run(app, progress=update, mode=mode, model=model, apply=apply_mode,
+                               rounds=rounds, redo=redo, retry=retry, dry_run=dry_run,
+                               sweep=not no_sweep, brief_tokens=brief_tokens, pack=pack,
+                               max_items=max_items)
+    rows = [r.as_dict() for r in done]
     if as_json:
         if len(rows) == 1:
             emit_json(rows[0])
@@ -217,9 +188,11 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
     """List dream runs: mode, status, items, bundles, calls, tokens, cost, commit, branch."""
     if ctx.invoked_subcommand is not None:
         return
+    from dream.core import dreams
+
     app = get_app()
-    app.home.require()
-    rows = [{**r, "decision": decision_of(r)} for r in list_runs(app.db, limit)]
+    rows = [{**r, "decision": decision_of(r)}
+            for r in (run.as_dict() for run in dreams.list_runs(app, limit))]
     if as_json:
         emit_json(rows)
         return
@@ -237,20 +210,10 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
 @json_option
 def runs_show(run_id: str, as_json: bool) -> None:
     """Show one run with its figures, dropped ops and the diff stat of its commit."""
-    app = get_app()
-    app.home.require()
-    r = run_row(app.db, run_id)
+    from dream.core import dreams
+
+    r = dreams.show_run(get_app(), run_id).as_dict()
     r["decision"] = decision_of(r)
-    r["diff_stat"] = None
-    if r["commit"]:
-        for store in app.stores.all():
-            if store.id in r["details"].get("commits", {}):
-                sha = r["details"]["commits"][store.id]
-                parent = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
-                                        check=False).strip() or None
-                r["diff_stat"] = git_commit.diff_stat(store.repo, parent, sha)
-                r["store"] = store.describe()
-                break
     if as_json:
         emit_json(r)
         return
@@ -270,11 +233,9 @@ def runs_show(run_id: str, as_json: bool) -> None:
 
 
 def _decide(run_id: str, promote: bool, as_json: bool) -> None:
-    from dream.pipeline.decide import decide
+    from dream.core import dreams
 
-    app = get_app()
-    app.home.require()
-    r = decide(app.db, app.stores.all(), app.home.notes_path, run_id, promote)
+    r = dreams.decide(get_app(), run_id, promote).as_dict()
     if as_json:
         emit_json(r)
         return
@@ -314,31 +275,14 @@ def correct(address: str, field: str, value: str, as_json: bool) -> None:
     @projects/<name>/standing. The correction survives later runs with the same identity
     and evidence; only evidence said after it can change the field again.
     """
-    app = get_app()
-    value = redact(value)[0]  # stored, run and echoed redacted
-    scopes, key = scopes_for(app)
-    addr = parse(address)
-    relpath = addr.relpath
-    scope = next((s for s in scopes if relpath.startswith(s.root.rstrip("/") + "/")), None)
-    if scope is None:
-        raise BadInput(f"{address} is not in this project or in @user/",
-                       "run 'dream correct' inside the project the record belongs to")
-    kind, _ = target_of(scope, relpath)
-    head = scope.store.repo.head()
-    if head is None or scope.store.repo.read_at(head, relpath) is None:
-        raise NoteNotFound(f"no record at {address}",
-                           "list the records with 'git -C <store> ls-files'")
-    field, value = check(kind, field, value)
-    item_id = record_correction(app.db, scope, relpath, field, value)
-    opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])
-    rows = run_dream(app.db, app.home.notes_path, [scope], opts, key)
-    result = {**rows[-1], "item": item_id, "address": address, "field": field,
-              "value": value, "kind": kind}
+    from dream.core import dreams
+
+    done = dreams.correct(get_app(), address, field, value)
     if as_json:
-        emit_json(result)
+        emit_json(done.as_dict())
         return
-    click.echo(f"corrected {address} {field} = {value!r} (evidence {item_id}, run "
-               f"{result['id']})")
+    click.echo(f"corrected {address} {done.field} = {done.value!r} (evidence {done.item}, "
+               f"run {done.run.id})")
 
 
 @click.command()

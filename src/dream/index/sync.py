@@ -102,17 +102,36 @@ def _plan(conn: sqlite3.Connection, store: Store, head: str | None, previous: st
           full: bool) -> tuple[list[tuple[str, str]], list[str], int]:
     """(files to read, paths to remove, files skipped as unchanged by checksum)."""
     repo = store.repo
+    if head is not None and previous and not full and repo.has_commit(previous):
+        # after a commit: only the paths that changed are looked up, never every row
+        diff = repo.diff_files(previous, head)
+        existing = _blobs_of(conn, store.id, [p for p, _ in diff])
+        changes: list[tuple[str, str | None]] = [(p, b) for p, b in diff
+                                                 if indexable(p) or p in existing]
+        return _sort(changes, existing)
     existing = {row[0]: row[1] for row in conn.execute(
         "SELECT path, blob FROM documents WHERE store_id=?", (store.id,))}
     if head is None:
-        changes: list[tuple[str, str | None]] = [(p, None) for p in existing]
-    elif previous and not full and repo.has_commit(previous):
-        changes = [(p, b) for p, b in repo.diff_files(previous, head)
-                   if indexable(p) or p in existing]
+        changes = [(p, None) for p in existing]
     else:
         files = {p: b for p, b in repo.list_files(head) if indexable(p)}
         changes = list(files.items())
         changes += [(p, None) for p in existing if p not in files]
+    return _sort(changes, existing)
+
+
+def _blobs_of(conn: sqlite3.Connection, store_id: str, paths: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for start in range(0, len(paths), 500):
+        chunk = paths[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(conn.execute(f"SELECT path, blob FROM documents WHERE store_id=? AND"
+                                  f" path IN ({marks})", (store_id, *chunk)).fetchall())
+    return found
+
+
+def _sort(changes: list[tuple[str, str | None]], existing: dict[str, str]
+          ) -> tuple[list[tuple[str, str]], list[str], int]:
     to_read: list[tuple[str, str]] = []
     to_remove: list[str] = []
     skipped = 0

@@ -125,10 +125,7 @@ def _project_key(app: App, cwd: str | None) -> str | None:
 
 
 def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
-    try:
-        module = importlib.import_module("dream.spool.collect")
-    except ImportError:
-        return {"ok": False, "reason": "the collector (dream.spool.collect) is not installed"}
+    module = importlib.import_module("dream.spool.collect")
     collect = getattr(module, "collect", None)
     if collect is None:
         return {"ok": False, "reason": "dream.spool.collect has no collect()"}

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dream.app import App
-from dream.errors import BadInput
+from dream.errors import BadInput, DreamError
 from dream.integrations.files import Edit
 
 SCOPES = ("project", "user")
@@ -136,16 +136,14 @@ def brief_path(app: App, scope: str) -> Path:
     notes = app.home.notes_path.absolute()
     if scope != "project":
         return notes / "user" / "brief.md"
-    project = app.project()
     if app.home.exists():
         try:
-            store = app.stores.primary_for(project.key)
-        except Exception:
-            store = None
-        if store is not None:
-            name = store.project_name(project.key) or project.name
-            return Path(store.path).absolute() / "projects" / name / "brief.md"
-    return notes / "projects" / project.name / "brief.md"
+            current = app.current_project()
+        except DreamError:
+            current = None
+        if current is not None and current.store is not None:
+            return Path(current.store.path).absolute() / "projects" / current.name / "brief.md"
+    return notes / "projects" / app.project().name / "brief.md"
 
 
 def skill_files() -> dict[str, bytes]:

@@ -1,9 +1,13 @@
 """The interactive dream over one project, and the lock every dream takes.
 
 A dream over project ``<name>`` holds ``<notes home>/.dream.lock.<name>``, created with one
-``os.open(O_CREAT | O_EXCL | O_WRONLY)``. An existing lock refuses a new dream whatever its
-age; a stale one is removed by hand (the error gives the ``rm`` command). The lock file holds
-JSON: pid, host, time, owner, project, project key, run id, baseline commit, session.
+``os.open(O_CREAT | O_EXCL | O_WRONLY)``. The lock file holds JSON: its holder (pid, host,
+process start, command, time; see :mod:`dream.store.lock`), owner, project, project key, run
+id, baseline commit, session. An existing lock refuses a new dream whatever its age, and so
+does a lock under another name that records the same project key (a project renamed or
+moved to another store keeps one lock identity). A lock is never taken over silently: the
+refusal says whether its holder is alive on this host (in use: wait or end it) or gone
+(stale: the error gives the ``rm`` command that clears it, as does ``dream doctor``).
 
 :class:`DreamSession` is the interactive dream: ``begin`` takes the lock and commits a
 baseline, edits inside its reach stay in the work tree, ``end`` commits them as one commit
@@ -21,7 +25,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +37,7 @@ from dream import index
 from dream.errors import BadAddress, LockHeld, NoDream, NotCrumpled, NoteNotFound, OutOfScope
 from dream.notes.address import Address, parse, resolve_inside
 from dream.store.document import quick_meta
+from dream.store.lock import describe, holder, holder_state, write_lock
 from dream.store.store import Store
 
 LOCK_PREFIX = ".dream.lock."
@@ -83,14 +87,49 @@ def read_lock(path: Path) -> dict[str, Any] | None:
         return {"raw": raw.decode("utf-8", "replace")[:200]}
 
 
+def lock_state(info: dict[str, Any]) -> str:
+    """``open`` (a dream begun from the command line: it outlives its process and ends
+    with ``dream end``), ``in use`` (its process is alive on this host), ``stale`` (it is
+    gone) or ``unknown`` (held on another host, or written by an older Dream)."""
+    if info.get("owner") == CLI_OWNER:
+        return "open"
+    return {"alive": "in use", "dead": "stale"}.get(holder_state(info), "unknown")
+
+
 def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
     info = info if info is not None else (read_lock(path) or {})
-    who = ", ".join(f"{k} {info[k]}" for k in ("owner", "pid", "host", "time") if k in info)
+    state = lock_state(info)
+    who = describe(info) + (f" ({info['owner']})" if info.get("owner") and
+                            info.get("command") else "")
+    if state == "stale":
+        return LockHeld(f"a stale dream lock {path} is left by {who}, which is no longer "
+                        "running", f"clear it with: rm \"{path}\"")
+    if state == "open":
+        return LockHeld(f"a dream is already open from the command line: lock {path} "
+                        f"({describe(info)})", "end it with 'dream end'; if it was "
+                        f"abandoned, clear it with: rm \"{path}\"")
+    if state == "in use":
+        return LockHeld(f"a dream is already open and in use: lock {path} is held by {who}",
+                        "wait for it, or end it from that session with 'dream end'")
     return LockHeld(
-        f"a dream is already open: lock {path} exists" + (f" ({who})" if who else ""),
-        f"end it with 'dream end'; if no dream is running (a crashed process), remove the "
-        f"stale lock by hand: rm \"{path}\"",
+        f"a dream is already open: lock {path} exists (held by {who})",
+        f"end it with 'dream end'; if no dream is running there, remove the lock by hand: "
+        f"rm \"{path}\"",
     )
+
+
+def _same_project(notes_path: Path, mine: Path, project_key: str | None
+                  ) -> tuple[Path, dict[str, Any]] | None:
+    """Another lock over the same project key (held under an older name)."""
+    if not project_key:
+        return None
+    for other in held_locks(notes_path):
+        if other == mine:
+            continue
+        info = read_lock(other) or {}
+        if info.get("project_key") == project_key:
+            return other, info
+    return None
 
 
 def acquire_lock(notes_path: Path, project_name: str, owner: str,
@@ -98,8 +137,7 @@ def acquire_lock(notes_path: Path, project_name: str, owner: str,
     """Create the dream lock with one exclusive open, or raise LockHeld."""
     path = lock_path(notes_path, project_name)
     _exclude_locks(notes_path)
-    content = {"pid": os.getpid(), "host": socket.gethostname(), "time": _now(),
-               "owner": owner, "project": project_name, **(info or {})}
+    content = {**holder(), "owner": owner, "project": project_name, **(info or {})}
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except FileExistsError:
@@ -107,6 +145,10 @@ def acquire_lock(notes_path: Path, project_name: str, owner: str,
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(content, fh)
         fh.write("\n")
+    other = _same_project(notes_path, path, content.get("project_key"))
+    if other is not None:
+        release_lock(path)
+        raise lock_held_error(*other)
     return path
 
 
@@ -173,9 +215,10 @@ class DreamSession:
         dream = cls(store, conn, project_key, project_name, owner, run_id, lock,
                     session_id=session_id)
         try:
-            dream.baseline = store.repo.commit_files(
-                f"Dream baseline for {project_name}", dream.pending_files(),
-                trailers=dream.trailers("baseline"), allow_empty=True)
+            with write_lock(store.path, "dream begin"):
+                dream.baseline = store.repo.commit_files(
+                    f"Dream baseline for {project_name}", dream.pending_files(),
+                    trailers=dream.trailers("baseline"), allow_empty=True)
             _rewrite_lock(lock, dream.lock_content())
             index.sync(conn, store)
         except BaseException:
@@ -200,8 +243,7 @@ class DreamSession:
                    started_at=str(info.get("time", "")))
 
     def lock_content(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "host": socket.gethostname(), "time": self.started_at,
-                "owner": self.owner, "project": self.project_name,
+        return {**holder(), "time": self.started_at, "owner": self.owner, "project": self.project_name,
                 "project_key": self.project_key, "run_id": self.run_id,
                 "baseline": self.baseline, "session": self.session_id}
 
@@ -278,14 +320,16 @@ class DreamSession:
         self._require_open()
         address = parse(raw_address)
         target = resolve_inside(self.store.path, address.relpath)
-        if not target.is_file():
-            raise NoteNotFound(f"no note at {address}", "list notes with 'dream notes list'")
-        meta, _ = quick_meta(target.read_bytes().decode("utf-8", "replace"))
-        self.check_edit(address, True, meta.get("project"))
-        if (meta.get("status") or "live") != "crumpled":
-            raise NotCrumpled(f"{address} is live; only crumpled notes can be forgotten",
-                              f"crumple it first with 'dream notes crumple {address}'")
-        target.unlink()
+        with write_lock(self.store.path, "dream forget"):
+            if not target.is_file():
+                raise NoteNotFound(f"no note at {address}",
+                                   "list notes with 'dream notes list'")
+            meta, _ = quick_meta(target.read_bytes().decode("utf-8", "replace"))
+            self.check_edit(address, True, meta.get("project"))
+            if (meta.get("status") or "live") != "crumpled":
+                raise NotCrumpled(f"{address} is live; only crumpled notes can be forgotten",
+                                  f"crumple it first with 'dream notes crumple {address}'")
+            target.unlink()
         return address.relpath
 
     def end(self) -> str | None:
@@ -293,10 +337,11 @@ class DreamSession:
         commit, or None when the dream changed nothing."""
         self._require_open()
         # if the commit fails the lock stays: the dream is still open and can be ended again
-        sha = self.store.repo.commit_files(
-            f"Dream over {self.project_name}", self.pending_files(),
-            trailers=self.trailers("dream"))
-        index.sync(self.conn, self.store)
+        with write_lock(self.store.path, "dream end"):
+            sha = self.store.repo.commit_files(
+                f"Dream over {self.project_name}", self.pending_files(),
+                trailers=self.trailers("dream"))
+            index.sync(self.conn, self.store)
         self._drop_lock()
         return sha
 

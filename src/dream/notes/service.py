@@ -1,7 +1,12 @@
 """The notes service: write, update, show, find, list and crumple notes in the notes home.
 
 Outside a dream every change is one git commit (only the note's own file is staged, with
-``Dream-Store`` and ``Dream-Project`` trailers) followed by an index sync. Inside an open
+``Dream-Store`` and ``Dream-Project`` trailers) followed by an index sync. Every change
+holds the store's write lock (:mod:`dream.store.lock`) from the moment it reads the note
+until its commit, so two writers never act on the same version. A note's bytes reach the
+work tree whole: they are written to a file under ``.git/`` first and then linked or
+renamed into place, so a writer killed mid-way leaves no half-written note for a later
+commit to pick up. Inside an open
 dream (``dream`` given) changes within the dream's reach stay in the work tree and are
 committed by :meth:`DreamSession.end`; changes outside its reach are refused, and reads
 leave no access stamp. A note whose project another process is dreaming over cannot be
@@ -25,6 +30,7 @@ from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read
 from dream.secrets import has_secret, redact
 from dream.store.document import Document, decode, quick_meta, sha256, title_of
 from dream.store.document import parse as parse_document
+from dream.store.lock import write_lock
 from dream.store.store import Store
 
 STATUSES = ("live", "crumpled")
@@ -73,22 +79,35 @@ class FindPage:
         return asdict(self)
 
 
-def _write_file(target: Path, data: bytes, new: bool) -> None:
-    """A new note is created exclusively in place; an existing one is replaced atomically
-    (readers see the old or the new content, never half of it)."""
-    if new:
+def _scratch(store_root: Path) -> Path:
+    """Where a note is written before it is moved into place: inside ``.git`` (never part
+    of the work tree, so never staged), on the same file system as the note."""
+    git = store_root / ".git"
+    folder = (git if git.is_dir() else store_root / ".dream") / "dream-tmp"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _write_file(target: Path, data: bytes, new: bool, store_root: Path) -> None:
+    """Write the whole note to a scratch file, then link it into place (a new note:
+    exclusive, it must not exist) or rename it over the old one (readers see the old or
+    the new content, never half of it)."""
+    fd, tmp = tempfile.mkstemp(prefix="note-", dir=_scratch(store_root))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if new:
+            try:
+                os.link(tmp, target)
+                return
+            except FileExistsError:
+                pass  # appeared meanwhile: replace it atomically below
+        os.replace(tmp, target)
+    finally:
         try:
-            fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            pass  # appeared meanwhile: replace it atomically below
-        else:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            return
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, target)
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
 
 
 def _now() -> str:
@@ -149,7 +168,7 @@ class NotesService:
             raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
                            "split it into several notes")
         target.parent.mkdir(parents=True, exist_ok=True)
-        _write_file(target, data, new=old is None)
+        _write_file(target, data, new=old is None, store_root=self.store.path)
         digest = sha256(data)
         if self.dream is not None:
             return NoteChange(str(address), address.relpath, action, digest, None, True)
@@ -165,7 +184,8 @@ class NotesService:
             self.store.repo.git("update-index", "--add", "--remove", "--", address.relpath,
                                 check=False)
             raise
-        index.sync(self.conn, self.store)
+        if self.dream is None:
+            index.sync(self.conn, self.store)
         return NoteChange(str(address), address.relpath, action, digest, sha, False)
 
     def _trailers(self, address: Address, data: bytes) -> dict[str, str]:
@@ -195,6 +215,11 @@ class NotesService:
     def write(self, raw: str, text: str, replace: bool = False,
               project_key: str | None = None) -> NoteChange:
         """Create a note; an existing one is refused unless ``replace``."""
+        with write_lock(self.store.path, "dream notes write"):
+            return self._write(raw, text, replace, project_key)
+
+    def _write(self, raw: str, text: str, replace: bool,
+               project_key: str | None) -> NoteChange:
         address, target = self._locate(raw)
         exists = target.is_file()
         old = target.read_bytes() if exists else None
@@ -220,6 +245,10 @@ class NotesService:
 
     def update(self, raw: str, text: str, append: bool = False) -> NoteChange:
         """Replace (or append to) the body of an existing note, keeping its front matter."""
+        with write_lock(self.store.path, "dream notes update"):
+            return self._update(raw, text, append)
+
+    def _update(self, raw: str, text: str, append: bool) -> NoteChange:
         address, target = self._locate(raw)
         old, current = self._read(address, target)
         self._check_write(address, True, current.meta.get("project"))
@@ -232,6 +261,10 @@ class NotesService:
 
     def crumple(self, raw: str) -> NoteChange:
         """Mark a note crumpled: soft-deleted, still visible to a dream, forgettable."""
+        with write_lock(self.store.path, "dream notes crumple"):
+            return self._crumple(raw)
+
+    def _crumple(self, raw: str) -> NoteChange:
         address, target = self._locate(raw)
         old, current = self._read(address, target)
         self._check_write(address, True, current.meta.get("project"))

@@ -148,14 +148,13 @@ def _first_said(rec: Record) -> str:
 def app_scopes(app: Any) -> tuple[list[Scope], str | None]:
     """The current project's scope (when a store manages it) and the personal scope."""
     app.home.require()
-    project = app.project()
+    current = app.current_project()      # the one resolver of the current project
     scopes = []
-    store = app.stores.primary_for(project.key)
     key = None
-    if store is not None:
-        name = store.project_name(project.key) or project.name
-        scopes.append(Scope(store, f"projects/{name}", project.key, name))
-        key = project.key
+    if current.store is not None:
+        scopes.append(Scope(current.store, f"projects/{current.name}", current.key,
+                            current.name))
+        key = current.key
     scopes.append(Scope(app.notes_store(), "user", None, "user"))
     return scopes, key
 

@@ -92,8 +92,10 @@ def promote(repo: Repo, commit: str, base: str | None) -> bool:
     head = repo.head()
     if head != base:
         return False
-    proc = repo.git("merge", "--ff-only", "-q", commit, check=False, env=repo.identity_env())
-    del proc
+    repo.check_index_lock()
+    # check=True: a merge that fails for another reason (a file in the way, a lock taken
+    # meanwhile) says so instead of passing for "the store moved"
+    repo.git("merge", "--ff-only", "-q", commit, env=repo.identity_env())
     return repo.head() == commit
 
 

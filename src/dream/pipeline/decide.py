@@ -10,32 +10,33 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
+from dream import runs
 from dream.db import utcnow
 from dream.errors import BadInput, VersionConflict
 from dream.notes.dreaming import acquire_lock, release_lock
 from dream.pipeline import commit as git_commit
-from dream.pipeline.run import run_row, sync_index, update_run
+from dream.pipeline.run import sync_index
+from dream.runs import Run
+from dream.store.lock import write_locks
 from dream.store.store import Store
 
 
-def _waiting(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    run = run_row(conn, run_id)
-    details = run["details"]
-    if details.get("apply_mode") != "review" or not details.get("commits"):
-        raise BadInput(f"run {run['id']} is not waiting for review",
+def _waiting(conn: sqlite3.Connection, run_id: str) -> Run:
+    run = runs.get(conn, run_id, "dream")
+    if run.details.decision:
+        raise BadInput(f"run {run.id} was already {run.details.decision}",
+                       "see it with 'dream runs show RUN'")
+    if not run.waiting_for_review:
+        raise BadInput(f"run {run.id} is not waiting for review",
                        "only runs made with 'dream run --apply review' that wrote a commit "
                        "can be promoted or discarded; list them with 'dream runs'")
-    if details.get("decision"):
-        raise BadInput(f"run {run['id']} was already {details['decision']}",
-                       "see it with 'dream runs show RUN'")
     return run
 
 
-def _lock_names(run: dict[str, Any]) -> list[str]:
+def _lock_names(run: Run) -> list[str]:
     """The dream locks of the scopes the run wrote ('projects/<name>' -> name, 'user')."""
-    return sorted({root.rsplit("/", 1)[-1] for root in run["details"].get("scopes") or {}})
+    return sorted({root.rsplit("/", 1)[-1] for root in run.details.scopes})
 
 
 def _merge(store: Store, sha: str, run_id: str) -> str:
@@ -55,33 +56,36 @@ def _merge(store: Store, sha: str, run_id: str) -> str:
 
 
 def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_id: str,
-           promote: bool) -> dict[str, Any]:
+           promote: bool) -> Run:
+    """Promote or discard a run left for review. The decision is taken under the run's
+    dream locks and the write locks of the stores it wrote, and the run is read again once
+    they are held: of two racing decisions one wins and the other is refused."""
     run = _waiting(conn, run_id)
-    commits: dict[str, str] = run["details"]["commits"]
     held: list[Path] = []
     heads: dict[str, str] = {}
+    written = [s for s in stores if s.id in run.details.commits]
     try:
         for name in _lock_names(run):
             held.append(acquire_lock(notes_path, name, owner="promote",
-                                     info={"run_id": run["id"]}))
-        if promote:
-            for store in stores:
-                sha = commits.get(store.id)
-                if not sha:
-                    continue
-                base = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
-                                      check=False).strip() or None
-                if not git_commit.promote(store.repo, sha, base):
-                    _merge(store, sha, run["id"])
-                heads[store.id] = store.repo.require_head()
-                sync_index(conn, store)
+                                     info={"run_id": run.id}))
+        with write_locks([s.path for s in written], "dream runs promote"):
+            run = _waiting(conn, run.id)           # again, under the locks
+            if promote:
+                for store in written:
+                    sha = run.details.commits[store.id]
+                    base = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
+                                          check=False).strip() or None
+                    if not git_commit.promote(store.repo, sha, base):
+                        _merge(store, sha, run.id)
+                    heads[store.id] = store.repo.require_head()
+                    sync_index(conn, store)
+            details = run.details
+            details.decision = "promoted" if promote else "discarded"
+            details.decided_at = utcnow()
+            if heads:
+                details.promoted_heads = heads
+            runs.update(conn, run.id, details=details)
     finally:
         for path in held:
             release_lock(path)
-    details = dict(run["details"])
-    details["decision"] = "promoted" if promote else "discarded"
-    details["decided_at"] = utcnow()
-    if heads:
-        details["promoted_heads"] = heads
-    update_run(conn, run["id"], details=details)
-    return run_row(conn, run["id"])
+    return runs.get(conn, run.id, "dream")

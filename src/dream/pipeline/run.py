@@ -9,7 +9,6 @@ render, and writes ONE commit per store on the run branch ``dream/run/<id>``. Wi
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 import time
@@ -19,8 +18,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from dream import index, runs
 from dream.db import utcnow
 from dream.errors import BadInput, DreamError, ModelError
+from dream.models import pricing as price_table
 from dream.models.base import Provider, get_provider
 from dream.pipeline import commit as git_commit
 from dream.pipeline import spool
@@ -34,6 +35,8 @@ from dream.pipeline.render import render_brief
 from dream.pipeline.settle import settle
 from dream.pipeline.state import Scope, State, load_state
 from dream.pipeline.sweep import sweep
+from dream.runs import Run
+from dream.store.lock import write_locks
 from dream.store.store import Store
 
 MODES = ("nightly", "ondemand", "realtime")
@@ -70,51 +73,17 @@ def new_run_id() -> str:
     return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
 
 
-# -- run rows --------------------------------------------------------------------------------
+# -- run rows: owned by dream.runs -------------------------------------------------------------
 def insert_run(conn: sqlite3.Connection, run_id: str, mode: str, status: str,
                project_key: str | None, model: str) -> None:
-    conn.execute("INSERT INTO runs(id, kind, mode, status, project_key, model, started_at)"
-                 " VALUES (?, 'dream', ?, ?, ?, ?, ?)",
-                 (run_id, mode, status, project_key, model, utcnow()))
+    runs.insert(conn, run_id, mode, status, project_key, model)
 
 
-def update_run(conn: sqlite3.Connection, run_id: str, **values: Any) -> None:
-    if "details" in values and not isinstance(values["details"], str):
-        values["details"] = json.dumps(values["details"], sort_keys=True)
-    cols = ", ".join(f"{k} = ?" for k in values)
-    conn.execute(f"UPDATE runs SET {cols} WHERE id = ?", (*values.values(), run_id))
+update_run = runs.update
 
 
-def run_row(conn: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    row = conn.execute("SELECT * FROM runs WHERE id = ? AND kind = 'dream'",
-                       (run_id,)).fetchone()
-    if row is None:
-        matches = conn.execute("SELECT * FROM runs WHERE id LIKE ? AND kind = 'dream'",
-                               (run_id + "%",)).fetchall() if run_id else []
-        if len(matches) != 1:
-            raise BadInput(f"no dream run '{run_id}'", "list runs with 'dream runs'")
-        row = matches[0]
-    return row_to_dict(row)
-
-
-def row_to_dict(row: sqlite3.Row) -> dict[str, Any]:
-    details = json.loads(row["details"] or "{}")
-    return {
-        "id": row["id"], "mode": row["mode"], "status": row["status"],
-        "items": row["items"], "bundles": row["bundles"], "calls": row["calls"],
-        "input_tokens": row["input_tokens"], "output_tokens": row["output_tokens"],
-        "cached_tokens": row["cached_tokens"], "cost_usd": round(row["cost_usd"], 6),
-        "commit": row["commit_sha"], "branch": row["branch"],
-        "duration_s": round(row["duration_s"], 3), "model": row["model"],
-        "project_key": row["project_key"], "started_at": row["started_at"],
-        "finished_at": row["finished_at"], "error": row["error"], "details": details,
-    }
-
-
-def list_runs(conn: sqlite3.Connection, limit: int = 50) -> list[dict[str, Any]]:
-    rows = conn.execute("SELECT * FROM runs WHERE kind = 'dream' ORDER BY started_at DESC,"
-                        " rowid DESC LIMIT ?", (limit,)).fetchall()
-    return [row_to_dict(r) for r in rows]
+def run_row(conn: sqlite3.Connection, run_id: str) -> Run:
+    return runs.get(conn, run_id, "dream")
 
 
 # -- locks -----------------------------------------------------------------------------------
@@ -123,9 +92,13 @@ def _acquire(scopes: list[Scope], notes_path, run_id: str):
 
     held = []
     try:
-        for name in sorted({s.name for s in scopes}):
-            held.append(acquire_lock(notes_path, name, owner="run",
-                                     info={"run_id": run_id}))
+        for scope in sorted(scopes, key=lambda s: s.name):
+            if scope.name in {h.name.split(".dream.lock.", 1)[-1] for h in held}:
+                continue
+            info = {"run_id": run_id}
+            if scope.project_key:
+                info["project_key"] = scope.project_key
+            held.append(acquire_lock(notes_path, scope.name, owner="run", info=info))
     except BaseException:
         for path in held:
             release_lock(path)
@@ -144,10 +117,6 @@ def _release(held) -> None:
 def cost_of(spec: str, pricing: dict, input_tokens: int, output_tokens: int,
             cached: int, cache_write: int = 0) -> tuple[float, str | None]:
     try:
-        from dream.models import pricing as price_table
-    except ImportError:  # pragma: no cover - pricing ships with Dream
-        return 0.0, "no pricing table"
-    try:
         return price_table.estimate(spec, input_tokens, output_tokens, cached, pricing,
                                     cache_write_tokens=cache_write), None
     except DreamError as exc:
@@ -155,7 +124,7 @@ def cost_of(spec: str, pricing: dict, input_tokens: int, output_tokens: int,
 
 
 def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
-              opts: RunOptions, project_key: str | None) -> list[dict[str, Any]]:
+              opts: RunOptions, project_key: str | None) -> list[Run]:
     """Run up to ``opts.rounds`` dream runs (stopping when the spool drains); return the
     run rows."""
     if opts.mode not in MODES:
@@ -168,14 +137,14 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
     spool.release_stale_claims(conn)
     if opts.retry:
         prior = run_row(conn, opts.retry)
-        if prior["status"] not in ("failed", "partial", "running"):
-            raise BadInput(f"run {prior['id']} is {prior['status']}; only a failed, partial or"
+        if prior.status not in ("failed", "partial", "running"):
+            raise BadInput(f"run {prior.id} is {prior.status}; only a failed, partial or"
                            " interrupted run can be retried", "start a new run with 'dream run'")
         held = _acquire(scopes, notes_path, "retry")   # refuses while that run still works
         _release(held)
-        spool.requeue(conn, prior["id"])
-        if prior["status"] == "running":
-            update_run(conn, prior["id"], status="failed", finished_at=utcnow(),
+        spool.requeue(conn, prior.id)
+        if prior.status == "running":
+            update_run(conn, prior.id, status="failed", finished_at=utcnow(),
                        error="interrupted; retried by a later run")
     if opts.redo:
         for scope in scopes:
@@ -184,7 +153,7 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
     for _round in range(max(1, opts.rounds)):
         row = one_run(conn, notes_path, scopes, opts, project_key, provider)
         rows.append(row)
-        if row["status"] != "ok" or row["items"] == 0:
+        if row.status != "ok" or row.items == 0:
             break
         if not any(spool.pending_count(conn, s.project_key) for s in scopes):
             break
@@ -196,7 +165,7 @@ def _provider(opts: RunOptions) -> Provider:
 
 
 def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: RunOptions,
-            project_key: str | None, provider: Provider | None) -> dict[str, Any]:
+            project_key: str | None, provider: Provider | None) -> Run:
     run_id = new_run_id()
     started = time.perf_counter()
     progress = opts.progress or (lambda stage, done, total: None)
@@ -251,17 +220,21 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             spool.unclaim_ids(conn, run_id, failed_items)
         spool.finish(conn, run_id, "+".join(sorted(s.name for s in scopes)))
         promoted = opts.apply == "auto"
-        for entry in per_store.values():
-            sha = commits.get(entry["store"].id)
-            if sha and promoted:
-                if not git_commit.promote(entry["store"].repo, sha, entry["base"]):
-                    status = "partial"
-                    details["errors"].append(
-                        f"store {entry['store'].name} moved during the run; the run branch "
-                        "was left for review")
-                    promoted = False
-                else:
-                    sync_index(conn, entry["store"])
+        # promotion is the store write: under the write lock, and only when the store is
+        # still at the commit the run built on (git_commit.promote checks it)
+        with write_locks([e["store"].path for e in per_store.values()
+                          if commits.get(e["store"].id) and promoted], "dream run"):
+            for entry in per_store.values():
+                sha = commits.get(entry["store"].id)
+                if sha and promoted:
+                    if not git_commit.promote(entry["store"].repo, sha, entry["base"]):
+                        status = "partial"
+                        details["errors"].append(
+                            f"store {entry['store'].name} moved during the run; the run "
+                            "branch was left for review")
+                        promoted = False
+                    else:
+                        sync_index(conn, entry["store"])
     except ModelError as exc:
         status = "failed"
         details["errors"].append(exc.message)
@@ -305,8 +278,7 @@ def _close_dead_runs(conn: sqlite3.Connection, scopes: list[Scope]) -> None:
     inside = "(" + " OR ".join(
         ([f"project_key IN ({','.join('?' * len(keys))})"] if keys else [])
         + (["project_key IS NULL"] if personal else [])) + ")"
-    for (run_id,) in conn.execute("SELECT id FROM runs WHERE status = 'running' AND"
-                                  " kind = 'dream'").fetchall():
+    for run_id in [r.id for r in runs.running(conn, "dream")]:
         outside = conn.execute(
             f"SELECT count(*) FROM items WHERE claimed_by = ? AND processed_by IS NULL"
             f" AND NOT {inside}", (run_id, *keys)).fetchone()[0]
@@ -328,18 +300,15 @@ def _claim_ids(conn: sqlite3.Connection, run_id: str, ids: list[str]) -> list[sp
 def _baseline(store: Store, run_id: str) -> str | None:
     """Commit any hand edits in the work tree first, so the run builds on them."""
     repo = store.repo
-    if repo.git("status", "--porcelain", check=False).strip():
-        repo.commit_all(f"Baseline before dream run {run_id}",
-                        trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
-                                  "Dream-Store": store.id})
-    return repo.head()
+    with write_locks([store.path], "dream run"):
+        if repo.git("status", "--porcelain", check=False).strip():
+            repo.commit_all(f"Baseline before dream run {run_id}",
+                            trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
+                                      "Dream-Store": store.id})
+        return repo.head()
 
 
 def sync_index(conn: sqlite3.Connection, store: Store) -> None:
-    try:
-        from dream import index
-    except ImportError:  # pragma: no cover
-        return
     index.sync(conn, store)
 
 
@@ -470,7 +439,7 @@ def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int,
 
 
 def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
-              project_key: str | None) -> dict[str, Any]:
+              project_key: str | None) -> Run:
     """Estimate bundles, calls, tokens and cost; call nothing; record a 'priced' run."""
     from dream import tokens
 

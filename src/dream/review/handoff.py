@@ -14,7 +14,7 @@ import sqlite3
 import uuid
 from typing import Any
 
-from dream import db
+from dream import db, runs
 from dream.errors import BadInput
 from dream.passes.evidence import Handoff
 from dream.secrets import redact
@@ -88,13 +88,8 @@ def fresh(conn: sqlite3.Connection, project_key: str) -> tuple[Handoff | None, s
     row = latest_row(conn, project_key)
     if row is None:
         return None, "no prepared handoff for this project (dream prepare records one)"
-    for (details,) in conn.execute(
-        "SELECT details FROM runs WHERE kind='review' AND project_key=?", (project_key,)
-    ):
-        try:
-            used = json.loads(details or "{}").get("handoff", {}).get("id")
-        except ValueError:
-            used = None
+    for review in runs.reviews_of(conn, project_key):
+        used = (review.details.get("handoff") or {}).get("id")
         if used == row["id"]:
             return None, (f"the latest prepared handoff (#{row['id']}, {row['at']}) was "
                           "already read by an earlier review")

@@ -80,11 +80,9 @@ def _brief(app: App, store: Store, p: Proposal, content: str) -> tuple[str, byte
     root = p.change.get("scope_root")
     if rec is None or not root:
         return None
-    try:
-        from dream.pipeline.render import render_brief
-        from dream.pipeline.state import Scope, load_state
-    except ImportError:
-        return None
+    from dream.pipeline.render import render_brief
+    from dream.pipeline.state import Scope, load_state
+
     name = root.split("/", 1)[1] if "/" in root else "user"
     scope = Scope(store=store, root=root, project_key=p.project_key if "/" in root else None,
                   name=name)

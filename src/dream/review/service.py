@@ -21,12 +21,11 @@ import json
 import secrets
 import sqlite3
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dream import db
+from dream import db, runs
 from dream.app import App
 from dream.errors import BadInput, LockHeld, NotManaged
 from dream.models.base import get_provider
@@ -38,41 +37,28 @@ from dream.passes.notes import load_notes
 from dream.review import citations, export, handoff, learned, promotion
 from dream.review import proposals as store_proposals
 from dream.review.proposals import Proposal, fingerprint
-from dream.store.store import Store
+from dream.store.registry import Project
 
 
 class ReviewOpen(LockHeld):
     """A review dream is already open for the project."""
 
 
-@dataclass
-class ProjectRef:
-    key: str
-    name: str
-    store: Store | None
-    root: Path | None
+ProjectRef = Project     # the review's project: key, name, Primary Store, root
 
 
-def resolve_project(app: App, project: str | None = None) -> ProjectRef:
+def resolve_project(app: App, project: str | None = None) -> Project:
     """The project to review: the current repository's, or ``project`` (a key or a name
     known to a store, or a key that has items in the spool)."""
     app.home.require()
-    if project is None:
-        here = app.project()
-        store = app.stores.primary_for(here.key)
-        name = (store.project_name(here.key) if store else None) or here.name
-        return ProjectRef(here.key, name, store, here.root)
-    for store in app.stores.all():
-        key = store.project_key_for_name(project)
-        if key:
-            primary = app.stores.primary_for(key)
-            here = app.project()
-            root = here.root if here.key == key else None
-            name = (primary or store).project_name(key) or project
-            return ProjectRef(key, name, primary, root)
+    try:
+        return app.current_project(project)
+    except NotManaged:
+        if project is None:
+            raise
     if app.db.execute("SELECT 1 FROM items WHERE project_key=? LIMIT 1", (project,)).fetchone():
         name = project.rsplit("-", 1)[0] if "-" in project else project
-        return ProjectRef(project, name, None, None)
+        return Project(project, name, None, None)
     raise NotManaged(f"no project '{project}' in any store or in the spool",
                      "give a project key or name from 'dream stores list', or collect its "
                      "sessions first with 'dream collect'")
@@ -85,20 +71,15 @@ def _new_run_id() -> str:
 def _open_run(conn: sqlite3.Connection, ref: ProjectRef, model: str) -> str:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        row = conn.execute(
-            "SELECT id, started_at FROM runs WHERE kind='review' AND project_key=? AND "
-            "status='running' ORDER BY started_at DESC LIMIT 1", (ref.key,)).fetchone()
-        if row:
+        open_run = runs.open_review(conn, ref.key)
+        if open_run:
             raise ReviewOpen(
-                f"review {row['id']} (started {row['started_at']}) is still open for project "
-                f"{ref.name}",
+                f"review {open_run.id} (started {open_run.started_at}) is still open for "
+                f"project {ref.name}",
                 f"decide its proposals with 'dream review accept/reject', or close it with "
-                f"'dream review close {row['id']}'")
+                f"'dream review close {open_run.id}'")
         run_id = _new_run_id()
-        conn.execute(
-            "INSERT INTO runs (id, kind, mode, status, project_key, model, started_at, details)"
-            " VALUES (?, 'review', 'ondemand', 'running', ?, ?, ?, '{}')",
-            (run_id, ref.key, model, db.utcnow()))
+        runs.insert(conn, run_id, "ondemand", "running", ref.key, model, kind="review")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -153,14 +134,11 @@ def start(app: App, project: str | None = None, model: str | None = None,
         try:
             for row in rows:
                 store_proposals.insert(conn, row)
-            conn.execute(
-                "UPDATE runs SET status=?, items=?, calls=?, input_tokens=?, output_tokens=?,"
-                " cached_tokens=?, duration_s=?, details=?, finished_at=?, error=? WHERE id=?",
-                (status, len(items), totals["calls"], totals["input_tokens"],
-                 totals["output_tokens"], totals["cached_tokens"],
-                 round(time.perf_counter() - started, 3), json.dumps(details), None
-                 if rows else now, "; ".join(f"{r.name}: {r.error}" for r in results
-                                            if r.error) or None, run_id))
+            runs.update(conn, run_id, status=status, items=len(items), **totals,
+                        duration_s=round(time.perf_counter() - started, 3), details=details,
+                        finished_at=None if rows else now,
+                        error="; ".join(f"{r.name}: {r.error}" for r in results
+                                        if r.error) or None)
             conn.execute(
                 "INSERT INTO watermarks (name, seq, updated_at) VALUES (?, ?, ?) ON CONFLICT"
                 "(name) DO UPDATE SET seq=max(seq, excluded.seq), updated_at=excluded.updated_at",
@@ -175,8 +153,8 @@ def start(app: App, project: str | None = None, model: str | None = None,
             conn.execute("ROLLBACK")
             raise
     except BaseException as exc:
-        conn.execute("UPDATE runs SET status='failed', finished_at=?, error=? WHERE id=?",
-                     (db.utcnow(), f"{type(exc).__name__}: {exc}"[:500], run_id))
+        runs.update(conn, run_id, status="failed", finished_at=db.utcnow(),
+                    error=f"{type(exc).__name__}: {exc}"[:500])
         raise
     return show(app, run_id)
 
@@ -229,24 +207,15 @@ def _proposal(run_id: str, ref: ProjectRef, c: Candidate, now: str) -> Proposal:
 
 
 # -- reading ------------------------------------------------------------------------------
-def _run_row(conn: sqlite3.Connection, run_id: str | None, project_key: str | None
-             ) -> sqlite3.Row:
+def _review_run(conn: sqlite3.Connection, run_id: str | None, project_key: str | None
+                ) -> runs.Run:
     if run_id:
-        row = conn.execute("SELECT * FROM runs WHERE id=? AND kind='review'",
-                           (run_id,)).fetchone()
-        if row is None:
-            raise BadInput(f"no review run '{run_id}'", "list reviews with 'dream review show'")
-        return row
-    sql = "SELECT * FROM runs WHERE kind='review'"
-    args: list[Any] = []
-    if project_key:
-        sql += " AND project_key=?"
-        args.append(project_key)
-    row = conn.execute(sql + " ORDER BY started_at DESC, rowid DESC LIMIT 1", args).fetchone()
-    if row is None:
+        return runs.get(conn, run_id, "review")
+    run = runs.latest_review(conn, project_key)
+    if run is None:
         raise BadInput("no review dream yet" + (" for this project" if project_key else ""),
                        "start one with 'dream review start'")
-    return row
+    return run
 
 
 def list_proposals(app: App, run_id: str) -> list[dict[str, Any]]:
@@ -263,18 +232,18 @@ def show(app: App, run_id: str | None = None, project: str | None = None) -> dic
         except NotManaged:
             if project is not None:
                 raise
-    row = _run_row(app.db, run_id, key)
-    details = json.loads(row["details"] or "{}")
+    run = _review_run(app.db, run_id, key)
+    details = run.details
     return {
-        "run": {k: row[k] for k in ("id", "status", "project_key", "model", "started_at",
-                                    "finished_at", "items", "calls", "input_tokens",
-                                    "output_tokens", "cached_tokens", "duration_s", "error")}
-        | {"project_name": details.get("project_name"), "from_seq": details.get("from_seq"),
+        "run": {k: getattr(run, k) for k in (
+            "id", "status", "project_key", "model", "started_at", "finished_at", "items",
+            "calls", "input_tokens", "output_tokens", "cached_tokens", "duration_s", "error")}
+        | {"project_name": details.project_name, "from_seq": details.get("from_seq"),
            "to_seq": details.get("to_seq"), "evidence": details.get("evidence", {}),
            "handoff": details.get("handoff")},
         "learned": details.get("learned", []),
         "journal": details.get("journal", {}),
-        "proposals": list_proposals(app, row["id"]),
+        "proposals": list_proposals(app, run.id),
     }
 
 
@@ -350,17 +319,17 @@ def close(app: App, run_id: str | None = None, project: str | None = None) -> di
     """Close an open review; undecided proposals stay 'proposed' and can still be decided."""
     app.home.require()
     key = resolve_project(app, project).key if run_id is None else None
-    row = _run_row(app.db, run_id, key)
-    if row["status"] != "running":
-        raise BadInput(f"review {row['id']} is not open (status {row['status']})",
+    run = _review_run(app.db, run_id, key)
+    if run.status != "running":
+        raise BadInput(f"review {run.id} is not open (status {run.status})",
                        "only an open review can be closed")
-    _finish(app.db, row["id"])
-    return show(app, row["id"])
+    _finish(app.db, run.id)
+    return show(app, run.id)
 
 
 def _project_root(app: App, run_id: str) -> Path | None:
-    row = app.db.execute("SELECT details FROM runs WHERE id=?", (run_id,)).fetchone()
-    root = json.loads(row["details"] or "{}").get("project_root") if row else None
+    run = runs.find(app.db, run_id)
+    root = run.details.project_root if run else None
     return Path(root) if root else None
 
 
@@ -372,12 +341,11 @@ def _maybe_close(conn: sqlite3.Connection, run_id: str) -> None:
 
 
 def _finish(conn: sqlite3.Connection, run_id: str) -> None:
-    row = conn.execute("SELECT status, details FROM runs WHERE id=?", (run_id,)).fetchone()
-    if row is None or row["status"] != "running":
+    run = runs.find(conn, run_id)
+    if run is None or run.status != "running":
         return
-    failed = json.loads(row["details"] or "{}").get("failed_passes") or []
-    conn.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?",
-                 ("partial" if failed else "ok", db.utcnow(), run_id))
+    runs.update(conn, run_id, status="partial" if run.details.failed_passes else "ok",
+                finished_at=db.utcnow())
 
 
 __all__ = ["PASS_NAMES", "ReviewOpen", "accept", "close", "list_proposals", "reject",

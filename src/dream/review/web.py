@@ -33,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
+from dream import runs as run_records
 from dream.app import App
 from dream.errors import BadInput, DreamError
 from dream.review import pages
@@ -87,29 +88,24 @@ class RunsView:
     def runs(self, limit: int = RUN_LIMIT) -> list[dict[str, Any]]:
         """Newest first, each with ``memory_docs`` (None when unknown)."""
         with self.lock:
-            rows = self.conn.execute(
-                "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?",
-                (limit,)).fetchall()
-            runs = [self._row(r) for r in rows]
+            runs = [r.as_dict() for r in run_records.recent(self.conn, limit, kind=None)]
             self._add_memory(runs)
         return runs
 
     def run(self, run_id: str) -> dict[str, Any]:
         with self.lock:
-            row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if row is None:
+            found = run_records.find(self.conn, run_id)
+            if found is None or found.id != run_id:
                 raise LookupError(run_id)
-            run = self._row(row)
+            run = found.as_dict()
             run["diffs"] = self._diffs(run)
             run["proposals"] = self._proposals(run) if run["kind"] == "review" else None
         return run
 
     # -- review proposals (dream.review.service: the functions the CLI calls) ------------------
     def _proposals(self, run: dict[str, Any]) -> list[dict[str, Any]] | None:
-        try:
-            from dream.review import service
-        except ImportError:        # the review module is optional for this page
-            return None
+        from dream.review import service
+
         found = service.list_proposals(self.app, run["id"])
         for proposal in found:
             proposal["diff"] = self._proposal_diff(run, proposal)
@@ -144,41 +140,22 @@ class RunsView:
     def decide(self, run_id: str, action: str, slug: str, why: str | None) -> list[dict]:
         """Accept or reject one proposal with exactly what 'dream review accept|reject'
         calls."""
-        from dream.review import service
+        from dream.core import review
 
         if not slug:
             raise BadInput("no proposal chosen", "press a proposal's Accept or Reject button")
         with self.lock:
             if action == "accept":
-                return service.accept(self.app, [slug], run_id)
-            return service.reject(self.app, [slug], why, run_id)
+                return review.accept(self.app, [slug], run_id)
+            return review.reject(self.app, [slug], why, run_id)
 
     def decide_run(self, run_id: str, promote: bool) -> dict[str, Any]:
         """Promote or discard a dream run left for review (``--apply review``) with exactly
         what 'dream runs promote|discard' calls; returns the run as the CLI sees it."""
-        from dream.pipeline.decide import decide
+        from dream.core import dreams
 
         with self.lock:
-            return decide(self.conn, self.app.stores.all(), self.app.home.notes_path, run_id,
-                          promote)
-
-    @staticmethod
-    def _row(row: sqlite3.Row) -> dict[str, Any]:
-        try:
-            details = json.loads(row["details"] or "{}")
-        except ValueError:
-            details = {}
-        return {
-            "id": row["id"], "kind": row["kind"], "mode": row["mode"], "status": row["status"],
-            "model": row["model"], "project_key": row["project_key"],
-            "started_at": row["started_at"], "finished_at": row["finished_at"],
-            "items": row["items"], "bundles": row["bundles"], "calls": row["calls"],
-            "input_tokens": row["input_tokens"], "output_tokens": row["output_tokens"],
-            "cached_tokens": row["cached_tokens"], "cost_usd": row["cost_usd"] or 0.0,
-            "duration_s": row["duration_s"] or 0.0, "commit": row["commit_sha"],
-            "branch": row["branch"], "error": row["error"],
-            "details": details if isinstance(details, dict) else {},
-        }
+            return dreams.decide(self.app, run_id, promote).as_dict()
 
     def _commits(self, run: dict[str, Any]) -> dict[str, str]:
         """store id -> commit for a run (details.commits, else commit on the primary store)."""

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from dream.app import App
 from dream.home import Home
@@ -73,8 +74,9 @@ def make_project(path: Path) -> Path:
 
 
 def run_demo(home: Path | None, brief_tokens: int, echo: Callable[[str], None],
-             fmt_header: str, fmt_run: Callable[[dict], str]) -> dict:
-    from dream.pipeline.run import RunOptions, list_runs, run_dream
+             fmt_header: str, fmt_run: Callable[[Any], str]) -> Any:
+    from dream import runs
+    from dream.pipeline.run import RunOptions, run_dream
     from dream.pipeline.state import Scope
     from dream.spool.collect import collect
 
@@ -106,9 +108,9 @@ def run_demo(home: Path | None, brief_tokens: int, echo: Callable[[str], None],
         opts = RunOptions(model="rules", brief_tokens=brief_tokens, mode="ondemand")
         rows = run_dream(app.db, app.home.notes_path, scopes, opts, project.key)
         r = rows[-1]
-        echo(f"dream run {r['id']}: {r['status']}, {r['items']} items in {r['bundles']} "
-             f"bundles, {r['calls']} rules calls, commit {(r['commit'] or '-')[:12]} on "
-             f"{r['branch']}")
+        echo(f"dream run {r.id}: {r.status}, {r.items} items in {r.bundles} "
+             f"bundles, {r.calls} rules calls, commit {(r.commit or '-')[:12]} on "
+             f"{r.branch}")
         echo("")
         echo("What happened: the items were grouped by person and thread (the dinner's SMS,")
         echo("group-chat line and email form one bundle), the offline rules provider proposed")
@@ -124,12 +126,12 @@ def run_demo(home: Path | None, brief_tokens: int, echo: Callable[[str], None],
         echo("")
         echo("---- dream runs " + "-" * 50)
         echo(fmt_header)
-        for row in list_runs(app.db):
-            echo(fmt_run(row))
+        for row in runs.recent(app.db):
+            echo(fmt_run(row.as_dict()))
         echo("")
         if keep:
             echo(f"Look around: git -C {store.path} show --stat HEAD; "
-                 f"DREAM_HOME={app.home.root} dream runs show {r['id']}")
+                 f"DREAM_HOME={app.home.root} dream runs show {r.id}")
         else:
             echo("The demo home was temporary and is removed now; "
                  "keep it with 'dream demo --home DIR'.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -98,7 +99,15 @@ class Repo:
                 err = check.stderr.decode("utf-8", "replace").strip().splitlines()
                 raise GitFailed(f"{self.path} is not a readable git repository"
                                 + (f" ({err[-1]})" if err else ""),
-                                "check it with 'git status' or restore it from a clone")
+                                "run 'dream doctor' for what is wrong and how to fix it")
+            refs = run_git(self.path, "for-each-ref", "--count=1", "--format=%(refname)",
+                           check=False).stdout.decode().strip()
+            if refs:  # commits exist, HEAD reaches none of them: broken, not empty
+                target = run_git(self.path, "symbolic-ref", "-q", "HEAD",
+                                 check=False).stdout.decode().strip() or "HEAD"
+                raise GitFailed(f"HEAD of {self.path} points at {target}, which is not a "
+                                "commit, although the repository has commits",
+                                "run 'dream doctor' for what is wrong and how to fix it")
         return out or None
 
     def require_head(self) -> str:
@@ -152,6 +161,16 @@ class Repo:
             new = moved[new]
         return new
 
+    def check_index_lock(self) -> None:
+        """Refuse to write while ``.git/index.lock`` exists: a git command is running in
+        the store, or one crashed and left it behind."""
+        lock = self.path / ".git" / "index.lock"
+        if lock.exists():
+            raise GitFailed(f"{lock} exists: a git command is running in store {self.path}, "
+                            "or one was killed and left it behind",
+                            f"if no git command is running there, remove it: rm \"{lock}\" "
+                            "(see 'dream doctor')")
+
     # -- writing --------------------------------------------------------------------------
     def identity_env(self) -> dict[str, str]:
         if self._identity is None:
@@ -169,6 +188,7 @@ class Repo:
     ) -> str | None:
         """Stage every change in the work tree and commit it. Returns the sha, or None when
         there was nothing to commit (and ``allow_empty`` is false)."""
+        self.check_index_lock()
         self.git("add", "-A")
         return self._commit_staged(subject, trailers, body, allow_empty)
 
@@ -180,14 +200,54 @@ class Repo:
         body: str = "",
         allow_empty: bool = False,
     ) -> str | None:
-        """Stage exactly ``files`` (paths inside the work tree, added, changed or deleted)
-        and commit them, leaving every other change in the work tree alone (an open dream's
-        edits are not swept into someone else's commit). Returns the sha, or None when
-        nothing changed and ``allow_empty`` is false."""
+        """Commit exactly ``files`` (paths inside the work tree, added, changed or deleted)
+        on top of HEAD, leaving every other change alone: whatever else is staged or
+        changed in the work tree (an open dream's edits, a write killed half-way) is not
+        swept in. Returns the sha, or None when nothing changed and ``allow_empty`` is
+        false.
+
+        Plumbing, so the cost follows the files, not the size of the store: the tree is
+        built in a scratch index seeded from HEAD (``read-tree``, which primes the cache
+        tree), ``update-index`` hashes the files, ``write-tree`` and ``commit-tree`` make
+        the commit, and ``update-ref`` moves HEAD only if it is still the commit the tree
+        was built on. Nothing scans the work tree (``git commit`` would stat every tracked
+        file). Hooks do not run. The real index then records the same files, so
+        ``git status`` stays clean."""
+        self.check_index_lock()
+        proc = run_git(self.path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        head = proc.stdout.decode().strip() or None
+        if head is None:
+            self.head()                  # raises when this is not a readable repository
+        listing = "".join(f"{f}\x00" for f in files).encode("utf-8")
+        with tempfile.TemporaryDirectory(prefix="dream-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.git("read-tree", *([head] if head else ["--empty"]), env=env)
+            if files:
+                self.git("update-index", "--add", "--remove", "-z", "--stdin",
+                         input=listing, env=env)
+            tree = self.git("write-tree", env=env).strip()
+        if head and not allow_empty and self.git("rev-parse", f"{head}^{{tree}}").strip() == tree:
+            return None
+        message = subject.strip()
+        if body:
+            message += "\n\n" + body.strip()
+        if trailers:
+            message += "\n\n" + format_trailers(trailers)
+        commit = self._commit_tree(tree, head, message)
         if files:
-            listing = "".join(f"{f}\x00" for f in files).encode("utf-8")
-            self.git("update-index", "--add", "--remove", "-z", "--stdin", input=listing)
-        return self._commit_staged(subject, trailers, body, allow_empty)
+            self.git("update-index", "--add", "--remove", "-z", "--stdin", input=listing,
+                     check=False)
+        return commit
+
+    def _commit_tree(self, tree: str, head: str | None, message: str) -> str:
+        """Make the commit and move HEAD to it, compare-and-swap against ``head``."""
+        args = ["commit-tree", tree] + (["-p", head] if head else [])
+        commit = self.git(*args, input=(message + "\n").encode("utf-8"),
+                          env=self.identity_env()).strip()
+        first = message.splitlines()[0] if message else ""
+        self.git("update-ref", "-m", f"commit: {first}"[:200], "HEAD", commit,
+                 head or "0" * 40)
+        return commit
 
     def _commit_staged(
         self,

@@ -1,4 +1,5 @@
-"""All stores known to a home: the notes home plus attached stores."""
+"""All stores known to a home (the notes home plus attached stores), and the one rule that
+says which project a command works on and what it is called."""
 
 from __future__ import annotations
 
@@ -8,7 +9,31 @@ from pathlib import Path
 from dream.config import Config
 from dream.errors import BadInput, NotManaged, StoreError
 from dream.home import Home
+from dream.store.project import ProjectId
 from dream.store.store import Store
+
+
+@dataclass(frozen=True)
+class Project:
+    """The project a command works on: its key, its name in ``@projects/<name>/``
+    addresses, its Primary Store (None while no store is primary for it) and the work tree
+    it was resolved from (None for a project named on the command line elsewhere)."""
+
+    key: str
+    name: str
+    store: Store | None
+    root: Path | None
+    in_git: bool = True
+
+    @property
+    def managed(self) -> bool:
+        return self.store is not None
+
+    def require_store(self) -> Store:
+        if self.store is None:
+            raise NotManaged(f"no store is primary for project {self.key}",
+                             "run 'dream init' in the repository")
+        return self.store
 
 
 @dataclass
@@ -46,6 +71,37 @@ class Stores:
                 "run 'dream init' in the repository",
             )
         return store
+
+    def name_of(self, key: str, stores: list[Store] | None = None) -> str | None:
+        """The project's name: the Primary Store's entry, else the first store that lists
+        the key. One rule for every front end, so a lock or an address never depends on
+        which command asked."""
+        stores = self.all() if stores is None else stores
+        primary = next((s for s in stores if s.is_primary_for(key)), None)
+        for store in ([primary] if primary else []) + stores:
+            name = store.project_name(key)
+            if name:
+                return name
+        return None
+
+    def project(self, here: ProjectId, wanted: str | None = None) -> Project:
+        """The current project (``here``), or the one ``wanted`` names (a key or a name a
+        store knows). An unknown ``wanted`` raises NotManaged."""
+        stores = self.all() if self.home.exists() else []
+        if wanted:
+            key = next((k for s in stores for k in [s.project_key_for_name(wanted)] if k),
+                       None)
+            if key is None:
+                raise NotManaged(f"no store knows a project named '{wanted}'",
+                                 "run 'dream init' in its repository, or see "
+                                 "'dream stores list'")
+            primary = next((s for s in stores if s.is_primary_for(key)), None)
+            root = here.root if here.key == key else None
+            return Project(key, self.name_of(key, stores) or wanted, primary, root,
+                           here.in_git if root else True)
+        primary = next((s for s in stores if s.is_primary_for(here.key)), None)
+        return Project(here.key, self.name_of(here.key, stores) or here.name, primary,
+                       here.root, here.in_git)
 
     def attach(self, path: Path, name: str | None, scope: str, remote: str | None = None,
                create: bool = False) -> Store:

@@ -1,0 +1,148 @@
+"""Dream runs as use-cases: run, correct, promote or discard, and the runs view."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dream import runs
+from dream.app import App
+from dream.errors import BadInput, NoteNotFound
+from dream.kinds.fields import check
+from dream.notes.address import parse
+from dream.pipeline import commit as git_commit
+from dream.pipeline.corrections import record_correction, target_of
+from dream.pipeline.run import RunOptions, run_dream
+from dream.pipeline.state import Scope
+from dream.runs import Run
+from dream.secrets import redact
+
+PACK_ENV = "DREAM_PACK_BUNDLES"
+
+
+def scopes_for(app: App) -> tuple[list[Scope], str | None]:
+    """The current project's scope (when a store manages it) and the personal scope."""
+    app.home.require()
+    current = app.current_project()
+    notes = app.notes_store()
+    scopes = []
+    key = None
+    if current.store is not None:
+        scopes.append(Scope(current.store, f"projects/{current.name}", current.key,
+                            current.name))
+        key = current.key
+    scopes.append(Scope(notes, "user", None, "user"))
+    return scopes, key
+
+
+def run_options(app: App, **kw: Any) -> RunOptions:
+    """RunOptions from the command's flags, then the environment, then config.toml."""
+    cfg = app.config
+    pack = kw.pop("pack", None) or os.environ.get(PACK_ENV) or cfg.get("run", "pack_bundles", 6)
+    try:
+        pack = int(pack)
+    except (TypeError, ValueError):
+        raise BadInput(f"{PACK_ENV}={pack!r} is not a number", "set it to e.g. 6") from None
+    model = kw.pop("model", None) or cfg.get("model", "default", "rules")
+    brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
+    try:
+        brief = int(brief)
+    except (TypeError, ValueError):
+        raise BadInput(f"run.brief_tokens in {cfg.path} must be a whole number",
+                       "set it to e.g. 2000") from None
+    apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
+    return RunOptions(model=model, model_settings=dict(cfg.data.get("model", {})),
+                      pricing=dict(cfg.data.get("pricing", {})), pack=pack,
+                      brief_tokens=brief, apply=apply, **kw)
+
+
+def run(app: App, progress: Callable[[str, int, int], None] | None = None,
+        **flags: Any) -> tuple[list[Run], str | None]:
+    """Run a dream over the current project and the personal streams; returns the runs
+    and the project key they covered."""
+    scopes, key = scopes_for(app)
+    opts = run_options(app, progress=progress, **flags)
+    return run_dream(app.db, app.home.notes_path, scopes, opts, key), key
+
+
+def ran_before(app: App) -> bool:
+    """Whether a dream run (not a dry run) ever ran in this home."""
+    return runs.any_ran(app.db)
+
+
+@dataclass
+class Correction:
+    run: Run
+    item: str
+    address: str
+    field: str
+    value: str
+    kind: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.run.as_dict(), "item": self.item, "address": self.address,
+                "field": self.field, "value": self.value, "kind": self.kind}
+
+
+def correct(app: App, address: str, field: str, value: str) -> Correction:
+    """A correction typed now: evidence said at this moment, applied by a realtime run.
+    The value is redacted before it is stored, run or echoed."""
+    value = redact(value)[0]
+    scopes, key = scopes_for(app)
+    relpath = parse(address).relpath
+    scope = next((s for s in scopes if relpath.startswith(s.root.rstrip("/") + "/")), None)
+    if scope is None:
+        raise BadInput(f"{address} is not in this project or in @user/",
+                       "run 'dream correct' inside the project the record belongs to")
+    kind, _ = target_of(scope, relpath)
+    head = scope.store.repo.head()
+    if head is None or scope.store.repo.read_at(head, relpath) is None:
+        raise NoteNotFound(f"no record at {address}",
+                           "list the records with 'git -C <store> ls-files'")
+    field, value = check(kind, field, value)
+    item_id = record_correction(app.db, scope, relpath, field, value)
+    opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])
+    done = run_dream(app.db, app.home.notes_path, [scope], opts, key)
+    return Correction(done[-1], item_id, address, field, value, kind)
+
+
+def decide(app: App, run_id: str, promote: bool) -> Run:
+    """Promote or discard a run left for review (``--apply review``)."""
+    from dream.pipeline.decide import decide as decide_run
+
+    app.home.require()
+    return decide_run(app.db, app.stores.all(), app.home.notes_path, run_id, promote)
+
+
+def list_runs(app: App, limit: int = 30) -> list[Run]:
+    app.home.require()
+    return runs.recent(app.db, limit, "dream")
+
+
+@dataclass
+class RunView:
+    run: Run
+    diff_stat: str | None
+    store: dict[str, Any] | None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {**self.run.as_dict(), "diff_stat": self.diff_stat}
+        if self.store is not None:
+            out["store"] = self.store
+        return out
+
+
+def show_run(app: App, run_id: str) -> RunView:
+    """One run with the diff stat of its commit."""
+    app.home.require()
+    run = runs.get(app.db, run_id, "dream")
+    for store in app.stores.all():
+        sha = run.details.commits.get(store.id)
+        if sha:
+            parent = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
+                                    check=False).strip() or None
+            return RunView(run, git_commit.diff_stat(store.repo, parent, sha),
+                           store.describe())
+    return RunView(run, None, None)

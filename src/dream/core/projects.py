@@ -1,0 +1,103 @@
+"""init and status: make the current project known, and say where it stands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dream.app import App
+from dream.errors import LockHeld
+from dream.notes.dreaming import held_locks, lock_state, read_lock
+from dream.store.lock import write_lock
+
+
+@dataclass
+class Initialised:
+    key: str
+    name: str
+    in_git: bool
+    root: str
+    store: dict[str, Any]
+    home: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"project_key": self.key, "project_name": self.name, "in_git": self.in_git,
+                "root": self.root, "store": self.store, "home": self.home}
+
+
+def _locks_of(app: App, key: str, names: set[str]) -> list[tuple[Any, dict[str, Any]]]:
+    """Dream locks held over the project, found by its key or any of its names."""
+    found = []
+    for path in held_locks(app.home.notes_path):
+        info = read_lock(path) or {}
+        if info.get("project_key") == key or path.name.split(".dream.lock.", 1)[-1] in names:
+            found.append((path, info))
+    return found
+
+
+def init(app: App, store_name: str | None = None, name: str | None = None) -> Initialised:
+    """Make the current project known and mark its Primary Store. Moving a project to
+    another store or name while a dream holds its lock is refused: the lock would no longer
+    guard the project's notes."""
+    app.ensure_home()
+    current = app.current_project()
+    store = app.stores.by_id(store_name) if store_name else app.stores.notes_home()
+    stores = app.stores.all()
+    taken = {e.get("name") for k, e in store.projects.items() if k != current.key}
+    proj_name = name or store.project_name(current.key) or current.name
+    if proj_name in taken:
+        proj_name = current.key
+    moving = current.store is None or current.store.id != store.id or proj_name != current.name
+    if moving:
+        names = {current.name, proj_name} | {n for s in stores
+                                             if (n := s.project_name(current.key))}
+        held = _locks_of(app, current.key, names)
+        if held:
+            path, info = held[0]
+            raise LockHeld(
+                f"a dream over project {current.name} holds {path} "
+                f"({info.get('owner', 'unknown owner')}); moving the project now would "
+                "bypass that lock", "end the dream with 'dream end' (or clear a stale lock, "
+                "see 'dream doctor'), then run 'dream init' again")
+    for other in stores:
+        if other.id != store.id and other.is_primary_for(current.key):
+            with write_lock(other.path, "init"):
+                other = type(other).load(other.path)
+                other.projects[current.key]["primary"] = False
+                other.save(subject=f"Primary store for {current.key} moved to {store.name}")
+    with write_lock(store.path, "init"):
+        store = type(store).load(store.path)
+        store.add_project(current.key, proj_name, primary=True)
+        store.save(subject=f"Manage project {proj_name}")
+    root = current.root or app.cwd
+    return Initialised(current.key, proj_name, current.in_git, str(root), store.describe(),
+                       str(app.home.root))
+
+
+def status(app: App) -> dict[str, Any]:
+    """The current project, its Primary Store, the dream lock over it (with who holds it
+    and whether that process is alive) and the store's health (cheap checks)."""
+    app.home.require()
+    current = app.current_project()
+    lock = None
+    if current.store is not None:
+        names = {current.name}
+        for path, info in _locks_of(app, current.key, names):
+            state = lock_state(info)
+            lock = {"path": str(path), "held": True, "state": state, "holder": info,
+                    "content": path.read_text(encoding="utf-8", errors="replace").strip()
+                    if path.exists() else ""}
+            break
+    from dream.core.doctor import quick_store_check
+
+    problem = quick_store_check(current.store) if current.store is not None else None
+    return {
+        "problem": problem,
+        "home": str(app.home.root),
+        "project_key": current.key,
+        "project_name": current.name if current.store else None,
+        "in_git": current.in_git,
+        "store": current.store.describe() if current.store else None,
+        "managed": current.store is not None,
+        "lock": lock,
+    }

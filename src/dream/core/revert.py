@@ -1,0 +1,82 @@
+"""Revert a commit, or every commit of a run, with ``git revert``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dream import index
+from dream.app import App
+from dream.db import utcnow
+from dream.errors import LockHeld, StoreError, UnknownCommit
+from dream.notes.dreaming import held_locks, lock_held_error, lock_state, read_lock
+from dream.review.proposals import mark_reverted
+from dream.store.git import looks_like_sha
+from dream.store.lock import write_locks
+from dream.store.store import Store
+
+
+@dataclass
+class Reverted:
+    target: str
+    reverts: list[dict[str, str]] = field(default_factory=list)
+    proposals_reverted: Any = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "reverts": self.reverts,
+                "proposals_reverted": self.proposals_reverted}
+
+
+def _targets(stores: list[Store], commit_or_run: str) -> list[tuple[Store, list[str]]]:
+    targets: list[tuple[Store, list[str]]] = []
+    for store in stores:
+        found = [sha for sha, tr in store.repo.commits_with_trailer("Dream-Run", commit_or_run)
+                 if "baseline" not in tr.get("Dream-Pass", [])]
+        if found:
+            targets.append((store, found))
+    if not targets and looks_like_sha(commit_or_run):
+        for store in stores:
+            if store.repo.head() is not None:
+                try:
+                    targets.append((store, [store.repo.resolve(commit_or_run)]))
+                    break
+                except UnknownCommit:
+                    continue
+    return targets
+
+
+def revert(app: App, commit_or_run: str) -> Reverted:
+    """Revert under the write locks of the stores involved; the commits to revert are
+    looked up again once the locks are held."""
+    app.home.require()
+    locks = held_locks(app.home.notes_path)
+    if locks:
+        if lock_state(read_lock(locks[0]) or {}) == "stale":
+            raise lock_held_error(locks[0])
+        raise LockHeld(f"a dream is open (lock {locks[0]})",
+                       "end it with 'dream end' before reverting")
+    stores = app.stores.all()
+    with write_locks([s.path for s in stores], "dream revert"):
+        targets = _targets(stores, commit_or_run)
+        if not targets:
+            raise UnknownCommit(f"'{commit_or_run}' is neither a run with commits nor a commit "
+                                "in any store", "give a run id from 'git log' trailers "
+                                "(Dream-Run) or a commit sha")
+        for store, _shas in targets:
+            dirty = store.repo.changed_files()
+            if dirty:  # git revert would stage them, and a failed revert would reset them away
+                raise StoreError(
+                    f"store '{store.name}' has {len(dirty)} uncommitted change(s), e.g. "
+                    f"{dirty[0]}", "commit them first ('dream begin' then 'dream end' commits "
+                    "a project's pending edits) or remove them, then revert")
+        done = Reverted(commit_or_run)
+        for store, shas in targets:
+            for sha in shas:  # newest first
+                new = store.repo.revert(sha, trailers={"Dream-Pass": "revert",
+                                                       "Dream-Store": store.id})
+                done.reverts.append({"store_id": store.id, "reverted": sha, "commit": new})
+            index.sync(app.db, store)
+        # a reverted review promotion is no longer 'accepted': the proposal says so
+        done.proposals_reverted = mark_reverted(
+            app.db, {d["reverted"]: d["commit"] for d in done.reverts}, utcnow())
+    return done
