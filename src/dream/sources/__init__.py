@@ -6,13 +6,22 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from dream.sources import claude_code, codex, jsonl, mbox, pi, slack, textchat
-from dream.sources.base import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, looks_binary
+from dream.sources.base import (
+    LINE_SOURCES,
+    SOURCE_KINDS,
+    FileContext,
+    Message,
+    Skip,
+    looks_binary,
+    parse_json,
+)
+
+FIRST_LINE_MAX = 64 << 20   # a first line is read up to 64 MB to tell the format
 
 SOURCES: dict[str, Any] = {
     "claude_code": claude_code.source,
@@ -68,6 +77,9 @@ def detect(path: Path, head: bytes | None = None) -> str | None:
         try:
             with open(path, "rb") as handle:
                 head = handle.read(65536)
+                if b"\n" not in head and len(head) == 65536:
+                    # a first line longer than the head: read that line whole (capped)
+                    head += handle.readline(FIRST_LINE_MAX)
         except OSError:
             return None
     if name.endswith(".zip") or head.startswith(b"PK\x03\x04"):
@@ -83,7 +95,7 @@ def detect(path: Path, head: bytes | None = None) -> str | None:
         if not raw.startswith(b"{"):
             continue
         try:
-            record = json.loads(raw)
+            record = parse_json(raw)
         except ValueError:
             continue
         if isinstance(record, dict):

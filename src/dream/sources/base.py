@@ -86,14 +86,53 @@ class FileSource(Protocol):
     def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]: ...
 
 
+MAX_DEPTH = 1000     # JSON nested deeper is refused before any parser sees it
+_JSON_STRING_RE = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET_RE = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(raw: bytes) -> bool:
+    """True when ``raw`` nests arrays and objects deeper than MAX_DEPTH. Parsers recurse
+    (the standard one raises RecursionError; orjson can crash the process), so depth is
+    measured first: a count of opening brackets bounds it (the common case costs two
+    ``bytes.count``), and only a line with more than MAX_DEPTH of them is scanned, with
+    its strings blanked out."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    for match in _BRACKET_RE.finditer(_JSON_STRING_RE.sub(b'""', raw)):
+        if match.group() in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
 def parse_json(raw: bytes | str) -> Any:
     """Parse one JSON text: orjson (about three times faster on transcripts), falling back to
     the standard parser for the few texts only it accepts (integers beyond 64 bits, NaN),
-    so no readable line is lost. Raises ValueError when neither can parse it."""
+    so no readable line is lost. Bytes that are not valid UTF-8 are decoded with
+    replacement characters (the line is kept, its bad bytes become U+FFFD). Raises
+    ValueError when neither parser can read it, nesting of any depth included (orjson stops
+    at 1,024 levels; the standard parser's recursion error becomes a ValueError)."""
+    if too_deep(raw.encode("utf-8", "replace") if isinstance(raw, str) else raw):
+        raise ValueError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if "recursion" in str(exc):
+            raise ValueError("JSON nested too deeply") from None
+        if isinstance(raw, bytes):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return parse_json(raw.decode("utf-8", "replace"))
+    try:
         return json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def json_objects(lines: Iterable[tuple[int, bytes]],
@@ -102,8 +141,10 @@ def json_objects(lines: Iterable[tuple[int, bytes]],
     for number, raw in lines:
         try:
             record = parse_json(raw)
-        except ValueError:
-            yield ctx.skip(number, "invalid JSON (truncated or corrupt line)")
+        except ValueError as exc:
+            reason = "JSON nested too deeply" if "nested" in str(exc) else \
+                "invalid JSON (truncated or corrupt line)"
+            yield ctx.skip(number, reason)
             continue
         if not isinstance(record, dict):
             yield ctx.skip(number, "not a JSON object")

@@ -21,12 +21,14 @@ import json
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ from dream.spool.history import index_new_items
 from dream.spool.projects import Placement
 from dream.spool.redact import redact
 
+LINE_MAX = 64 << 20     # a longer line is skipped (counted), never held in memory
 CHUNK_BYTES = 4 * 1024 * 1024
 ROWS_PER_TRANSACTION = 2000  # rows of a whole-file source per chunk
 ROWS_PER_COMMIT = 50_000  # chunks are committed together (fewer commits and index merges)
@@ -318,6 +321,12 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
                         report.files_failed += 1
                         report.skip(Skip(str(path), None, "not a format Dream reads "
                                          "(binary or unrecognised; name it with --source)"))
+                    elif path.suffix.lower() == ".jsonl":
+                        # a JSON-lines file in a folder of sessions: say why it was not read
+                        report.files_read += 1
+                        report.files_failed += 1
+                        report.skip(Skip(str(path), 1, "not a chat format Dream reads "
+                                         "(name it with --source jsonl to read it)"))
                     else:
                         report.files -= 1  # a stray file in a folder: not ours, not an error
                     done += st.st_size
@@ -428,6 +437,7 @@ def _read_chunks(kind: str, path: Path, offset: int, lines_done: int, state: dic
     parser = get(kind)
     ctx = FileContext(path, state, me)
     source_path = str(path)
+    line_max = _line_max()
     with open(path, "rb") as handle:
         # after a final line that had no newline (see below), the newline that a
         # growing file appends next ends that line: it is no line of its own
@@ -447,7 +457,19 @@ def _read_chunks(kind: str, path: Path, offset: int, lines_done: int, state: dic
             buf = pending + chunk if pending else chunk
             cut = buf.rfind(b"\n")
             if cut < 0:
-                pending = buf  # a line longer than the chunk: keep reading
+                if len(buf) <= line_max:
+                    pending = buf  # a line longer than the chunk: keep reading
+                    continue
+                # a line beyond any sane size: skip to its end without holding it, count it
+                rest = _skip_line(handle)
+                if rest < 0:
+                    return  # the file ends inside the line: it is still being written
+                lines_done += 1
+                pending = b""
+                prepared = prepare(kind, source_path, iter([ctx.skip(
+                    lines_done, f"line longer than {line_max:,} bytes")]), now)
+                yield ("chunk", len(buf) + rest, 1, handle.tell() >= size, prepared,
+                       ctx.state)
                 continue
             complete, pending = buf[: cut + 1], buf[cut + 1:]
             skip = 1 if ends_line and complete.startswith(b"\n") else 0
@@ -455,19 +477,25 @@ def _read_chunks(kind: str, path: Path, offset: int, lines_done: int, state: dic
             lines = complete[skip:].split(b"\n")
             lines.pop()  # empty after the final newline
             yield _chunk(kind, source_path, parser, ctx, lines, lines_done, now,
-                         len(complete), not pending and handle.tell() >= size)
+                         len(complete), not pending and handle.tell() >= size, line_max)
             lines_done += len(lines)
         if pending and handle.tell() >= size and _complete_object(pending):
             # a finished file whose last line has no newline (Entire CLI checkpoints end
             # so): a whole JSON object cannot be half-written, so it is read now
             yield _chunk(kind, source_path, parser, ctx, [pending], lines_done, now,
-                         len(pending), True)
+                         len(pending), True, line_max)
 
 
 def _chunk(kind: str, source_path: str, parser: Any, ctx: FileContext, lines: list[bytes],
-           lines_done: int, now: str, size: int, at_end: bool) -> Event:
-    numbered = ((lines_done + i, line) for i, line in enumerate(lines, 1) if line.strip())
-    prepared = prepare(kind, source_path, parser.parse_lines(numbered, ctx), now)
+           lines_done: int, now: str, size: int, at_end: bool, line_max: int) -> Event:
+    """One chunk of complete lines, parsed; a line above ``line_max`` is a counted skip."""
+    numbered = [(lines_done + i, line) for i, line in enumerate(lines, 1) if line.strip()]
+    too_long = [ctx.skip(n, f"line longer than {line_max:,} bytes")
+                for n, line in numbered if len(line) > line_max]
+    if too_long:
+        numbered = [(n, line) for n, line in numbered if len(line) <= line_max]
+    prepared = prepare(kind, source_path,
+                       chain(parser.parse_lines(iter(numbered), ctx), too_long), now)
     return ("chunk", size, len(lines), at_end, prepared, ctx.state)
 
 
@@ -485,6 +513,29 @@ def _complete_object(line: bytes) -> bool:
         return isinstance(parse_json(text), dict)
     except ValueError:
         return False
+
+
+def _line_max() -> int:
+    """LINE_MAX, or DREAM_COLLECT_LINE_MAX (bytes) for tests that vary the size."""
+    try:
+        return max(1, int(os.environ.get("DREAM_COLLECT_LINE_MAX", LINE_MAX)))
+    except ValueError:
+        return LINE_MAX
+
+
+def _skip_line(handle: Any) -> int:
+    """Read past the rest of the current line; the bytes consumed including its newline,
+    or -1 when the file ends first (the line is not complete yet)."""
+    consumed = 0
+    while True:
+        block = handle.read(CHUNK_BYTES)
+        if not block:
+            return -1
+        cut = block.find(b"\n")
+        if cut >= 0:
+            handle.seek(cut + 1 - len(block), os.SEEK_CUR)
+            return consumed + cut + 1
+        consumed += len(block)
 
 
 def _collect_lines(writer: _Writer, kind: str, path: Path, st: os.stat_result,
@@ -531,10 +582,45 @@ def _line_mark(writer: _Writer, kind: str, path: Path, st: os.stat_result,
     return mark
 
 
-def _worker(jobs: list[tuple[int, tuple[Any, ...]]], pipe: Any) -> None:
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the collect that started it ends, however it ends (a SIGKILL
+    included): on Linux the kernel sends SIGKILL when the parent dies
+    (``PR_SET_PDEATHSIG``); elsewhere a thread watches the parent pid. Either way a parent
+    already gone by now ends the worker at once."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)         # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="dream-parent-watch").start()
+
+
+def _worker(jobs: list[tuple[int, tuple[Any, ...]]], pipe: Any, parent: int = 0,
+            others: tuple[Any, ...] = ()) -> None:
     """A worker process: read its files in order and send each event down its pipe, pickled
     at once (so later parser state cannot leak into it). Sending waits while the pipe (1 MB)
-    is full, so a worker is at most about a chunk ahead and memory stays flat."""
+    is full, so a worker is at most about a chunk ahead and memory stays flat. The worker
+    dies with its parent, and closes the pipe ends it inherited by fork, so a write to a
+    pipe whose reader is gone fails instead of blocking."""
+    if parent:
+        _die_with_parent(parent)
+    for end in others:
+        try:
+            end.close()
+        except OSError:
+            pass
     send = pipe.send_bytes
     jobs.reverse()
     while jobs:  # popped: a file's parser state is not kept once it is read
@@ -598,7 +684,10 @@ class _Workers:
         for jobs in per_worker:
             reader, writer_end = context.Pipe(duplex=False)
             _widen(writer_end)
-            proc = context.Process(target=_worker, args=(jobs, writer_end), daemon=True)
+            inherited = tuple(self.pipes) + (reader,) if context.get_start_method() == \
+                "fork" else ()
+            proc = context.Process(target=_worker, args=(jobs, writer_end, os.getpid(),
+                                                         inherited), daemon=True)
             proc.start()
             writer_end.close()
             jobs.clear()  # the worker has its copy

@@ -1,0 +1,139 @@
+"""Bad input never stops the rest: nesting of any depth, lines of any size, invalid UTF-8
+and endless inputs are each one counted skip with file:line (or a kept line), and the files
+after them are still read. Depths and sizes vary; collect runs in one process and with
+worker processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+
+def line(text: str, n: int) -> bytes:
+    return json.dumps({"text": text, "id": f"m{n}", "time": "2026-03-01T09:30:00Z"}).encode()
+
+
+def collect(dream, *paths: Path, workers: str = "0", **env: str) -> dict:
+    old = {k: os.environ.get(k) for k in ("DREAM_COLLECT_WORKERS", *env)}
+    os.environ["DREAM_COLLECT_WORKERS"] = workers
+    os.environ.update(env)
+    try:
+        result = dream("collect", "--source", "jsonl", *map(str, paths), "--json")
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return json.loads(result.output)
+
+
+def texts(home: Path) -> list[str]:
+    import sqlite3
+
+    conn = sqlite3.connect(home / "dream.db")
+    try:
+        return [r[0] for r in conn.execute("SELECT text FROM items ORDER BY seq")]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("depth", [50, 998, 1025, 5000, 200_000])
+def test_nesting_of_any_depth_is_one_skip(dream, repo, dream_home, tmp_path, depth, workers):
+    dream("init")
+    nested = b'{"text": "deep", "x": ' + b"[" * depth + b"]" * depth + b"}"
+    first = tmp_path / "a.jsonl"
+    first.write_bytes(line("before the deep line", 1) + b"\n" + nested + b"\n"
+                      + line("after the deep line", 3) + b"\n")
+    second = tmp_path / "b.jsonl"
+    second.write_bytes(line("the next file is read", 1) + b"\n")
+    report = collect(dream, first, second, workers=workers)
+    got = texts(dream_home)
+    assert "before the deep line" in got and "after the deep line" in got
+    assert "the next file is read" in got
+    if depth <= 1000:      # within what both parsers accept: the line is read
+        assert report["skipped"] == 0 and "deep" in got
+    else:
+        assert report["skipped"] == 1
+        skip = report["skipped_items"][0]
+        assert skip["where"] == f"{first}:2" and "nested" in skip["reason"]
+    again = collect(dream, first, second, workers=workers)    # a rerun is not stuck on it
+    assert again["new_items"] == 0 and again["skipped"] == 0
+
+
+@pytest.mark.parametrize("size", [70_000, 1_000_000])
+def test_a_long_first_line_in_a_folder_is_read(dream, repo, dream_home, tmp_path, size):
+    dream("init")
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "long.jsonl").write_bytes(line("L" * size, 1) + b"\n" + line("short", 2) + b"\n")
+    (folder / "z.jsonl").write_bytes(line("a later file", 1) + b"\n")
+    result = dream("collect", str(folder), "--json")
+    report = json.loads(result.output)
+    got = texts(dream_home)
+    assert "short" in got and "a later file" in got
+    assert any(t.startswith("LLLL") for t in got)        # the long line itself is kept
+    assert report["files_failed"] == 0
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("size", [150_000, 3_000_000, 9_000_000])
+def test_a_line_beyond_the_cap_is_one_counted_skip(dream, repo, dream_home, tmp_path, size,
+                                                   workers):
+    dream("init")
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(line("first", 1) + b"\n" + line("H" * size, 2) + b"\n"
+                     + line("third", 3) + b"\n")
+    other = tmp_path / "next.jsonl"
+    other.write_bytes(line("next file", 1) + b"\n")
+    report = collect(dream, path, other, workers=workers, DREAM_COLLECT_LINE_MAX="100000")
+    assert report["skipped"] == 1
+    skip = report["skipped_items"][0]
+    assert skip["where"] == f"{path}:2" and "longer than 100,000 bytes" in skip["reason"]
+    got = texts(dream_home)
+    assert got == ["first", "third", "next file"]
+    again = collect(dream, path, other, workers=workers, DREAM_COLLECT_LINE_MAX="100000")
+    assert again["new_items"] == 0
+
+
+@pytest.mark.parametrize("bad", [b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf8\x88\x80\x80"])
+def test_invalid_utf8_keeps_the_line(dream, repo, dream_home, tmp_path, bad):
+    dream("init")
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b'{"text": "caf' + bad + b' au lait", "id": "m1"}\n'
+                     + line("fine", 2) + b"\n")
+    report = collect(dream, path)
+    assert report["skipped"] == 0
+    got = texts(dream_home)
+    assert "fine" in got
+    assert any(t.startswith("caf\ufffd") and t.endswith(" au lait") for t in got)
+
+
+def test_notes_write_from_an_endless_input_is_refused_at_once(repo, dream, dream_home):
+    dream("init")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "dream", "notes", "write", "@user/zero",
+                           "--file", "/dev/zero"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "larger than 1,000,000 bytes" in proc.stderr
+    assert time.monotonic() - started < 30     # it read 1 MB, not gigabytes
+    endless = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        piped = subprocess.run([sys.executable, "-m", "dream", "notes", "write", "@user/yes",
+                                "--file", "-"], cwd=repo, env=env, stdin=endless.stdout,
+                               capture_output=True, text=True, timeout=60)
+    finally:
+        endless.kill()
+        endless.wait()
+    assert piped.returncode == 1 and "larger than" in piped.stderr
+    assert not (dream_home / "notes" / "user" / "zero.md").exists()
