@@ -1,7 +1,10 @@
 """Store benchmarks (issue 2): search latency, reads at a pinned commit, a 10,000-note
-dream written as one commit, and reindex (first build and a re-run that skips by checksum).
+dream written as one commit, and reindex (first build and a re-run that skips by checksum);
+(issue 13) the latency of writing one note at 1,000, 10,000 and 100,000 notes next to
+``git add && git commit`` of one file on the same store in the same run.
 
     python bench/store.py [--quick] [--sizes 10000,100000] [--no-record]
+    python bench/store.py --latency-only [--latency-sizes 1000,10000,100000] [--repeats 5]
 
 --quick uses 1,000 notes everywhere (for the test suite) and records nothing. Without it
 the figures are appended as a dated section to bench/RESULTS.md. The last line of output
@@ -23,6 +26,7 @@ import platform
 import random
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -250,6 +254,55 @@ def bench_dream_write(root: Path, n: int) -> dict[str, float]:
             "end_s": round(total - written, 2), "cpu_s": round(cpu_s, 2), "commits": 1}
 
 
+def checked_out(root: Path, n: int) -> Store:
+    """A store of ``n`` notes with its work tree and index checked out, as a user's notes
+    home is (``git commit`` then stats every tracked file)."""
+    store = make_store(root, n)
+    store.repo.git("reset", "-q", "--hard")
+    return store
+
+
+def bench_write_latency(root: Path, sizes: list[int], repeats: int) -> dict[str, dict]:
+    """One note written the way ``dream notes write`` writes it (a fresh Store and notes
+    service per write, as each command has; the store write lock, the commit of exactly
+    that file and the index sync), next to ``git add FILE && git commit`` of one new file on
+    the same store in the same run, alternating, ``repeats`` times each."""
+    out: dict[str, dict] = {}
+    for n in sizes:
+        path = root / f"latency{n}"
+        checked_out(path, n).repo.close()
+        conn = db.connect(root / f"latency{n}.db")
+        index.sync(conn, Store.load(path))          # the index exists before the writes
+        rng = random.Random(17)
+        dream_s, git_s = [], []
+        env = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@x.invalid",
+               "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@x.invalid"}
+        for r in range(repeats):
+            text = note_text(rng, n + r)[1]
+            t = time.perf_counter()
+            store = Store.load(path)
+            NotesService(store, conn).write(f"@projects/bench/w/dream-{r}", text)
+            dream_s.append(time.perf_counter() - t)
+            store.repo.close()
+            rel = f"projects/bench/w/git-{r}.md"
+            (path / rel).write_text(front(text), encoding="utf-8")
+            t = time.perf_counter()
+            subprocess.run(["git", "add", rel], cwd=path, check=True, env=env)
+            subprocess.run(["git", "commit", "-q", "-m", f"one note {r}"], cwd=path,
+                           check=True, env=env)
+            git_s.append(time.perf_counter() - t)
+        files = Store.load(path).repo.git("show", "--name-only", "--format=", "HEAD~1")
+        assert files.split() == [f"projects/bench/w/dream-{repeats - 1}.md"], files
+        conn.close()
+        out[str(n)] = {
+            "notes": n, "repeats": repeats,
+            "dream_min_s": round(min(dream_s), 3),
+            "dream_median_s": round(statistics.median(dream_s), 3),
+            "git_min_s": round(min(git_s), 3), "git_median_s": round(statistics.median(git_s), 3),
+            "ratio_median": round(statistics.median(dream_s) / statistics.median(git_s), 2)}
+    return out
+
+
 def machine() -> dict[str, str]:
     mem = ""
     try:
@@ -276,6 +329,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reads", type=int, default=1000, help="documents read at a commit")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--no-record", action="store_true", help="do not append RESULTS.md")
+    parser.add_argument("--latency-sizes", default="1000,10000,100000",
+                        help="store sizes for one-note write latency")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="writes per size for the latency figures (at least 3)")
+    parser.add_argument("--latency-only", action="store_true",
+                        help="measure only one-note write latency against git")
     args = parser.parse_args(argv)
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     write_n = 1000 if args.quick else args.write
@@ -286,7 +345,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="dream-bench-store-",
                                      ignore_cleanup_errors=True) as tmp:
         root = Path(tmp)
-        for n in sizes:
+        lat_sizes = [1000] if args.quick else [int(x) for x in args.latency_sizes.split(",")]
+        latency = bench_write_latency(root, lat_sizes, max(3, args.repeats))
+        figures["write_latency"] = latency
+        for n, lat in latency.items():
+            rows.append((f"write one note, {int(n):,} notes (min / median of {lat['repeats']})",
+                         f"{lat['dream_min_s']} / {lat['dream_median_s']} s; git add && commit"
+                         f" {lat['git_min_s']} / {lat['git_median_s']} s "
+                         f"({lat['ratio_median']}x)", "within 2x of git"))
+        for n in [] if args.latency_only else sizes:
             t = time.perf_counter()
             store = make_store(root / f"store{n}", n)
             setup = time.perf_counter() - t
@@ -312,10 +379,11 @@ def main(argv: list[str] | None = None) -> int:
                              f"{reads['seconds']} s", "< 1 s"))
             conn.close()
             store.repo.close()
-        write = bench_dream_write(root, write_n)
-        figures["dream_write"] = write
-        rows.append((f"write {write_n:,} notes in one dream (one commit)",
-                     f"{write['seconds']} s (CPU {write['cpu_s']} s)", "< 10 s"))
+        if not args.latency_only:
+            write = bench_dream_write(root, write_n)
+            figures["dream_write"] = write
+            rows.append((f"write {write_n:,} notes in one dream (one commit)",
+                         f"{write['seconds']} s (CPU {write['cpu_s']} s)", "< 10 s"))
     figures["load_end"] = load()
     rows.append(("load average (1 min) at start / end",
                  f"{figures['load_start']} / {figures['load_end']}", ""))

@@ -25,3 +25,7 @@ def test_store_benchmark_quick():
     assert figures["reads"]["documents"] == 1000
     assert figures["dream_write"]["notes"] == 1000 and figures["dream_write"]["commits"] == 1
     assert "search p50/p95" in proc.stdout
+    latency = figures["write_latency"]["1000"]
+    assert latency["repeats"] >= 3
+    assert 0 < latency["dream_min_s"] <= latency["dream_median_s"]
+    assert 0 < latency["git_min_s"] <= latency["git_median_s"]

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from dream.db import utcnow
-from dream.errors import StoreError
+from dream.errors import GitFailed, StoreError
 from dream.store.document import quick_meta, sha256, title_of
 from dream.store.store import Store
 
@@ -102,9 +102,14 @@ def _plan(conn: sqlite3.Connection, store: Store, head: str | None, previous: st
           full: bool) -> tuple[list[tuple[str, str]], list[str], int]:
     """(files to read, paths to remove, files skipped as unchanged by checksum)."""
     repo = store.repo
-    if head is not None and previous and not full and repo.has_commit(previous):
+    diff = None
+    if head is not None and previous and not full:
+        try:
+            diff = repo.diff_files(previous, head)
+        except GitFailed:           # the indexed commit is gone (history rewritten)
+            diff = None
+    if diff is not None:
         # after a commit: only the paths that changed are looked up, never every row
-        diff = repo.diff_files(previous, head)
         existing = _blobs_of(conn, store.id, [p for p, _ in diff])
         changes: list[tuple[str, str | None]] = [(p, b) for p, b in diff
                                                  if indexable(p) or p in existing]

@@ -174,9 +174,11 @@ class Repo:
     # -- writing --------------------------------------------------------------------------
     def identity_env(self) -> dict[str, str]:
         if self._identity is None:
-            name = run_git(self.path, "config", "user.name", check=False).stdout.strip()
-            email = run_git(self.path, "config", "user.email", check=False).stdout.strip()
-            self._identity = {} if (name and email) else dict(_FALLBACK_IDENTITY)
+            found = run_git(self.path, "config", "--get-regexp", r"^user\.(name|email)$",
+                            check=False).stdout.decode("utf-8", "replace").splitlines()
+            keys = {line.split(" ", 1)[0] for line in found if " " in line}
+            self._identity = {} if {"user.name", "user.email"} <= keys \
+                else dict(_FALLBACK_IDENTITY)
         return self._identity
 
     def commit_all(
@@ -214,8 +216,10 @@ class Repo:
         file). Hooks do not run. The real index then records the same files, so
         ``git status`` stays clean."""
         self.check_index_lock()
-        proc = run_git(self.path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-        head = proc.stdout.decode().strip() or None
+        proc = run_git(self.path, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", check=False)
+        shas = proc.stdout.decode().split()
+        head, head_tree = (shas[0], shas[1]) if proc.returncode == 0 and len(shas) == 2 \
+            else (None, None)
         if head is None:
             self.head()                  # raises when this is not a readable repository
         listing = "".join(f"{f}\x00" for f in files).encode("utf-8")
@@ -226,7 +230,7 @@ class Repo:
                 self.git("update-index", "--add", "--remove", "-z", "--stdin",
                          input=listing, env=env)
             tree = self.git("write-tree", env=env).strip()
-        if head and not allow_empty and self.git("rev-parse", f"{head}^{{tree}}").strip() == tree:
+        if head and not allow_empty and head_tree == tree:
             return None
         message = subject.strip()
         if body:
