@@ -112,7 +112,8 @@ def main() -> None:
         common.dream_cli("init", cwd=repo)
         transcript = tmp / "session.jsonl"
         shutil.copy(sample, transcript)
-        env = {**os.environ, "PYTHONPATH": str(common.REPO / "src")}
+        env = {**os.environ, "PYTHONPATH": str(common.REPO / "src"),
+               "DREAM_CLAUDE_DIR": str(tmp)}   # the session folder the hook may read
 
         def payload(event: str, n: int) -> str:
             return json.dumps({"session_id": "bench", "transcript_path": str(transcript),

@@ -14,6 +14,12 @@ from dream.errors import BadInput
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def agent_folders(tmp_path, monkeypatch):
+    """The test's transcripts live in tmp_path: it is the agents' session folder here."""
+    monkeypatch.setenv("DREAM_CLAUDE_DIR", str(tmp_path))
+
+
 @pytest.fixture
 def app(repo) -> App:
     app = App.from_env()

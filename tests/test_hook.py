@@ -14,6 +14,38 @@ from dream.integrations.context_use import measure
 CC = SHARED_DATA / "claude_code"
 
 
+@pytest.fixture(autouse=True)
+def agent_folders(tmp_path, monkeypatch):
+    """The test's transcripts live in tmp_path: it is the agents' session folder here."""
+    for name in ("DREAM_CLAUDE_DIR", "DREAM_CODEX_DIR", "DREAM_PI_DIR"):
+        monkeypatch.setenv(name, str(tmp_path))
+
+
+@pytest.mark.shared_data
+def test_a_transcript_outside_the_session_folders_is_not_read(repo, dream_proc, tmp_path,
+                                                             dream_home):
+    assert dream_proc("init", cwd=repo).returncode == 0
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    outside.mkdir()
+    secret = outside / "secret.jsonl"
+    shutil.copy(CC / "spotter__short.jsonl", secret)
+    for path in (secret, "/etc/passwd"):
+        payload = {"session_id": "x", "transcript_path": str(path), "cwd": str(repo),
+                   "hook_event_name": "SessionEnd"}
+        proc = hook(dream_proc, repo, payload, "--json")
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 0 and out["collected"] is None
+        assert out["context"] is None or out["context"]["source"] != "usage"  # not measured
+        assert "outside the agents' session folders" in proc.stderr
+    # a folder the user lists is allowed
+    with (dream_home / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[hooks]\ntranscript_dirs = ["{outside}"]\n')
+    payload = {"session_id": "x", "transcript_path": str(secret), "cwd": str(repo),
+               "hook_event_name": "SessionEnd"}
+    out = json.loads(hook(dream_proc, repo, payload, "--json").stdout)
+    assert out["collected"]["ok"] is True
+
+
 @pytest.mark.shared_data
 @pytest.mark.parametrize("name, tokens, window", [
     ("claude_code/spotter__short.jsonl", 25366, 1_000_000),   # claude-opus-4-6: sold with 1M

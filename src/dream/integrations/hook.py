@@ -20,6 +20,12 @@ What reaches the model is printed as the clients' JSON hook output
 A ``SessionEnd`` for a session Dream never heard of whose transcript does not exist
 (``claude mcp list`` runs one) is ignored without a warning.
 
+A hook reads a ``transcript_path`` only when it lies under one of the agents' session
+folders (:func:`dream.sources.discovery.roots`: ``DREAM_*_DIR``, ``CLAUDE_CONFIG_DIR``,
+``PI_CODING_AGENT_DIR``, ``CODEX_HOME`` or their defaults) or under a folder listed in
+``[hooks] transcript_dirs``; any other path (``/etc/shadow``) is neither measured nor
+collected, and the hook says so.
+
 A hook never fails the agent: every problem becomes a one-line warning on stderr, a line in
 ``$DREAM_HOME/logs/hook.log`` and exit status 0.
 """
@@ -100,6 +106,28 @@ def parse_payload(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError("hook input is JSON but not an object")
     return data
+
+
+def transcript_allowed(app: App, transcript: Path) -> bool:
+    """True when ``transcript`` (symlinks resolved) lies under an agent's session folder or
+    a folder the user listed in ``[hooks] transcript_dirs``."""
+    from dream.sources.discovery import roots
+
+    configured = app.config.get("hooks", "transcript_dirs", []) or []
+    if not isinstance(configured, list):
+        configured = [configured]
+    allowed = [*roots().values(), *(Path(str(d)).expanduser() for d in configured)]
+    try:
+        real = transcript.resolve()
+    except (OSError, RuntimeError):
+        return False
+    for folder in allowed:
+        try:
+            if real.is_relative_to(folder.resolve()):
+                return True
+        except (OSError, RuntimeError):
+            continue
+    return False
 
 
 def report_key(agent: str, payload: dict[str, Any], transcript: Path | None) -> str:
@@ -219,6 +247,11 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
         return result
     raw_path = payload.get("transcript_path") or payload.get("transcriptPath")
     transcript = Path(raw_path).expanduser() if isinstance(raw_path, str) and raw_path else None
+    if transcript is not None and not transcript_allowed(app, transcript):
+        result.warnings.append(
+            f"transcript {transcript} is outside the agents' session folders; not read "
+            "(list its folder under [hooks] transcript_dirs in config.toml to allow it)")
+        transcript = None
     if result.event == "SessionEnd" and (transcript is None or not transcript.exists()) \
             and not _known_session(app, agent, session_id):
         return result        # no session happened (claude mcp list/get): nothing to do

@@ -17,26 +17,32 @@ linked worktrees, which share one project key):
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from dream.sources.base import project_key_for
+from dream.sources.base import parse_json, project_key_for
 from dream.store.project import ProjectId, identify, slug
 
 _CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
 
 
 def roots(environ: dict[str, str] | None = None) -> dict[str, Path]:
+    """Where each agent keeps its sessions: Dream's ``DREAM_*_DIR`` first, then the agent's
+    own setting (``CLAUDE_CONFIG_DIR``, ``PI_CODING_AGENT_DIR``, ``CODEX_HOME``), then its
+    default under the home folder."""
     env = os.environ if environ is None else environ
     home = Path(env.get("HOME") or Path.home())
+    claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    pi = Path(env["PI_CODING_AGENT_DIR"]) if env.get("PI_CODING_AGENT_DIR") \
+        else home / ".pi" / "agent"
+    codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     return {
-        "claude_code": Path(env.get("DREAM_CLAUDE_DIR") or home / ".claude" / "projects"),
-        "pi": Path(env.get("DREAM_PI_DIR") or home / ".pi" / "agent" / "sessions"),
-        "codex": Path(env.get("DREAM_CODEX_DIR") or home / ".codex" / "sessions"),
+        "claude_code": Path(env.get("DREAM_CLAUDE_DIR") or claude / "projects"),
+        "pi": Path(env.get("DREAM_PI_DIR") or pi / "sessions"),
+        "codex": Path(env.get("DREAM_CODEX_DIR") or codex / "sessions"),
     }
 
 
@@ -71,7 +77,7 @@ def _first_cwd(folder: Path) -> str | None:
             with open(file, "rb") as handle:
                 for _, line in zip(range(50), handle):
                     try:
-                        record = json.loads(line)
+                        record = parse_json(line)
                     except ValueError:
                         continue
                     if isinstance(record, dict) and isinstance(record.get("cwd"), str) \
@@ -111,7 +117,7 @@ def _codex_cwd(file: Path) -> str | None:
     try:
         with open(file, "rb") as handle:
             first = handle.readline(1 << 20)
-        record = json.loads(first)
+        record = parse_json(first)
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict):

@@ -1,0 +1,101 @@
+"""dream doctor, and the cheap checks of search and status: corruption is named, with its
+fix, never answered with an empty result."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from conftest import git
+
+
+def checks(dream, ok: bool = True) -> list[dict]:
+    result = dream("doctor", "--json", ok=ok)
+    return json.loads(result.output)["checks"]
+
+
+def failing(found: list[dict]) -> list[dict]:
+    return [c for c in found if c["status"] == "fail"]
+
+
+def test_a_healthy_home_is_all_good(dream, repo):
+    dream("init")
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    dream("search", "tea")
+    found = checks(dream)
+    assert not failing(found)
+    names = {c["name"] for c in found}
+    assert {"config", "integrity", "migrations", "head", "fsck", "index"} <= names
+    assert "all good" in dream("doctor").output
+
+
+def test_a_broken_head_is_named_by_search_status_and_doctor(dream, repo, dream_home):
+    dream("init")
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    notes = dream_home / "notes"
+    (notes / ".git" / "HEAD").write_text("ref: refs/heads/gone\n")
+    search = dream("search", "tea", ok=False)
+    assert search.exit_code != 0 and "dream doctor" in search.output
+    assert "no documents found" not in search.output
+    status = dream("status", ok=False)
+    assert status.exit_code == 1 and "dream doctor" in status.output
+    broken = failing(checks(dream, ok=False))
+    head = [c for c in broken if c["name"] == "head"]
+    assert head and "refs/heads/gone" in head[0]["message"]
+    assert "symbolic-ref HEAD refs/heads/main" in head[0]["fix"]
+    git(notes, "symbolic-ref", "HEAD", "refs/heads/main")          # the fix it gave
+    assert not failing(checks(dream))
+
+
+def test_a_stale_index_lock_is_reported_as_what_it_is(dream, repo, dream_home):
+    dream("init")
+    lock = dream_home / "notes" / ".git" / "index.lock"
+    lock.write_text("")
+    write = dream("notes", "write", "@user/a", "text", ok=False)
+    assert write.exit_code == 1 and "index.lock" in write.output
+    assert f'rm "{lock}"' in write.output and "moved" not in write.output
+    chat = repo.parent / "chat.jsonl"
+    chat.write_text(json.dumps({"text": "I prefer option 3 for the layout.", "id": "r1",
+                                "stream": "s", "role": "user",
+                                "time": "2026-03-01T10:00:00Z"}) + "\n")
+    dream("collect", "--source", "jsonl", str(chat))
+    run = dream("run", ok=False)
+    assert "index.lock" in run.output and "moved during the run" not in run.output
+    found = failing(checks(dream, ok=False))
+    assert [c["name"] for c in found] == ["index.lock"] and f'rm "{lock}"' in found[0]["fix"]
+    lock.unlink()
+    dream("notes", "write", "@user/a", "text")
+
+
+def test_index_drift_and_orphaned_runs_have_fixes(dream, repo, dream_home):
+    dream("init")
+    dream("notes", "write", "@user/a", "alpha")
+    dream("search", "alpha")
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute("UPDATE documents SET blob='0000' WHERE path='user/a.md'")
+    conn.execute("INSERT INTO runs (id, kind, mode, status, started_at, details) VALUES"
+                 " ('20261201T000000-dead00', 'dream', 'ondemand', 'running',"
+                 " '2026-12-01T00:00:00Z', '{}')")
+    conn.commit()
+    conn.close()
+    found = checks(dream, ok=False)
+    index = [c for c in found if c["name"] == "index" and c["status"] == "fail"]
+    assert index and index[0]["fix"] == "dream reindex"
+    run = [c for c in found if c["name"] == "run"]
+    assert run and run[0]["fix"] == "dream run --retry 20261201T000000-dead00"
+    dream("reindex")
+    assert not [c for c in checks(dream) if c["name"] == "index" and c["status"] != "ok"]
+
+
+def test_config_type_errors_are_one_true_line(dream, repo, dream_home):
+    dream("init")
+    config = dream_home / "config.toml"
+    for bad, words in (('[run]\nbrief_tokens = "lots"\n', "[run] brief_tokens must be"),
+                       ('model = "rules"\n', "'model' must be a table"),
+                       ('[[stores]]\nname = "x"\n', "store entry 1 needs a text 'path'")):
+        config.write_text(bad)
+        result = dream("status", ok=False)
+        assert result.exit_code == 1 and words in result.output, result.output
+        assert "internal error" not in result.output and result.output.count("\n") == 1
+        doctor = failing(checks(dream, ok=False))
+        assert doctor[0]["name"] == "config" and words in doctor[0]["message"]
