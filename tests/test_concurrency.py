@@ -177,7 +177,7 @@ def test_run_during_a_dream_and_the_rename_bypass_are_refused(dream, repo, dream
                                                                 tmp_path):
     dream("init", "--name", "web")
     team = tmp_path / "team"
-    dream("stores", "attach", str(team), "--name", "team")
+    dream("stores", "attach", str(team), "--name", "team", "--create")
     began = json.loads(dream("begin", "--json").output)
     assert began["project"] == "web"
     # moving the project while its dream is open is refused (the lock would be bypassed)

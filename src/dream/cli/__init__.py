@@ -20,6 +20,7 @@ from dream.errors import DreamError
 # Each module defines ``register(group)``; every top-level command names its module here.
 COMMANDS = {
     "init": "dream.cli.core", "status": "dream.cli.core", "stores": "dream.cli.core",
+    "doctor": "dream.cli.core",
     "run": "dream.cli.run", "runs": "dream.cli.run", "correct": "dream.cli.run",
     "demo": "dream.cli.run",
     "install": "dream.cli.integrations", "uninstall": "dream.cli.integrations",

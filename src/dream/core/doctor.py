@@ -222,15 +222,3 @@ def diagnose(app: App) -> list[Check]:
         checks += check_runs(app, conn)
         conn.close()
     return checks
-
-
-def quick_store_check(store: Store) -> str | None:
-    """A cheap health check for search and status (no fsck): why the store cannot be read,
-    or None."""
-    if not (store.path / ".git").exists():
-        return f"store {store.name} at {store.path} is not a git repository"
-    try:
-        store.repo.head()
-    except DreamError as exc:
-        return exc.message
-    return None

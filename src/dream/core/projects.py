@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dream.app import App
-from dream.errors import LockHeld
-from dream.notes.dreaming import held_locks, lock_state, read_lock
-from dream.store.lock import write_lock
+from dream.errors import DreamError, LockHeld
+from dream.store.lock import held_locks, lock_state, read_lock, write_lock
+from dream.store.store import Store
 
 
 @dataclass
@@ -88,8 +88,6 @@ def status(app: App) -> dict[str, Any]:
                     "content": path.read_text(encoding="utf-8", errors="replace").strip()
                     if path.exists() else ""}
             break
-    from dream.core.doctor import quick_store_check
-
     problem = quick_store_check(current.store) if current.store is not None else None
     return {
         "problem": problem,
@@ -101,3 +99,15 @@ def status(app: App) -> dict[str, Any]:
         "managed": current.store is not None,
         "lock": lock,
     }
+
+
+def quick_store_check(store: Store) -> str | None:
+    """A cheap health check for status and search (no fsck): why the store cannot be
+    read, or None. ``dream doctor`` makes the thorough checks."""
+    if not (store.path / ".git").exists():
+        return f"store {store.name} at {store.path} is not a git repository"
+    try:
+        store.repo.head()
+    except DreamError as exc:
+        return exc.message
+    return None

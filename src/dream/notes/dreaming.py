@@ -37,11 +37,17 @@ from dream import index
 from dream.errors import BadAddress, LockHeld, NoDream, NotCrumpled, NoteNotFound, OutOfScope
 from dream.notes.address import Address, parse, resolve_inside
 from dream.store.document import quick_meta
-from dream.store.lock import describe, holder, holder_state, write_lock
+from dream.store.lock import (  # noqa: F401 - read_lock, held_locks, lock_state live there
+    CLI_OWNER,
+    LOCK_PREFIX,
+    describe,
+    held_locks,
+    holder,
+    lock_state,
+    read_lock,
+    write_lock,
+)
 from dream.store.store import Store
-
-LOCK_PREFIX = ".dream.lock."
-CLI_OWNER = "cli"
 
 
 def lock_path(notes_path: Path, project_name: str) -> Path:
@@ -71,29 +77,6 @@ def _exclude_locks(notes_path: Path) -> None:
         exclude.parent.mkdir(parents=True, exist_ok=True)
         with exclude.open("a", encoding="utf-8") as fh:
             fh.write(("" if not text or text.endswith("\n") else "\n") + f"{LOCK_PREFIX}*\n")
-
-
-def read_lock(path: Path) -> dict[str, Any] | None:
-    """The lock's content, or None when there is no lock. Unreadable content comes back
-    as ``{"raw": ...}`` (a lock is a lock whatever it says)."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-        return data if isinstance(data, dict) else {"raw": str(data)}
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return {"raw": raw.decode("utf-8", "replace")[:200]}
-
-
-def lock_state(info: dict[str, Any]) -> str:
-    """``open`` (a dream begun from the command line: it outlives its process and ends
-    with ``dream end``), ``in use`` (its process is alive on this host), ``stale`` (it is
-    gone) or ``unknown`` (held on another host, or written by an older Dream)."""
-    if info.get("owner") == CLI_OWNER:
-        return "open"
-    return {"alive": "in use", "dead": "stale"}.get(holder_state(info), "unknown")
 
 
 def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
@@ -177,10 +160,6 @@ def dream_lock(notes_path: Path, project_name: str, owner: str,
         yield path
     finally:
         release_lock(path)
-
-
-def held_locks(notes_path: Path) -> list[Path]:
-    return sorted(Path(notes_path).glob(f"{LOCK_PREFIX}*"))
 
 
 def _reach_pathspecs(name: str) -> tuple[str, str]:

@@ -33,6 +33,8 @@ from typing import Any
 
 from dream.errors import LockHeld
 
+LOCK_PREFIX = ".dream.lock."     # dream locks: <notes home>/.dream.lock.<project name>
+CLI_OWNER = "cli"                # a dream begun from the command line outlives its process
 WAIT_SECONDS = 30.0
 WRITE_LOCK = "dream-write.lock"
 
@@ -105,6 +107,34 @@ def describe(info: dict[str, Any]) -> str:
     elif info.get("owner"):
         text += f": {info['owner']}"
     return text
+
+
+# -- dream locks (taken by dream.notes.dreaming; read here, cheaply) ------------------------
+def read_lock(path: Path) -> dict[str, Any] | None:
+    """The lock's content, or None when there is no lock. Unreadable content comes back
+    as ``{"raw": ...}`` (a lock is a lock whatever it says)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        return data if isinstance(data, dict) else {"raw": str(data)}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return {"raw": raw.decode("utf-8", "replace")[:200]}
+
+
+def lock_state(info: dict[str, Any]) -> str:
+    """``open`` (a dream begun from the command line: it outlives its process and ends
+    with ``dream end``), ``in use`` (its process is alive on this host), ``stale`` (it is
+    gone) or ``unknown`` (held on another host, or written by an older Dream)."""
+    if info.get("owner") == CLI_OWNER:
+        return "open"
+    return {"alive": "in use", "dead": "stale"}.get(holder_state(info), "unknown")
+
+
+def held_locks(notes_path: Path) -> list[Path]:
+    return sorted(Path(notes_path).glob(f"{LOCK_PREFIX}*"))
 
 
 # -- the store write lock -------------------------------------------------------------------------
