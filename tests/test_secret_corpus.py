@@ -180,8 +180,10 @@ def test_no_planted_kind_leaks_through_any_door(dream, dream_proc, repo: Path, t
     # a hook payload whose session, cwd and transcript path carry secrets; the transcript
     # sits in a folder named after a secret-bearing cwd, as Claude Code names them
     fields = field_secrets()
-    hook_dir = tmp_path / f"-home-me-{fields['cwd'].secret}"
-    hook_dir.mkdir()
+    hook_dir = tmp_path / "claude-projects" / f"-home-me-{fields['cwd'].secret}"
+    hook_dir.mkdir(parents=True)
+    # the hook reads transcripts only under the agents' session folders
+    monkeypatch.setenv("DREAM_CLAUDE_DIR", str(tmp_path / "claude-projects"))
     transcript = hook_dir / "session.jsonl"
     # (in the repository itself, so a review of this project has the evidence)
     bad_cwd = f"{repo.resolve()}/{fields['cwd'].secret}"

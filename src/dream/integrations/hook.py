@@ -249,7 +249,8 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
     transcript = Path(raw_path).expanduser() if isinstance(raw_path, str) and raw_path else None
     if transcript is not None and not transcript_allowed(app, transcript):
         result.warnings.append(
-            f"transcript {transcript} is outside the agents' session folders; not read "
+            f"transcript {redact(str(transcript))[0]} is outside the agents' session "
+            "folders; not read "
             "(list its folder under [hooks] transcript_dirs in config.toml to allow it)")
         transcript = None
     if result.event == "SessionEnd" and (transcript is None or not transcript.exists()) \
