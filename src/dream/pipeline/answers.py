@@ -168,4 +168,4 @@ def answer_question(app: Any, key: str, answer: str) -> dict[str, Any]:
     opts = RunOptions(mode="realtime", sweep=False, only_ids=[item_id],
                       brief_tokens=int(app.config.get("run", "brief_tokens", 2000)))
     rows = run_dream(app.db, app.home.notes_path, [scope], opts, project_key)
-    return {**rows[-1], "item": item_id, "question": key, "answer": stored}
+    return {**rows[-1].as_dict(), "item": item_id, "question": key, "answer": stored}
