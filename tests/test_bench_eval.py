@@ -105,6 +105,81 @@ def test_consolidation_quick() -> None:
     rules = f["providers"]["rules"]
     assert 0.0 <= rules["precision"] <= 1.0 and 0.0 <= rules["recall"] <= 1.0
     assert rules["failed_runs"] == 0
+    # one run reports the three sets: the tuned 32, the held-out 15, the personal streams
+    assert list(f["sets"]) == ["scenarios", "scenarios_heldout", "scenarios_heldout_personal"]
+    assert f["sets"]["scenarios"]["providers"] == f["providers"]
+    for name, entry in f["sets"].items():
+        assert entry["scenarios"] == 8, name
+        scripted = entry["providers"]["scripted"]
+        assert scripted["precision"] == 1.0 and scripted["recall"] == 1.0, name
+        assert scripted["wrong_live"] == 0 and scripted["imperfect"] == [], name
+        assert scripted["failed_runs"] == 0 and scripted["unplaced_ops"] == 0, name
+        rules = entry["providers"]["rules"]
+        assert rules["failed_runs"] == 0 and rules["wrong_live"] >= 0, name
+    personal = f["sets"]["scenarios_heldout_personal"]["providers"]["scripted"]
+    assert personal["not_live_checked"] > 0 and personal["true_positives"] > 0
+
+
+def test_consolidation_scoring() -> None:
+    """The matcher: ``lacks``, records that must not be live, a question asked instead of a
+    record (a miss for recall, no error for precision), and a record that is one gold
+    record's true positive is no duplicate of another."""
+    sys.path.insert(0, str(BENCH))
+    import consolidation as c
+
+    def ev(key: str, **fields: str) -> c.Produced:
+        ident = " ".join([key.replace("-", " "), *fields.values()]).lower()
+        return c.Produced("event", ident, fields, f"event/{key}")
+
+    old = ev("dinner-bella-vista", date="2026-06-20", status="cancelled")
+    new = ev("dinner-osteria", date="2026-06-20", status="confirmed", participants="Dan")
+    gold = [{"kind": "event", "match": ["dinner"], "fields": {"status": "cancelled"}},
+            {"kind": "event", "match": ["dinner"], "fields": {"status": "confirmed"},
+             "lacks": {"participants": ["birthday"]}}]
+    s = c.score(gold, [old, new], [], [{"kind": "event", "match": ["bella vista"]}])
+    assert (s.tp, s.duplicates, s.wrong_live, s.extra) == (2, 0, [], [])
+    # the cancelled booking left live is counted once as wrong-live
+    live_old = ev("dinner-bella-vista", date="2026-06-20", status="confirmed")
+    s = c.score(gold[1:], [live_old], [], [{"kind": "event", "match": ["bella vista"]}])
+    assert s.tp == 1 and len(s.wrong_live) == 1 and "bella vista" in s.wrong_live[0]
+    # a booking name among the participants fails ``lacks``
+    named = ev("dinner-osteria", status="confirmed", participants="Maya's birthday, Dan")
+    s = c.score(gold[1:], [named], [])
+    assert s.tp == 0 and "wrong fields" in s.wrong[0]
+    # a question instead of the record: a miss, not a produced record
+    s = c.score([{"kind": "todo", "match": ["cake"]}], [], ["who orders the cake?"])
+    assert (s.tp, s.produced, s.questions, s.asked_instead) == (0, 0, 1, 1)
+    assert ev("x", status="declined").live is False and ev("x", status="proposed").live
+
+
+def test_personal_heldout_corpus_is_complete(tmp_path: Path) -> None:
+    """At least 20 personal-stream scenarios in native formats (mail, Slack, text chat,
+    JSONL), five or more not in English, each with the user's identity, gold records,
+    records that must not be live, and ideal evidence that quotes its own messages."""
+    sys.path.insert(0, str(BENCH))
+    import consolidation as c
+
+    root = BENCH / "scenarios_heldout_personal"
+    scenarios = c.load_scenarios(None, root)
+    assert len(scenarios) >= 20 and (root / "README.md").exists()
+    kinds: set[str] = set()
+    for sc in scenarios:
+        assert sc.native and "[collect]" in sc.config and sc.gold and sc.not_live, sc.name
+        text = ""
+        for day in sc.days:
+            files = [p for p in day.rglob("*") if p.is_file()]
+            assert files, (sc.name, day)
+            kinds |= {kind for kind, _ in c.day_exports(day, tmp_path)}
+            text += " ".join(p.read_text(encoding="utf-8") for p in files)
+        flat = c._norm(text.replace("\\\"", '"'))
+        for day in sc.ideal:
+            for op in day:
+                for quote in op["evidence"]:
+                    assert c._norm(quote) in flat, (sc.name, quote)
+        for record in sc.gold + sc.not_live:
+            assert record["kind"] in ("event", "todo", "note", "standing"), sc.name
+    assert kinds == {"mbox", "slack", "textchat", "jsonl"}
+    assert sum(1 for sc in scenarios if sc.name.split("-")[1] in ("de", "fr", "es")) >= 5
 
 
 @pytest.mark.shared_data
