@@ -86,8 +86,10 @@ def _parse(span: str, languages: list[str], ref: datetime) -> str | None:
     return day.isoformat()
 
 
-def find_date(text: str, ref: datetime | None) -> str | None:
-    """The first date the text names in one of the four languages, as YYYY-MM-DD."""
+def find_date(text: str, ref: datetime | None, full_only: bool = False) -> str | None:
+    """The date the text names in one of the four languages, as YYYY-MM-DD: a day and
+    month first, then a relative day, then a weekday (``full_only``: a day and month or a
+    numeric date only)."""
     ref = ref or datetime(2000, 1, 1)
     low = text.lower()
     m = _NUMERIC.search(low)
@@ -101,6 +103,8 @@ def find_date(text: str, ref: datetime | None) -> str | None:
     for i, (word, _start) in enumerate(tokens):
         for pair in ((word + " " + tokens[i + 1][0]) if i + 1 < len(tokens) else "", word):
             for lang, kind, value in vocab.get(pair, []):
+                if full_only and kind != "month":
+                    continue
                 hits.append((_PRIORITY[kind], i, pair, lang, kind, value))
     # a day and month ("Freitag, 14. März") says more than the weekday before it
     for _p, i, pair, lang, kind, value in sorted(hits, key=lambda h: (h[0], h[1])):

@@ -1,15 +1,20 @@
 """Plain-text reading shared by the bundler and the rules provider: sentences, names,
-dates and times. Deterministic, standard library only."""
+dates and times. Deterministic. English dates and times are read here; German, French
+and Spanish ones (and English ones these patterns miss) by :mod:`dream.kinds.dates`."""
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
 
+from dream.kinds import dates
+
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december"]
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+# the English month words the patterns accept ("mardi" is a French Tuesday, not March)
+_MONTH_WORDS = set(MONTHS) | set(_MONTH_ABBR) | {"sept"}
 NOT_NAMES = {
     "i", "i'm", "i've", "i'll", "i'd", "im", "ok", "okay", "yes", "no", "hi", "hey", "hello",
     "thanks", "thank", "the", "a", "an", "and", "but", "or", "so", "if", "we", "you", "it",
@@ -116,7 +121,7 @@ def find_date(text: str, ref: datetime | None) -> str | None:
         if d:
             return d.isoformat()
     for rx, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
-        m = rx.search(text)
+        m = next((x for x in rx.finditer(text) if _english_month(x[0])), None)
         if m:
             day_s, mon_s = (m[1], m[2]) if order == "dm" else (m[2], m[1])
             month = _MONTH_ABBR.get(mon_s.lower()[:4] if mon_s.lower().startswith("sept")
@@ -128,6 +133,9 @@ def find_date(text: str, ref: datetime | None) -> str | None:
                     d = _mk(year + 1, month, int(day_s))
                 if d:
                     return d.isoformat()
+    other = dates.find_date(text, ref, full_only=True)
+    if other:
+        return other
     m = _REL.search(text)
     if m:
         word = m[1].lower()
@@ -147,7 +155,11 @@ def find_date(text: str, ref: datetime | None) -> str | None:
         if ahead == 0 and (m[1] or "").lower() == "next":
             ahead = 7
         return (base + timedelta(days=ahead)).isoformat()
-    return None
+    return dates.find_date(text, ref)
+
+
+def _english_month(span: str) -> bool:
+    return any(w.lower().rstrip(".") in _MONTH_WORDS for w in re.findall(r"[A-Za-z]+\.?", span))
 
 
 def weekday_only(text: str) -> int | None:
@@ -157,7 +169,7 @@ def weekday_only(text: str) -> int | None:
             _REL.search(text) or _IN_DAYS.search(text):
         return None
     m = _WEEKDAY.search(text)
-    return WEEKDAYS.index(m[2].lower()) if m else None
+    return WEEKDAYS.index(m[2].lower()) if m else dates.weekday_only(text)
 
 
 def find_time(text: str) -> str | None:
@@ -184,4 +196,4 @@ def find_time(text: str) -> str | None:
             return f"{hour:02d}:{minute:02d}"
     if m:
         return "00:00" if m[1].lower() == "midnight" else "12:00"
-    return None
+    return dates.find_time(text)
