@@ -9,6 +9,7 @@ import json
 import pytest
 from test_scenarios import records, run_json, script, stage
 
+from dream.detect.preferences import contradict, stance
 from dream.errors import BadInput
 from dream.kinds.questions import (
     ASK_SAME,
@@ -19,7 +20,6 @@ from dream.kinds.questions import (
     value_question,
 )
 from dream.kinds.records import FieldValue, Record
-from dream.models.contradictions import contradict, stance
 from dream.pipeline.apply import apply_writes
 from dream.pipeline.merge import FieldWrite, RowWrite
 from dream.pipeline.state import Scope, State
@@ -76,11 +76,12 @@ def test_stances_contradict_only_when_they_disagree_about_one_thing():
 def test_the_sweep_asks_when_two_live_preferences_contradict(dream, repo, dream_home,
                                                              tmp_path):
     dream("init")
-    stage(tmp_path, "day1", [{"id": "p1", "time": "2026-03-01T10:00:00Z", "stream": "me",
-                              "role": "user", "text": "I prefer aisle seats on long flights."}])
-    run_json(dream, "--model", "rules")
-    stage(tmp_path, "day2", [{"id": "p2", "time": "2026-03-20T10:00:00Z", "stream": "me",
-                              "role": "user", "text": "I prefer window seats on flights."}])
+    # said in one go, neither replaces the other (a later run's preference would)
+    stage(tmp_path, "day1", [
+        {"id": "p1", "time": "2026-03-01T10:00:00Z", "stream": "me", "role": "user",
+         "text": "I prefer aisle seats on long flights."},
+        {"id": "p2", "time": "2026-03-01T10:05:00Z", "stream": "me", "role": "user",
+         "text": "I prefer window seats on flights."}])
     out = run_json(dream, "--model", "rules")
     assert out["status"] == "ok"
     notes = [n for n in records(dream_home, "notes").values() if n.get("status") == "live"]

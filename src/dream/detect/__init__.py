@@ -16,7 +16,9 @@ of the items they rest on:
   rules, grouped; :mod:`~dream.detect.statements` reads statements for the run;
 - :mod:`~dream.detect.decisions`: answers the user gave to the agent's questions;
 - :mod:`~dream.detect.threads`: open threads (unanswered last requests);
-- :mod:`~dream.detect.noise`: pastes, prompts, spinners and swearing kept out of notes.
+- :mod:`~dream.detect.noise`: pastes, prompts, spinners and swearing kept out of notes;
+- :mod:`~dream.detect.cues`: German, French and Spanish cue words of plans and facts, read
+  as their English equivalents (dates and times: :mod:`dream.kinds.dates`).
 
 The dream run's ``rules`` provider (:mod:`dream.models.rules`) adapts findings to the typed
 diff; the review passes (:mod:`dream.passes`) turn the same findings into proposals. This

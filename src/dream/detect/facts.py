@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 
+from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.prose import clean
 from dream.kinds.records import slug_key
+from dream.kinds.text import find_date, parse_when
 
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
               r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
@@ -45,18 +47,33 @@ _NOT_NAME_VALUE = {w.lower() for w in ("is", "was", "and", "has", "had", "will",
                                        "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
                                        "I", "The", "He", "She", "It", "We", "They", "And")}
 _WIKI = [
-    re.compile(r"\b([A-Z][a-z]+)'s (email|phone|number|address|birthday|wife|husband|partner|"
+    re.compile(r"\b([A-Z][a-z]+)'s (email|phone|number|address|wife|husband|partner|"
                r"son|daughter|kids?|dog|cat|job|favou?rite \w+) is ([^.,;!?\n]{2,80})"),
+]
+# "Anna Maria's birthday is on 14 March", "it's Mia's birthday on Saturday", "Leo turns 30
+# on 3 May", "Mia has her birthday on ...": the page of the whole name, a date as its value
+_PERSON = r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_BIRTHDAY = [
+    re.compile(_PERSON + r"'s birthday (?!party|dinner|drinks|celebration|lunch|cake|gift|"
+               r"present)(?:is |falls |will be )?(?:on |at )?([^.;!?\n]{2,60})"),
+    re.compile(r"\bbirthday of " + _PERSON + r" (?:is )?(?:on )?([^.;!?\n]{2,60})"),
+    re.compile(_PERSON + r" (?:turns \d{1,3}|has (?:her|his|their) birthday|celebrates (?:her|"
+               r"his|their) birthday) (?:on )?([^.;!?\n]{2,60})"),
 ]
 _WIKI_VERB = re.compile(r"\b([A-Z][a-z]+) (works at|works for|lives in|moved to|is allergic to)"
                         r" ([A-Z]?[\w&' -]{2,60}?)(?=[.,;!?\n]|$| and )")
 
 
+_SAME_FACT = {"allergy": "allergies", "time_zone": "timezone", "home_address": "address",
+              "employer": "employer", "company": "employer", "workplace": "employer"}
+
+
 def standing(item: SpoolItem) -> list[Finding]:
     """Standing facts a person states about themselves ("my X is Y", "I live in ...")."""
     out: list[Finding] = []
+    text = english_cues(item.text)
     for rx, fact in _STANDING:
-        for m in rx.finditer(item.text):
+        for m in rx.finditer(text):
             if fact is None:
                 key, value = m[1].lower(), m[2]
                 if value.split()[0].lower() in _NOT_NAME_VALUE or (
@@ -65,15 +82,39 @@ def standing(item: SpoolItem) -> list[Finding]:
             else:
                 key, value = fact, m[1]
             value = re.sub(r"\s+(?:as well|too|now|though)$", "", clean(value), flags=re.I)
-            out.append(Finding("standing", {slug_key(key).replace("-", "_"): value}, [item.id]))
+            name = slug_key(key).replace("-", "_")
+            # one fact, one field, whatever the wording: "my allergy is ..." and, later,
+            # "I'm allergic to ..." revise the same fact
+            name = _SAME_FACT.get(name, name)
+            out.append(Finding("standing", {name: value}, [item.id]))
+    return out
+
+
+def birthdays(item: SpoolItem) -> list[Finding]:
+    """Birthdays on the page of the person named, with the date as the value (a birthday
+    whose date the text does not give is not filled)."""
+    out: list[Finding] = []
+    said = parse_when(item.said_at)
+    seen: set[str] = set()
+    for rx in _BIRTHDAY:
+        for m in rx.finditer(item.text):
+            person = m[1]
+            if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen:
+                continue
+            when = find_date(m[2], said)
+            if when is None:
+                continue
+            seen.add(person)
+            out.append(Finding("wiki", {"name": person, "birthday": when}, [item.id],
+                               name=person))
     return out
 
 
 def wiki(item: SpoolItem) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
     ...")."""
-    out: list[Finding] = []
-    text = item.text
+    out: list[Finding] = birthdays(item)
+    text = english_cues(item.text)
     for rx in _WIKI:
         for m in rx.finditer(text):
             out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):

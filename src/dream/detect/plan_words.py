@@ -58,6 +58,10 @@ _NOT_MODIFIER = {
     "organize", "organised", "organized", "plan", "set", "schedule", "scheduled",
     "second", "third", "fourth", "fifth", "sixth", "bought", "took", "playing", "watching", "taking", "missing", "skipping", "enjoying",
     "loving", "trying", "mind", "lost", "won", "left", "kept", "felt", "thought",
+    # articles and possessives of German, French and Spanish ("der Termin", "la cena")
+    "der", "die", "das", "den", "dem", "ein", "eine", "einen", "mein", "meine", "unser",
+    "le", "la", "les", "un", "une", "mon", "ma", "notre", "el", "los", "las", "una", "mi",
+    "nuestra", "nuestro", "del", "au", "al", "zum", "zur", "beim",
 } | set(WEEKDAYS) | set(MONTHS)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -119,7 +123,8 @@ def same_activity(a: str | None, b: str | None) -> bool:
     return a == b or a.endswith(" " + b) or b.endswith(" " + a)
 CANCEL = re.compile(r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
                      r"not happening|postpone[ds]?|will not take place|won'?t take place|"
-                     r"is off\b)\b", re.I)
+                     r"is off\b|fell through|didn'?t work out|no longer (?:possible|available))\b",
+                     re.I)
 # "reply C to cancel", "we may have to cancel": not a cancellation (yet)
 CANCEL_NOT = re.compile(r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
                          r"\bto cancel\b|\b(?:may|might|could|if|whether|in case)\b[^.!?]{0,20}"
@@ -162,12 +167,38 @@ _PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium
                 r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
                 r"center|arena|club|office|school")
 PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+"
-                    r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3}"
+                    r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
+                    r"von|zum|zur|am|y)\s+)?[A-Z][\w'&-]*){0,3}"
                     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")
-CLAUSE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
+CLAUSE_RE = re.compile(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
                         r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|new reservation|new appointment|rebooked|"
                       r"switched to|moved (?:it )?to)\b", re.I)
+# a change of an existing plan: "now at 10", "pushed to Friday", "moved to 14:00"
+MOVE = re.compile(r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
+                  r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
+                  r"(?: back| forward| it| the \w+)? (?:to|until|till|for|by)|new (?:time|date|"
+                  r"start)|instead|starts? later|starts? earlier)\b", re.I)
+# not a plan: deadlines, to-dos, reminders, expiry dates, deliveries, sales, bills
+NOT_PLAN = re.compile(
+    r"\b(?:deadline|due (?:date|by|on|at)|is due|are due|expir(?:es|ed|y|ation)|valid (?:until|"
+    r"till|through)|renewal|deliver(?:y|ed|ies)|parcel|package|shipment|shipped|tracking|"
+    r"dispatched|order (?:#|number|no\b)|invoice|payment|bill is|on sale|sale (?:starts|ends)|"
+    r"submit|submission|remind(?:er)? (?:me )?to|newsletter|unsubscribe|opening hours|"
+    r"closes at|opens at|office hours|frist|lieferung|paket|abgabe|fällig|échéance|livraison|"
+    r"colis|date limite|fecha l[ií]mite|entrega|paquete|vence)\b", re.I)
+# a clause that refers to the plan being talked about ("see you then", "it's at 8 now")
+REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|sure|sounds|"
+                   r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
+                   r"passt|genau)\b", re.I)
+# a booking made under a name: the name is not a participant
+BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name:|auf den "
+                          r"namen|au nom de|a nombre de)\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)")
+# a mail signature and what follows it is not the message
+SIGNATURE = re.compile(r"\n\s*(?:--\s*\n|(?:best(?: regards| wishes)?|kind regards|regards|"
+                       r"cheers|thanks|many thanks|sent from my|mit freundlichen grüßen|"
+                       r"viele grüße|liebe grüße|cordialement|bien à vous|saludos|un saludo|"
+                       r"atentamente)\b[^\n]{0,40}(?:\n|$))", re.I)
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
 
 
@@ -219,10 +250,32 @@ _NOT_PLACE = {"the", "a", "an", "my", "your", "our", "his", "her", "their", "thi
               "all", "first", "last", "next", "home", "work", "case", "time", "order"}
 
 
+def same_place(a: str | None, b: str | None) -> bool:
+    """"Trattoria Da Mario" and "Da Mario" are one place; "the Red Lion" and "Red Lion"."""
+    if not a or not b:
+        return False
+    wa = [w for w in re.findall(r"\w+", a.lower()) if w not in ("the", "a")]
+    wb = [w for w in re.findall(r"\w+", b.lower()) if w not in ("the", "a")]
+    if not wa or not wb:
+        return False
+    if wa == wb:
+        return True
+    short, long_ = (wa, wb) if len(wa) < len(wb) else (wb, wa)
+    n = len(short)
+    return any(long_[i:i + n] == short for i in range(len(long_) - n + 1)) and \
+        any(len(w) > 3 for w in short)
+
+
+_CONNECTORS = {"de", "del", "la", "le", "du", "des", "of", "the", "da", "di", "von", "zum",
+               "zur", "am", "y"}
+
+
 def place_name(raw: str) -> str | None:
     words = []
     for word in raw.removeprefix("the ").split():
         if word.lower() in _NOT_PLACE:
             break
         words.append(word)
+    while words and words[-1] in _CONNECTORS:
+        words.pop()                 # "Café de Flore de": a connector ends no name
     return " ".join(words) or None

@@ -1,8 +1,15 @@
 """Plans: events (activity, date, time, place, participants) and their status over time.
 
-A plan is followed across the statements and messages of one model call: a clause naming
-an activity starts or continues a plan; a clause without one only continues the plan being
-talked about in the same thread, shortly after. Cancellations, declines and confirmations
+A plan is followed across the statements and messages of one model call (German, French
+and Spanish cue words read as English, :mod:`~dream.detect.cues`; a mail's signature is
+not read): a clause naming an activity starts or continues a plan; a clause without one
+only continues the plan named in the same message, or the plan being talked about in the
+same thread within 12 hours when it refers to it (a status, "it", "then", "see you") or
+changes it ("now at 10", "pushed to Friday"). A change naming no activity in a later run
+reaches the one live event whose participants or place it names, or nothing. Deadlines,
+to-dos, reminders, expiry dates and deliveries neither start nor continue a plan. A
+venue's booking or cancellation mail attaches to the plan at that place, or to the plan of
+that day that had no place. Cancellations, declines and confirmations
 set the status; a cancelled booking next to a new one is declined and the new one
 confirmed; a question asking to move a plan does not move it; a past outing told as a story
 is no new plan; someone else announcing a fixed, fully dated appointment confirms it.
@@ -16,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dream.detect import todos
+from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.plan_words import (
     ACTIVITIES,
     ASK_CHANGE,
+    BOOKING_NAME,
     BOOKING_WORDS,
     CANCEL,
     CANCEL_NOT,
@@ -29,10 +38,14 @@ from dream.detect.plan_words import (
     FULL_DATE,
     FUTURE,
     GENERIC,
+    MOVE,
     NEEDS_MODIFIER,
+    NOT_PLAN,
     PAST,
     PLACE,
     REBOOK,
+    REFER,
+    SIGNATURE,
     TENTATIVE,
     TICKETS_FOR,
     VENUE_WORD,
@@ -42,9 +55,11 @@ from dream.detect.plan_words import (
     near,
     place_name,
     same_activity,
+    same_place,
     venues,
     weekday_of,
 )
+from dream.kinds.dates import is_date_word
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 
@@ -62,10 +77,12 @@ class PlanReader:
         """Follow the plans one statement or message talks about."""
         said = parse_when(item.said_at)
         author = getattr(item, "author", None) if item.role == "other" else None
+        text = english_cues(SIGNATURE.split(text, maxsplit=1)[0])
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
-            if not clause or len(clause) > 400:
-                continue
+            if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
+                    todos.TODO_USER.search(clause):
+                continue        # a deadline, a to-do, a delivery, an expiry date: no plan
             activity = activity_of(clause)
             date = find_date(clause, said)
             clock = find_time(clause)
@@ -76,7 +93,7 @@ class PlanReader:
             found = names(clause, known=known)
             for kp in sorted(self._known_places()):
                 m = re.search(r"\b" + re.escape(kp) + r"\b", clause, re.I)
-                if m and not any(kp == p.lower() for p in places):
+                if m and not any(same_place(kp, p) for p in places):
                     places.append(m[0])
             place = places[0] if places else None
             status = None
@@ -84,20 +101,35 @@ class PlanReader:
                 status = "cancelled"
             elif DECLINE.search(clause):
                 status = "declined"
-            elif CONFIRM.search(clause):
-                status = "confirmed"
+            elif CONFIRM.search(clause) and not clause.rstrip().endswith("?"):
+                status = "confirmed"        # "see you Thursday?" asks, it does not confirm
+            booked_as = {m[1] for m in BOOKING_NAME.finditer(clause)}
+            found = [n for n in found if not any(n in b or b in n for b in booked_as) and
+                     not is_date_word(n)]
             people = [n for n in found if n not in places and
                       not any(n in p or p in n for p in places) and
                       n.lower() not in ACTIVITIES and not VENUE_WORD.match(n)]
             if author and not any(p in author or author in p for p in places):
                 people = [author, *[p for p in people if p != author]]
+            moved = bool(MOVE.search(clause))
+            if moved and status == "cancelled" and (date or clock) and \
+                    re.search(r"\bpostpone", clause, re.I):
+                status = None       # "postponed to Friday": moved, not cancelled
+            moved = moved and status != "cancelled"
             if activity is None:
-                # a clause without an activity only continues the plan being talked about
-                # in the same thread, shortly after
+                # a clause without an activity only continues the plan being talked about:
+                # in the same thread, shortly after, and saying so (a status, a reference,
+                # a change) or in the message that named it; a move may come days later
                 last = self.plans[-1] if self.plans else None
+                if last is None and moved and (date or clock):
+                    last = self._moved_row(author, found, place)
                 if last is None or not (date or clock or status or place) or \
                         todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause) or \
-                        last.stream != item.stream or not near(last.said, said):
+                        (last.stream != item.stream and not (moved and last.handle_row)):
+                    continue
+                same_message = bool(last.steps) and last.steps[-1][0] == item.id
+                if not same_message and not moved and not last.handle_row and not (
+                        near(last.said, said) and (status or REFER.search(clause))):
                     continue
             wd = weekday_only(clause)
             n_plans = len(self.plans)
@@ -177,17 +209,26 @@ class PlanReader:
         if activity and activity.split()[-1] in BOOKING_WORDS:
             # "the booking", "your table": the plan talked about (at that place), if any
             for plan in reversed(self.plans):
-                if (place and plan.fields.get("place", "").lower() == place.lower()) or \
+                if (place and same_place(plan.fields.get("place"), place)) or \
                         (not place and plan.stream == stream):
                     return plan
-            if not place:
+            if place and date:
+                # the venue's own mail about a plan made without its place: same day
+                for plan in reversed(self.plans):
+                    if plan.fields.get("date") == date and not plan.fields.get("place") and \
+                            plan.fields.get("status") not in ("cancelled", "declined"):
+                        return plan
+            if not place or date:
                 row = self._row_for(None, None, people, date, weekday)
-                if row is not None:
+                if row is not None and (not place or not row.fields.get("place") or
+                                        same_place(row.fields.get("place"), place)):
                     return row
+                if row is not None:
+                    self.plans.remove(row)
             activity = "reservation" if " " not in activity else activity
         if place:
             for plan in reversed(self.plans):
-                if plan.fields.get("place", "").lower() == place.lower():
+                if same_place(plan.fields.get("place"), place):
                     return plan
             row = self._row_for(activity, place, people, date, weekday)
             if row is not None:
@@ -211,6 +252,31 @@ class PlanReader:
         row = self._row_for(activity, None, people, date, weekday)
         return row if row is not None else self._new_plan(activity)
 
+    def _moved_row(self, author: str | None, people: list[str],
+                   place: str | None) -> Plan | None:
+        """The one live event a change without an activity ("we now start at 10") can be
+        about: the only one whose participants or place the message names. None when
+        there is none or more than one (the change is not guessed onto a plan)."""
+        named = {p.lower() for p in [author or "", *people] if p}
+        hits = []
+        for row in self.rows:
+            f = row["fields"]
+            if row["kind"] != "event" or f.get("status") in ("declined", "cancelled"):
+                continue
+            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
+            if (named & parts) or (place and same_place(f.get("place"), place)):
+                hits.append(row)
+        if len(hits) != 1:
+            return None
+        f = hits[0]["fields"]
+        plan = Plan(activity=f.get("activity", "plan"), handle_row=hits[0]["handle"],
+                    fields=dict(f), participants=[p.strip() for p in
+                                                  f.get("participants", "").split(",")
+                                                  if p.strip()])
+        plan.stream = None
+        self.plans.append(plan)
+        return plan
+
     def _new_plan(self, activity: str) -> Plan:
         plan = Plan(activity=activity, fields={"activity": activity})
         self.plans.append(plan)
@@ -228,7 +294,7 @@ class PlanReader:
         def usable(row: dict[str, Any], how: str) -> bool:
             f = row["fields"]
             if how == "place":
-                return bool(place) and f.get("place", "").lower() == place.lower()
+                return bool(place) and same_place(f.get("place"), place)
             if how == "day":     # the same kind of event on the same day
                 return bool(date) and (f.get("date") == date or
                                        weekday_of(f.get("date")) == weekday) and \

@@ -5,7 +5,9 @@ rather ...", "my favourite X is ...", "I want you to ...", "use X instead of Y";
 conversation with nobody else also "I like to ...", "I don't like ...", "I hate ...").
 A preference said again is the same preference; one said with a revision cue ("actually",
 "from now on", "instead", "no longer", "changed my mind", "these days", "now") replaces the
-older ones about the same thing (:func:`revision`).
+older ones about the same thing (:func:`revision`), and so does, whatever its wording, a
+later one that contradicts a live one (:func:`stance`, :func:`contradict`: "I prefer
+window seats" after "I prefer aisle seats").
 
 A **memory** sentence asks to be remembered or states something about the person
 ("remember that ...", "keep in mind", "note that", "call me ...", "my name is ...").
@@ -80,9 +82,60 @@ def revision(text: str, item_id: str, liked: list[tuple[str, str]],
     revised = bool(REVISED.search(text))
     same = [h for h, t in older if preferred(t) and (
         wanted <= preferred(t) or preferred(t) <= wanted)]
+    mine = stance(text)
+    # a later preference that contradicts an older one replaces it, whatever its wording
+    against = [h for h, t in older if h.startswith("R") and mine is not None and
+               (theirs := stance(t)) is not None and contradict(mine, theirs)]
+    if against:
+        return against
     if same and not revised:
         return None
     if not revised:
         return []
     # "actually, I prefer black coffee now": the older preference is replaced
     return [handle for handle, t in older if handle.startswith("R") and preferred(t) & wanted]
+
+
+# -- stances: what a preference is for or against ------------------------------------
+_FOR = re.compile(r"\b(?:i|we)\s+(?:(?:really|still|now|actually)\s+)?(?:prefer|like|love|enjoy|"
+                  r"(?:'d|would) rather(?: have)?)\s+(.{2,80})|\bmy favou?rite\s+(\w+)\s+"
+                  r"(?:is|are)\s+(.{2,60})", re.I)
+_AGAINST = re.compile(r"\b(?:i|we)\s+(?:(?:really|now|actually)\s+)?(?:don'?t|do not|no longer|"
+                      r"can'?t|cannot|never)\s+(?:\w+\s+)?(?:like|love|enjoy|want|stand|eat|"
+                      r"drink|prefer)\s+(.{2,80})|\b(?:i|we)\s+(?:hate|dislike|avoid)\s+(.{2,80})",
+                      re.I)
+_STANCE_STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "it", "that",
+         "this", "my", "our", "any", "more", "anymore", "longer", "now", "please", "always",
+         "very", "much", "really", "them", "those", "these", "some", "when", "than", "over",
+         "instead", "actually", "just", "still", "days", "again", "rather", "have"}
+STANCE_TYPES = ("preference", "fact", "directive")
+
+
+def stance(text: str) -> tuple[bool, frozenset[str]] | None:
+    """(for, content words) of the preference a text states, or None."""
+    m = _AGAINST.search(text)
+    if m:
+        return False, _words(m[1] or m[2])
+    m = _FOR.search(text)
+    if m:
+        return True, _words(m[1] if m[1] else f"{m[2]} {m[3]}")
+    return None
+
+
+def contradict(a: tuple[bool, frozenset[str]], b: tuple[bool, frozenset[str]]) -> bool:
+    (pa, wa), (pb, wb) = a, b
+    if not wa & wb:
+        return False
+    if pa != pb:
+        return True
+    return bool(wa - wb) and bool(wb - wa)
+
+
+def _words(text: str) -> frozenset[str]:
+    text = re.split(r"[.;!?\n]|,\s*(?:but|and|so)\b|\bbut\b", text)[0]
+    out = set()
+    for w in re.findall(r"[a-z]{3,}", text.lower()):
+        if w in _STANCE_STOP:
+            continue
+        out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w)
+    return frozenset(out)

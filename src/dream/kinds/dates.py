@@ -143,6 +143,13 @@ def _resolve(tokens: list[tuple[str, int]], i: int, word: str, lang: str, kind: 
     return (ref.date() + timedelta(days=ahead)).isoformat()
 
 
+def is_date_word(word: str) -> bool:
+    """Whether a word names a month, a weekday or a relative day in one of the languages,
+    or is a clock word ("Freitag", "Uhr"): not the name of a person."""
+    low = word.lower()
+    return low in _vocabulary() or low in ("uhr", "heures", "horas")
+
+
 def weekday_only(text: str) -> int | None:
     """The weekday (0 = Monday) the text names when a weekday is all it says of the date."""
     low = text.lower()

@@ -35,8 +35,11 @@ NOT_NAMES = {
     "mon", "tue", "wed", "thu", "fri", "sat", "sun", "utc", "api", "url", "json", "http",
     "https", "cli", "ui", "id", "pr", "ci",
 } | set(WEEKDAYS) | set(MONTHS)
-_NAME_RE = re.compile(r"(?<![\w@/.#-])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)(?![\w/.@-]*\.\w)")
-_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
+_UP, _LOW = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"        # Latin letters with accents ("Lucía", "Zoë")
+_NAME_RE = re.compile(rf"(?<![\w@/.#-])([{_UP}][{_LOW}]+(?:[ -][{_UP}][{_LOW}]+)?)"
+                      r"(?![\w/.@-]*\.\w)")
+# a sentence ends at . ! ? before a capital, not after a day number ("am 17. März")
+_SENT_RE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z\"'(])|\n+")
 
 
 def sentences(text: str) -> list[str]:

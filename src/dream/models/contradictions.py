@@ -1,4 +1,5 @@
-"""The rules sweep's contradiction check: two live memory notes that state opposite or
+"""The rules sweep's contradiction check (the stances are read by
+:mod:`dream.detect.preferences`): two live memory notes that state opposite or
 different preferences about one thing become a *same thing?* question (see
 ``dream.kinds.questions``), never a silent choice.
 
@@ -14,44 +15,11 @@ them changed in this run, so a standing disagreement is asked once.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from dream.detect.preferences import STANCE_TYPES, contradict, stance
 from dream.kinds.questions import same_question
 from dream.kinds.records import record_path
-
-_FOR = re.compile(r"\b(?:i|we)\s+(?:(?:really|still|now|actually)\s+)?(?:prefer|like|love|enjoy|"
-                  r"(?:'d|would) rather(?: have)?)\s+(.{2,80})|\bmy favou?rite\s+(\w+)\s+"
-                  r"(?:is|are)\s+(.{2,60})", re.I)
-_AGAINST = re.compile(r"\b(?:i|we)\s+(?:(?:really|now|actually)\s+)?(?:don'?t|do not|no longer|"
-                      r"can'?t|cannot|never)\s+(?:\w+\s+)?(?:like|love|enjoy|want|stand|eat|"
-                      r"drink|prefer)\s+(.{2,80})|\b(?:i|we)\s+(?:hate|dislike|avoid)\s+(.{2,80})",
-                      re.I)
-_STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "it", "that",
-         "this", "my", "our", "any", "more", "anymore", "longer", "now", "please", "always",
-         "very", "much", "really", "them", "those", "these", "some", "when", "than", "over",
-         "instead", "actually", "just", "still", "days", "again", "rather", "have"}
-STANCE_TYPES = ("preference", "fact", "directive")
-
-
-def stance(text: str) -> tuple[bool, frozenset[str]] | None:
-    """(for, content words) of the preference a text states, or None."""
-    m = _AGAINST.search(text)
-    if m:
-        return False, _words(m[1] or m[2])
-    m = _FOR.search(text)
-    if m:
-        return True, _words(m[1] if m[1] else f"{m[2]} {m[3]}")
-    return None
-
-
-def contradict(a: tuple[bool, frozenset[str]], b: tuple[bool, frozenset[str]]) -> bool:
-    (pa, wa), (pb, wb) = a, b
-    if not wa & wb:
-        return False
-    if pa != pb:
-        return True
-    return bool(wa - wb) and bool(wb - wa)
 
 
 def contradiction_ops(rows: list[dict[str, Any]], changed: set[str],
@@ -85,16 +53,6 @@ def contradiction_ops(rows: list[dict[str, Any]], changed: set[str],
             out.append(op("question.ask", [a["handle"], b["handle"]], question.fields(),
                           name=key))
     return out
-
-
-def _words(text: str) -> frozenset[str]:
-    text = re.split(r"[.;!?\n]|,\s*(?:but|and|so)\b|\bbut\b", text)[0]
-    out = set()
-    for w in re.findall(r"[a-z]{3,}", text.lower()):
-        if w in _STOP:
-            continue
-        out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w)
-    return frozenset(out)
 
 
 def _clip(text: str, limit: int = 90) -> str:
