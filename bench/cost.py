@@ -201,20 +201,25 @@ def run_baseline(client: Any, messages: list[Message], store_facts: bool,
         if store_facts and server is not None:    # what a real model answers, at least
             server.plant(user, json.dumps({"memory": [
                 {"id": "new", "text": fact, "event": "ADD"}]}, ensure_ascii=False))
-        response = client.chat.completions.create(
-            model="bench",
-            messages=[{"role": "system", "content": EXTRACTION_PROMPT},
-                      {"role": "user", "content": user}],
-            response_format={"type": "json_schema",
-                             "json_schema": {"name": "memory_update", "schema": BASELINE_SCHEMA}},
-        )
-        answer = json.loads(response.choices[0].message.content or "{}")
-        for op in answer.get("memory", []):
-            if op.get("event") == "ADD" and op.get("text"):
-                store.add(op["text"])
+        extract(client, store, user)
         if store_facts and server is None:
             store.add(fact)
         history.extend(ex)
+
+
+def extract(client: Any, store: MemoryStore, user: str) -> None:
+    """One extraction call with the baseline's prompt; its ADDs go into ``store``."""
+    response = client.chat.completions.create(
+        model="bench",
+        messages=[{"role": "system", "content": EXTRACTION_PROMPT},
+                  {"role": "user", "content": user}],
+        response_format={"type": "json_schema",
+                         "json_schema": {"name": "memory_update", "schema": BASELINE_SCHEMA}},
+    )
+    answer = json.loads(response.choices[0].message.content or "{}")
+    for op in answer.get("memory", []):
+        if op.get("event") == "ADD" and op.get("text"):
+            store.add(op["text"])
 
 
 def run_per_session(client: Any, server: Any, sessions: list[list[Message]]) -> None:
@@ -236,17 +241,7 @@ def run_per_session(client: Any, server: Any, sessions: list[list[Message]]) -> 
                  for ex in exchanges(msgs)]
         server.plant(user, json.dumps({"memory": [{"id": "new", "text": f, "event": "ADD"}
                                                   for f in facts]}, ensure_ascii=False))
-        response = client.chat.completions.create(
-            model="bench",
-            messages=[{"role": "system", "content": EXTRACTION_PROMPT},
-                      {"role": "user", "content": user}],
-            response_format={"type": "json_schema",
-                             "json_schema": {"name": "memory_update", "schema": BASELINE_SCHEMA}},
-        )
-        answer = json.loads(response.choices[0].message.content or "{}")
-        for op in answer.get("memory", []):
-            if op.get("event") == "ADD" and op.get("text"):
-                store.add(op["text"])
+        extract(client, store, user)
 
 
 # -- Dream ----------------------------------------------------------------------------------

@@ -24,17 +24,9 @@ PACK_ENV = "DREAM_PACK_BUNDLES"
 
 def scopes_for(app: App) -> tuple[list[Scope], str | None]:
     """The current project's scope (when a store manages it) and the personal scope."""
-    app.home.require()
-    current = app.current_project()
-    notes = app.notes_store()
-    scopes = []
-    key = None
-    if current.store is not None:
-        scopes.append(Scope(current.store, f"projects/{current.name}", current.key,
-                            current.name))
-        key = current.key
-    scopes.append(Scope(notes, "user", None, "user"))
-    return scopes, key
+    from dream.pipeline.answers import app_scopes
+
+    return app_scopes(app)
 
 
 def run_options(app: App, **kw: Any) -> RunOptions:
