@@ -116,3 +116,78 @@ def test_names_are_never_built_from_a_redacted_span() -> None:
         assert secret.lower() not in made.lower() and "redacted" not in made
         assert not has_secret(made)
     assert strip_placeholders("a [REDACTED:jwt:0123abcd] b") == "a   b"
+
+
+# -- the detector imported on first need ---------------------------------------------------
+def _fresh_detector(monkeypatch) -> None:
+    """Forget the loaded plugins, as a process that has not met a hint yet."""
+    from dream.secrets import redactor
+
+    monkeypatch.setattr(redactor._Detector, "numbered", None)
+    monkeypatch.setattr(redactor._Detector, "always", ())
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_every_kind_is_redacted_when_the_detector_is_not_loaded_yet(kind, monkeypatch) -> None:
+    """The lazy path (nothing loaded, a hint seen) redacts exactly what the loaded one does,
+    in text and in a name made from it (store/project.slug, run on every command)."""
+    from dream.secrets import redactor
+    from dream.store.project import slug
+
+    plant = PLANTS[kind]
+    redactor._Detector.load()
+    loaded, loaded_slug = redact(plant.text), slug(plant.text)
+    _fresh_detector(monkeypatch)
+    assert redact(plant.text) == loaded and plant.secret not in loaded[0]
+    _fresh_detector(monkeypatch)
+    assert slug(plant.text) == loaded_slug
+    assert plant.secret.lower()[:12] not in loaded_slug
+
+
+def test_the_hint_table_names_every_plugin_of_a_covered_release() -> None:
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    from dream.secrets import detector
+
+    if not detector.catalogue_covered():
+        pytest.skip(f"detector release {detector.installed_release()} is not in "
+                    "COVERED_RELEASES: the redactor imports it at once (no lazy path)")
+    names = {cls.__name__ for cls in get_mapping_from_secret_type_to_class().values()}
+    assert names == set(detector.HINTS) | set(detector.SKIPPED)
+    assert all(p.hints is not None for p in detector.plugins())
+
+
+def _modules_after(code: str) -> set[str]:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json\n"
+                          "print(json.dumps(sorted(sys.modules)))"], capture_output=True,
+                         text=True, env=env, timeout=120, check=True).stdout
+    return set(json.loads(out.strip().splitlines()[-1]))
+
+
+def test_a_name_without_hints_never_imports_the_detector() -> None:
+    modules = _modules_after("from dream.store.project import slug\n"
+                             "assert slug('My Webapp') == 'my-webapp'")
+    assert "detect_secrets" not in modules and "requests" not in modules
+    secret = PLANTS["github-token"].secret
+    modules = _modules_after(f"from dream.store.project import slug\n"
+                             f"assert {secret!r}.lower() not in slug('proj-{secret}')")
+    assert "detect_secrets" in modules
+
+
+def test_a_release_the_table_may_not_cover_imports_the_detector_at_once() -> None:
+    modules = _modules_after("import importlib, sys\n"
+                             "import dream.secrets.detector as d, dream.secrets.redactor as r\n"
+                             "assert 'detect_secrets' not in sys.modules\n"
+                             "d.COVERED_RELEASES = ()\n"
+                             "d.catalogue_covered.cache_clear()\n"
+                             "importlib.reload(r)\n"
+                             "assert r._Detector.loaded()\n")
+    assert "detect_secrets" in modules

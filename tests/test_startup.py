@@ -12,7 +12,8 @@ from conftest import REPO_ROOT
 
 HEAVY = ("pydantic", "yaml", "rich", "mcp", "openai", "anthropic", "orjson", "bpe_openai",
          "dream.pipeline", "dream.kinds", "dream.models", "dream.spool", "dream.sources",
-         "dream.review", "dream.passes", "dream.index", "dream.notes")
+         "dream.review", "dream.passes", "dream.index", "dream.notes",
+         "detect_secrets", "requests")  # the secret detector: imported on a hint only
 
 
 # runs `python -m MODULE ARGS` and writes the modules it imported to a file at exit

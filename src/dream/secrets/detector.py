@@ -10,18 +10,25 @@ hits on 10 MB of real transcripts); their idea runs inside Dream's keyword rules
 Speed: a plugin runs only on text holding one of its literal hints (the table below); a
 plugin the table does not know (added by a newer release) runs on every text that reaches
 the detector. Nothing here calls the network: ``verify`` is never used.
+
+Importing ``detect_secrets`` (it pulls in ``requests``) costs about 60 ms, more than most
+commands need: a project's folder name is redacted on every command. So the package is
+imported on first use (:func:`plugins`), and :func:`catalogue_covered` says, from the
+installed release's version file alone, whether the table below names every plugin of
+that release. When it does, a text holding none of the table's hints can hold nothing a
+plugin finds, and the redactor imports the detector only when a hint is seen; for any
+other release it imports it at once, so an unknown plugin still reads every text.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
-
-from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
 
 from dream.secrets.rules import password_value
 
@@ -52,30 +59,65 @@ HINTS: dict[str, tuple[str, ...]] = {
     "TwilioKeyDetector": ("AC", "SK"),
 }
 SKIPPED = ("Base64HighEntropyString", "HexHighEntropyString")
+# releases whose whole catalogue is HINTS plus SKIPPED (tests/test_redaction.py checks the
+# installed one against the table whenever its version is listed here)
+COVERED_RELEASES = ("1.5.52",)
+_VERSION_RE = re.compile(r"""VERSION\s*=\s*['"]([^'"]+)['"]""")
 MAX_LINE = 1000  # the keyword plugin's patterns backtrack on long (minified) lines
 _KIND = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
 class Plugin:
+    name: str                       # the plugin's class name (the key of HINTS)
     kind: str                       # 'ds-' and the plugin's secret type, as a slug
     hints: tuple[str, ...] | None   # None: runs on every text
     plugin: Any
 
 
+def installed_release() -> str | None:
+    """The installed release of the detector, read from its version file without importing
+    the package; None when it cannot be read."""
+    try:
+        spec = importlib.util.find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        try:
+            text = (Path(folder) / "__version__.py").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        match = _VERSION_RE.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+@cache
+def catalogue_covered() -> bool:
+    """True when the installed release's every plugin has hints in HINTS or is SKIPPED."""
+    return installed_release() in COVERED_RELEASES
+
+
 @cache
 def plugins() -> tuple[Plugin, ...]:
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
     out = []
     for secret_type, cls in get_mapping_from_secret_type_to_class().items():
         name = cls.__name__
         if name in SKIPPED:
             continue
         kind = "ds-" + _KIND.sub("-", secret_type.lower()).strip("-")
-        out.append(Plugin(kind, HINTS.get(name), cls()))
+        out.append(Plugin(name, kind, HINTS.get(name), cls()))
     return tuple(out)
 
 
 def _kept(value: str, keyword: bool) -> bool:
+    from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+
     if "[REDACTED:" in value or "REDACTED:" in value:
         return False
     if keyword:

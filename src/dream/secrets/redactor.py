@@ -42,11 +42,39 @@ def placeholder(kind: str, secret: str) -> str:
     return f"[REDACTED:{kind}:{digest}]"
 
 
-_PLUGINS = detector.plugins()
-_FIRST_PLUGIN = len(RULES)  # rules are numbered first, then the detector's plugins
+# rules are numbered first, then the plugins the detector's hint table names; the table is
+# plain data, so the automaton is built without importing the detector
+_FIRST_PLUGIN = len(RULES)
+_PLUGIN_NAMES = tuple(detector.HINTS)
 _GROUPS: list[tuple[str, ...] | None] = [rule.hints for rule in RULES] + \
-    [plugin.hints for plugin in _PLUGINS]
-_ALWAYS = frozenset(n for n, hints in enumerate(_GROUPS) if hints is None)
+    [detector.HINTS[name] for name in _PLUGIN_NAMES]
+_ALWAYS = frozenset(n for n, hints in enumerate(_GROUPS) if hints is None)  # rules only
+
+
+class _Detector:
+    """The detector's plugins, imported on first need (see ``detector.py``): at once when
+    the installed release has plugins the hint table may not name, else when a text holds
+    one of the table's hints."""
+
+    numbered: list[detector.Plugin | None] | None = None  # by number - _FIRST_PLUGIN
+    always: tuple[detector.Plugin, ...] = ()              # plugins the table does not name
+
+    @classmethod
+    def load(cls) -> list[detector.Plugin | None]:
+        if cls.numbered is None:
+            every = detector.plugins()
+            by_name = {plugin.name: plugin for plugin in every}
+            cls.always = tuple(p for p in every if p.hints is None)
+            cls.numbered = [by_name.get(name) for name in _PLUGIN_NAMES]
+        return cls.numbered
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls.numbered is not None
+
+
+if not detector.catalogue_covered():
+    _Detector.load()
 
 
 def _build() -> tuple[AhoCorasick, list[tuple[str, tuple[tuple[int, bool], ...]]]]:
@@ -156,7 +184,7 @@ def redact(text: str) -> tuple[str, int]:
         return text, 0
     lowered = text.lower()
     woken = _woken(text, lowered)
-    if not woken and not (_ALWAYS and _use_detector):
+    if not woken and not (_ALWAYS or (_Detector.always and _use_detector)):
         return text, 0  # the common case: nothing to look for
     count = 0
     for number in sorted(n for n in woken if n < _FIRST_PLUGIN):
@@ -169,8 +197,13 @@ def redact(text: str) -> tuple[str, int]:
             woken = _woken(text, lowered)  # positions moved
     if not _use_detector:
         return text, count
-    plugins = [(_PLUGINS[n - _FIRST_PLUGIN], woken.get(n)) for n in
-               sorted({n for n in woken if n >= _FIRST_PLUGIN} | _ALWAYS)]
+    wanted = sorted(n for n in woken if n >= _FIRST_PLUGIN)
+    if not wanted and not _Detector.always:
+        return text, count  # no plugin has a hint here, and none reads every text
+    numbered = _Detector.load()
+    plugins = [(plugin, woken[n]) for n in wanted
+               if (plugin := numbered[n - _FIRST_PLUGIN]) is not None]
+    plugins += [(plugin, None) for plugin in _Detector.always]
     if plugins:
         found: dict[str, str] = {}
         exact = len(lowered) == len(text)

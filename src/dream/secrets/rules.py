@@ -24,8 +24,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from detect_secrets.filters.heuristic import is_sequential_string
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -68,6 +66,10 @@ _HASHY = re.compile(r"^(?:sha\d*[:-])?[0-9a-f]{40}$|^[0-9a-f]{64}$")
 
 def _plain(value: str) -> bool:
     """A value that is code, a number, a template or words, not a secret."""
+    # the detector's heuristic, imported here: importing its package costs ~60 ms, which
+    # a command that never meets a candidate secret should not pay
+    from detect_secrets.filters.heuristic import is_sequential_string
+
     low = value.lower().strip("'\"`")
     return (low in _LITERALS or bool(_NUMBER.match(value)) or bool(_TEMPLATE.match(value))
             or bool(_WORDS.match(value)) or bool(_MASKED.search(value))
