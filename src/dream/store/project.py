@@ -47,14 +47,19 @@ def identify(path: Path) -> ProjectId:
     derived from the folder itself.
     """
     path = Path(path).resolve()
-    common = _git(path, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    # one git process for both answers (every command identifies its project); a bare
+    # repository has no top level, so it is asked for the common dir alone
+    both = _git(path, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                "--show-toplevel")
+    lines = both.splitlines() if both else []
+    common, top = (lines[0], lines[1]) if len(lines) == 2 else \
+        (_git(path, "rev-parse", "--path-format=absolute", "--git-common-dir"), None)
     if common:
         common_dir = Path(common).resolve()
         # the main checkout is the parent of a '.git' common dir; bare repos use the dir name
         main_root = common_dir.parent if common_dir.name == ".git" else common_dir
         name = slug(main_root.name.removesuffix(".git"))
         digest = hashlib.sha256(str(common_dir).encode()).hexdigest()[:8]
-        top = _git(path, "rev-parse", "--show-toplevel")
         return ProjectId(f"{name}-{digest}", name, Path(top) if top else path, True, common_dir)
     name = slug(path.name)
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
