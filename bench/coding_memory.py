@@ -1,14 +1,25 @@
 """Coding memory: what a dream keeps from coding sessions, scored on gold written beforehand.
 
-    python bench/coding_memory.py            # every real project and held-out scenario
-    python bench/coding_memory.py --quick    # 2 real projects, 3 held-out scenarios
+    python bench/coding_memory.py               # every real project and dev scenario
+    python bench/coding_memory.py --quick       # 2 real projects, 3 dev scenarios
+    python bench/coding_memory.py --details     # also each scenario's misses (stdout only)
+    python bench/coding_memory.py --scenarios DIR [--scenarios DIR ...]   # other sets
+    python bench/coding_memory.py --keep DIR    # keep each brief, note and review to read
 
-Two sets, both in ``bench/coding_memory/`` (written before any detection change, never
-tuned on; see its README.md and RUBRIC.md):
+Two sets by default, both in ``bench/coding_memory/`` (written before any detection
+change and never edited; see its README.md and RUBRIC.md):
 
 * **real**: the real Claude Code, Pi and Codex sessions in ``../shared/data`` listed in
-  ``gold_real.yaml``, grouped by origin repository;
-* **held-out**: the scenarios in ``heldout/``, each with complete gold.
+  ``gold_real.yaml``, grouped by origin repository (tuned on);
+* **dev (seen)**: the scenarios in ``heldout/``, each with complete gold. They were
+  held out for one round; their post-work score has been recorded and they have been
+  developed against since, so their figures measure fit, not generalisation.
+
+``--scenarios DIR`` scores the scenario folders under DIR instead (same layout as
+``heldout/``), as a set named after DIR. ``bench/RESULTS.md`` only ever gets aggregates
+of a scenario set (per set and per category); what each scenario missed or wrote wrongly is
+printed to stdout with ``--details`` and written nowhere, so a held-out set's misses never
+land in the repository.
 
 Each project runs exactly as a user would run it, through the CLI (``python -m dream``) in
 its own throw-away ``DREAM_HOME``: copies of its transcripts with the recorded folder
@@ -20,11 +31,12 @@ What is scored (the matching rules are in docs/benchmarks.md):
 
 * gold recall in memory: a fact is held when all its keywords appear in ``brief.md`` or in
   one live note; in search: in one of the top 3 documents for the fact's question;
-* held-out precision/recall per category (rule, command, pitfall): produced items are
+* scenario-set precision/recall per category (rule, command, pitfall): produced items are
   the brief's item lines and the live notes; an item is a true positive when it meets a
   gold item's keywords and no ``must_not`` list;
 * rubric: the share of brief lines that pass RUBRIC.md's automatic checks (every judged
-  line goes to ``bench/coding_memory/judged_lines.md`` on a full run);
+  line of the real and dev sets goes to ``bench/coding_memory/judged_lines.md`` on a full
+  run; lines of other sets only to stdout with ``--details``);
 * noise: brief lines and note texts matching a ``noise.yaml`` pattern;
 * review: the ``review`` items (said in 2+ sessions) covered by a proposal.
 """
@@ -193,13 +205,18 @@ def rubric_failures(text: str, noise: list[tuple[str, re.Pattern[str]]]) -> list
 # -- running Dream through its CLI -------------------------------------------------------
 @dataclass
 class Project:
-    set: str                     # "real" or "heldout"
+    set: str                     # "real", or the name of a scenario set ("dev", ...)
     name: str
     files: list[Path]
     gold: list[dict[str, Any]]
     must_not: list[list[str]] = field(default_factory=list)
     review: list[dict[str, Any]] = field(default_factory=list)
     sessions: int = 0
+    label: str = ""              # the scenario folder (the project name for real sets)
+
+    @property
+    def key(self) -> str:
+        return self.label if self.set == "real" else f"{self.set}/{self.label}"
 
 
 def source_kind(path: Path) -> str:
@@ -260,8 +277,9 @@ class Sandbox:
         return proc.stdout
 
 
-def dream_project(project: Project, tmp: Path) -> dict[str, Any]:
-    """Collect, run and review one project; return what it produced."""
+def dream_project(project: Project, tmp: Path, keep: Path | None = None) -> dict[str, Any]:
+    """Collect, run and review one project; return what it produced (and, with ``keep``,
+    copy its brief, notes and review answer there to be read)."""
     box = Sandbox(tmp, project.name)
     copies: dict[str, list[str]] = {}
     for i, src in enumerate(project.files):
@@ -289,6 +307,14 @@ def dream_project(project: Project, tmp: Path) -> dict[str, Any]:
                 docs.append(path.read_text(encoding="utf-8", errors="replace")
                             if path.is_file() else str(hit.get("title", "")))
             searches[g["id"]] = docs
+    if keep is not None:
+        dest = keep / project.key
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        if project_dir.is_dir():
+            shutil.copytree(project_dir, dest / "store", ignore=shutil.ignore_patterns(".git"))
+        (dest / "review.json").write_text(json.dumps(review, indent=1, ensure_ascii=False),
+                                          encoding="utf-8")
     return {"brief": brief, "notes": live_notes(project_dir), "review": review,
             "searches": searches}
 
@@ -327,7 +353,7 @@ def score_project(project: Project, out: dict[str, Any], noise: list[Any]) -> di
     texts = proposal_texts(out["review"])
     covered = [r["id"] for r in project.review if any(meets(r["keywords"], t) for t in texts)]
     result["review_items"], result["review_covered"] = len(project.review), len(covered)
-    if project.set == "heldout":
+    if project.set != "real":
         result.update(score_items(project, lines + notes, note_types, held, noise))
     result["held"] = sum(held.values())
     result["searched"] = sum(searched.values())
@@ -379,6 +405,14 @@ def ratio(a: float, b: float) -> float | None:
 
 
 # -- sets --------------------------------------------------------------------------------
+DEV = "dev"                      # bench/coding_memory/heldout: seen since its post-work score
+SET_TITLES = {"real": "Real sessions (tuned on)", DEV: "dev (seen) scenarios"}
+
+
+def set_title(name: str) -> str:
+    return SET_TITLES.get(name, f"{name} scenarios")
+
+
 def real_projects(quick: bool) -> list[Project]:
     data = yaml.safe_load((MATERIAL / "gold_real.yaml").read_text(encoding="utf-8"))
     shared = common.shared_data()
@@ -389,44 +423,46 @@ def real_projects(quick: bool) -> list[Project]:
         out.append(Project("real", name, [shared / f for f in spec["files"]],
                            [f for f in data["facts"] if f["project"] == name],
                            review=[r for r in data.get("review", []) if r["project"] == name],
-                           sessions=len(spec["files"])))
+                           sessions=len(spec["files"]), label=name))
     return out
 
 
-def heldout_projects(quick: bool) -> list[Project]:
+def scenario_projects(root: Path, set_name: str, quick: bool) -> list[Project]:
+    """Every scenario folder under ``root`` holding a ``gold.yaml`` (see heldout/README.md)."""
     out = []
-    for folder in sorted(p for p in (MATERIAL / "heldout").iterdir() if p.is_dir()):
+    for folder in sorted(p for p in root.iterdir() if (p / "gold.yaml").is_file()):
         if quick and folder.name not in QUICK_HELDOUT:
             continue
         gold = yaml.safe_load((folder / "gold.yaml").read_text(encoding="utf-8"))
-        out.append(Project("heldout", str(gold["project"]), sorted(folder.glob("*.jsonl")),
+        out.append(Project(set_name, str(gold["project"]), sorted(folder.glob("*.jsonl")),
                            gold["gold"], gold.get("must_not") or [], gold.get("review") or [],
-                           int(gold.get("sessions", 0))))
-        out[-1].scenario = folder.name  # type: ignore[attr-defined]
+                           int(gold.get("sessions", 0)), label=folder.name))
     return out
 
 
-def run_all(projects: list[Project], noise: list[Any]) -> dict[str, dict[str, Any]]:
+def run_all(projects: list[Project], noise: list[Any],
+            keep: Path | None = None) -> dict[str, dict[str, Any]]:
     results = {}
     for project in projects:
-        label = getattr(project, "scenario", project.name)
-        tmp = Path(tempfile.mkdtemp(prefix=f"dream-bench-coding-{label}-"))
+        tmp = Path(tempfile.mkdtemp(prefix=f"dream-bench-coding-{project.label}-"))
         t0 = time.perf_counter()
         try:
-            out = dream_project(project, tmp)
-            results[label] = score_project(project, out, noise)
+            out = dream_project(project, tmp, keep)
+            results[project.key] = score_project(project, out, noise)
         except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as exc:
-            results[label] = {"error": str(exc)}
+            results[project.key] = {"error": str(exc)}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        results[label]["seconds"] = round(time.perf_counter() - t0, 2)
-        results[label]["set"] = project.set
+        results[project.key]["seconds"] = round(time.perf_counter() - t0, 2)
+        results[project.key]["set"] = project.set
+        results[project.key]["label"] = project.label
     return results
 
 
 # -- report ------------------------------------------------------------------------------
 def summarise(results: dict[str, dict[str, Any]], set_name: str) -> dict[str, Any]:
     rows = [r for r in results.values() if r.get("set") == set_name and "error" not in r]
+    scenario = set_name != "real"
     gold = sum(r["gold"] for r in rows)
     s: dict[str, Any] = {
         "projects": len(rows), "gold": gold,
@@ -442,19 +478,20 @@ def summarise(results: dict[str, dict[str, Any]], set_name: str) -> dict[str, An
         "noise_lines": sum(r["noise_lines"] for r in rows),
         "review_covered": sum(r["review_covered"] for r in rows),
         "review_items": sum(r["review_items"] for r in rows),
-        "errors": [k for k, r in results.items() if r.get("set") == set_name and "error" in r],
+        "errors": [r.get("label", k) for k, r in results.items()
+                   if r.get("set") == set_name and "error" in r],
     }
     cats: dict[str, Any] = {}
-    for c in CATEGORIES + (("tool", "fact") if set_name == "real" else ()):
+    for c in CATEGORIES + (() if scenario else ("tool", "fact")):
         g = sum(r["by_category"].get(c, {}).get("gold", 0) for r in rows)
         h = sum(r["by_category"].get(c, {}).get("held", 0) for r in rows)
         cats[c] = {"gold": g, "recall": ratio(h, g)}
-        if set_name == "heldout":
+        if scenario:
             tp = sum(r["tp"][c] for r in rows)
             fp = sum(r["fp"][c] for r in rows)
             cats[c].update({"tp": tp, "fp": fp, "precision": ratio(tp, tp + fp)})
     s["by_category"] = cats
-    if set_name == "heldout":
+    if scenario:
         tp = sum(sum(r["tp"].values()) for r in rows)
         fp = sum(sum(r["fp"].values()) for r in rows)
         s["precision"] = ratio(tp, tp + fp)
@@ -463,54 +500,87 @@ def summarise(results: dict[str, dict[str, Any]], set_name: str) -> dict[str, An
     return s
 
 
-def tables(results: dict[str, dict[str, Any]]) -> str:
-    def fmt(v: Any) -> Any:
-        return "-" if v is None else v
+def fmt(v: Any) -> Any:
+    return "-" if v is None else v
 
-    real = [[k, r["gold"], r["brief_lines"], r["live_notes"], r["held"], r["searched"],
+
+def real_table(results: dict[str, dict[str, Any]]) -> str:
+    rows = [[r["label"], r["gold"], r["brief_lines"], r["live_notes"], r["held"], r["searched"],
              r["either"], r["noise_lines"], f"{r['rubric_pass']}/{r['brief_lines']}",
              f"{r['review_covered']}/{r['review_items']}", r["seconds"]]
-            for k, r in results.items() if r.get("set") == "real" and "error" not in r]
-    held = []
-    for k, r in results.items():
-        if r.get("set") != "heldout" or "error" in r:
+            for r in results.values() if r.get("set") == "real" and "error" not in r]
+    if not rows:
+        return ""
+    return f"{set_title('real')}\n\n" + common.table(
+        ["project", "facts", "brief lines", "notes", "in memory", "search top3", "either",
+         "noise", "rubric", "review", "s"], rows)
+
+
+def scenario_table(results: dict[str, dict[str, Any]], set_name: str) -> str:
+    """One row per scenario (stdout only: a held-out set's rows stay out of RESULTS.md)."""
+    rows = []
+    for r in results.values():
+        if r.get("set") != set_name or "error" in r:
             continue
         tp, fp = sum(r["tp"].values()), sum(r["fp"].values())
-        held.append([k, r["gold"], r["brief_lines"], r["live_notes"], tp, fp,
+        rows.append([r["label"], r["gold"], r["brief_lines"], r["live_notes"], tp, fp,
                      fmt(ratio(tp, tp + fp)), fmt(ratio(r["held"], r["gold"])),
                      len(r["must_not_hits"]), r["noise_lines"],
                      f"{r['rubric_pass']}/{r['brief_lines']}",
                      f"{r['review_covered']}/{r['review_items']}", r["seconds"]])
-    parts = []
-    if real:
-        parts.append("Real sessions\n\n" + common.table(
-            ["project", "facts", "brief lines", "notes", "in memory", "search top3", "either",
-             "noise", "rubric", "review", "s"], real))
-    if held:
-        parts.append("Held-out scenarios\n\n" + common.table(
-            ["scenario", "gold", "brief lines", "notes", "TP", "FP", "precision", "recall",
-             "must_not", "noise", "rubric", "review", "s"], held))
-    errors = [f"- {k}: {r['error']}" for k, r in results.items() if "error" in r]
-    if errors:
-        parts.append("Errors\n\n" + "\n".join(errors))
-    return "\n\n".join(parts)
+    if not rows:
+        return ""
+    return f"{set_title(set_name)}, per scenario\n\n" + common.table(
+        ["scenario", "gold", "brief lines", "notes", "TP", "FP", "precision", "recall",
+         "must_not", "noise", "rubric", "review", "s"], rows)
 
 
-def category_table(summary: dict[str, Any]) -> str:
+def aggregate_table(summary: dict[str, Any]) -> str:
+    """Per scenario set: its totals and its precision / recall per category."""
     rows = []
-    for c, v in summary.get("heldout", {}).get("by_category", {}).items():
-        rows.append([c, v["gold"], v["tp"], v["fp"], v["precision"] if v["precision"]
-                     is not None else "-", v["recall"] if v["recall"] is not None else "-"])
-    return "Held-out per category\n\n" + common.table(
-        ["category", "gold", "TP", "FP", "precision", "recall"], rows) if rows else ""
+    for name, s in summary.items():
+        if name == "real" or not s["projects"]:
+            continue
+        cats = s["by_category"]
+        rows.append([set_title(name), s["projects"], s["gold"], fmt(s["precision"]),
+                     fmt(s["recall_memory"]),
+                     *(f"{fmt(cats[c]['precision'])} / {fmt(cats[c]['recall'])}"
+                       for c in CATEGORIES),
+                     s["must_not_hits"], s["noise_lines"],
+                     f"{fmt(s['rubric_pass_share'])}", f"{s['review_covered']}/"
+                     f"{s['review_items']}"])
+    if not rows:
+        return ""
+    return "Scenario sets (precision / recall)\n\n" + common.table(
+        ["set", "scenarios", "gold", "precision", "recall", "rule", "command", "pitfall",
+         "must_not", "noise", "rubric", "review"], rows)
+
+
+def details(results: dict[str, dict[str, Any]]) -> str:
+    """What each project missed and what it wrote wrongly (printed with --details only)."""
+    out = []
+    for key, r in results.items():
+        if "error" in r:
+            continue
+        out.append(f"{key}: missed {', '.join(r['missed']) or 'nothing'}")
+        out += [f"  false positive: {t}" for t in r.get("false_items", [])]
+        out += [f"  must_not: {t}" for t in r.get("must_not_hits", [])]
+        out += [f"  noise: {t[:160]}" for t in r.get("noise_examples", [])]
+        out += [f"  rubric fail ({', '.join(f)}): {t[:160]}" for t, f in r["judged"] if f]
+    return "Details\n\n" + "\n".join(out) if out else ""
+
+
+def errors(results: dict[str, dict[str, Any]]) -> str:
+    lines = [f"- {k}: {r['error']}" for k, r in results.items() if "error" in r]
+    return "Errors\n\n" + "\n".join(lines) if lines else ""
 
 
 def write_judged(results: dict[str, dict[str, Any]], path: Path) -> None:
     out = ["# Judged brief lines", "",
            f"Regenerated by `{common.command_line()}` at commit `{common.git_commit()}`; the "
            "checks are those of RUBRIC.md (PASS, or the checks a line fails).", ""]
-    for label, r in results.items():
-        out.append(f"## {r.get('set')}: {label}")
+    for r in results.values():
+        out.append(f"## {set_title(r['set'])}: {r['label']}")
         out.append("")
         if "error" in r:
             out += [f"error: {r['error']}", ""]
@@ -528,34 +598,68 @@ def write_judged(results: dict[str, dict[str, Any]], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help=f"real projects {', '.join(QUICK_REAL)} and held-out "
-                             f"scenarios {', '.join(QUICK_HELDOUT)} only")
+                        help=f"real projects {', '.join(QUICK_REAL)} and dev scenarios "
+                             f"{', '.join(QUICK_HELDOUT)} only")
+    parser.add_argument("--scenarios", type=Path, action="append", metavar="DIR",
+                        help="score the scenario folders under DIR (repeatable) instead of "
+                             "the real sessions and the dev set")
+    parser.add_argument("--details", action="store_true",
+                        help="print what each project missed or wrote wrongly (stdout only)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="copy each project's store (brief, notes) and review answer here")
     args = parser.parse_args()
+    for folder in args.scenarios or []:
+        if not folder.is_dir():
+            sys.exit(f"--scenarios {folder}: no such folder; give a folder of scenario "
+                     "folders, each with a gold.yaml")
     load_before = os.getloadavg()
     t0 = time.perf_counter()
     noise = load_noise()
-    results = run_all(real_projects(args.quick) + heldout_projects(args.quick), noise)
-    summary = {"real": summarise(results, "real"), "heldout": summarise(results, "heldout")}
+    if args.scenarios:
+        sets = {folder.resolve().name: folder for folder in args.scenarios}
+        projects = [p for name, folder in sets.items()
+                    for p in scenario_projects(folder, name, args.quick)]
+    else:
+        sets = {"real": None, DEV: MATERIAL / "heldout"}
+        projects = real_projects(args.quick) + scenario_projects(MATERIAL / "heldout", DEV,
+                                                                 args.quick)
+    results = run_all(projects, noise, args.keep)
+    summary = {name: summarise(results, name) for name in sets}
     load_after = os.getloadavg()
-    text = tables(results) + "\n\n" + category_table(summary)
-    print(text)
-    judged_path = JUDGED if not args.quick else Path(tempfile.gettempdir()) / \
-        "dream-bench-coding-judged_lines.md"
-    write_judged(results, judged_path)
-    print(f"\njudged lines: {judged_path}")
+    categories = "\n\n".join(
+        f"{set_title(name)}, per category\n\n" + common.table(
+            ["category", "gold", "TP", "FP", "precision", "recall"],
+            [[c, v["gold"], v["tp"], v["fp"], fmt(v["precision"]), fmt(v["recall"])]
+             for c, v in s["by_category"].items()])
+        for name, s in summary.items() if name != "real" and s["projects"])
+    recorded = "\n\n".join(p for p in (real_table(results), aggregate_table(summary),
+                                       categories, errors(results)) if p)
+    per_scenario = "\n\n".join(p for p in (scenario_table(results, n) for n in sets
+                                           if n != "real") if p)
+    print("\n\n".join(p for p in (per_scenario, recorded) if p))
+    if args.details:
+        print("\n" + details(results))
+    judged = {k: r for k, r in results.items() if r["set"] in ("real", DEV)}
+    if judged:
+        judged_path = JUDGED if not (args.quick or args.scenarios) else \
+            Path(tempfile.gettempdir()) / "dream-bench-coding-judged_lines.md"
+        write_judged(judged, judged_path)
+        print(f"\njudged lines: {judged_path}")
     figures = {"benchmark": "coding_memory", "quick": args.quick, **summary,
                "seconds": round(time.perf_counter() - t0, 1),
                "load": {"before": [round(x, 2) for x in load_before],
                         "after": [round(x, 2) for x in load_after]}}
     if not args.quick:
-        per = {k: {x: v for x, v in r.items() if x != "judged"} for k, r in results.items()}
+        real = {k: {x: v for x, v in r.items() if x not in ("judged", "false_items")}
+                for k, r in results.items() if r["set"] == "real"}
         load = (f"- load (1/5/15 min) before: {' '.join(f'{x:.2f}' for x in load_before)}, "
                 f"after: {' '.join(f'{x:.2f}' for x in load_after)}")
-        common.append_results("coding memory on real sessions and held-out scenarios "
-                              "(bench/coding_memory.py)", load + "\n\n" + text,
-                              {**figures, "by_project": per})
+        names = ", ".join(set_title(n) for n in sets)
+        common.append_results(f"coding memory: {names} (bench/coding_memory.py)",
+                              load + "\n\n" + recorded,
+                              {**figures, **({"by_project": real} if real else {})})
     common.emit_last_json(figures)
-    if summary["real"]["errors"] or summary["heldout"]["errors"]:
+    if any(s["errors"] for s in summary.values()):
         sys.exit(1)
 
 

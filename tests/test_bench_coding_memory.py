@@ -19,11 +19,12 @@ def test_coding_memory_bench_quick_prints_figures_last(tmp_path):
     assert last["benchmark"] == "coding_memory" and last["quick"] is True
     # every quick project was dreamed and scored (no step of the CLI failed)
     assert last["real"]["projects"] == 2 and last["real"]["errors"] == []
-    assert last["heldout"]["projects"] == 3 and last["heldout"]["errors"] == []
-    assert last["real"]["gold"] == 6 and last["heldout"]["gold"] == 14
-    assert set(last["heldout"]["by_category"]) == {"rule", "command", "pitfall"}
+    assert last["dev"]["projects"] == 3 and last["dev"]["errors"] == []
+    assert last["real"]["gold"] == 6 and last["dev"]["gold"] == 14
+    assert set(last["dev"]["by_category"]) == {"rule", "command", "pitfall"}
     for figure in ("recall_memory", "recall_either"):
         assert 0.0 <= last["real"][figure] <= 1.0
     assert "| scenario" in proc.stdout and "| project" in proc.stdout
+    assert "dev (seen)" in proc.stdout
     judged = tmp_path / "dream-bench-coding-judged_lines.md"
     assert judged.read_text(encoding="utf-8").startswith("# Judged brief lines")
