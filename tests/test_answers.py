@@ -146,3 +146,16 @@ def test_which_value_over_mcp_sets_the_field_and_the_next_run_respects_it(
     run_json(dream, "--model", _later(tmp_path, "later"), "--no-sweep")
     ev = records(dream_home, "events")["dinner-with-jordan"]
     assert ev.get("time") == "20:00"                  # older news does not undo the answer
+
+
+def test_a_question_is_answered_by_its_address_from_anywhere(dream, repo, dream_home,
+                                                             tmp_path, monkeypatch):
+    _asked(dream, dream_home, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)                          # not the project: @user/ still is
+    out = dream("questions", "answer", f"@user/questions/{SAME_KEY}.md", "no").output
+    assert out.startswith(f"answered @user/questions/{SAME_KEY}.md = 'no'")
+    assert records(dream_home, "questions")[SAME_KEY].get("answer") == "no"
+    wrong = dream("questions", "answer", f"@projects/nope/questions/{SAME_KEY}", "no", ok=False)
+    assert wrong.exit_code != 0 and "no store knows a project named 'nope'" in wrong.output

@@ -139,3 +139,23 @@ def test_front_matter_round_trips_exactly(meta):
     text = Document(dict(meta), "body\n").render()
     assert parse(text).meta == meta
     assert yaml.safe_load(text.split("---\n")[1]) == meta
+
+
+def test_crumpling_a_note_record_corrects_its_status(dream, home, dream_home, tmp_path):
+    """A note a run wrote keeps its status in its fields: crumpling it is a correction
+    (evidence said now, the brief drops it in the same commit), not a front-matter edit."""
+    from test_scenarios import records, run_json, stage
+
+    stage(tmp_path, "coding_session.jsonl")
+    run_json(dream, "--model", "rules")
+    key = sorted(records(dream_home, "notes"))[0]
+    assert key in (home["notes"] / "user" / "brief.md").read_text()
+    before = head(home["notes"])
+    out = dream("notes", "crumple", f"@user/notes/{key}").output
+    assert out.startswith(f"crumple @user/notes/{key} -> ")
+    note = records(dream_home, "notes")[key]
+    assert note.get("status") == "crumpled" and note.fields["status"].pass_ == "correct"
+    assert "\nstatus: crumpled" not in (home["notes"] / "user" / "notes" / f"{key}.md"
+                                        ).read_text()                # no stray front matter
+    assert key not in (home["notes"] / "user" / "brief.md").read_text()
+    assert git(home["notes"], "rev-list", "--count", f"{before}..HEAD") == "1"

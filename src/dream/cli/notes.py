@@ -148,5 +148,6 @@ def notes_list(prefix: str | None, crumpled: bool, all_: bool, as_json: bool) ->
 @json_option
 def notes_crumple(address: str, as_json: bool) -> None:
     """Crumple a note: soft-deleted, still visible to a dream, can then be forgotten."""
-    ctx = notes_context(get_app())
-    _report(ctx.service.crumple(address), as_json)
+    from dream.core.notes import crumple
+
+    _report(crumple(get_app(), address), as_json)

@@ -22,11 +22,26 @@ from dream.secrets import redact
 PACK_ENV = "DREAM_PACK_BUNDLES"
 
 
-def scopes_for(app: App) -> tuple[list[Scope], str | None]:
-    """The current project's scope (when a store manages it) and the personal scope."""
+def scopes_for(app: App, project: str | None = None) -> tuple[list[Scope], str | None]:
+    """The current project's scope (or ``project``'s, when a store manages it) and the
+    personal scope."""
     from dream.pipeline.answers import app_scopes
 
-    return app_scopes(app)
+    return app_scopes(app, project)
+
+
+def scope_of(app: App, address: str) -> tuple[Scope, str, str | None]:
+    """(scope, path inside its store, project key of the run) for a record's address. An
+    ``@projects/<name>/`` address is that project's wherever the command runs."""
+    from dream.pipeline.answers import address_project
+
+    scopes, key = scopes_for(app, address_project(address))
+    relpath = parse(address).relpath
+    scope = next((s for s in scopes if relpath.startswith(s.root.rstrip("/") + "/")), None)
+    if scope is None:
+        raise BadInput(f"{address} is not in this project or in @user/",
+                       "run 'dream correct' inside the project the record belongs to")
+    return scope, relpath, key
 
 
 def run_options(app: App, **kw: Any) -> RunOptions:
@@ -82,12 +97,7 @@ def correct(app: App, address: str, field: str, value: str) -> Correction:
     """A correction typed now: evidence said at this moment, applied by a realtime run.
     The value is redacted before it is stored, run or echoed."""
     value = redact(value)[0]
-    scopes, key = scopes_for(app)
-    relpath = parse(address).relpath
-    scope = next((s for s in scopes if relpath.startswith(s.root.rstrip("/") + "/")), None)
-    if scope is None:
-        raise BadInput(f"{address} is not in this project or in @user/",
-                       "run 'dream correct' inside the project the record belongs to")
+    scope, relpath, key = scope_of(app, address)
     kind, _ = target_of(scope, relpath)
     head = scope.store.repo.head()
     if head is None or scope.store.repo.read_at(head, relpath) is None:

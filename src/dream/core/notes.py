@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dream.app import App
+from dream.errors import BadInput, NotManaged
 from dream.notes.dreaming import CLI_OWNER, DreamSession
-from dream.notes.service import NotesService
+from dream.notes.service import NoteChange, NotesService
 from dream.store.registry import Project
 from dream.store.store import Store
 
@@ -41,3 +42,31 @@ def begin(app: App, project: str | None, owner: str, session_id: str | None = No
     current = app.current_project(project)
     return DreamSession.begin(app.notes_store(), app.db, current.key, current.name, owner,
                               session_id=session_id)
+
+
+def crumple(app: App, address: str, owner: str = CLI_OWNER) -> NoteChange:
+    """Crumple the note at ``address``. A note record a run wrote (kind ``note``, with
+    per-field provenance) is crumpled by correcting its ``status``: evidence said now, so no
+    older message revives it, and the brief drops it in the same commit. Any other note goes
+    through the notes service (its front matter ``status``), inside ``owner``'s open dream
+    if it has one."""
+    from dream.core.dreams import correct, scope_of
+    from dream.kinds.records import Record
+    from dream.store.document import sha256
+
+    record = None
+    try:
+        scope, relpath, _key = scope_of(app, address)
+    except (BadInput, NotManaged):      # a session note, or a project no store manages
+        pass
+    else:
+        head = scope.store.repo.head()
+        data = scope.store.repo.read_at(head, relpath) if head else None
+        record = Record.loads(data.decode("utf-8", "replace")) if data else None
+    if record is None or record.kind != "note":
+        return notes_context(app, owner).service.crumple(address)
+    done = correct(app, address, "status", "crumpled")
+    head = scope.store.repo.head()
+    after = scope.store.repo.read_at(head, relpath) if head else None
+    return NoteChange(address, relpath, "crumple", sha256(after) if after else None,
+                      done.run.commit, False)

@@ -39,10 +39,11 @@ RETIRED = {"event": ("status", "declined"), "todo": ("status", "done"),
 
 
 def open_questions(scopes: list[Scope]) -> list[dict[str, Any]]:
-    """Every open question of ``scopes`` at their stores' HEAD, in key order."""
+    """Every open question of ``scopes`` at their stores' HEAD, in key order (only the
+    ``questions/`` folder is read, so listing stays cheap in a large store)."""
     out = []
     for scope in scopes:
-        state = load_state(scope, scope.store.repo.head())
+        state = load_state(scope, scope.store.repo.head(), kind="question")
         for rec in state.of_kind("question"):
             values = rec.values()
             if values.get("status", "open") != "open":
@@ -57,8 +58,13 @@ def open_questions(scopes: list[Scope]) -> list[dict[str, Any]]:
 
 
 def find_question(scopes: list[Scope], key: str) -> tuple[Scope, State, Record]:
-    """The scope, state and record of question ``key``, or :class:`NoteNotFound`."""
-    key = key.strip().removeprefix("questions/").removesuffix(".md").rsplit("/", 1)[-1]
+    """The scope, state and record of question ``key`` (a key, or an address such as
+    ``@user/questions/KEY``, which picks its scope), or :class:`NoteNotFound`."""
+    key = key.strip()
+    if key.startswith("@"):
+        prefix = key.removesuffix(".md").rsplit("/questions/", 1)[0]
+        scopes = [s for s in scopes if s.address_prefix == prefix]
+    key = key.removeprefix("questions/").removesuffix(".md").rsplit("/", 1)[-1]
     for scope in scopes:
         state = load_state(scope, scope.store.repo.head())
         rec = state.get("question", key)
@@ -145,10 +151,11 @@ def _first_said(rec: Record) -> str:
     return min((fv.said_at for fv in rec.fields.values()), default="")
 
 
-def app_scopes(app: Any) -> tuple[list[Scope], str | None]:
-    """The current project's scope (when a store manages it) and the personal scope."""
+def app_scopes(app: Any, project: str | None = None) -> tuple[list[Scope], str | None]:
+    """The current project's scope (or that of ``project``, a name or key a store knows;
+    when a store manages it) and the personal scope."""
     app.home.require()
-    current = app.current_project()      # the one resolver of the current project
+    current = app.current_project(project)      # the one resolver of the current project
     scopes = []
     key = None
     if current.store is not None:
@@ -159,11 +166,34 @@ def app_scopes(app: Any) -> tuple[list[Scope], str | None]:
     return scopes, key
 
 
+def address_project(address: str) -> str | None:
+    """The project an ``@projects/<name>/...`` address names (None for any other)."""
+    parts = address.strip().split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "@projects" and parts[1] else None
+
+
+def every_scope(app: Any) -> list[Scope]:
+    """Every project some store is primary for (by name), then the personal scope: what
+    a page that is not run inside one project shows."""
+    app.home.require()
+    scopes = []
+    for store in app.stores.all():
+        for key, entry in store.projects.items():
+            if entry.get("primary"):
+                name = app.stores.name_of(key) or key
+                scopes.append(Scope(store, f"projects/{name}", key, name))
+    scopes.sort(key=lambda s: s.name)
+    scopes.append(Scope(app.notes_store(), "user", None, "user"))
+    return scopes
+
+
 def answer_question(app: Any, key: str, answer: str) -> dict[str, Any]:
-    """Answer question ``key`` now and apply it in one realtime run (one commit)."""
+    """Answer question ``key`` now and apply it in one realtime run (one commit). ``key``
+    may be the question's address (``@projects/<name>/questions/KEY``), which answers it
+    in that project wherever the command runs."""
     from dream.pipeline.run import RunOptions, run_dream
 
-    scopes, project_key = app_scopes(app)
+    scopes, project_key = app_scopes(app, address_project(key))
     scope, item_id, stored = record_answer(app.db, scopes, key, answer)
     opts = RunOptions(mode="realtime", sweep=False, only_ids=[item_id],
                       brief_tokens=int(app.config.get("run", "brief_tokens", 2000)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
-from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path
+from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path, record_path
 from dream.kinds.text import parse_when
 from dream.store.store import Store
 
@@ -82,17 +82,24 @@ class State:
         return out[:limit]
 
 
-def load_state(scope: Scope, commit: str | None) -> State:
+def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> State:
+    """The records of ``scope`` at ``commit`` (only those of ``kind`` when given: its
+    folder alone is listed and read)."""
     state = State(scope=scope, commit=commit)
     if commit is None:
         return state
     repo = scope.store.repo
     prefix = scope.root.rstrip("/") + "/"
-    for path, sha in repo.list_files(commit):
+    under = None
+    if kind is not None:
+        folder = record_path(kind, "key").rpartition("/")[0]
+        under = prefix + (folder + "/" if folder else "")
+    for path, sha in repo.list_files(commit, under):
         if not path.startswith(prefix):
             continue
         rel = path[len(prefix):]
-        if kind_of_path(rel) is None:
+        found = kind_of_path(rel)
+        if found is None or (kind is not None and found[0] != kind):
             continue
         parsed = _PARSED.get(sha)
         if parsed is None:

@@ -331,9 +331,10 @@ class Repo:
     def read_at(self, commit: str, path: str) -> bytes | None:
         return self.reader.read(commit, path)
 
-    def list_files(self, commit: str) -> list[tuple[str, str]]:
-        """(path, blob sha) of every file at a commit."""
-        out = self.git("ls-tree", "-r", "-z", "--full-tree", commit)
+    def list_files(self, commit: str, under: str | None = None) -> list[tuple[str, str]]:
+        """(path, blob sha) of every file at a commit (below folder ``under`` when given)."""
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", commit,
+                       *(["--", under] if under else []))
         result = []
         for entry in out.split("\x00"):
             if not entry:
