@@ -50,7 +50,8 @@ pre.text{white-space:pre-wrap;background:#fafafa;padding:6px}
 def _page(title: str, body: str) -> str:
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            "<header><a href=\"/\"><b>Dream</b> runs</a></header>"
+            "<header><a href=\"/\"><b>Dream</b> runs</a>"
+            " · <a href=\"/questions\" id=\"nav-questions\">questions</a></header>"
             f"<main>{body}</main></body></html>")
 
 

@@ -140,3 +140,9 @@ def set_status(conn: sqlite3.Connection, p: Proposal, status: str, *, why: str |
             " VALUES (?, ?, ?, ?, ?, ?)",
             (p.fingerprint, p.slug, p.pass_name, p.run_id, why, at),
         )
+
+
+def open_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Review run id -> how many of its proposals still wait for a decision."""
+    return dict(conn.execute("SELECT run_id, count(*) FROM review_proposals WHERE "
+                             "status='proposed' GROUP BY run_id ORDER BY run_id").fetchall())

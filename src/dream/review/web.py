@@ -10,7 +10,9 @@ requests whose ``Host`` is not a loopback name are refused (DNS-rebinding protec
 Pages: ``/`` (runs with status, cost, tokens and duration, and plots of cost and memory
 growth over runs), ``/runs/<id>`` (one run: figures, details, the diff of its commits, and
 Promote/Discard for a dream run left for review; a review's proposals with Accept/Reject),
-``/api/runs`` (the same data as JSON). Memory size after a run is the number of Markdown
+``/api/runs`` (the same data as JSON), ``/questions`` (open questions with answer forms;
+:mod:`dream.review.steer` answers them, corrects fields and crumples notes through the
+command line's own functions). Memory size after a run is the number of Markdown
 documents (``brief.md`` and ``.dream/`` excluded) in each store at the run's commit, summed
 over the stores seen so far.
 """
@@ -37,6 +39,8 @@ from dream import runs as run_records
 from dream.app import App
 from dream.errors import BadInput, DreamError
 from dream.review import pages
+from dream.review.steer import ACTIONS as STEER_ACTIONS
+from dream.review.steer import Steering
 from dream.store.git import looks_like_sha
 
 MIN_TOKEN_LENGTH = 16
@@ -243,6 +247,7 @@ class ReviewServer:
             token = secrets.token_urlsafe(24)
         check_bind(host, token)
         self.view = RunsView(app)
+        self.steer = Steering(self.view)
         self.host = host
         self.token = token or None
         self.csrf = secrets.token_urlsafe(24)    # forms carry it; other origins cannot read it
@@ -314,18 +319,24 @@ class ReviewServer:
                 return 404, HTML, pages.error_page(404, f"no run '{run_id}': list runs at /")
             done = (query.get("done") or [""])[0]
             return 200, HTML, pages.run_page(run, self.csrf, done)
+        found = self.steer.get(path, query, self.csrf)
+        if found is not None:
+            return found
         return 404, HTML, pages.error_page(404, f"no page {path}")
 
     def post(self, path: str, form: dict[str, list[str]]) -> tuple[int, str, str, str | None]:
         """(status, type, body, redirect) for accept/reject of a review's proposal and
         promote/discard of a dream run left for review; same functions as the CLI."""
         parts = path.strip("/").split("/")
-        if len(parts) != 3 or parts[0] != "runs" or \
-                parts[2] not in ("accept", "reject", "promote", "discard"):
+        steering = path in STEER_ACTIONS
+        if not steering and (len(parts) != 3 or parts[0] != "runs" or
+                             parts[2] not in ("accept", "reject", "promote", "discard")):
             return 404, HTML, pages.error_page(404, f"no action {path}"), None
         if not hmac.compare_digest((form.get("csrf") or [""])[0].encode(), self.csrf.encode()):
             return 403, HTML, pages.error_page(
                 403, "this form is stale or came from another site: reload the page"), None
+        if steering:
+            return self.steer.post(path, form)
         run_id, action = unquote(parts[1]), parts[2]
         if action in ("promote", "discard"):
             return self._decide_run(run_id, action == "promote")
