@@ -92,7 +92,8 @@ def test_an_unrelated_message_lends_no_field_to_a_plan(dream, repo, dream_home, 
     dream_days(dream, tmp_path, [
         msg(1, "2026-03-02T09:00:00Z", "Dinner with Jordan on Friday at 19:00?",
             author="Jordan", role="other", stream="group"),
-        msg(2, "2026-03-02T11:30:00Z", "Anyone seen my keys? Left them at the Golden Gym on "
+        msg(2, "2026-03-02T09:20:00Z", "Count me in!", stream="group"),
+        msg(3, "2026-03-02T11:30:00Z", "Anyone seen my keys? Left them at the Golden Gym on "
             "Tuesday at 8am", author="Kim", role="other", stream="group"),
     ])
     events = records(dream_home, "events")

@@ -162,7 +162,7 @@ def test_correction_survives_older_but_not_newer_evidence(provider, dream, repo,
     dream("init")
     stage(tmp_path, "day1", [{"id": "d1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jordan",
                               "role": "other", "author": "Jordan",
-                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+                              "text": "Dinner at Nobu on Friday at 7pm? I booked a table."}])
     def answers(name: str, *ops: dict) -> str:
         return script(tmp_path, name, {"ops": list(ops)})
 
@@ -341,7 +341,7 @@ def test_hand_edit_survives_older_evidence(dream, repo, dream_home, tmp_path):
     dream("init")
     stage(tmp_path, "day1", [{"id": "h1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jordan",
                               "role": "other", "author": "Jordan",
-                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+                              "text": "Dinner at Nobu on Friday at 7pm? I booked a table."}])
     run_json(dream, "--model", "rules")
     key = "dinner-nobu-2026-03-13"
     path = dream_home / "notes" / "user" / "events" / f"{key}.md"

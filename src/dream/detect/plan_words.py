@@ -154,6 +154,8 @@ PAST = re.compile(r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (
                    r"sunday)|used to|i'?ve been|we'?ve been)\b", re.I)
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
                      r"plan(?:ning)? to|can'?t wait|looking forward)\b", re.I)
+# a clause that says something is not so ("I can't make 7", "ich schaff es nicht")
+NEGATED = re.compile(r"\b(?:not|never|n't|nicht|kein(?:e|en)?|pas|jamais|no|nunca)\b|n't\b", re.I)
 # a question asking for a change ("could we move it to 14:00?", "how about Sunday?")
 ASK_CHANGE = re.compile(r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
                          r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b", re.I)

@@ -40,6 +40,7 @@ from dream.detect.plan_words import (
     GENERIC,
     MOVE,
     NEEDS_MODIFIER,
+    NEGATED,
     NOT_PLAN,
     PAST,
     PLACE,
@@ -167,6 +168,13 @@ class PlanReader:
             # "tomorrow" or "on Friday" as a suggestion between friends is)
             if status is None and author and not TENTATIVE.search(clause) and \
                     FULL_DATE.search(clause) and (clock or plan.fields.get("time")) and \
+                    plan.fields.get("status", "proposed") == "proposed":
+                status = "confirmed"
+            # the user telling of their own plan, with its day and time, as a fact
+            # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
+            if status is None and item.role == "user" and activity and date and clock and \
+                    not TENTATIVE.search(clause) and not PAST.search(clause) and \
+                    not NEGATED.search(clause) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "confirmed"
             if activity and plan.activity.split()[-1] in GENERIC and \
@@ -320,8 +328,10 @@ class PlanReader:
         return None
 
     def flush(self) -> list[Finding]:
-        """The events of the plans followed so far (a plan without a date or time, or with
-        neither a place nor anybody in it, is not an event yet)."""
+        """The events of the plans followed so far. A plan without a date or time, or with
+        neither a place nor anybody in it, is not an event yet; nor is a new plan nobody has
+        booked, confirmed, declined or cancelled by the end of the call (a suggestion: a
+        wrong "Coming up" line costs more than a missing one)."""
         self.found = []
         active = [p for p in self.plans if p.fields.get("status") != "cancelled"]
         titles: dict[int, str] = {}
@@ -348,6 +358,8 @@ class PlanReader:
             if not plan.handle_row and not (plan.fields.get("place") or plan.participants):
                 continue        # nor one with neither a place nor anybody in it
             status = plan.fields.get("status")
+            if not plan.handle_row and status in (None, "proposed"):
+                continue        # a suggestion nobody agreed to is no plan yet
             replaced = status == "cancelled" and any(
                 o is not plan and same_activity(o.activity, plan.activity) and o.steps
                 for o in active)
