@@ -296,7 +296,10 @@ def counting_server() -> Any:
     system message, when it reaches 1,024 tokens and was seen before), and
     ``cacheable_prefix_tokens``: the longest prefix the request shares with one of the last
     16 requests of its label, whatever its length, which is what a prompt cache could reuse
-    at best."""
+    at best. The same figures are also kept per ``label#purpose`` (the JSON schema's name:
+    propose, sweep, merge, memory_update...). With ``record`` set, each request's flattened
+    prompt is kept in ``prompts`` as ``(label, prompt)`` so a benchmark can measure what
+    the calls of one run share."""
     sys.path.insert(0, str(REPO / "tests"))
     from fake_servers import FakeOpenAIServer
 
@@ -309,6 +312,8 @@ def counting_server() -> Any:
             self.stats: dict[str, dict[str, int]] = {}
             self._recent: dict[str, list[str]] = {}
             self._planted: dict[str, str] = {}
+            self.record = False
+            self.prompts: list[tuple[str, str]] = []
 
         def plant(self, body_text: str, content: str) -> None:
             """Answer the request whose last message is ``body_text`` with ``content``
@@ -343,18 +348,23 @@ def counting_server() -> Any:
                    "output_tokens": usage["completion_tokens"],
                    "cached_tokens": usage["prompt_tokens_details"]["cached_tokens"]}
             prompt = _flatten_messages(body.get("messages") or [])
+            purpose = ((body.get("response_format") or {}).get("json_schema") or {}).get(
+                "name") or "answer"
             with self._lock:
                 label = self.label
                 recent = self._recent.setdefault(label, [])
                 best = max((len(os.path.commonprefix([e, prompt])) for e in recent), default=0)
                 recent.append(prompt)
                 del recent[:-16]
-                s = self.stats.setdefault(label, dict.fromkeys(
-                    ("calls", "input_tokens", "output_tokens", "cached_tokens",
-                     "cacheable_prefix_tokens"), 0))
-                for key in ("calls", "input_tokens", "output_tokens", "cached_tokens"):
-                    s[key] += got[key]
-                s["cacheable_prefix_tokens"] += tokens.count(prompt[:best]) if best else 0
+                if self.record:
+                    self.prompts.append((label, prompt))
+                for key_label in (label, f"{label}#{purpose}"):
+                    s = self.stats.setdefault(key_label, dict.fromkeys(
+                        ("calls", "input_tokens", "output_tokens", "cached_tokens",
+                         "cacheable_prefix_tokens"), 0))
+                    for key in ("calls", "input_tokens", "output_tokens", "cached_tokens"):
+                        s[key] += got[key]
+                    s["cacheable_prefix_tokens"] += tokens.count(prompt[:best]) if best else 0
             return reply
 
     return CountingOpenAIServer()

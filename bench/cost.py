@@ -282,19 +282,45 @@ class DreamSide:
         self.app = common.new_app()
         self.runs: list[dict[str, Any]] = []
         self.run_input: list[int] = []     # input tokens of each run, in order
+        # per run with two or more calls: (calls, prompt tokens, tokens in a shared prefix)
+        self.shared: list[tuple[int, int, int]] = []
 
     def collect(self, paths: list[Path], source: str) -> None:
         common.collect(self.app, paths, source)
 
     def run(self) -> None:
         before = self.server.stats.get(self.server.label, {}).get("input_tokens", 0)
-        rows = common.dream_run(self.app, "bench-rules", self.settings)
+        self.server.record, self.server.prompts = True, []
+        try:
+            rows = common.dream_run(self.app, "bench-rules", self.settings)
+        finally:
+            self.server.record = False
         bad = [r for r in rows if r["status"] != "ok"]
         if bad:
             raise RuntimeError(f"dream run {bad[0]['status']}: {bad[0]['error']}")
         self.runs += rows
         self.run_input.append(
             self.server.stats.get(self.server.label, {}).get("input_tokens", 0) - before)
+        prompts = [p for _label, p in self.server.prompts]
+        if len(prompts) > 1:
+            self.shared.append((len(prompts), *shared_prefix_tokens(prompts)))
+
+
+def shared_prefix_tokens(prompts: list[str]) -> tuple[int, int]:
+    """(prompt tokens, tokens in a prefix shared by the run's calls): each call counts the
+    longest prefix it shares with another call of the same run (the first call's too: a
+    cache would hold it for the others)."""
+    import os
+
+    from dream import tokens
+
+    total = shared = 0
+    for i, prompt in enumerate(prompts):
+        best = max(len(os.path.commonprefix([prompt, other]))
+                   for j, other in enumerate(prompts) if j != i)
+        total += tokens.count(prompt)
+        shared += tokens.count(prompt[:best]) if best else 0
+    return total, shared
 
 
 def messages_from_spool(app: Any, tools: bool = False) -> list[Message]:
@@ -324,6 +350,50 @@ def locomo_dataset(tmp: Path, quick: bool) -> tuple[list[tuple[Path, list[Messag
                     for t in conv.sessions[n]]
             days.append((path, msgs))
     return days, len(convs)
+
+
+def line_days(path: Path) -> list[tuple[str, bytes]]:
+    """Each line of a transcript with the UTC day it belongs to: its own ``timestamp`` (at
+    the top or in ``payload``), never earlier than the line before it (a nightly run never
+    sees a line before the ones above it); a line without one belongs to the day of the
+    line before it, or of the first dated line."""
+    raw = path.read_bytes().splitlines(keepends=True)
+    own: list[str] = []
+    for line in raw:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        stamp = ""
+        if isinstance(data, dict):
+            payload = data.get("payload")
+            stamp = str(data.get("timestamp") or (
+                payload.get("timestamp") if isinstance(payload, dict) else "") or "")
+        own.append(stamp[:10] if re.match(r"\d{4}-\d\d-\d\d", stamp) else "")
+    day = next((d for d in own if d), "0000-00-00")
+    out = []
+    for line, d in zip(raw, own, strict=True):
+        day = max(day, d) if d else day
+        out.append((day, line))
+    return out
+
+
+def nightly_transcripts(files: list[Path], folder: Path) -> Any:
+    """The transcripts as they stood each night: for each UTC day with lines, in order,
+    every file's lines up to that day are written to ``folder`` (same file names, growing
+    as an agent appends) and the files that grew are yielded with the day."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = {p: line_days(p) for p in files}
+    days = sorted({d for ls in lines.values() for d, _ in ls})
+    for day in days:
+        grew = []
+        for p, ls in lines.items():
+            today = [line for d, line in ls if d == day]
+            if today:
+                with open(folder / p.name, "ab") as fh:
+                    fh.writelines(today)
+                grew.append(folder / p.name)
+        yield day, grew
 
 
 def agent_files(source: str, quick: bool = False) -> list[Path]:
@@ -356,6 +426,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             run_per_session(client, server, [day for _, day in conv_days])
         runs = weekly_runs = 0
         growth: dict[int, list[int]] = {}
+        shared: dict[str, list[tuple[int, int, int]]] = {"dream": [], "dream-weekly": []}
+        dream_rows: dict[str, list[dict[str, Any]]] = {"dream": [], "dream-weekly": []}
         try:
             for conv_id, conv_days in by_conv.items():   # own home per person
                 server.label = "locomo/dream"
@@ -365,6 +437,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                         dream.collect([path], "jsonl")
                         dream.run()
                     runs += len(dream.runs)
+                    shared["dream"] += dream.shared
+                    dream_rows["dream"] += dream.runs
                     for i, tokens_in in enumerate(dream.run_input, 1):
                         growth.setdefault(i, []).append(tokens_in)
                     dream.app.close()
@@ -375,27 +449,38 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                         weekly.collect([p for p, _ in conv_days[start:start + WEEK]], "jsonl")
                         weekly.run()
                     weekly_runs += len(weekly.runs)
+                    shared["dream-weekly"] += weekly.shared
+                    dream_rows["dream-weekly"] += weekly.runs
                     weekly.app.close()
         except (ImportError, RuntimeError) as exc:
             missing["locomo/dream"] = f"not available: {exc}"
         results["locomo"] = {
             "messages": len(all_msgs), "conversations": n_conv, "days": len(days),
             "dream_runs": runs, "dream_weekly_runs": weekly_runs,
+            "multi_call_runs": shared_summary(shared["dream"]),
+            "multi_call_runs_weekly": shared_summary(shared["dream-weekly"]),
+            "dream_reported": reported(dream_rows["dream"]),
+            "dream_weekly_reported": reported(dream_rows["dream-weekly"]),
             "input_tokens_per_run_by_run_number": {
                 str(n): {"runs": len(growth[n]), "mean": round(sum(growth[n]) / len(growth[n]))}
                 for n in GROWTH_AT if n in growth}}
         # agent transcripts ---------------------------------------------------------------
         for source in AGENT_SOURCES:
             files = agent_files(source, args.quick)
-            with common.temp_home(prefix=f"cost-{source}-"):
-                try:
-                    side = DreamSide(server)
-                    side.collect(files, source)
+            with common.temp_home(prefix=f"cost-{source}-") as src_tmp:
+                side = DreamSide(server)
+                server.label = f"{source}/dream"
+                try:     # nightly: each night collects what the agents appended, then runs
+                    days = 0
+                    for _day, grew in nightly_transcripts(files, src_tmp / "transcripts"):
+                        side.collect(grew, source)
+                        side.run()
+                        days += 1
                     msgs = messages_from_spool(side.app)
                     with_tools = messages_from_spool(side.app, tools=True)
                     sessions = sessions_from_spool(side.app)
                 except (ImportError, RuntimeError) as exc:
-                    missing[source] = f"collect not available: {exc}"
+                    missing[f"{source}/dream"] = f"not available: {exc}"
                     continue
                 server.label = f"{source}/baseline"
                 run_baseline(client, msgs, False)
@@ -405,16 +490,35 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 run_baseline(client, with_tools, True, server)
                 server.label = f"{source}/per-session"
                 run_per_session(client, server, sessions)
-                server.label = f"{source}/dream"
-                try:
-                    side.run()
-                except RuntimeError as exc:
-                    missing[f"{source}/dream"] = f"not available: {exc}"
                 results[source] = {"messages": len(msgs), "files": len(files),
-                                   "sessions": len(sessions), "dream_runs": len(side.runs)}
+                                   "sessions": len(sessions), "days": days,
+                                   "dream_runs": len(side.runs),
+                                   "multi_call_runs": shared_summary(side.shared),
+                                   "dream_reported": reported(side.runs)}
                 side.app.close()
         stats = server.stats
     return summarise(results, stats, missing, args)
+
+
+def shared_summary(runs: list[tuple[int, int, int]]) -> dict[str, Any]:
+    """Runs with two or more calls: how many, their calls, and the share of their prompt
+    tokens in a prefix shared by the run's calls (over all of them, and the median run)."""
+    if not runs:
+        return {"runs": 0}
+    shares = sorted(shared / total for _calls, total, shared in runs if total)
+    return {"runs": len(runs), "calls": sum(c for c, _t, _s in runs),
+            "prompt_tokens": sum(t for _c, t, _s in runs),
+            "shared_prefix_tokens": sum(s for _c, _t, s in runs),
+            "shared_prefix_share": round(sum(s for _c, _t, s in runs)
+                                         / max(1, sum(t for _c, t, _s in runs)), 3),
+            "median_run_share": round(shares[len(shares) // 2], 3) if shares else None}
+
+
+def reported(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """What Dream's own run rows recorded from the provider's answers (usage as the
+    server reported it, ``cached_tokens`` included)."""
+    return {k: sum(int(r.get(k) or 0) for r in rows)
+            for k in ("calls", "input_tokens", "output_tokens", "cached_tokens")}
 
 
 def sessions_from_spool(app: Any) -> list[list[Message]]:
@@ -472,7 +576,12 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
                     ratio["input_cache_adjusted"] = (round(base[key] / dream[key], 2)
                                                      if dream[key] else None)
                     entry["ratios"][f"{system}/{dsys}"] = ratio
+        entry["calls_by_purpose"] = {
+            system: {key.split("#", 1)[1]: v["calls"] for key, v in sorted(stats.items())
+                     if key.startswith(f"{dataset}/{system}#")}
+            for system in ("dream", "dream-weekly") if f"{dataset}/{system}" in stats}
         figures["datasets"][dataset] = entry
+    figures["targets"] = targets(figures["datasets"])
     text = common.table(["dataset", "system", "messages", "calls/1k", "input/1k",
                          "cacheable prefix/1k", "cached/1k", "output/1k",
                          "input cache-adj. (4o-mini)/1k", "shared prefix share"], rows)
@@ -482,8 +591,23 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
     ratios = common.table(["dataset", "ratio", "calls", "input tokens",
                            "input cache-adjusted", "output tokens"],
                           ratio_rows) if ratio_rows else "(no ratios: Dream's run is missing)"
+    target_rows = [[t["what"], t["measured"], t["target"], "met" if t["met"] else "MISSED"]
+                   for t in figures["targets"]]
+    ratios += "\n\n" + common.table(["target (issue 15)", "measured", "target", ""],
+                                    target_rows)
     growth = figures["datasets"].get("locomo", {}).get("input_tokens_per_run_by_run_number")
     notes = []
+    for d, e in figures["datasets"].items():
+        for key, label in (("multi_call_runs", "nightly"), ("multi_call_runs_weekly", "weekly")):
+            m = e.get(key)
+            if m and m.get("runs"):
+                notes.append(f"{d} ({label}): {m['runs']} runs of two or more calls "
+                             f"({m['calls']} calls), {m['shared_prefix_share']:.0%} of their "
+                             f"prompt tokens in a prefix shared by the run's calls (median "
+                             f"run {m['median_run_share']:.0%})")
+        for system, purposes in e.get("calls_by_purpose", {}).items():
+            notes.append(f"{d} {system} calls by purpose: "
+                         + ", ".join(f"{k} {v}" for k, v in purposes.items()))
     if growth:
         notes.append("Dream's input tokens per LoCoMo nightly run as the state grows: "
                      + ", ".join(f"run {k}: {v['mean']:,} (mean of {v['runs']})"
@@ -503,6 +627,35 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
                        + "".join(f"\n\n- {line}" for line in notes)
                        + ("\n\n" + extra if extra else ""), figures)
     return figures
+
+
+def targets(datasets: dict[str, Any]) -> list[dict[str, Any]]:
+    """The done-when figures of issue 15: ratios against the plain per-message baseline
+    (``HEADLINE_BASELINE``) at nightly cadence, calls weekly on LoCoMo, and the share of a
+    multi-call run's prompt in a prefix its calls share."""
+    out = []
+
+    def add(what: str, measured: float | None, target: float, at_least: bool = True) -> None:
+        met = measured is not None and (measured >= target if at_least else measured <= target)
+        out.append({"what": what, "measured": measured, "target": target, "met": met})
+
+    for d, e in datasets.items():
+        r = e["ratios"].get(f"{HEADLINE_BASELINE}/dream")
+        if not r:
+            continue
+        add(f"{d}: input tokens, per-message / Dream nightly", r["input_tokens"],
+            10 if d == "locomo" else 3)
+        add(f"{d}: calls, per-message / Dream nightly", r["calls"], 10)
+        weekly = e["ratios"].get(f"{HEADLINE_BASELINE}/dream-weekly")
+        if weekly:
+            add(f"{d}: calls, per-message / Dream weekly", weekly["calls"], 30)
+        for key in ("multi_call_runs", "multi_call_runs_weekly"):
+            m = e.get(key) or {}
+            if m.get("runs"):
+                add(f"{d}: shared-prefix share of multi-call runs"
+                    f"{' (weekly)' if key.endswith('weekly') else ''}",
+                    m["shared_prefix_share"], 0.5)
+    return out
 
 
 def plot(figures: dict[str, Any]) -> None:
