@@ -301,7 +301,7 @@ def counting_server() -> Any:
     prompt is kept in ``prompts`` as ``(label, prompt)`` so a benchmark can measure what
     the calls of one run share."""
     sys.path.insert(0, str(REPO / "tests"))
-    from fake_servers import FakeOpenAIServer
+    from fake_servers import FakeOpenAIServer, schema_prompt
 
     from dream import tokens
 
@@ -347,9 +347,11 @@ def counting_server() -> Any:
             got = {"calls": 1, "input_tokens": usage["prompt_tokens"],
                    "output_tokens": usage["completion_tokens"],
                    "cached_tokens": usage["prompt_tokens_details"]["cached_tokens"]}
-            prompt = _flatten_messages(body.get("messages") or [])
-            purpose = ((body.get("response_format") or {}).get("json_schema") or {}).get(
-                "name") or "answer"
+            structured = (body.get("response_format") or {}).get("json_schema") or {}
+            purpose = structured.get("name") or "answer"
+            # the answer schema opens the prompt, as the server counts it
+            prompt = schema_prompt(structured.get("schema")) + _flatten_messages(
+                body.get("messages") or [])
             with self._lock:
                 label = self.label
                 recent = self._recent.setdefault(label, [])

@@ -5,7 +5,10 @@ thread. It records every request (path, headers, parsed JSON body) and answers f
 queue of scripted :class:`Reply` objects; when the queue is empty it either answers
 automatically (``auto=True``: a valid minimal answer for the request's schema, with token
 usage counted by :func:`dream.tokens.count` and simulated prefix caching) or returns a 500
-that names the missing script.
+that names the missing script. The answer schema counts as input, at the start of the
+prompt, as the providers treat it: OpenAI's structured-output schema is a prefix of the
+system message, Anthropic's tool definitions come before the system prompt (both are
+cached with it).
 
     with FakeOpenAIServer() as server:
         server.enqueue(server.rate_limited(retry_after=1), server.answer({"ops": []}))
@@ -46,6 +49,11 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any                              # parsed JSON, or the raw text when not JSON
+
+
+def schema_prompt(schema: Any) -> str:
+    """The text an answer schema adds to a prompt (compact JSON), as counted here."""
+    return json.dumps(schema, separators=(",", ":"), sort_keys=True) if schema else ""
 
 
 def minimal_instance(schema: dict[str, Any], root: dict[str, Any] | None = None) -> Any:
@@ -282,9 +290,10 @@ class FakeOpenAIServer(FakeServer):
         messages = body.get("messages") or []
         texts = [m.get("content") if isinstance(m.get("content"), str) else
                  json.dumps(m.get("content")) for m in messages]
-        prompt_tokens = sum(tokens.count(t or "") for t in texts)
-        prefix = texts[0] if messages and messages[0].get("role") in ("system", "developer") \
-            else ""
+        schema_text = schema_prompt(fmt.get("json_schema", {}).get("schema"))
+        prompt_tokens = tokens.count(schema_text) + sum(tokens.count(t or "") for t in texts)
+        prefix = schema_text + (texts[0] if messages and messages[0].get("role") in (
+            "system", "developer") else "")
         prefix_tokens = tokens.count(prefix)
         cached, _ = self._cached(prefix, prefix_tokens)
         cached = (cached // CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS
@@ -350,8 +359,13 @@ class FakeAnthropicServer(FakeServer):
         system = body.get("system") or []
         if isinstance(system, str):
             system = [{"type": "text", "text": system}]
+        tools_text = "".join(schema_prompt(t.get("input_schema")) for t in tools)
         cached_text = "".join(b.get("text", "") for b in system if b.get("cache_control"))
+        # a cache breakpoint on the system prompt caches the tools before it as well
+        cached_text = tools_text + cached_text if cached_text else ""
         other_system = "".join(b.get("text", "") for b in system if not b.get("cache_control"))
+        if not cached_text:
+            other_system = tools_text + other_system
         messages = body.get("messages") or []
         body_text = "".join(m["content"] if isinstance(m.get("content"), str)
                             else json.dumps(m.get("content")) for m in messages)

@@ -146,18 +146,23 @@ def test_brief_respects_the_token_cap(dream, repo, dream_home, tmp_path):
     assert brief.count("[notes/") >= 3
 
 
-def test_pack_bundles_from_env_sets_calls(dream, repo, dream_home, tmp_path, monkeypatch):
+def test_pack_tokens_from_env_sets_calls(dream, repo, dream_home, tmp_path, monkeypatch):
     dream("init")
+    filler = " ".join(f"word{n}" for n in range(120))
     lines = [{"id": f"p{i}", "time": f"2026-03-{1 + i:02d}T10:00:00Z", "stream": f"t{i}",
-              "role": "user", "text": f"Remember that server {i} runs on port {8000 + i}."}
-             for i in range(7)]
+              "role": "user", "text": f"Remember that server {i} runs on port {8000 + i}. "
+                                      + filler} for i in range(7)]
     stage(tmp_path, "packed", lines)
-    monkeypatch.setenv("DREAM_PACK_BUNDLES", "2")
+    monkeypatch.setenv("DREAM_PACK_TOKENS", "700")     # two bundles of ~300 tokens a call
     out = run_json(dream, "--model", "rules", "--dry-run")
-    assert out["bundles"] == 7 and out["calls"] == 4 + 1      # ceil(7/2) + sweep
-    assert out["cached_tokens"] > 0                            # the shared prefix, 3 times
+    assert out["bundles"] == 7 and out["calls"] == 4 + 1      # ceil(7/2) + at most a sweep
+    assert out["cached_tokens"] == 0      # a prefix under 1,024 tokens is cached by no one
     out = run_json(dream, "--model", "rules", "--no-sweep")
     assert out["bundles"] == 7 and out["calls"] == 4
+    monkeypatch.setenv("DREAM_PACK_TOKENS", "many")
+    bad = dream("run", "--model", "rules", ok=False)
+    assert bad.exit_code != 0 and "DREAM_PACK_TOKENS" in bad.output
+    assert "Traceback" not in bad.output
 
 
 def test_a_run_refuses_while_an_interactive_dream_holds_the_lock(dream, repo, dream_home,
@@ -340,9 +345,14 @@ def test_invalid_sweep_answer_makes_the_run_partial_but_keeps_propose(dream, rep
                                                                      dream_home, tmp_path):
     dream("init")
     stage(tmp_path, "dinner_three_streams.jsonl")
+    # two new notes about Nobu could be one: something to sweep, so the sweep is called
     model = script(tmp_path, "sw", {"ops": [
         {"op": "event.upsert", "name": "dinner nobu", "evidence": ["E1"],
-         "fields": fields(title="Dinner at Nobu", date="2026-03-13")}]},
+         "fields": fields(title="Dinner at Nobu", date="2026-03-13")},
+        {"op": "note.add", "name": "nobu booking", "evidence": ["E1"],
+         "fields": fields(text="Nobu takes bookings for groups of six", type="fact")},
+        {"op": "note.add", "name": "nobu table", "evidence": ["E2"],
+         "fields": fields(text="The table at Nobu is booked for six", type="fact")}]},
         {"purpose": "sweep", "data": "malformed"}, {"purpose": "sweep", "data": "malformed"})
     out = run_json(dream, "--model", model)
     assert out["status"] == "partial" and "sweep" in out["error"]
@@ -478,8 +488,13 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
     scripted.ScriptedProvider.complete = spy
     try:
         scripted.clear()
+        # the time moves, and a second plan that evening could clash: something to sweep
         scripted.enqueue({"ops": [{"op": "event.upsert", "row": "R1", "evidence": ["E1"],
-                                   "fields": fields(time="20:00")}]})
+                                   "fields": fields(time="20:00")},
+                                  {"op": "event.upsert", "name": "drinks at nobu",
+                                   "evidence": ["E1"],
+                                   "fields": fields(title="Drinks at Nobu",
+                                                    date="2026-03-13", time="22:00")}]})
         run_json(dream, "--model", "scripted")
     finally:
         scripted.ScriptedProvider.complete = original
@@ -492,7 +507,7 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
 
 def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
     from dream.pipeline.bundle import MAX_BUNDLE_CHARS, make_bundles, shown_chars
-    from dream.pipeline.propose import MAX_CALL_CHARS, pack_calls
+    from dream.pipeline.propose import PACK_TOKENS, pack_calls
     from dream.pipeline.spool import Item
 
     items = [Item(seq=i, id=f"i{i}", source="claude_code", ref=f"f:{i}", stream="one-session",
@@ -502,9 +517,13 @@ def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
     bundles = make_bundles(items)
     assert sum(len(b.items) for b in bundles) == 60 and len(bundles) > 1
     assert all(sum(shown_chars(i) for i in b.items) <= MAX_BUNDLE_CHARS for b in bundles)
-    calls = pack_calls(bundles, 6)
-    assert all(len(c.body) <= MAX_CALL_CHARS + 1000 for c in calls)
+    calls = pack_calls(bundles, PACK_TOKENS)
+    # within the token budget (a bundle bigger than it would get a call of its own); a
+    # successful tool result is shown as a digest of its head and tail, not 20,000 x's
+    assert all(c.tokens <= PACK_TOKENS or len(c.bundles) == 1 for c in calls)
+    assert all(len(c.body) < 1000 * len(c.handles) for c in calls)
     assert [b.id for c in calls for b in c.bundles] == [b.id for b in bundles]
+    assert len(pack_calls(bundles, 500)) > len(calls)     # a smaller budget, more calls
 
 
 def test_a_run_with_nothing_here_names_the_projects_whose_items_wait(dream, repo, make_repo,

@@ -296,8 +296,12 @@ def test_auto_mode_answers_minimal_valid_answers_and_counts():
         second = provider.complete(req)
     assert first.data == minimal_instance(SCHEMA) == {"ops": [], "questions": []}
     Diff.model_validate(second.data)
-    prefix_tokens = tokens.count(long_prefix)
-    assert first.input_tokens == prefix_tokens + tokens.count("bundle")
+    # the structured-output schema opens the prompt and is cached with the system message
+    from fake_servers import schema_prompt
+
+    prefix_tokens = tokens.count(schema_prompt(SCHEMA) + long_prefix)
+    assert first.input_tokens == tokens.count(schema_prompt(SCHEMA)) + tokens.count(
+        long_prefix) + tokens.count("bundle")
     assert first.cached_tokens == 0
     assert second.cached_tokens == (prefix_tokens // 128) * 128
     assert srv.totals == {"calls": 2, "input_tokens": 2 * first.input_tokens,

@@ -116,9 +116,15 @@ def test_a_models_question_about_row_handles_is_stored_with_record_paths(dream, 
                                                                         dream_home, tmp_path):
     dream("init")
     stage(tmp_path, "dinner_three_streams.jsonl")
+    # a taxi the same evening: something to sweep, so the sweep is called (rows R1, R2)
     model = script(tmp_path, "q", {"ops": [
         {"op": "event.upsert", "name": "dinner nobu", "evidence": ["E1"],
          "fields": [{"name": "title", "value": "Dinner at Nobu"},
+                    {"name": "activity", "value": "dinner"},
+                    {"name": "date", "value": "2026-03-13"}]},
+        {"op": "event.upsert", "name": "taxi nobu", "evidence": ["E1"],
+         "fields": [{"name": "title", "value": "Taxi to Nobu"},
+                    {"name": "activity", "value": "taxi"},
                     {"name": "date", "value": "2026-03-13"}]}]},
         {"purpose": "sweep", "data": {"ops": [
             {"op": "question.ask", "name": "which-dinner-nobu-time", "evidence": ["R1"],

@@ -90,13 +90,13 @@ HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'decision':<15} {'project':<1
 @click.option("--no-sweep", is_flag=True, help="Skip the sweep call.")
 @click.option("--brief-tokens", type=click.IntRange(50, 200000), default=None,
               help="Token cap of brief.md (default 2000).")
-@click.option("--pack", type=click.IntRange(1, 100), default=None,
-              help="Bundles per model call (default DREAM_PACK_BUNDLES, else 6).")
+@click.option("--pack-tokens", type=click.IntRange(500, 200_000), default=None,
+              help="Tokens of items per model call (default DREAM_PACK_TOKENS, else 8000).")
 @click.option("--max-items", type=click.IntRange(1, 10_000_000), default=5000,
               show_default=True, help="Items one run claims; --rounds takes the rest.")
 @json_option
-def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_tokens, pack,
-        max_items, as_json) -> None:
+def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_tokens,
+        pack_tokens, max_items, as_json) -> None:
     """Run a dream: bundle, propose, merge, apply, sweep, render.
 
     Claims everything gated since the watermark for the current project and personal
@@ -110,7 +110,8 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
     with progress_bar(is_terminal() and not as_json) as update:
         done, key = dreams.run(app, progress=update, mode=mode, model=model, apply=apply_mode,
                                rounds=rounds, redo=redo, retry=retry, dry_run=dry_run,
-                               sweep=not no_sweep, brief_tokens=brief_tokens, pack=pack,
+                               sweep=not no_sweep, brief_tokens=brief_tokens,
+                               pack_tokens=pack_tokens,
                                max_items=max_items)
     rows = [r.as_dict() for r in done]
     if as_json:

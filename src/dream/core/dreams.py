@@ -14,12 +14,13 @@ from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
+from dream.pipeline.propose import PACK_TOKENS
 from dream.pipeline.run import RunOptions, run_dream
 from dream.pipeline.state import Scope
 from dream.runs import Run
 from dream.secrets import redact
 
-PACK_ENV = "DREAM_PACK_BUNDLES"
+PACK_ENV = "DREAM_PACK_TOKENS"
 
 
 def scopes_for(app: App, project: str | None = None) -> tuple[list[Scope], str | None]:
@@ -47,11 +48,15 @@ def scope_of(app: App, address: str) -> tuple[Scope, str, str | None]:
 def run_options(app: App, **kw: Any) -> RunOptions:
     """RunOptions from the command's flags, then the environment, then config.toml."""
     cfg = app.config
-    pack = kw.pop("pack", None) or os.environ.get(PACK_ENV) or cfg.get("run", "pack_bundles", 6)
+    pack = kw.pop("pack_tokens", None) or os.environ.get(PACK_ENV) or cfg.get(
+        "run", "pack_tokens", PACK_TOKENS)
     try:
         pack = int(pack)
+        if pack < 500:
+            raise ValueError(pack)
     except (TypeError, ValueError):
-        raise BadInput(f"{PACK_ENV}={pack!r} is not a number", "set it to e.g. 6") from None
+        raise BadInput(f"{PACK_ENV}={pack!r} is not a number of tokens of at least 500",
+                       "set it to e.g. 8000") from None
     model = kw.pop("model", None) or cfg.get("model", "default", "rules")
     brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
     try:
@@ -61,7 +66,7 @@ def run_options(app: App, **kw: Any) -> RunOptions:
                        "set it to e.g. 2000") from None
     apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
     return RunOptions(model=model, model_settings=dict(cfg.data.get("model", {})),
-                      pricing=dict(cfg.data.get("pricing", {})), pack=pack,
+                      pricing=dict(cfg.data.get("pricing", {})), pack_tokens=pack,
                       brief_tokens=brief, apply=apply, **kw)
 
 

@@ -150,7 +150,7 @@ class RetryPolicy:
 
 def _busy_hint(status: int) -> str:
     if status == 429:
-        return ("you are rate limited: wait, lower run.pack_bundles or raise max_retries in "
+        return ("you are rate limited: wait, lower run.pack_tokens or raise max_retries in "
                 "[model] of config.toml")
     return "the server is failing or overloaded: try again later or raise max_retries"
 

@@ -30,7 +30,7 @@ from dream.pipeline.apply import apply_writes
 from dream.pipeline.bundle import make_bundles
 from dream.pipeline.corrections import CORRECT_SOURCE, correction_ops
 from dream.pipeline.merge import merge
-from dream.pipeline.propose import pack_calls, propose, render_prefix, row_handles
+from dream.pipeline.propose import PACK_TOKENS, pack_calls, propose, run_prefix
 from dream.pipeline.render import render_brief
 from dream.pipeline.settle import settle
 from dream.pipeline.state import Scope, State, load_state
@@ -44,6 +44,8 @@ STATUSES = ("running", "ok", "partial", "failed", "priced")
 RUN_FIELDS = ("id", "mode", "status", "items", "bundles", "calls", "input_tokens",
               "output_tokens", "cached_tokens", "cost_usd", "commit", "branch")
 OUTPUT_TOKENS_PER_BUNDLE = 150     # dry-run estimate of answer size per bundle
+SWEEP_BODY_TOKENS = 400            # dry-run estimate of a sweep's diffs and rows
+CACHE_MIN_TOKENS = 1024            # providers cache a prefix from about this length
 
 
 TYPED_SOURCES = (CORRECT_SOURCE, ANSWER_SOURCE)   # applied by code, never shown to a model
@@ -62,7 +64,7 @@ class RunOptions:
     dry_run: bool = False
     sweep: bool = True
     brief_tokens: int = 2000
-    pack: int = 6
+    pack_tokens: int = PACK_TOKENS
     parallel: int = 4
     max_items: int = 5000
     only_ids: list[str] | None = None
@@ -327,16 +329,17 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     progress("bundle", 1, 1)
     ops = correction_ops(corrections, state, dropped) + answer_ops(answers, state, dropped)
     failed_items: set[str] = set()
+    prefix = run_prefix(state, bundles) if bundles and provider is not None else None
     if bundles and provider is not None:
-        total_calls = -(-len(bundles) // max(1, opts.pack))
         done = [0]
 
-        def on_call(_call):
+        def on_call(_call, total_calls):
             done[0] += 1
             progress("propose", done[0], total_calls)
 
-        progress("propose", 0, total_calls)
-        proposed = propose(provider, state, bundles, opts.pack, opts.parallel, on_call)
+        progress("propose", 0, 1)
+        proposed = propose(provider, state, bundles, opts.pack_tokens, opts.parallel, on_call,
+                           prefix)
         ops += proposed.ops
         dropped.update(proposed.dropped)
         errors += proposed.errors
@@ -348,7 +351,8 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
     progress("merge", 0, 1)
     writes, questions = merge(ops)
     if questions and provider is not None:
-        settled, questions, usage = settle(provider, ops, questions, state.as_of())
+        settled, questions, usage = settle(provider, ops, questions, state.as_of(),
+                                           prefix.text if prefix else "")
         totals.update(usage)
         if settled is not ops:
             ops = settled
@@ -361,10 +365,12 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         apply_writes(state, [w for w in qwrites if state.get(w.kind, w.key) is None],
                      run_id, applied)
     progress("merge", 1, 1)
+    swept_how = "nothing changed" if opts.sweep else "off"
     if opts.sweep and provider is not None and applied.changed:
         progress("sweep", 0, 1)
-        swept = sweep(provider, state, list(applied.changed.values()), before)
+        swept = sweep(provider, state, list(applied.changed.values()), before, prefix)
         totals.update(swept.usage)
+        swept_how = "nothing to sweep" if swept.skipped else "called"
         dropped.update(swept.dropped)
         if swept.error:
             errors.append("sweep: " + swept.error)
@@ -390,7 +396,8 @@ def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: P
         files[prefix + "brief.md"] = brief
     progress("render", 1, 1)
     summary = {"items": len(items), "bundles": len(bundles), "ops": len(ops),
-               "changed": len(applied.changed), "questions": len(questions)}
+               "changed": len(applied.changed), "questions": len(questions),
+               "sweep": swept_how}
     return {"totals": totals, "dropped": dropped, "apply": applied, "errors": errors,
             "failed_items": failed_items, "files": files, "summary": summary}
 
@@ -451,19 +458,20 @@ def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
         n_items += len(items)
         state = load_state(scope, scope.store.repo.head())
         bundles = make_bundles(items)
-        entities = sorted({e for b in bundles for e in b.entities})
-        prefix = render_prefix(row_handles(state.relevant(entities)), state.as_of())
-        prefix_tokens = tokens.count(prefix)
-        calls = pack_calls(bundles, opts.pack)
+        prefix_tokens = tokens.count(run_prefix(state, bundles).text)
+        cached = prefix_tokens if prefix_tokens >= CACHE_MIN_TOKENS else 0
+        calls = pack_calls(bundles, opts.pack_tokens)
         for n, call in enumerate(calls):
             totals["input_tokens"] += prefix_tokens + tokens.count(call.body)
             if n:
-                totals["cached_tokens"] += prefix_tokens
+                totals["cached_tokens"] += cached
             totals["output_tokens"] += OUTPUT_TOKENS_PER_BUNDLE * len(call.bundles)
-        totals["calls"] += len(calls) + (1 if opts.sweep and calls else 0)
-        if opts.sweep and calls:
-            totals["input_tokens"] += 2000          # the sweep reads state, ~2k tokens
+        if opts.sweep and calls:     # at most: the sweep is called only when rows could clash
+            totals["calls"] += 1
+            totals["input_tokens"] += prefix_tokens + SWEEP_BODY_TOKENS
+            totals["cached_tokens"] += cached
             totals["output_tokens"] += 200
+        totals["calls"] += len(calls)
         totals["bundles"] += len(bundles)
     cost, note = cost_of(opts.model, opts.pricing, totals["input_tokens"],
                          totals["output_tokens"], totals["cached_tokens"])

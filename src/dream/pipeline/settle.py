@@ -45,8 +45,10 @@ def _pair(question: ResolvedOp) -> tuple[str, str] | None:
 
 
 def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp],
-           as_of: str) -> tuple[list[ResolvedOp], list[ResolvedOp], Counter[str]]:
-    """Returns (ops, questions, usage) after asking about near look-alike pairs."""
+           as_of: str, prefix: str = "") -> tuple[list[ResolvedOp], list[ResolvedOp],
+                                                  Counter[str]]:
+    """Returns (ops, questions, usage) after asking about near look-alike pairs. The call
+    opens with the run's ``prefix`` (shared with its propose calls), its task after it."""
     usage: Counter[str] = Counter()
     now = parse_when(as_of)
     near: list[tuple[ResolvedOp, tuple[str, str]]] = []
@@ -67,8 +69,8 @@ def settle(provider: Provider, ops: list[ResolvedOp], questions: list[ResolvedOp
         fb = _fields(ops, b)
         described.append({"pair": n, "a": {"key": a, **fa}, "b": {"key": b, **fb}})
     lines = [f"{d['pair']}. A {d['a']} | B {d['b']}" for d in described]
-    request = ModelRequest(purpose="merge", prefix=INSTRUCTIONS + "\n",
-                           body="\n".join(lines) + "\n",
+    request = ModelRequest(purpose="merge", prefix=prefix,
+                           body="TASK MERGE\n" + INSTRUCTIONS + "\n" + "\n".join(lines) + "\n",
                            schema=strict_schema(SettleAnswer.model_json_schema()),
                            payload={"pairs": described}, max_output_tokens=256)
     try:

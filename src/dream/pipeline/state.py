@@ -11,14 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
+from dream.detect.prose import stems
 from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path, record_path
-from dream.kinds.text import parse_when
+from dream.kinds.text import find_date, parse_when, sentences
 from dream.store.store import Store
 
 EVENT_WINDOW_BEFORE = timedelta(days=14)
 EVENT_WINDOW_AFTER = timedelta(days=60)
 RECENT_NOTES = 15          # the newest live notes every call sees
 RELATED_NOTES = 25         # plus live notes that name one of the run's entities
+TOUCH_TEXT_CHARS = 2000    # of each evidence item, for the words a run's bundles say
+TOUCH_ROWS = 100           # at most this many touched rows in a prompt
 
 
 @dataclass
@@ -79,6 +82,69 @@ class State:
             e in r.get("text").lower() for e in wanted if len(e) > 2)]
         chosen = {r.key for r in about[:RELATED_NOTES]} | {r.key for r in notes[:RECENT_NOTES]}
         out += [r for r in notes if r.key in chosen]
+        return out[:limit]
+
+
+    def touched(self, bundles: list, limit: int = TOUCH_ROWS) -> list[Record]:
+        """The rows a run's bundles touch: all of the state its propose calls are shown.
+
+        - the standing facts and the open questions (a few rows any message may bear on);
+        - the wiki pages of the bundles' entities;
+        - events (dated at most 14 days before the state's now, or said about in those
+          14 days), open to-dos and live notes that name one of the bundles' entities (an
+          event's participants, words of the row) or share a content word with what the
+          bundles' evidence says: one word for a row of up to three content words, two for
+          a longer one; an event also when a message names its date ("6 March").
+
+        A row the bundles neither name nor share words with stays out of the prompt: the
+        sweep still compares the run's changes with the rows they could duplicate.
+        """
+        entities: set[str] = set()
+        said: set[str] = set()
+        days: set[str] = set()          # dates the messages name
+        for b in bundles:
+            entities |= {e.lower() for e in b.entities}
+            for it in b.items:
+                if not it.evidence:
+                    continue
+                if it.role == "other" and it.author:
+                    entities.add(it.author.strip().lower())
+                said |= stems(it.text[:TOUCH_TEXT_CHARS])
+                if it.role in ("user", "other"):
+                    ref = parse_when(it.said_at)
+                    days |= {d for d in (find_date(x, ref) for x in
+                                         sentences(it.text[:TOUCH_TEXT_CHARS])) if d}
+        names = {w for e in entities for w in stems(e)}
+
+        def touches(rec: Record, *slots: str) -> bool:
+            words = stems(" ".join([rec.key.replace("-", " "),
+                                    *(rec.get(s) for s in slots)]))
+            people = {p.strip().lower() for p in rec.get("participants").split(",")
+                      if p.strip()}
+            if people & entities or words & names:
+                return True
+            return len(words & said) >= (1 if len(words) <= 3 else 2)
+
+        now = parse_when(self.as_of())
+        out: list[Record] = []
+        for rec in self.of_kind("event"):
+            when, touched_at = parse_when(rec.get("date")), parse_when(rec.latest_said())
+            recent = now is None or when is None or when >= now - EVENT_WINDOW_BEFORE or (
+                touched_at is not None and touched_at >= now - EVENT_WINDOW_BEFORE)
+            if recent and (rec.get("date") in days or touches(rec, "title", "activity",
+                                                                "place")):
+                out.append(rec)
+        out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
+                and touches(r, "title")]
+        if self.standing():
+            out.append(self.standing())
+        out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
+        out += [r for r in self.of_kind("wiki") if r.key in entities
+                or r.get("name", "").lower() in entities]
+        notes = [r for r in self.of_kind("note") if r.get("status", "live") == "live"
+                 and touches(r, "text")]
+        notes.sort(key=lambda r: (r.latest_said(), r.key), reverse=True)
+        out += notes
         return out[:limit]
 
 

@@ -1,8 +1,17 @@
-"""Sweep (one cheap call): the resulting state plus this run's diffs, never raw traffic.
+"""Sweep (one cheap call, only when there is something to sweep): tonight's changes and the
+rows they could duplicate or contradict, never raw traffic.
 
 The model looks for duplicates, contradictions and junk and answers with the same keyed
 diff. It can only cite rows (``R<n>``) as evidence; code turns a cited row into that row's
 own evidence ids, so a sweep op carries the evidence of the memory it heals.
+
+What is asked (``candidates``): a row whose values changed tonight is a candidate when it
+could be junk (a live note of fewer than ``SHORT_NOTE_WORDS`` content words) or has a
+partner: another live row of its kind that shares a content word with it (an event also: the
+same date). The sweep reads those rows only; with no candidate there is no call. The
+request opens with the run's prefix (instructions and the rows the bundles touched), so it
+shares the prompt cache of the run's propose calls: rows already there are named by their
+handle, a changed one with its diff, and only rows the prefix lacks are written out.
 """
 
 from __future__ import annotations
@@ -10,25 +19,27 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from dream.detect.prose import stems
 from dream.errors import ModelError
 from dream.kinds.diff import OP_KIND, Diff, diff_schema
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.propose import (
     ResolvedOp,
+    RunPrefix,
     _clip,
     question_fields,
+    render_prefix,
+    row_line,
     rows_payload,
     slug_field,
 )
 from dream.pipeline.state import State
 
-INSTRUCTIONS = """Sweep the memory below after tonight's changes.
-Answer ONLY with JSON {"ops": [...]}.
-Look for duplicates (crumple the extra note, decline the duplicate event), contradictions
-(ask a question: ask "same" about two rows, or ask "value" about one row's field with
-options) and obvious junk (crumple it). Cite the rows you act on as "evidence"
-(R<n> handles). Change nothing else; an empty list is a fine answer."""
+SHORT_NOTE_WORDS = 4
+SWEEP_ROWS = 80
+_RETIRED = {"note": ("crumpled",), "event": ("declined", "cancelled"), "todo": ("done",)}
+_WORD_SLOTS = {"note": ("text",), "event": ("title", "activity", "place"), "todo": ("title",)}
 
 
 @dataclass
@@ -37,37 +48,97 @@ class SweepResult:
     usage: Counter = field(default_factory=Counter)   # calls and tokens (ModelResponse.usage)
     dropped: Counter = field(default_factory=Counter)
     error: str | None = None
+    skipped: bool = False         # nothing to sweep: no call was made
+
+
+def _live(rec: Record) -> bool:
+    status = rec.get("status")
+    return rec.kind in _RETIRED and status not in _RETIRED[rec.kind]
+
+
+def _words(rec: Record) -> set[str]:
+    return stems(" ".join(rec.get(s) for s in _WORD_SLOTS.get(rec.kind, ())))
+
+
+def candidates(state: State, changed: list[Record], limit: int = SWEEP_ROWS) -> list[Record]:
+    """The changed rows worth a sweep (junk, or with a partner) followed by their partners;
+    empty when there is nothing to sweep."""
+    keys = {(r.kind, r.key) for r in changed}
+    live = [r for r in state.records.values() if _live(r) and (r.kind, r.key) not in keys]
+    words = {(r.kind, r.key): _words(r) for r in live}
+    chosen: list[Record] = []
+    partners: dict[tuple[str, str], Record] = {}
+    for rec in changed:
+        if not _live(rec):
+            continue
+        mine = _words(rec)
+        found = [r for r in live if r.kind == rec.kind and (
+            mine & words[(r.kind, r.key)]
+            or (rec.kind == "event" and rec.get("date") and rec.get("date") == r.get("date")))]
+        found += [r for r in changed if r is not rec and r.kind == rec.kind and _live(r)
+                  and mine & _words(r)]
+        junk = rec.kind == "note" and len(mine) < SHORT_NOTE_WORDS
+        if found or junk:
+            chosen.append(rec)
+            for r in found:
+                partners.setdefault((r.kind, r.key), r)
+    rest = [r for k, r in partners.items() if k not in {(c.kind, c.key) for c in chosen}]
+    rows = (chosen + rest)[:limit]
+    if rows:     # questions already asked about these rows, so none is asked twice
+        paths = {r.path for r in rows}
+        rows += [q for q in state.of_kind("question")
+                 if paths & {p.strip() for p in q.get("about").split(",")}][:limit]
+    return rows
 
 
 def sweep(provider: Provider, state: State, changed: list[Record],
           before: dict[tuple[str, str], dict[str, str]] | None = None,
-          limit: int = 80) -> SweepResult:
-    """``before`` holds the changed rows' values before this run: the run's diffs."""
+          prefix: RunPrefix | None = None) -> SweepResult:
+    """``before`` holds the changed rows' values before this run: the run's diffs; rows
+    whose values did not change (only their evidence grew) are not tonight's changes."""
     result = SweepResult()
     before = before or {}
+    changed = [r for r in changed if before.get((r.kind, r.key)) != r.values()]
+    chosen = candidates(state, changed)
+    if not chosen:
+        result.skipped = True
+        return result
+    prefix = prefix or RunPrefix(render_prefix({}, state.as_of()), {}, state.as_of())
+    in_prefix = {(r.kind, r.key): h for h, r in prefix.rows.items()}
     changed_keys = {(r.kind, r.key) for r in changed}
-    entities = sorted({w for r in changed for w in r.get("participants", "").split(", ")
-                       if w} | {r.get("name") for r in changed if r.kind == "wiki"} - {""})
-    rows_list = list(changed) + [r for r in state.relevant(entities, limit)
-                                 if (r.kind, r.key) not in changed_keys]
-    rows = {f"R{i + 1}": r for i, r in enumerate(rows_list[:limit])}
-    lines = [f"{h} {r.kind} {r.key} v{r.version}"
-             f"{' (changed tonight)' if (r.kind, r.key) in changed_keys else ''}: "
-             + "; ".join(f"{k}={_clip(v, 160)}" for k, v in r.values().items())
-             for h, r in rows.items()]
-    diffs = []
-    for h, r in rows.items():
-        if (r.kind, r.key) not in changed_keys:
-            continue
-        old = before.get((r.kind, r.key), {})
-        moved = [f"{k}: {_clip(old[k], 60)!r} -> {_clip(v, 60)!r}" if k in old else
-                 f"{k}: new {_clip(v, 60)!r}" for k, v in r.values().items()
-                 if old.get(k) != v]
-        diffs.append(f"{h} " + ("new row; " if not old else "") + "; ".join(moved))
+    rows: dict[str, Record] = {}
+    n = len(prefix.rows)
+    diffs, unchanged_above, written = [], [], []
+    for rec in chosen:
+        k = (rec.kind, rec.key)
+        handle = in_prefix.get(k)
+        if handle is None:
+            n += 1
+            handle = f"R{n}"
+        rows[handle] = rec
+        if k in changed_keys:
+            old = before.get(k, {})
+            if not old:
+                diffs.append(f"{handle} new row: " + row_line(handle, rec).split(" ", 1)[1])
+                continue
+            moved = [f"{f}: {_clip(old[f], 60)!r} -> {_clip(v, 60)!r}" if f in old else
+                     f"{f}: new {_clip(v, 60)!r}" for f, v in rec.values().items()
+                     if old.get(f) != v]
+            line = f"{handle} {rec.kind} {rec.key} v{rec.version}: " + "; ".join(moved)
+            diffs.append(line if k in in_prefix else line + " | now: " + "; ".join(
+                f"{f}={_clip(v, 160)}" for f, v in rec.values().items()))
+        elif k in in_prefix:
+            unchanged_above.append(handle)
+        else:
+            written.append(row_line(handle, rec))
+    body = ["TASK SWEEP", "TONIGHT'S DIFFS:", *diffs]
+    if unchanged_above or written:
+        body.append("COMPARE WITH:" + (f" {', '.join(unchanged_above)} (above)"
+                                       if unchanged_above else ""))
+        body += written
     request = ModelRequest(
-        purpose="sweep", prefix=INSTRUCTIONS + "\n\nSCHEMA:\n" + str(diff_schema()) + "\n",
-        body="STATE:\n" + "\n".join(lines) + "\n\nTONIGHT'S DIFFS:\n" + "\n".join(diffs)
-        + "\n", schema=diff_schema(),
+        purpose="sweep", prefix=prefix.text, body="\n".join(body) + "\n",
+        schema=diff_schema(),
         payload={"rows": rows_payload(rows), "diffs": diffs,
                  "changed": [h for h, r in rows.items() if (r.kind, r.key) in changed_keys],
                  "as_of": state.as_of(), "scope": state.scope.root},
