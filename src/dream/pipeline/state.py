@@ -17,9 +17,6 @@ from dream.kinds.text import find_date, parse_when, sentences
 from dream.store.store import Store
 
 EVENT_WINDOW_BEFORE = timedelta(days=14)
-EVENT_WINDOW_AFTER = timedelta(days=60)
-RECENT_NOTES = 15          # the newest live notes every call sees
-RELATED_NOTES = 25         # plus live notes that name one of the run's entities
 TOUCH_TEXT_CHARS = 2000    # of each evidence item, for the words a run's bundles say
 TOUCH_ROWS = 100           # at most this many touched rows in a prompt
 
@@ -55,35 +52,6 @@ class State:
     def as_of(self) -> str:
         """The latest said_at of any field: the state's own 'now' (deterministic)."""
         return max((r.latest_said() for r in self.records.values()), default="")
-
-    def relevant(self, entities: list[str], limit: int = 100) -> list[Record]:
-        """The state a propose call sees: the event window, open to-dos, standing facts,
-        open questions, the wiki pages of ``entities``, the newest live memory notes and
-        those naming one of ``entities``."""
-        now = parse_when(self.as_of())
-        wanted = {e.lower() for e in entities}
-        out: list[Record] = []
-        for rec in self.of_kind("event"):
-            when = parse_when(rec.get("date"))
-            touched = parse_when(rec.latest_said())
-            if now is None or when is None or (
-                    now - EVENT_WINDOW_BEFORE <= when <= now + EVENT_WINDOW_AFTER) or (
-                    touched is not None and touched >= now - EVENT_WINDOW_BEFORE):
-                out.append(rec)
-        out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"]
-        if self.standing():
-            out.append(self.standing())
-        out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
-        out += [r for r in self.of_kind("wiki") if r.key in wanted
-                or r.get("name", "").lower() in wanted]
-        notes = [r for r in self.of_kind("note") if r.get("status", "live") == "live"]
-        notes.sort(key=lambda r: (r.latest_said(), r.key), reverse=True)
-        about = [r for r in notes if wanted and any(
-            e in r.get("text").lower() for e in wanted if len(e) > 2)]
-        chosen = {r.key for r in about[:RELATED_NOTES]} | {r.key for r in notes[:RECENT_NOTES]}
-        out += [r for r in notes if r.key in chosen]
-        return out[:limit]
-
 
     def touched(self, bundles: list, limit: int = TOUCH_ROWS) -> list[Record]:
         """The rows a run's bundles touch: all of the state its propose calls are shown.
