@@ -4,6 +4,7 @@
     python bench/coding_memory.py --quick       # 2 real projects, 3 dev scenarios
     python bench/coding_memory.py --details     # also each scenario's misses (stdout only)
     python bench/coding_memory.py --scenarios DIR [--scenarios DIR ...]   # other sets
+    python bench/coding_memory.py --heldout bench/heldout_v2/coding   # the same as --scenarios
     python bench/coding_memory.py --keep DIR    # keep each brief, note and review to read
 
 Two sets by default, both in ``bench/coding_memory/`` (written before any detection
@@ -19,7 +20,10 @@ change and never edited; see its README.md and RUBRIC.md):
 ``heldout/``), as a set named after DIR. ``bench/RESULTS.md`` only ever gets aggregates
 of a scenario set (per set and per category); what each scenario missed or wrote wrongly is
 printed to stdout with ``--details`` and written nowhere, so a held-out set's misses never
-land in the repository.
+land in the repository. A sealed set (its folder or one above it holds a ``SEALED`` file,
+such as bench/heldout_v2/) is named after its parent and itself (``heldout_v2_coding``)
+and shows not even its per-scenario rows or the names of scenarios that failed to run
+unless ``--details`` is given, so nobody tunes on it.
 
 Each project runs exactly as a user would run it, through the CLI (``python -m dream``) in
 its own throw-away ``DREAM_HOME``: copies of its transcripts with the recorded folder
@@ -427,12 +431,25 @@ def real_projects(quick: bool) -> list[Project]:
     return out
 
 
+def sealed(folder: Path) -> bool:
+    """A sealed held-out set: the folder or one above it holds a ``SEALED`` file."""
+    folder = folder.resolve()
+    return any((p / "SEALED").is_file() for p in (folder, *folder.parents))
+
+
+def set_name_of(folder: Path) -> str:
+    folder = folder.resolve()
+    return f"{folder.parent.name}_{folder.name}" if sealed(folder) else folder.name
+
+
 def scenario_projects(root: Path, set_name: str, quick: bool) -> list[Project]:
     """Every scenario folder under ``root`` holding a ``gold.yaml`` (see heldout/README.md)."""
     out = []
-    for folder in sorted(p for p in root.iterdir() if (p / "gold.yaml").is_file()):
-        if quick and folder.name not in QUICK_HELDOUT:
-            continue
+    folders = sorted(p for p in root.iterdir() if (p / "gold.yaml").is_file())
+    if quick:   # the three named dev scenarios; the first three of another set
+        named = [f for f in folders if f.name in QUICK_HELDOUT]
+        folders = named or folders[:3]
+    for folder in folders:
         gold = yaml.safe_load((folder / "gold.yaml").read_text(encoding="utf-8"))
         out.append(Project(set_name, str(gold["project"]), sorted(folder.glob("*.jsonl")),
                            gold["gold"], gold.get("must_not") or [], gold.get("review") or [],
@@ -570,8 +587,14 @@ def details(results: dict[str, dict[str, Any]]) -> str:
     return "Details\n\n" + "\n".join(out) if out else ""
 
 
-def errors(results: dict[str, dict[str, Any]]) -> str:
-    lines = [f"- {k}: {r['error']}" for k, r in results.items() if "error" in r]
+def errors(results: dict[str, dict[str, Any]], hidden: frozenset[str] = frozenset()) -> str:
+    """Projects that failed to run; of a sealed set (``hidden``) only how many."""
+    lines = [f"- {k}: {r['error']}" for k, r in results.items()
+             if "error" in r and r.get("set") not in hidden]
+    for name in sorted(hidden):
+        n = sum(1 for r in results.values() if "error" in r and r.get("set") == name)
+        if n:
+            lines.append(f"- {set_title(name)}: {n} scenario(s) failed to run")
     return "Errors\n\n" + "\n".join(lines) if lines else ""
 
 
@@ -603,6 +626,8 @@ def main() -> None:
     parser.add_argument("--scenarios", type=Path, action="append", metavar="DIR",
                         help="score the scenario folders under DIR (repeatable) instead of "
                              "the real sessions and the dev set")
+    parser.add_argument("--heldout", type=Path, action="append", metavar="DIR",
+                        dest="scenarios", help="the same as --scenarios DIR")
     parser.add_argument("--details", action="store_true",
                         help="print what each project missed or wrote wrongly (stdout only)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
@@ -616,7 +641,7 @@ def main() -> None:
     t0 = time.perf_counter()
     noise = load_noise()
     if args.scenarios:
-        sets = {folder.resolve().name: folder for folder in args.scenarios}
+        sets = {set_name_of(folder): folder for folder in args.scenarios}
         projects = [p for name, folder in sets.items()
                     for p in scenario_projects(folder, name, args.quick)]
     else:
@@ -625,6 +650,11 @@ def main() -> None:
                                                                  args.quick)
     results = run_all(projects, noise, args.keep)
     summary = {name: summarise(results, name) for name in sets}
+    sealed_sets = frozenset(n for n, folder in sets.items()
+                            if folder is not None and sealed(folder))
+    hidden = sealed_sets if not args.details else frozenset()   # per-scenario rows
+    for name in sealed_sets:   # which scenarios failed is a detail too, never recorded
+        summary[name]["errors"] = len(summary[name]["errors"])
     load_after = os.getloadavg()
     categories = "\n\n".join(
         f"{set_title(name)}, per category\n\n" + common.table(
@@ -633,9 +663,9 @@ def main() -> None:
              for c, v in s["by_category"].items()])
         for name, s in summary.items() if name != "real" and s["projects"])
     recorded = "\n\n".join(p for p in (real_table(results), aggregate_table(summary),
-                                       categories, errors(results)) if p)
+                                       categories, errors(results, sealed_sets)) if p)
     per_scenario = "\n\n".join(p for p in (scenario_table(results, n) for n in sets
-                                           if n != "real") if p)
+                                           if n != "real" and n not in hidden) if p)
     print("\n\n".join(p for p in (per_scenario, recorded) if p))
     if args.details:
         print("\n" + details(results))
@@ -646,6 +676,7 @@ def main() -> None:
         write_judged(judged, judged_path)
         print(f"\njudged lines: {judged_path}")
     figures = {"benchmark": "coding_memory", "quick": args.quick, **summary,
+               "sealed": sorted(sealed_sets),
                "seconds": round(time.perf_counter() - t0, 1),
                "load": {"before": [round(x, 2) for x in load_before],
                         "after": [round(x, 2) for x in load_after]}}

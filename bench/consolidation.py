@@ -1,6 +1,6 @@
 """Benchmark 3: consolidation accuracy on hand-written scenarios with gold final state.
 
-    python bench/consolidation.py [--quick] [--only NAME] [--scenarios DIR ...]
+    python bench/consolidation.py [--quick] [--only NAME] [--scenarios DIR ...] [--details]
 
 Three scenario sets, all reported by one run (``--scenarios DIR``, repeatable, runs only
 the sets given): bench/scenarios/ (the 32 the ``rules`` provider was tuned on: its score
@@ -38,6 +38,12 @@ name that is not a participant). ``wrong_live`` counts the scenario's ``not_live
 records (same matcher) found live: an event not declined or cancelled, an open to-do, a
 live note or a standing fact; e.g. the old date still confirmed, the cancelled booking,
 a deadline kept as an event.
+
+A sealed set (a folder under one holding a ``SEALED`` file, such as
+bench/heldout_v2/personal) is reported as aggregates only, named after its parent and
+itself (``heldout_v2_personal``): the reasons of its imperfect scenarios and their names
+stay out of stdout, the JSON line and bench/RESULTS.md; ``--details`` prints them (never
+recorded).
 """
 
 from __future__ import annotations
@@ -86,6 +92,17 @@ class Scenario:
     def native(self) -> bool:
         """Days are folders of native exports; ideal evidence quotes message text."""
         return any(d.is_dir() for d in self.days)
+
+
+def sealed(folder: Path) -> bool:
+    """A sealed held-out set: the folder or one above it holds a ``SEALED`` file."""
+    folder = folder.resolve()
+    return any((p / "SEALED").is_file() for p in (folder, *folder.parents))
+
+
+def set_name_of(root: Path) -> str:
+    root = root.resolve()
+    return f"{root.parent.name}_{root.name}" if sealed(root) else root.name
 
 
 def load_scenarios(only: str | None = None, root: Path = SCENARIOS) -> list[Scenario]:
@@ -402,13 +419,14 @@ def provider_entry(res: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def summarise(results: dict[str, dict[str, list[dict[str, Any]]]], missing: dict[str, str],
-              counts: dict[str, int], args: argparse.Namespace) -> dict[str, Any]:
+              counts: dict[str, int], args: argparse.Namespace,
+              sealed_sets: frozenset[str] = frozenset()) -> dict[str, Any]:
     """One table row per set and provider, the reasons of every imperfect scenario, and
     the figures: ``sets`` holds each set; ``set``, ``scenarios`` and ``providers`` at the
     top repeat the first set run (the form a single ``--scenarios DIR`` run has always had)."""
     figures: dict[str, Any] = {"benchmark": "consolidation", "quick": bool(args.quick),
                                "sets": {}, "missing": missing}
-    rows, lines = [], []
+    rows, lines, hidden = [], [], []
     for set_name, per_provider in results.items():
         entry_set: dict[str, Any] = {"scenarios": counts[set_name], "providers": {}}
         for provider, res in per_provider.items():
@@ -419,9 +437,11 @@ def summarise(results: dict[str, dict[str, list[dict[str, Any]]]], missing: dict
                          f"{entry['perfect_scenarios']}/{len(res)}", entry["open_questions"],
                          entry["asked_instead"]])
             for name, why in entry["imperfect"].items():
-                lines.append(f"{set_name} {provider} {name}: " + "; ".join(
-                    why["wrong"] + [f"extra {e}" for e in why["extra"]]
-                    + [f"wrong live: {e}" for e in why["wrong_live"]]))
+                # a sealed set's reasons are printed only on request and never recorded
+                (hidden if set_name in sealed_sets else lines).append(
+                    f"{set_name} {provider} {name}: " + "; ".join(
+                        why["wrong"] + [f"extra {e}" for e in why["extra"]]
+                        + [f"wrong live: {e}" for e in why["wrong_live"]]))
         figures["sets"][set_name] = entry_set
     first = next(iter(figures["sets"]), None)
     if first:
@@ -433,9 +453,13 @@ def summarise(results: dict[str, dict[str, list[dict[str, Any]]]], missing: dict
     print(text)
     for provider, why in missing.items():
         lines.append(f"{provider}: {why}")
-    if lines:
+    for set_name in sealed_sets & set(figures["sets"]):   # before anything is recorded
+        for entry in figures["sets"][set_name]["providers"].values():
+            entry["imperfect"] = len(entry["imperfect"])
+    shown = lines + (hidden if getattr(args, "details", False) else [])
+    if shown:
         print()
-        print("\n".join(lines))
+        print("\n".join(shown))
     if not (args.quick or args.only or args.provider):   # only whole runs are published
         for set_name in figures["sets"]:
             plot(figures["sets"][set_name], set_name)
@@ -445,9 +469,10 @@ def summarise(results: dict[str, dict[str, list[dict[str, Any]]]], missing: dict
         common.publish("consolidation" + suffix, "Consolidation accuracy (bench/consolidation.py)"
                        + f", sets {', '.join(names)}",
                        text + "\n\n" + "\n".join(f"- {x}" for x in lines), figures)
-    for entry_set in figures["sets"].values():
+    for set_name, entry_set in figures["sets"].items():
         for entry in entry_set["providers"].values():
-            entry["imperfect"] = sorted(entry["imperfect"])   # names only in the JSON line
+            if set_name not in sealed_sets:   # names only in the JSON line
+                entry["imperfect"] = sorted(entry["imperfect"])
     return figures
 
 
@@ -481,6 +506,9 @@ def main() -> None:
     parser.add_argument("--scenarios", type=Path, action="append", metavar="DIR",
                         help="scenario set to run (repeatable; default the three sets: "
                              + ", ".join(f"bench/{p.name}" for p in SETS) + ")")
+    parser.add_argument("--details", action="store_true",
+                        help="also print why each scenario of a sealed set (e.g. "
+                             "bench/heldout_v2/personal) is imperfect; never recorded")
     args = parser.parse_args()
     roots = args.scenarios or [p for p in SETS if p.is_dir()]
     for root in roots:
@@ -489,8 +517,11 @@ def main() -> None:
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     counts: dict[str, int] = {}
     missing: dict[str, str] = {}
+    sealed_sets: set[str] = set()
     for root in roots:
-        set_name = root.resolve().name
+        set_name = set_name_of(root)
+        if sealed(root):
+            sealed_sets.add(set_name)
         scenarios = load_scenarios(args.only, root)
         if args.quick:
             scenarios = scenarios[:QUICK_SCENARIOS]
@@ -505,7 +536,7 @@ def main() -> None:
                 missing[provider] = f"missing Dream module: {exc}"
             except DreamError as exc:   # e.g. a provider that is not available: reported
                 missing[provider] = f"{type(exc).__name__}: {exc.message}"
-    common.emit_last_json(summarise(results, missing, counts, args))
+    common.emit_last_json(summarise(results, missing, counts, args, frozenset(sealed_sets)))
 
 
 if __name__ == "__main__":
