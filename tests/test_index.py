@@ -119,8 +119,8 @@ def test_migration_from_the_previous_schema(tmp_path):
     conn = sqlite3.connect(path, isolation_level=None)
     saved = db.MIGRATIONS
     try:
-        upto = [m for m in saved if m[0] != "store_index_1"]
-        db.MIGRATIONS = upto
+        names = [m[0] for m in saved]
+        db.MIGRATIONS = saved[:names.index("store_index_1")]    # the schema before it
         db.migrate(conn)
     finally:
         db.MIGRATIONS = saved
@@ -195,3 +195,29 @@ def test_score_budget_from_config(dream, home, dream_home):
     config.write_text(config.read_text().replace("score_budget = 0", "score_budget = -5"))
     bad = dream("search", "deploy", ok=False)
     assert bad.exit_code == 1 and "score_budget" in bad.output
+
+
+def test_memory_columns_migration_rebuilds_the_index_from_git(dream, home):
+    """The memory pages' columns arrive by dropping the derived rows: the next sync reads
+    every document again and fills them."""
+    import sqlite3
+
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    dream("search", "tea")
+    path = home["db"]
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE documents SET kind = NULL, root = NULL")
+    conn.execute("DELETE FROM _migrations WHERE name = 'documents_memory_1'")
+    conn.execute("DROP INDEX documents_by_state")
+    conn.execute("DROP INDEX documents_by_day")
+    for column in ("root", "kind", "state", "day"):
+        conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+    assert "documents_memory_1" in db.migrate(conn)
+    assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+    conn.close()
+    hits = json.loads(dream("search", "tea", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == ["user/tea.md"]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT root, kind, state FROM documents WHERE path='user/tea.md'"
+                        ).fetchone() == ("user", "note", "live")
+    conn.close()

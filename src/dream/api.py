@@ -191,7 +191,10 @@ def discover(path: str | Path | None = None, *, home: str | Path | None = None) 
         return _discover(app)[0]
 
 
-def _search(app: App, store: Store, project_key: str, query: str, limit: int) -> list[Hit]:
+def _search(app: App, store: Store, project_key: str | None, query: str, limit: int,
+            offset: int = 0) -> list[Hit]:
+    """What ``dream search`` runs: the index brought up to HEAD, then one ranked search
+    (``offset`` skips the best hits already shown, for a page of results)."""
     if not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise BadInput(f"limit must be between 1 and {MAX_LIMIT}", "for example --limit 8")
     index.sync(app.db, store)
@@ -200,7 +203,7 @@ def _search(app: App, store: Store, project_key: str, query: str, limit: int) ->
         raise BadInput(f"search.score_budget in {app.config.path} must be a whole number >= 0",
                        "set it to 0 (exact ranking) or a number of documents, e.g. 10000")
     return index.search(app.db, store, query, limit=limit, project_key=project_key,
-                        score_budget=budget)
+                        score_budget=budget, offset=offset)
 
 
 def search(query: str, *, path: str | Path | None = None, limit: int = 8,

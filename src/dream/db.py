@@ -269,6 +269,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # What the memory pages list without reading git: each document's scope root
+        # (user, projects/<name>, sessions), its kind (a record kind, 'note' for a free
+        # note, 'brief'), its state (a record's status, a note's live/crumpled) and its day
+        # (an event's date, a to-do's due date, a note's latest said_at). The rows are
+        # derived, so they are dropped and rebuilt from git by the next sync.
+        "documents_memory_1",
+        """
+        ALTER TABLE documents ADD COLUMN root TEXT;
+        ALTER TABLE documents ADD COLUMN kind TEXT;
+        ALTER TABLE documents ADD COLUMN state TEXT;
+        ALTER TABLE documents ADD COLUMN day TEXT;
+        CREATE INDEX documents_by_state ON documents(store_id, root, kind, state, day, path);
+        CREATE INDEX documents_by_day ON documents(store_id, root, kind, day, path);
+        DELETE FROM documents;
+        DELETE FROM index_stores;
+        """,
+    ),
 ]
 
 

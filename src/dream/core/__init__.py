@@ -7,7 +7,9 @@ the benchmarks parse their input, call one function here and print what it retur
   for review), ``show_run``, ``list_runs``;
 - :mod:`dream.core.revert`: ``revert`` a commit or a run;
 - :mod:`dream.core.review`: ``accept`` and ``reject`` review proposals;
-- :mod:`dream.core.notes`: the notes service for the current project and its open dream.
+- :mod:`dream.core.notes`: the notes service for the current project and its open dream;
+- :mod:`dream.core.memory`: memory as a person reads it (scopes, lists, one record with its
+  evidence and history, search, sessions), for the web page.
 
 Every function that changes a store takes that store's write lock
 (:func:`dream.store.lock.write_lock`) and re-checks what it acts on under it. The package

@@ -10,8 +10,12 @@ from typing import Any
 
 from dream.db import utcnow
 from dream.errors import GitFailed, StoreError
+from dream.kinds.records import KINDS
 from dream.store.document import quick_meta, sha256, title_of
 from dream.store.store import Store
+
+# a record's status when its file names none: what the pipeline assumes
+DEFAULT_STATE = {"event": "proposed", "todo": "open", "note": "live", "question": "open"}
 
 
 @dataclass
@@ -44,6 +48,77 @@ def _placement(path: str, meta: dict[str, str]) -> tuple[str | None, str | None,
     owner = parts[1] if home in ("projects", "sessions") and len(parts) > 2 else None
     project = meta.get("project") or None
     return home, owner, project
+
+
+def scope_root(path: str) -> str:
+    """The scope a document belongs to: ``user``, ``projects/<name>``, ``sessions`` (every
+    session's notes), or ``''`` for a path outside the notes layout."""
+    parts = path.split("/")
+    if parts[0] == "user" and len(parts) > 1:
+        return "user"
+    if parts[0] == "projects" and len(parts) > 2:
+        return f"projects/{parts[1]}"
+    if parts[0] == "sessions" and len(parts) > 2:
+        return "sessions"
+    return ""
+
+
+def record_fields(text: str) -> dict[str, str]:
+    """The one-line values of a record's fields (``fields: <name>: value: ...``) read from
+    its front matter without a YAML parser, plus ``said_at``: the latest of any field.
+    Values written over several lines are left out (only short ones are listed by)."""
+    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
+    found: dict[str, str] = {}
+    inside = False
+    current = ""
+    for line in text[4:end].split("\n") if end > 0 else []:
+        if not line.startswith(" "):
+            inside = line.startswith("fields:")
+            continue
+        if not inside:
+            continue
+        if line[2:3] != " ":
+            current = line.strip().rstrip(":")
+        elif line.startswith("    value: ") and current:
+            found[current] = _scalar(line[11:])
+        elif line.startswith("    said_at: "):
+            found["said_at"] = max(found.get("said_at", ""), _scalar(line[13:]))
+    return found
+
+
+def _scalar(raw: str) -> str:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        return raw[1:-1].replace("''", "'")
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        return raw[1:-1]
+    return "" if raw[:1] in ("|", ">") else raw
+
+
+def memory_columns(path: str, meta: dict[str, str], text: str
+                   ) -> tuple[str, str, str | None, str | None]:
+    """(root, kind, state, day) of a document, what the memory pages list by: a record's
+    kind from its front matter, ``brief`` for a brief, ``note`` for any other document;
+    the state is a record's status (its kind's default when unset) or a note's
+    live/crumpled; the day is an event's date, a to-do's due date, else the latest
+    ``said_at`` (or a note's ``updated``/``created``)."""
+    root = scope_root(path)
+    name = path.rsplit("/", 1)[-1]
+    kind = meta.get("kind") if meta.get("kind") in KINDS and meta.get("key") else None
+    if kind is None:
+        if name == "brief.md":
+            return root, "brief", None, None
+        return root, "note", meta.get("status") or "live", \
+            meta.get("updated") or meta.get("created") or None
+    values = record_fields(text)
+    state = values.get("status") or DEFAULT_STATE.get(kind)
+    if kind == "event":
+        day = values.get("date") or None
+    elif kind == "todo":
+        day = values.get("due") or None
+    else:
+        day = values.get("said_at") or None
+    return root, kind, state, day
 
 
 def _stored(conn: sqlite3.Connection, store_id: str) -> tuple[str | None, bool]:
@@ -158,14 +233,17 @@ def _write(conn: sqlite3.Connection, store: Store, commit: str,
         meta, body = quick_meta(text)
         home, owner, project = _placement(path, meta)
         row = (store.id, path, blob, sha256(data), commit, home, owner, project,
-               meta.get("status") or None, title_of(meta, body, path), body)
+               meta.get("status") or None, title_of(meta, body, path), body,
+               *memory_columns(path, meta, text))
         conn.execute(
             "INSERT INTO documents (store_id, path, blob, sha256, commit_sha, home, owner,"
-            " project, status, title, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " project, status, title, body, root, kind, state, day)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT(store_id, path) DO UPDATE SET blob=excluded.blob,"
             " sha256=excluded.sha256, commit_sha=excluded.commit_sha, home=excluded.home,"
             " owner=excluded.owner, project=excluded.project, status=excluded.status,"
-            " title=excluded.title, body=excluded.body", row)
+            " title=excluded.title, body=excluded.body, root=excluded.root,"
+            " kind=excluded.kind, state=excluded.state, day=excluded.day", row)
 
 
 def _count(conn: sqlite3.Connection, store_id: str) -> int:

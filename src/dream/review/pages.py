@@ -15,7 +15,8 @@ from dream.review.charts import Point, chart
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232b;background:#f6f7f9}
-header{background:#1d2b3a;color:#fff;padding:10px 24px}header a{color:#fff;text-decoration:none}
+header{background:#1d2b3a;color:#fff;padding:10px 24px;display:flex;gap:18px;align-items:center}
+header a{color:#fff;text-decoration:none}header form{margin-left:auto}
 main{padding:16px 24px;max-width:1200px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{padding:5px 8px;border-bottom:1px solid #e3e6ea;text-align:right;white-space:nowrap}
@@ -47,12 +48,19 @@ pre.text{white-space:pre-wrap;background:#fafafa;padding:6px}
 """
 
 
-def _page(title: str, body: str) -> str:
+def _page(title: str, body: str, style: str = "") -> str:
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<title>{escape(title)}</title><style>{STYLE}{style}</style></head><body>"
             "<header><a href=\"/\"><b>Dream</b> runs</a>"
-            " · <a href=\"/questions\" id=\"nav-questions\">questions</a></header>"
+            f"<a href=\"/questions\" id=\"nav-questions\">questions</a>{HEADER_LINKS}</header>"
             f"<main>{body}</main></body></html>")
+
+
+# the memory pages and a search box on every page (dream.review.memory_pages serves them)
+HEADER_LINKS = ('<a href="/memory" id="nav-memory">memory</a>'
+                '<form method="get" action="/search" id="nav-search" role="search">'
+                '<input type="search" name="q" placeholder="search memory" '
+                'aria-label="search memory" maxlength="500"></form>')
 
 
 def _money(value: float) -> str:
@@ -88,7 +96,8 @@ def _decision_badge(run: dict[str, Any]) -> str:
     return f' <span class="decision {escape(state)}">{escape(label)}</span>'
 
 
-def runs_page(runs: list[dict[str, Any]]) -> str:
+def runs_page(runs: list[dict[str, Any]], memory_html: str = "") -> str:
+    """The front page: ``memory_html`` (the memory section) above the runs."""
     chronological = list(reversed(runs))
     costs = [Point(_label(r), float(r["cost_usd"]), r["id"],
                    f"{r['id']} ({r['status']}): {_money(r['cost_usd'])}")
@@ -126,7 +135,7 @@ def runs_page(runs: list[dict[str, Any]]) -> str:
             f'<td class=l><code>{escape((r["commit"] or "")[:10])}</code></td></tr>')
     table = (f'<table id="runs">{head}{"".join(rows)}</table>' if rows else
              '<p class="muted" id="no-runs">No runs yet: run <code>dream run</code> first.</p>')
-    return _page("Dream runs", "<h1>Runs</h1>" + summary + charts + table)
+    return _page("Dream runs", memory_html + "<h1>Runs</h1>" + summary + charts + table)
 
 
 def _patch_html(patch: str) -> str:

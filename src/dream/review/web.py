@@ -12,8 +12,9 @@ growth over runs), ``/runs/<id>`` (one run: figures, details, the diff of its co
 Promote/Discard for a dream run left for review; a review's proposals with Accept/Reject),
 ``/api/runs`` (the same data as JSON), ``/questions`` (open questions with answer forms;
 :mod:`dream.review.steer` answers them, corrects fields and crumples notes through the
-command line's own functions). Memory size after a run is the number of Markdown
-documents (``brief.md`` and ``.dream/`` excluded) in each store at the run's commit, summed
+command line's own functions); the memory pages (``/memory``, ``/sessions/``,
+``/search``) are :mod:`dream.review.memory_pages`. Memory size after a run is the number of
+Markdown documents (``brief.md`` and ``.dream/`` excluded) in each store at the run's commit, summed
 over the stores seen so far.
 """
 
@@ -38,7 +39,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 from dream import runs as run_records
 from dream.app import App
 from dream.errors import BadInput, DreamError
-from dream.review import pages
+from dream.review import memory_pages, pages
 from dream.review.steer import ACTIONS as STEER_ACTIONS
 from dream.review.steer import Steering
 from dream.store.git import looks_like_sha
@@ -308,7 +309,11 @@ class ReviewServer:
     # -- pages -------------------------------------------------------------------------------
     def get(self, path: str, query: dict[str, list[str]]) -> tuple[int, str, str]:
         if path in ("/", "/runs", "/runs/"):
-            return 200, HTML, pages.runs_page(self.view.runs())
+            memory = memory_pages.front_section(self.view.app, self.view.lock)
+            return 200, HTML, pages.runs_page(self.view.runs(), memory)
+        routed = memory_pages.route(self.view.app, self.view.lock, path, query)
+        if routed is not None:
+            return routed
         if path == "/api/runs":
             return 200, "application/json", json.dumps({"runs": self.view.runs()}, default=str)
         if path.startswith("/runs/") and path.count("/") == 2:

@@ -150,3 +150,34 @@ def show(conn: sqlite3.Connection, session: str, page: int = 1,
     first = (page - 1) * page_size
     items = [{"n": first + i + 1, **_item(row)} for i, row in enumerate(rows)]
     return {"stream": stream, "page": page, "pages": pages, "total": total, "items": items}
+
+
+def items_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The spool items named by ``ids`` (evidence ids of a record's fields), each with
+    ``n``, its place in its session in the order :func:`show` pages it. Ids not in the
+    spool are left out."""
+    found: dict[str, dict[str, Any]] = {}
+    wanted = list(dict.fromkeys(ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"SELECT * FROM items WHERE id IN ({marks})", chunk):
+            found[row["id"]] = {"n": _place(conn, row), "seq": row["seq"], **_item(row)}
+    return found
+
+
+def _place(conn: sqlite3.Connection, row: sqlite3.Row) -> int:
+    """1-based place of an item in its stream, ordered like :func:`show` (said_at, undated
+    last, then seq); counted on the (stream, said_at) index."""
+    stream, said, seq = row["stream"], row["said_at"], row["seq"]
+    if said is None:
+        before = conn.execute(
+            "SELECT (SELECT count(*) FROM items WHERE stream = ? AND said_at IS NOT NULL) + "
+            "(SELECT count(*) FROM items WHERE stream = ? AND said_at IS NULL AND seq < ?)",
+            (stream, stream, seq)).fetchone()[0]
+    else:
+        before = conn.execute(
+            "SELECT (SELECT count(*) FROM items WHERE stream = ? AND said_at < ?) + "
+            "(SELECT count(*) FROM items WHERE stream = ? AND said_at = ? AND seq < ?)",
+            (stream, said, stream, said, seq)).fetchone()[0]
+    return before + 1
