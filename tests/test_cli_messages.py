@@ -32,15 +32,15 @@ def test_runs_show_the_decision_and_the_project(dream, repo, tmp_path):
     dream("init")
     stage(tmp_path, "a", [{"id": "a1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jo",
                            "role": "other", "author": "Jo",
-                           "text": "Dinner at Nobu on Friday at 7pm?"}])
+                           "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     auto = json.loads(dream("run", "--model", "rules", "--json").output)
     stage(tmp_path, "b", [{"id": "b1", "time": "2026-03-10T18:00:00Z", "stream": "sms-jo",
                            "role": "other", "author": "Jo",
-                           "text": "Lunch at Hoppers on Monday at noon?"}])
+                           "text": "Lunch at Hoppers on Monday at noon, booked."}])
     left = json.loads(dream("run", "--model", "rules", "--apply", "review", "--json").output)
     stage(tmp_path, "c", [{"id": "c1", "time": "2026-03-11T18:00:00Z", "stream": "sms-jo",
                            "role": "other", "author": "Jo",
-                           "text": "Coffee at Monmouth on Tuesday at 9am?"}])
+                           "text": "Coffee at Monmouth on Tuesday at 9am, booked."}])
     gone = json.loads(dream("run", "--model", "rules", "--apply", "review", "--json").output)
     dream("runs", "discard", gone["id"])
     rows = {r["id"]: r for r in json.loads(dream("runs", "--json").output)}
@@ -117,7 +117,7 @@ def _messages(n: int, stream: str, cwd: str | None = None) -> list[dict]:
     for i in range(n):
         line = {"id": f"{stream}{i}", "time": f"2026-03-01T10:{i:02d}:00Z",
                 "stream": f"{stream}-{i}", "role": "other", "author": f"Friend{i}",
-                "text": f"Dinner at Place{i} on {days[i % 7]} at {1 + i % 11}pm?"}
+                "text": f"Dinner at Place{i} on {days[i % 7]} at {1 + i % 11}pm, booked."}
         if cwd:
             line.update(role="user", text=f"From now on always run check number {i} first.",
                         cwd=cwd)
@@ -170,7 +170,7 @@ def test_context_is_compact_and_gives_provenance_on_request(dream, repo, tmp_pat
     dream("init")
     stage(tmp_path, "d", [{"id": "d1", "time": "2026-03-09T18:00:00Z", "stream": "sms-jo",
                            "role": "other", "author": "Jo",
-                           "text": "Dinner at Nobu on Friday at 7pm?"}])
+                           "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     dream("run", "--model", "rules")
     compact = dream("context", "--objective", "dinner Nobu").output
     full = dream("context", "--objective", "dinner Nobu", "--provenance").output

@@ -20,7 +20,7 @@ def event(dream, repo, dream_home, tmp_path):
     dream("init")
     stage(tmp_path, "day1", [{"id": "d1", "time": "2026-03-09T18:00:00Z",
                               "stream": "sms-jordan", "role": "other", "author": "Jordan",
-                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+                              "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     run_json(dream, "--model", "rules")
     assert KEY in records(dream_home, "events")
     return f"@user/events/{KEY}"

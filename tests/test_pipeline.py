@@ -296,14 +296,14 @@ def test_rules_failure_signatures_collide_across_paths():
 
 
 @pytest.mark.parametrize("text,date,time", [
-    ("Dinner on Friday at 7pm at Nobu?", "2026-03-13", "19:00"),
-    ("Lunch tomorrow at 12:30 at Dishoom", "2026-03-10", "12:30"),
-    ("Meeting on 14 March at 9am", "2026-03-14", "09:00"),
+    ("Dinner on Friday at 7pm at Nobu, booked!", "2026-03-13", "19:00"),
+    ("Lunch tomorrow at 12:30 at Dishoom, see you there", "2026-03-10", "12:30"),
+    ("Meeting on 14 March at 9am is confirmed", "2026-03-14", "09:00"),
 ])
 def test_rules_event_fields(text, date, time):
     ops = _rules([{"role": "other", "author": "Jordan", "text": text}])
     values = {f["name"]: f["value"] for f in ops[0]["fields"]}
-    assert values["date"] == date and values["time"] == time and values["status"] == "proposed"
+    assert values["date"] == date and values["time"] == time and values["status"] == "confirmed"
     assert "Jordan" in values["participants"]
 
 
@@ -473,7 +473,7 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
     dream("init")
     stage(tmp_path, "day1", [{"id": "s1", "time": "2026-03-09T18:00:00Z", "stream": "sms",
                               "role": "other", "author": "Jordan",
-                              "text": "Dinner at Nobu on Friday at 7pm?"}])
+                              "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     run_json(dream, "--model", "rules")
     stage(tmp_path, "day2", [{"id": "s2", "time": "2026-03-10T09:00:00Z", "stream": "sms",
                               "role": "other", "author": "Jordan",
