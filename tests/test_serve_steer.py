@@ -277,3 +277,66 @@ def test_back_links_stay_on_this_server():
     for bad in ("https://evil.example/", "//evil.example/", "/\\evil", "", "/a\nb"):
         assert safe_back(bad, "/questions") == "/questions"
     assert with_done("/memory/x?done=old#f", "new") == "/memory/x?done=new#f"
+
+
+# -- pictures ----------------------------------------------------------------------------------
+def test_timeline_shows_upcoming_events_soonest_first(dream, repo, dream_home, tmp_path,
+                                                      server):
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).date()
+
+    def day(n: int) -> str:
+        return (today + timedelta(days=n)).isoformat()
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    run_json(dream, "--no-sweep", "--model", script(tmp_path, "ev", {"ops": [
+        {"op": "event.upsert", "name": "climbing", "evidence": ["E1"],
+         "fields": fields(title="Climbing <b>gym</b>", date=day(10), status="confirmed")},
+        {"op": "event.upsert", "name": "dinner", "evidence": ["E2"],
+         "fields": fields(title="Dinner", date=day(3), time="19:00", place="Nobu",
+                          status="proposed")},
+        {"op": "event.upsert", "name": "lunch", "evidence": ["E3"],
+         "fields": fields(title="Lunch", date=day(5), status="declined")},
+        {"op": "event.upsert", "name": "old", "evidence": ["E3"],
+         "fields": fields(title="Last week", date=day(-7))}]}))
+    srv = server()
+    assert 'href="/pictures"' in get(srv.url)[2]
+    status, headers, html = get(srv.url + "pictures")
+    assert status == 200 and "<script" not in html
+    assert html.count('<g class="event"') == 3                         # not last week's
+    dates = [part.split('"', 1)[0] for part in html.split('<g class="event" data-date="')[1:]]
+    assert dates == [day(3), day(5), day(10)]
+    assert 'data-status="declined" data-address="@user/events/lunch.md"' in html
+    assert "Climbing &lt;b&gt;gym&lt;/b&gt;" in html and "<b>gym" not in html
+    assert f"{day(3)} 19:00</tspan> Dinner · Nobu" in html
+    earlier = get(srv.url + f"pictures?from={day(-8)}")[2]
+    assert earlier.count('<g class="event"') == 4
+    bad = get(srv.url + "pictures?from=soon")[2]
+    assert "give ?from=YYYY-MM-DD" in bad and bad.count('<g class="event"') == 3
+
+
+def test_churn_per_run_counts_added_changed_and_crumpled_records(dream, repo, dream_home,
+                                                                 tmp_path, server):
+    dream("init")
+    lines = [json.loads(line) for line in (SCENARIOS / "coding_session.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    stage(tmp_path, "coding_here", [{**line, "cwd": str(repo)} for line in lines])
+    first = run_json(dream)
+    notes = sorted((dream_home / "notes" / "projects" / repo.name / "notes").glob("*.md"))
+    added = git(dream_home / "notes", "show", "--name-status", "--format=", first["commit"])
+    records_added = [line for line in added.splitlines() if line.startswith("A\t")
+                     and not line.endswith("brief.md")]
+    crumple = f"@projects/{repo.name}/notes/{notes[0].stem}"
+    dream("notes", "crumple", crumple)
+    dream("correct", f"@projects/{repo.name}/notes/{notes[1].stem}", "type", "fact")
+    srv = server()
+    html = get(srv.url + "pictures")[2]
+    bars = [part.split(">", 1)[0] for part in html.split('<g class="churn" ')[1:]]
+    assert len(bars) == 3, bars
+    assert f'data-added="{len(records_added)}" data-changed="0" data-crumpled="0"' in bars[0]
+    assert 'data-added="0" data-changed="0" data-crumpled="1" data-removed="0"' in bars[1]
+    assert 'data-added="0" data-changed="1" data-crumpled="0" data-removed="0"' in bars[2]
+    assert html.count('<circle class="point"') == 3                    # growth after each
+    assert 'id="chart-cost"' in html and html.count('<rect class="bar"') >= 3

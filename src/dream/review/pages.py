@@ -52,7 +52,8 @@ def _page(title: str, body: str, style: str = "") -> str:
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{STYLE}{style}</style></head><body>"
             "<header><a href=\"/\"><b>Dream</b> runs</a>"
-            f"<a href=\"/questions\" id=\"nav-questions\">questions</a>{HEADER_LINKS}</header>"
+            "<a href=\"/questions\" id=\"nav-questions\">questions</a>"
+            f"<a href=\"/pictures\" id=\"nav-pictures\">pictures</a>{HEADER_LINKS}</header>"
             f"<main>{body}</main></body></html>")
 
 

@@ -57,6 +57,11 @@ class Steering:
 
     view: RunsView
 
+    def __post_init__(self) -> None:
+        from dream.review.pictures import Pictures
+
+        self.pictures = Pictures(self.view)
+
     @property
     def app(self):
         return self.view.app
@@ -125,6 +130,8 @@ class Steering:
         if path in ("/questions", "/questions/"):
             return 200, HTML, steer_pages.questions_page(self.questions(), self.waiting(),
                                                          csrf, done)
+        if path in ("/pictures", "/pictures/"):
+            return 200, HTML, self.pictures.page(query)
         return None
 
     def post(self, path: str, form: dict[str, list[str]]) -> Reply:

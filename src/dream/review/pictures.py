@@ -1,0 +1,276 @@
+"""The pictures page of ``dream serve``: where people would rather look than read.
+
+- **Coming up**: a timeline of the events from a day on (today by default), drawn one row
+  per event at its date, coloured by status, across every project a store manages and
+  ``@user/``.
+- **Memory growth**: Markdown documents after each run (the front page's rule).
+- **Churn per run**: records added, changed, crumpled and removed by each run's commits,
+  read from git (``diff-tree`` of the run's commit against its first parent; a change is
+  *crumpled* when the new version's status is ``crumpled`` and the old one's was not).
+  ``brief.md`` and ``.dream/`` are not counted. Commits never change, so counts are cached
+  by commit.
+- **Cost per run** in dollars (dry runs show their estimate).
+
+Inline SVG drawn by code: no scripts, no network assets. Every value is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from dream.review.charts import HEIGHT, WIDTH, Point, chart, nice_ceiling
+
+if TYPE_CHECKING:
+    from dream.review.web import RunsView
+
+MAX_EVENTS = 60
+CHURN = (("added", "#2e7d32"), ("changed", "#3b6ea8"), ("crumpled", "#b26a00"),
+         ("removed", "#c62828"))
+STATUS_COLOURS = {"confirmed": "#2e7d32", "proposed": "#3b6ea8", "declined": "#9e9e9e",
+                  "cancelled": "#c62828"}
+_CRUMPLED = re.compile(rb"^(status: *'?crumpled|  status:\n    value: *'?crumpled)", re.M)
+
+
+@dataclass
+class Pictures:
+    view: RunsView
+
+    def __post_init__(self) -> None:
+        self._churn: dict[tuple[str, str], dict[str, int]] = {}
+
+    # -- data ----------------------------------------------------------------------------------
+    def events(self, start: date) -> list[dict[str, Any]]:
+        """Events dated ``start`` or later, soonest first (at most MAX_EVENTS)."""
+        from dream.pipeline.answers import every_scope
+        from dream.pipeline.state import load_state
+
+        out = []
+        with self.view.lock:
+            for scope in every_scope(self.view.app):
+                state = load_state(scope, scope.store.repo.head(), kind="event")
+                for rec in state.of_kind("event"):
+                    when = _date(rec.get("date"))
+                    if when is None or when < start:
+                        continue
+                    out.append({"date": when, "time": rec.get("time"),
+                                "title": rec.get("title") or rec.key,
+                                "status": rec.get("status") or "proposed",
+                                "place": rec.get("place"),
+                                "participants": rec.get("participants"),
+                                "address": f"{scope.address_prefix}/events/{rec.key}.md"})
+        out.sort(key=lambda e: (e["date"], e["time"] or "", e["title"]))
+        return out[:MAX_EVENTS]
+
+    def churn(self, run: dict[str, Any]) -> dict[str, int] | None:
+        """Records added, changed, crumpled and removed by a run's commits (None when it
+        made none that can be read)."""
+        total = None
+        with self.view.lock:
+            for store_id, sha in self.view._commits(run).items():
+                counts = self._commit_churn(store_id, sha)
+                if counts is None:
+                    continue
+                total = total or dict.fromkeys([n for n, _ in CHURN], 0)
+                for name in total:
+                    total[name] += counts[name]
+        return total
+
+    def _commit_churn(self, store_id: str, sha: str) -> dict[str, int] | None:
+        key = (store_id, sha)
+        if key in self._churn:
+            return self._churn[key]
+        store = self.view._store(store_id)
+        if store is None or not store.repo.has_commit(sha):
+            return None
+        repo = store.repo
+        parent = repo.git("rev-parse", "-q", "--verify", f"{sha}^", check=False).strip()
+        args = [parent, sha] if parent else ["--root", sha]
+        raw = repo.git("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", *args)
+        counts = dict.fromkeys([n for n, _ in CHURN], 0)
+        changed: list[tuple[str, str]] = []
+        fields = raw.split("\x00")
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            if not meta.startswith(":") or not _counted(path):
+                continue
+            _m1, _m2, old, new, status = meta[1:].split()
+            if status == "A":
+                counts["added"] += 1
+            elif status == "D":
+                counts["removed"] += 1
+            else:
+                changed.append((old, new))
+        news = list(repo.read_blobs([new for _old, new in changed])) if changed else []
+        crumpled = [(old, n) for (old, _new), n in zip(changed, news, strict=True)
+                    if _CRUMPLED.search(n)]
+        olds = list(repo.read_blobs([old for old, _n in crumpled])) if crumpled else []
+        counts["crumpled"] = sum(1 for o in olds if not _CRUMPLED.search(o))
+        counts["changed"] = len(changed) - counts["crumpled"]
+        self._churn[key] = counts
+        return counts
+
+    # -- page ----------------------------------------------------------------------------------
+    def page(self, query: dict[str, list[str]]) -> str:
+        from dream.review import pages
+
+        start, note = _start(query)
+        runs = list(reversed(self.view.runs()))                      # oldest first
+        churned = [(r, self.churn(r)) for r in runs]
+        growth = [Point(pages._label(r), float(r["memory_docs"]), r["id"],
+                        f"{r['id']}: {r['memory_docs']} documents")
+                  for r in runs if r["memory_docs"] is not None]
+        costs = [Point(pages._label(r), float(r["cost_usd"]), r["id"],
+                       f"{r['id']} ({r['status']}): {pages._money(r['cost_usd'])}")
+                 for r in runs]
+        body = [STYLE, "<h1>Pictures</h1>"]
+        if note:
+            body.append(f'<p class="error" id="from-error">{escape(note)}</p>')
+        body.append(timeline(self.events(start), start))
+        body.append('<div class="charts">'
+                    + chart("chart-growth", "Memory documents after each run", growth, "",
+                            "line", "#2e7d32")
+                    + churn_chart([(r, c) for r, c in churned if c is not None])
+                    + chart("chart-cost", "Cost per run (USD)", costs, "$", "bar")
+                    + "</div>")
+        return pages._page("Dream pictures", "".join(body))
+
+
+STYLE = """<style>
+svg.timeline{background:#fff;border:1px solid #e3e6ea}svg .ev-label{font-size:11px;fill:#1d232b}
+svg .ev-date{font-size:10px;fill:#555}svg .today{stroke:#c62828;stroke-dasharray:3 3}
+.legend{font-size:11px}
+</style>"""
+
+
+def _counted(path: str) -> bool:
+    return path.endswith(".md") and not path.startswith(".dream/") and \
+        path.rsplit("/", 1)[-1] != "brief.md"
+
+
+def _date(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat(value) if value and len(value) == 10 else None
+    except ValueError:
+        return None
+
+
+def _start(query: dict[str, list[str]]) -> tuple[date, str]:
+    """The timeline's first day: ``?from=YYYY-MM-DD``, else today (UTC)."""
+    today = datetime.now(UTC).date()
+    raw = (query.get("from") or [""])[0].strip()
+    if not raw:
+        return today, ""
+    found = _date(raw)
+    if found is None:
+        return today, f"'{raw}' is not a date: give ?from=YYYY-MM-DD; showing from today"
+    return found, ""
+
+
+def timeline(events: list[dict[str, Any]], start: date) -> str:
+    """One row per event: its date, time and title in a column on the left, a dot at its
+    date on the time axis to the right (weekly ticks, a dashed line at ``start``)."""
+    title = f"Coming up from {start.isoformat()}"
+    width, row, top, label_w, right = WIDTH * 2, 20, 46, 420, 24
+    head = (f'<svg class="timeline" id="timeline" role="img" viewBox="0 0 {width} {{h}}" '
+            f'width="{width}" height="{{h}}" xmlns="http://www.w3.org/2000/svg">'
+            f'<title>{escape(title)}</title>'
+            f'<text x="16" y="18" class="chart-title">{escape(title)}</text>')
+    if not events:
+        return (head.format(h=80) + f'<text x="{width / 2}" y="52" text-anchor="middle" '
+                'class="empty">no events coming up</text></svg>')
+    end = max(events[-1]["date"], start + timedelta(days=7))
+    span = max(1, (end - start).days)
+    left = label_w + 16
+    plot = width - left - right
+
+    def x_of(day: date) -> float:
+        return left + plot * (day - start).days / span
+
+    height = top + row * len(events) + 8
+    parts = [head.format(h=height)]
+    step = max(1, -(-span // 10 // 7)) * 7          # weekly ticks, at most about 10
+    day = start
+    while day <= end:
+        x = x_of(day)
+        parts.append(f'<line x1="{x:.1f}" y1="{top - 10}" x2="{x:.1f}" y2="{height - 4}" '
+                     f'class="grid"/><text x="{x:.1f}" y="{top - 14}" text-anchor="middle" '
+                     f'class="tick">{escape(day.strftime("%b %d"))}</text>')
+        day += timedelta(days=step)
+    parts.append(f'<line x1="{left}" y1="{top - 10}" x2="{left}" y2="{height - 4}" '
+                 'class="today"/>')
+    for i, ev in enumerate(events):
+        x, y = x_of(ev["date"]), top + row * i + 6
+        colour = STATUS_COLOURS.get(ev["status"], "#3b6ea8")
+        when = ev["date"].isoformat() + (f" {ev['time']}" if ev["time"] else "")
+        label = ev["title"] + (f" · {ev['place']}" if ev["place"] else "") + \
+            (f" · {ev['participants']}" if ev["participants"] else "")
+        if ev["status"] not in ("confirmed", "proposed"):
+            label += f" ({ev['status']})"
+        short = label if len(label) <= 52 else label[:51] + "…"
+        tip = f"{when} {label} [{ev['status']}] {ev['address']}"
+        parts.append(
+            f'<g class="event" data-date="{ev["date"].isoformat()}" '
+            f'data-status="{escape(ev["status"])}" data-address="{escape(ev["address"])}">'
+            f'<title>{escape(tip)}</title>'
+            f'<text x="16" y="{y + 4}" class="ev-label"><tspan class="ev-date">'
+            f'{escape(when)}</tspan> {escape(short)}</text>'
+            f'<line x1="{left}" y1="{y}" x2="{x:.1f}" y2="{y}" stroke="{colour}" '
+            'stroke-opacity="0.25"/>'
+            f'<circle cx="{x:.1f}" cy="{y}" r="5" fill="{colour}"/></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def churn_chart(runs: list[tuple[dict[str, Any], dict[str, int]]]) -> str:
+    """Stacked bars per run: added, changed, crumpled, removed."""
+    from dream.review import pages
+
+    title = "Records added, changed, crumpled, removed per run"
+    left, right, top, bottom = 64, 16, 44, 40
+    head = (f'<svg class="chart" id="chart-churn" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
+            f'width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">'
+            f'<title>{escape(title)}</title>'
+            f'<text x="{left}" y="18" class="chart-title">{escape(title)}</text>')
+    legend = "".join(
+        f'<rect x="{left + i * 80}" y="26" width="9" height="9" fill="{colour}"/>'
+        f'<text x="{left + i * 80 + 12}" y="34" class="legend">{name}</text>'
+        for i, (name, colour) in enumerate(CHURN))
+    if not runs:
+        return (head + legend + f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" '
+                'text-anchor="middle" class="empty">no runs with commits yet</text></svg>')
+    top_value = nice_ceiling(max(sum(c.values()) for _r, c in runs))
+    plot_w, plot_h = WIDTH - left - right, HEIGHT - top - bottom
+    parts = [head, legend]
+    for frac in (0, 0.5, 1):
+        y = top + plot_h * (1 - frac)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{WIDTH - right}" y2="{y:.1f}" '
+                     f'class="grid"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" '
+                     f'class="tick">{top_value * frac:g}</text>')
+    step = plot_w / len(runs)
+    bar_w = max(2.0, step * 0.7)
+    for i, (run, counts) in enumerate(runs):
+        x = left + step * i + (step - bar_w) / 2
+        base = top + plot_h
+        tip = f"{run['id']}: " + ", ".join(f"{counts[n]} {n}" for n, _c in CHURN)
+        parts.append(f'<g class="churn" data-run="{escape(run["id"])}" '
+                     + " ".join(f'data-{n}="{counts[n]}"' for n, _c in CHURN)
+                     + f"><title>{escape(tip)}</title>")
+        for name, colour in CHURN:
+            h = plot_h * counts[name] / top_value
+            if h <= 0:
+                continue
+            base -= h
+            parts.append(f'<rect class="bar {name}" x="{x:.1f}" y="{base:.1f}" '
+                         f'width="{bar_w:.1f}" height="{h:.1f}" fill="{colour}"/>')
+        parts.append("</g>")
+    every = max(1, -(-len(runs) * 75 // plot_w))
+    for i, (run, _c) in enumerate(runs):
+        if i % every == 0 or i == len(runs) - 1:
+            x = left + step * (i + 0.5)
+            parts.append(f'<text x="{x:.1f}" y="{HEIGHT - bottom + 16}" text-anchor="middle" '
+                         f'class="tick">{escape(pages._label(run))}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
