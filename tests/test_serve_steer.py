@@ -173,11 +173,17 @@ def test_correct_a_field_from_the_page_is_dream_correct(dream, repo, dream_home,
         status, _, html = post(srv.url + "records/correct",
                                {"address": address, "csrf": csrf, **form})
         assert status == 409 and says in html, html
+    status, _, html = post(srv.url + "records/correct", {
+        "address": address, "field": "time", "value": "20:00", "store": "another-store",
+        "csrf": csrf})
+    assert status == 409 and "not in the store this page showed" in html
     assert _log(dream_home) == commits                          # refused: nothing changed
 
     back = "/questions?x=1"
+    notes_home = App.from_env().notes_store().id
     status, headers, _ = post(srv.url + "records/correct", {
-        "address": address, "field": "Time", "value": "7:45", "back": back, "csrf": csrf})
+        "address": address, "field": "Time", "value": "7:45", "back": back, "csrf": csrf,
+        "store": notes_home})
     assert status == 303 and headers["Location"].startswith("/questions?x=1&done=corrected")
     ev = records(dream_home, "events")["dinner-with-jordan"]
     assert ev.get("time") == "07:45" and ev.fields["time"].pass_ == "correct"

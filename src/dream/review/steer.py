@@ -106,21 +106,42 @@ class Steering:
         with self.view.lock:
             return answer_question(self.app, address, answer)
 
-    def correct(self, address: str, field: str, value: str):
+    def correct(self, address: str, field: str, value: str, store: str = ""):
         from dream.core import dreams
 
         if not address:
             raise BadInput("no record chosen", "use the form on a record's page")
         with self.view.lock:
+            self._check_store(address, store, crumple=False)
             return dreams.correct(self.app, address, field, value)
 
-    def crumple(self, address: str):
+    def crumple(self, address: str, store: str = ""):
         from dream.core import notes
 
         if not address:
             raise BadInput("no note chosen", "press Crumple on a note's page")
         with self.view.lock:
+            self._check_store(address, store, crumple=True)
             return notes.crumple(self.app, address, owner=WEB_OWNER)
+
+    def _check_store(self, address: str, store_id: str, crumple: bool) -> None:
+        """A form on a record's page names the store it was shown from: refuse when the
+        address would act on another store (a project whose Primary Store is elsewhere),
+        rather than change a record the person did not see. Free notes live in the notes
+        home, so a crumple from there is always the one shown."""
+        from dream.core.dreams import scope_of
+        from dream.errors import NotManaged
+
+        if not store_id:
+            return
+        try:
+            acting = scope_of(self.app, address)[0].store
+        except (BadInput, NotManaged):
+            acting = self.app.notes_store()
+        if store_id == acting.id or (crumple and store_id == self.app.notes_store().id):
+            return
+        raise BadInput(f"{address} is kept in store {acting.name}, not in the store this page "
+                       "showed", f"open it from store {acting.name}'s memory page")
 
     # -- HTTP ----------------------------------------------------------------------------------
     def get(self, path: str, query: dict[str, list[str]], csrf: str
@@ -147,11 +168,12 @@ class Steering:
                 text = (f"answered {done['question']} = {done['answer']!r} "
                         f"(evidence {done['item']}, run {done['id']})")
             elif path == "/records/correct":
-                fixed = self.correct(one("address"), one("field"), one("value"))
+                fixed = self.correct(one("address"), one("field"), one("value"),
+                                     one("store"))
                 text = (f"corrected {fixed.address} {fixed.field} = {fixed.value!r} "
                         f"(evidence {fixed.item}, run {fixed.run.id})")
             else:
-                change = self.crumple(one("address"))
+                change = self.crumple(one("address"), one("store"))
                 text = f"crumpled {change.address}" + (
                     f" -> {change.commit[:12]}" if change.commit else "")
         except DreamError as exc:
