@@ -159,3 +159,25 @@ def test_a_question_is_answered_by_its_address_from_anywhere(dream, repo, dream_
     assert records(dream_home, "questions")[SAME_KEY].get("answer") == "no"
     wrong = dream("questions", "answer", f"@projects/nope/questions/{SAME_KEY}", "no", ok=False)
     assert wrong.exit_code != 0 and "no store knows a project named 'nope'" in wrong.output
+
+
+def test_yes_to_two_disagreeing_notes_keeps_the_newer_one(dream, repo, dream_home, tmp_path):
+    """The sweep asks 'is one a change of the other (yes: keep only the newer)?': yes keeps
+    the later statement and crumples the earlier one."""
+    dream("init")
+    stage(tmp_path, "seats", [
+        {"id": "p1", "time": "2026-03-01T10:00:00Z", "stream": "me", "role": "user",
+         "text": "I prefer aisle seats on long flights."},
+        {"id": "p2", "time": "2026-03-01T10:05:00Z", "stream": "me", "role": "user",
+         "text": "I prefer window seats on flights."}])
+    run_json(dream, "--model", "rules")
+    [asked] = json.loads(dream("questions", "--json").output)
+    assert "keep only the newer" in asked["text"]
+    dream("questions", "answer", asked["key"], "yes")
+    notes = records(dream_home, "notes")
+    older = notes["preference-aisle-seats-long-flights"]
+    assert notes["preference-window-seats-flights"].get("status") == "live"
+    assert older.get("status") == "crumpled"
+    assert older.get("same_as") == "notes/preference-window-seats-flights.md"
+    brief = (dream_home / "notes" / "user" / "brief.md").read_text()
+    assert "window seats" in brief and "aisle seats" not in brief

@@ -8,7 +8,9 @@ of that one item applies it by code, never by a model, in one commit:
 - the question gets ``status: answered`` and ``answer``;
 - *same thing?* answered ``yes``: the older record (earliest evidence) keeps its key and
   takes the fields it lacks from the other; the other is retired (an event ``declined``,
-  a to-do ``done``, a note ``crumpled``) with ``same_as`` pointing at the kept record;
+  a to-do ``done``) with ``same_as`` pointing at the kept record. Two notes are two
+  statements, and the later one changes the earlier (that is what the question asks): the
+  newer note is kept and the older one ``crumpled``;
 - *same thing?* answered ``no``: nothing else changes; the answered question keeps its
   stable key, so no later run asks it again (``apply`` leaves answered questions alone);
 - *which value?*: the field is set to the answer, with the answer as its evidence.
@@ -137,6 +139,8 @@ def answer_ops(items: list[Item], state: State, dropped: Counter) -> list[Resolv
                 dropped["answer_record_gone"] += 1
                 continue
             kept, dup = sorted(recs, key=lambda r: (_first_said(r), r.key))
+            if kept.kind == dup.kind == "note":          # the later statement stands
+                kept, dup = dup, kept
             taken = {n: v for n, v in dup.values().items()
                      if n not in kept.fields and n not in ("status", "same_as")}
             if taken:
