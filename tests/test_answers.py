@@ -14,6 +14,11 @@ from test_mcp import call, ok, server_params
 from test_scenarios import fields, records, run_json, script, stage
 
 SAME_KEY = "same-dinner-with-jordan-jordan-birthday-dinner"
+# another dinner a week later: the sweep is called only for a changed row with a partner (a
+# shared word), and its rows are numbered in the order the run changed them (R1, then R2)
+PARTNER = {"op": "event.upsert", "name": "dinner with sam", "evidence": ["E2"],
+           "fields": [{"name": "title", "value": "Dinner with Sam"},
+                      {"name": "date", "value": "2026-03-20"}]}
 WHICH = {"op": "question.ask", "name": "which-dinner-with-jordan-time", "evidence": ["R1"],
          "fields": fields(text="Seven or eight?", ask="value", about="R1", field="time",
                           options='["19:00", "20:00"]')}
@@ -118,8 +123,8 @@ def test_which_value_over_mcp_sets_the_field_and_the_next_run_respects_it(
     stage(tmp_path, "dinner_three_streams.jsonl")
     model = script(tmp_path, "q", {"ops": [
         {"op": "event.upsert", "name": "dinner with jordan", "evidence": ["E1"],
-         "fields": fields(title="Dinner with Jordan", date="2026-03-13", time="19:00")}]},
-        {"purpose": "sweep", "data": {"ops": [WHICH]}})
+         "fields": fields(title="Dinner with Jordan", date="2026-03-13", time="19:00")},
+        PARTNER]}, {"purpose": "sweep", "data": {"ops": [WHICH]}})
     run_json(dream, "--model", model)
     key = "which-dinner-with-jordan-time"
 

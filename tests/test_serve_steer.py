@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from conftest import git
-from test_answers import SAME_KEY, _asked, _later, _log
+from test_answers import PARTNER, SAME_KEY, _asked, _later, _log
 from test_scenarios import SCENARIOS, fields, records, run_json, script, stage
 from test_serve import csrf_of, get, post
 
@@ -52,7 +52,7 @@ def _which(dream, tmp_path, question: dict) -> str:
     model = script(tmp_path, "q", {"ops": [
         {"op": "event.upsert", "name": "dinner with jordan", "evidence": ["E1"],
          "fields": fields(title="Dinner with Jordan", date="2026-03-13", time="19:00",
-                          place="Nobu")}]},
+                          place="Nobu")}, PARTNER]},
         {"purpose": "sweep", "data": {"ops": [question]}})
     run_json(dream, "--model", model)
     return question["name"]
@@ -152,10 +152,10 @@ def test_an_offered_value_is_chosen_with_its_radio(dream, repo, dream_home, tmp_
     key = _which(dream, tmp_path, WHICH_PLACE)
     srv = server()
     _html, csrf = _questions(srv)
-    status, _, _ = post(srv.url + "questions/answer", {
+    status, _, page = post(srv.url + "questions/answer", {
         "question": f"@user/questions/{key}.md", "answer": "Hoppers", "typed": "",
         "csrf": csrf})
-    assert status == 303
+    assert status == 303, page.split('id="error">')[-1][:300]
     assert records(dream_home, "events")["dinner-with-jordan"].get("place") == "Hoppers"
     assert records(dream_home, "questions")[key].get("status") == "answered"
 
