@@ -74,6 +74,9 @@ def test_same_thing_question_answered_yes_from_the_page(dream, repo, dream_home,
     address = f"@user/questions/{SAME_KEY}.md"
     assert f'data-key="{SAME_KEY}" data-ask="same" data-address="{address}"' in html
     assert "@user/events/dinner-with-jordan.md" in html and ">Nobu<" in html   # the records
+    notes_home = App.from_env().notes_store().id
+    assert f'href="/memory/{notes_home}/user/events/dinner-with-jordan.md"' in html
+    assert f'href="/memory/{notes_home}/user/questions/{SAME_KEY}.md"' in html
     assert 'value="yes"' in html and 'value="no"' in html
     commits = len(_log(dream_home))
 
@@ -315,6 +318,8 @@ def test_timeline_shows_upcoming_events_soonest_first(dream, repo, dream_home, t
     dates = [part.split('"', 1)[0] for part in html.split('<g class="event" data-date="')[1:]]
     assert dates == [day(3), day(5), day(10)]
     assert 'data-status="declined" data-address="@user/events/lunch.md"' in html
+    notes_home = App.from_env().notes_store().id
+    assert f'<a href="/memory/{notes_home}/user/events/dinner.md"><g class="event"' in html
     assert "Climbing &lt;b&gt;gym&lt;/b&gt;" in html and "<b>gym" not in html
     assert f"{day(3)} 19:00</tspan> Dinner · Nobu" in html
     earlier = get(srv.url + f"pictures?from={day(-8)}")[2]

@@ -23,6 +23,10 @@ def test_answer_a_same_thing_question_in_the_browser(dream, repo, dream_home, tm
     question = page.locator(f"section.question[data-key='{SAME_KEY}']")
     assert question.get_attribute("data-ask") == "same"
     assert "@user/events/jordan-birthday-dinner.md" in question.locator("table").inner_text()
+    question.locator("a.record").last.click()                    # the record, one click away
+    assert page.locator("#title").inner_text() == "Birthday dinner"
+    page.go_back()
+    question = page.locator(f"section.question[data-key='{SAME_KEY}']")
 
     question.locator("button.yes").click()
     assert page.locator("#done").inner_text().startswith(
@@ -85,3 +89,30 @@ def test_a_bad_typed_value_shows_the_cli_error_in_the_browser(dream, repo, dream
     question.locator("button.answer").click()
     assert "= '08:15'" in page.locator("#done").inner_text()
     assert records(dream_home, "events")["dinner-with-jordan"].get("time") == "08:15"
+
+
+def test_pictures_in_the_browser(dream, repo, dream_home, tmp_path, served, page):
+    from datetime import UTC, datetime, timedelta
+
+    from test_scenarios import fields, script, stage
+
+    soon = (datetime.now(UTC).date() + timedelta(days=4)).isoformat()
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    run_json(dream, "--no-sweep", "--model", script(tmp_path, "ev", {"ops": [
+        {"op": "event.upsert", "name": "dinner", "evidence": ["E1"],
+         "fields": fields(title="Dinner at Nobu", date=soon, time="19:00")}]}))
+    dream("correct", "@user/events/dinner", "time", "20:00")
+    page.goto(served)
+    page.click("#nav-pictures")
+    event = page.locator("#timeline g.event")
+    assert event.count() == 1 and event.get_attribute("data-date") == soon
+    assert f"{soon} 20:00" in event.text_content()
+    churn = page.locator("#chart-churn g.churn")
+    assert churn.count() == 2
+    assert churn.last.get_attribute("data-changed") == "1"        # the correction
+    assert page.locator("#chart-growth circle.point").count() == 2
+    assert page.locator("#chart-cost rect.bar").count() == 2
+    event.locator("circle").click()                                # to the record's page
+    assert page.locator("#title").inner_text() == "Dinner at Nobu"
+    assert page.locator("#field-time td.value").inner_text() == "20:00"

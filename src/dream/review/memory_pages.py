@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from html import escape
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
@@ -32,6 +33,7 @@ from dream.errors import BadAddress, BadInput, DreamError, NoteNotFound
 from dream.review.pages import _page, error_page
 
 HTML = "text/html; charset=utf-8"
+RecordExtra = Callable[[memory.RecordView, dict[str, list[str]]], str]
 MAX_QUOTE = 2000
 SEARCH_IN = ("memory", "history")
 STYLE = """
@@ -54,14 +56,15 @@ form.search{display:flex;gap:6px;margin:8px 0}
 
 
 # -- routing -----------------------------------------------------------------------------------
-def route(app: App, lock: threading.Lock, path: str, query: dict[str, list[str]]
-          ) -> tuple[int, str, str] | None:
-    """(status, content type, body) for a memory page, or None when ``path`` is not one."""
+def route(app: App, lock: threading.Lock, path: str, query: dict[str, list[str]],
+          record_extra: RecordExtra | None = None) -> tuple[int, str, str] | None:
+    """(status, content type, body) for a memory page, or None when ``path`` is not one.
+    ``record_extra`` adds HTML to a record's page (the steering forms)."""
     if path not in ("/memory", "/search") and not path.startswith(("/memory/", "/sessions/")):
         return None
     try:
         with lock:
-            return 200, HTML, _dispatch(app, path, query)
+            return 200, HTML, _dispatch(app, path, query, record_extra)
     except NoteNotFound as exc:
         return 404, HTML, error_page(404, exc.one_line(), "/memory")
     except (BadAddress, BadInput) as exc:
@@ -79,7 +82,8 @@ def _page_number(query: dict[str, list[str]]) -> int:
     return int(raw)
 
 
-def _dispatch(app: App, path: str, query: dict[str, list[str]]) -> str:
+def _dispatch(app: App, path: str, query: dict[str, list[str]],
+              record_extra: RecordExtra | None = None) -> str:
     if path == "/memory":
         return scopes_page(memory.scopes(app))
     if path == "/search":
@@ -99,7 +103,8 @@ def _dispatch(app: App, path: str, query: dict[str, list[str]]) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,80}", store_id):
         raise BadAddress(f"'{store_id[:80]}' is not a store id", "pick a store from /memory")
     if doc:
-        return record_page(memory.record(app, store_id, _unquote(doc)))
+        rec = memory.record(app, store_id, _unquote(doc))
+        return record_page(rec, record_extra(rec, query) if record_extra else "")
     root = memory.check_root(_one(query, "scope", "user"))
     name = _one(query, "list")
     scope = memory.find_scope(app, store_id, root)
@@ -268,7 +273,8 @@ def _run_html(run: str, runs: dict[str, bool]) -> str:
     return f"<code>{escape(run)}</code>"
 
 
-def record_page(rec: memory.RecordView) -> str:
+def record_page(rec: memory.RecordView, extra: str = "") -> str:
+    """One record; ``extra`` (HTML) goes between its fields and its history."""
     crumbs = (f'{_a(scope_link(rec.store_id, rec.root), memory.ROOT_NAMES.get(rec.root, rec.root))}'
               f' · store {escape(rec.store_name)} · <code>{escape(rec.path)}</code>')
     parts = [f'<p class="muted">{crumbs}</p>',
@@ -296,6 +302,7 @@ def record_page(rec: memory.RecordView) -> str:
                        for k, v in rec.meta.items())
         parts.append((f'<dl id="meta">{meta}</dl>' if meta else "")
                      + f'<pre class="text" id="body">{escape(rec.body)}</pre>')
+    parts.append(extra)
     parts.append(history_html(rec))
     return _page(f"Dream memory: {rec.title}", "".join(parts), STYLE)
 

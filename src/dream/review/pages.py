@@ -51,14 +51,15 @@ pre.text{white-space:pre-wrap;background:#fafafa;padding:6px}
 def _page(title: str, body: str, style: str = "") -> str:
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{STYLE}{style}</style></head><body>"
-            "<header><a href=\"/\"><b>Dream</b> runs</a>"
-            "<a href=\"/questions\" id=\"nav-questions\">questions</a>"
-            f"<a href=\"/pictures\" id=\"nav-pictures\">pictures</a>{HEADER_LINKS}</header>"
+            f"<header><a href=\"/\"><b>Dream</b> runs</a>{HEADER_LINKS}</header>"
             f"<main>{body}</main></body></html>")
 
 
-# the memory pages and a search box on every page (dream.review.memory_pages serves them)
+# the memory pages and a search box on every page (dream.review.memory_pages serves them),
+# the questions and pictures pages (dream.review.steer)
 HEADER_LINKS = ('<a href="/memory" id="nav-memory">memory</a>'
+                '<a href="/questions" id="nav-questions">questions</a>'
+                '<a href="/pictures" id="nav-pictures">pictures</a>'
                 '<form method="get" action="/search" id="nav-search" role="search">'
                 '<input type="search" name="q" placeholder="search memory" '
                 'aria-label="search memory" maxlength="500"></form>')

@@ -47,6 +47,7 @@ class Pictures:
         """Events dated ``start`` or later, soonest first (at most MAX_EVENTS)."""
         from dream.pipeline.answers import every_scope
         from dream.pipeline.state import load_state
+        from dream.review.memory_pages import record_link
 
         out = []
         with self.view.lock:
@@ -61,7 +62,9 @@ class Pictures:
                                 "status": rec.get("status") or "proposed",
                                 "place": rec.get("place"),
                                 "participants": rec.get("participants"),
-                                "address": f"{scope.address_prefix}/events/{rec.key}.md"})
+                                "address": f"{scope.address_prefix}/events/{rec.key}.md",
+                                "link": record_link(scope.store.id,
+                                                    f"{scope.root}/events/{rec.key}.md")})
         out.sort(key=lambda e: (e["date"], e["time"] or "", e["title"]))
         return out[:MAX_EVENTS]
 
@@ -212,6 +215,7 @@ def timeline(events: list[dict[str, Any]], start: date) -> str:
         short = label if len(label) <= 52 else label[:51] + "…"
         tip = f"{when} {label} [{ev['status']}] {ev['address']}"
         parts.append(
+            f'<a href="{escape(ev["link"])}">'
             f'<g class="event" data-date="{ev["date"].isoformat()}" '
             f'data-status="{escape(ev["status"])}" data-address="{escape(ev["address"])}">'
             f'<title>{escape(tip)}</title>'
@@ -219,7 +223,7 @@ def timeline(events: list[dict[str, Any]], start: date) -> str:
             f'{escape(when)}</tspan> {escape(short)}</text>'
             f'<line x1="{left}" y1="{y}" x2="{x:.1f}" y2="{y}" stroke="{colour}" '
             'stroke-opacity="0.25"/>'
-            f'<circle cx="{x:.1f}" cy="{y}" r="5" fill="{colour}"/></g>')
+            f'<circle cx="{x:.1f}" cy="{y}" r="5" fill="{colour}"/></g></a>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -71,12 +71,14 @@ class Steering:
         """Open questions of every project a store manages and of @user/, each with its
         scope and a summary of the records it is about."""
         from dream.pipeline.answers import every_scope, open_questions
+        from dream.review.memory_pages import record_link
 
         with self.view.lock:
             out = []
             for scope in every_scope(self.app):
                 for q in open_questions([scope]):
                     q["scope"] = scope.address_prefix
+                    q["link"] = record_link(scope.store.id, q["address"][1:])
                     q["records"] = [record_summary(scope, path) for path in q["about"]]
                     out.append(q)
             return out
@@ -143,6 +145,26 @@ class Steering:
         raise BadInput(f"{address} is kept in store {acting.name}, not in the store this page "
                        "showed", f"open it from store {acting.name}'s memory page")
 
+    def record_forms(self, rec: Any, query: dict[str, list[str]], csrf: str) -> str:
+        """The Correct and Crumple forms for a record's page (a
+        :class:`dream.core.memory.RecordView`), with the flash line of the last action.
+        Called while the page's lock is held: it reads nothing."""
+        from dream.kinds.questions import parse
+        from dream.review.memory_pages import record_link
+
+        typed = bool(rec.fields)
+        values = {f.name: f.value for f in rec.fields}
+        status = values.get("status", "") if typed else str(rec.meta.get("status") or "live")
+        back = record_link(rec.store_id, rec.path)
+        question = parse(values) if rec.kind == "question" else None
+        ask = None
+        if question is not None and question.status == "open":
+            ask = {"address": "@" + rec.path, "ask": question.ask, "field": question.field,
+                   "options": question.options}
+        return steer_pages.record_forms(
+            "@" + rec.path, rec.store_id, rec.kind, list(values), status, typed, csrf, back,
+            (query.get("done") or [""])[0], ask)
+
     # -- HTTP ----------------------------------------------------------------------------------
     def get(self, path: str, query: dict[str, list[str]], csrf: str
             ) -> tuple[int, str, str] | None:
@@ -178,17 +200,22 @@ class Steering:
                     f" -> {change.commit[:12]}" if change.commit else "")
         except DreamError as exc:
             return 409, HTML, steer_pages.error_page(409, exc.one_line(), back), None
-        return 303, "text/plain", "", with_done(back, text)
+        return 303, "text/plain", "", with_done(
+            back, text, "#steer" if back.startswith("/memory/") else "")
 
 
 def record_summary(scope: Scope, path: str) -> dict[str, Any]:
     """A record a question is about, at its store's HEAD: address, kind, key and field
     values (``missing`` when it is gone)."""
+    from dream.review.memory_pages import record_link
+
     address = f"{scope.address_prefix}/{path}"
+    relpath = f"{scope.root.rstrip('/')}/{path}"
     head = scope.store.repo.head()
-    data = scope.store.repo.read_at(head, f"{scope.root.rstrip('/')}/{path}") if head else None
+    data = scope.store.repo.read_at(head, relpath) if head else None
     rec = Record.loads(data.decode("utf-8", "replace")) if data else None
     if rec is None:
-        return {"address": address, "path": path, "missing": True, "fields": {}}
+        return {"address": address, "path": path, "missing": True, "fields": {}, "link": ""}
     return {"address": address, "path": path, "missing": False, "kind": rec.kind,
-            "key": rec.key, "fields": rec.values()}
+            "key": rec.key, "fields": rec.values(),
+            "link": record_link(scope.store.id, relpath)}

@@ -41,7 +41,9 @@ def _records_table(q: dict[str, Any]) -> str:
     names: list[str] = []
     for rec in recs:
         names += [n for n in rec["fields"] if n not in names]
-    head = "".join(f'<th><code>{escape(r["address"])}</code>'
+    head = "".join('<th>' + (f'<a href="{escape(r["link"])}" class="record">'
+                             f'<code>{escape(r["address"])}</code></a>' if r.get("link") else
+                             f'<code>{escape(r["address"])}</code>')
                    + (' <span class="muted">(gone)</span>' if r["missing"] else "") + "</th>"
                    for r in recs)
     rows = []
@@ -54,10 +56,10 @@ def _records_table(q: dict[str, Any]) -> str:
     return f'<table class="about"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
 
 
-def answer_form(q: dict[str, Any], csrf: str) -> str:
+def answer_form(q: dict[str, Any], csrf: str, back: str = "") -> str:
     """Yes / No buttons for a same-thing question; the offered values and a box to type
     one for a which-value question; nothing for a question that names no record."""
-    hidden = _hidden(csrf, question=q["address"])
+    hidden = _hidden(csrf, question=q["address"], **({"back": back} if back else {}))
     if q["ask"] == "same":
         return ('<form method="post" action="/questions/answer" class="answer">' + hidden
                 + '<button type="submit" class="yes" name="answer" value="yes">Yes, the same '
@@ -102,7 +104,8 @@ def questions_page(questions: list[dict[str, Any]], waiting: dict[str, list[dict
             f'<section class="question" data-key="{escape(q["key"])}" '
             f'data-ask="{escape(q["ask"])}" data-address="{escape(q["address"])}">'
             f'<h3>{escape(q["text"] or q["key"])}</h3>'
-            f'<p class="muted"><code>{escape(q["key"])}</code>'
+            f'<p class="muted"><a href="{escape(q.get("link") or "")}" class="question-page">'
+            f'<code>{escape(q["key"])}</code></a>'
             + (f" · {escape(ask)}" if ask else "") + "</p>"
             + _records_table(q) + answer_form(q, csrf) + "</section>")
     if scope is not None:
@@ -130,3 +133,47 @@ def _waiting(waiting: dict[str, list[dict[str, Any]]]) -> str:
 
 def error_page(status: int, message: str, back: str | None = None) -> str:
     return pages.error_page(status, message, back)
+
+
+def record_forms(address: str, store_id: str, kind: str, fields: list[str], status: str,
+                 typed: bool, csrf: str, back: str, done: str = "",
+                 question: dict[str, Any] | None = None) -> str:
+    """For a record's page: the answer form of an open question, the Correct form (a
+    record's field, checked like ``dream correct``) and the Crumple button (a live note);
+    '' when none applies."""
+    from dream.kinds.fields import FIELDS, OPEN_KINDS
+
+    hidden = _hidden(csrf, address=address, store=store_id, back=back)
+    parts = []
+    if question is not None:
+        parts.append('<div class="question" id="answer"><b>Answer this question</b>'
+                     + answer_form(question, csrf, back) + "</div>")
+    if typed and (kind in FIELDS or kind in OPEN_KINDS):
+        if kind in OPEN_KINDS:          # named slots: any field name
+            options = "".join(f'<option value="{escape(n)}">' for n in fields)
+            chooser = ('<input type="text" name="field" list="steer-fields" required '
+                       'maxlength="64" placeholder="field" aria-label="field">'
+                       f'<datalist id="steer-fields">{options}</datalist>')
+        else:
+            chooser = ('<select name="field" aria-label="field">' + "".join(
+                f'<option value="{escape(n)}">{escape(n)}</option>' for n in FIELDS[kind])
+                + "</select>")
+        parts.append(
+            '<form method="post" action="/records/correct" class="correct">' + hidden
+            + f'<label>Correct {chooser}</label><input type="text" name="value" required '
+            'maxlength="2000" placeholder="the right value" aria-label="value">'
+            '<button type="submit" class="correct">Correct</button></form>'
+            '<p class="muted">A correction is evidence said now: it wins over everything said '
+            'before it, and only newer evidence can change the field again '
+            '(<code>dream correct</code>).</p>')
+    if kind == "note" and status != "crumpled":
+        parts.append('<form method="post" action="/records/crumple" class="crumple">' + hidden
+                     + '<button type="submit" class="crumple">Crumple</button>'
+                     '<span class="muted">soft-delete this note: gone from the brief and '
+                     'from search, still in git (<code>dream notes crumple</code>)</span>'
+                     '</form>')
+    if not parts and not done:
+        return ""
+    flash = f'<p class="flash" id="done">{escape(done)}</p>' if done else ""
+    return STYLE + '<section class="steer" id="steer"><h2>Steer</h2>' + flash + \
+        "".join(parts) + "</section>"

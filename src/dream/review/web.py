@@ -311,7 +311,8 @@ class ReviewServer:
         if path in ("/", "/runs", "/runs/"):
             memory = memory_pages.front_section(self.view.app, self.view.lock)
             return 200, HTML, pages.runs_page(self.view.runs(), memory)
-        routed = memory_pages.route(self.view.app, self.view.lock, path, query)
+        routed = memory_pages.route(self.view.app, self.view.lock, path, query,
+                                    lambda rec, q: self.steer.record_forms(rec, q, self.csrf))
         if routed is not None:
             return routed
         if path == "/api/runs":
