@@ -208,8 +208,9 @@ class RecordList:
 
 
 def list_records(app: App, store_id: str, root: str, name: str, page: int = 1,
-                 page_size: int = PAGE) -> RecordList:
-    """One page of list ``name`` of a scope, read from the index in the list's order."""
+                 page_size: int = PAGE, day: str | None = None) -> RecordList:
+    """One page of list ``name`` of a scope, read from the index in the list's order
+    (``day``, YYYY-MM-DD, stands for today: where upcoming and past events divide)."""
     spec = LIST_BY_NAME.get(name)
     if spec is None:
         raise BadInput(f"no list '{name[:40]}'",
@@ -218,7 +219,7 @@ def list_records(app: App, store_id: str, root: str, name: str, page: int = 1,
         raise BadInput("pages start at 1", "use page=1 for the first page")
     root = check_root(root)
     scope = find_scope(app, store_id, root)
-    params = {"store": store_id, "root": root, "today": today()}
+    params = {"store": store_id, "root": root, "today": day or today()}
     want, skip = page_size, (page - 1) * page_size
     rows: list[Row] = []
     total = 0

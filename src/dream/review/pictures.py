@@ -1,8 +1,9 @@
 """The pictures page of ``dream serve``: where people would rather look than read.
 
 - **Coming up**: a timeline of the events from a day on (today by default), drawn one row
-  per event at its date, coloured by status, across every project a store manages and
-  ``@user/``.
+  per event at its date, coloured by status, across every project and ``@user/``: each
+  scope's *upcoming* list from the search index (as the memory pages list it), so the page
+  reads at most ``MAX_EVENTS`` records whatever the size of the memory.
 - **Memory growth**: Markdown documents after each run (the front page's rule).
 - **Churn per run**: records added, changed, crumpled and removed by each run's commits,
   read from git (``diff-tree`` of the run's commit against its first parent; a change is
@@ -22,6 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from dream.kinds.records import Record
 from dream.review.charts import HEIGHT, WIDTH, Point, chart, nice_ceiling
 
 if TYPE_CHECKING:
@@ -44,29 +46,40 @@ class Pictures:
 
     # -- data ----------------------------------------------------------------------------------
     def events(self, start: date) -> list[dict[str, Any]]:
-        """Events dated ``start`` or later, soonest first (at most MAX_EVENTS)."""
-        from dream.pipeline.answers import every_scope
-        from dream.pipeline.state import load_state
+        """Events dated ``start`` or later, soonest first (at most MAX_EVENTS): each scope's
+        upcoming list from the search index (what the memory pages list), then each of
+        those records read at HEAD for its time, place and people."""
+        from dream.core import memory
         from dream.review.memory_pages import record_link
 
-        out = []
+        found: list[tuple[str, str, Any]] = []
         with self.view.lock:
-            for scope in every_scope(self.view.app):
-                state = load_state(scope, scope.store.repo.head(), kind="event")
-                for rec in state.of_kind("event"):
-                    when = _date(rec.get("date"))
-                    if when is None or when < start:
-                        continue
-                    out.append({"date": when, "time": rec.get("time"),
-                                "title": rec.get("title") or rec.key,
-                                "status": rec.get("status") or "proposed",
-                                "place": rec.get("place"),
-                                "participants": rec.get("participants"),
-                                "address": f"{scope.address_prefix}/events/{rec.key}.md",
-                                "link": record_link(scope.store.id,
-                                                    f"{scope.root}/events/{rec.key}.md")})
+            app = self.view.app
+            stores = {s.id: s for s in app.stores.all()}
+            for scope in memory.scopes(app):
+                if scope.root != "user" and not scope.root.startswith("projects/"):
+                    continue
+                listed = memory.list_records(app, scope.store_id, scope.root, "upcoming", 1,
+                                             MAX_EVENTS, start.isoformat())
+                found += [(row.day, row.path, scope) for row in listed.rows if row.day]
+            found.sort(key=lambda f: (f[0], f[1]))
+            out = []
+            for _day, path, scope in found[:MAX_EVENTS]:
+                store = stores[scope.store_id]
+                head = store.repo.head()
+                data = store.repo.read_at(head, path) if head else None
+                rec = Record.loads(data.decode("utf-8", "replace")) if data else None
+                when = _date(rec.get("date")) if rec is not None else None
+                if rec is None or when is None:
+                    continue
+                out.append({"date": when, "time": rec.get("time"),
+                            "title": rec.get("title") or rec.key,
+                            "status": rec.get("status") or "proposed",
+                            "place": rec.get("place"),
+                            "participants": rec.get("participants"),
+                            "address": "@" + path, "link": record_link(store.id, path)})
         out.sort(key=lambda e: (e["date"], e["time"] or "", e["title"]))
-        return out[:MAX_EVENTS]
+        return out
 
     def churn(self, run: dict[str, Any]) -> dict[str, int] | None:
         """Records added, changed, crumpled and removed by a run's commits (None when it
