@@ -42,7 +42,8 @@ class Pictures:
     view: RunsView
 
     def __post_init__(self) -> None:
-        self._churn: dict[tuple[str, str], dict[str, int]] = {}
+        self._churn: dict[tuple[str, str], dict[str, int] | None] = {}
+        self._events: dict[tuple[str, str, str], dict[str, Any] | None] = {}
 
     # -- data ----------------------------------------------------------------------------------
     def events(self, start: date) -> list[dict[str, Any]]:
@@ -63,23 +64,30 @@ class Pictures:
                                              MAX_EVENTS, start.isoformat())
                 found += [(row.day, row.path, scope) for row in listed.rows if row.day]
             found.sort(key=lambda f: (f[0], f[1]))
+            heads = {store_id: store.repo.head() for store_id, store in stores.items()}
             out = []
             for _day, path, scope in found[:MAX_EVENTS]:
                 store = stores[scope.store_id]
-                head = store.repo.head()
-                data = store.repo.read_at(head, path) if head else None
-                rec = Record.loads(data.decode("utf-8", "replace")) if data else None
-                when = _date(rec.get("date")) if rec is not None else None
-                if rec is None or when is None:
-                    continue
-                out.append({"date": when, "time": rec.get("time"),
-                            "title": rec.get("title") or rec.key,
-                            "status": rec.get("status") or "proposed",
-                            "place": rec.get("place"),
-                            "participants": rec.get("participants"),
-                            "address": "@" + path, "link": record_link(store.id, path)})
+                event = self._event(store, heads[store.id], path)
+                if event is not None:
+                    out.append({**event, "link": record_link(store.id, path)})
         out.sort(key=lambda e: (e["date"], e["time"] or "", e["title"]))
         return out
+
+    def _event(self, store: Any, head: str | None, path: str) -> dict[str, Any] | None:
+        """An event record's timeline fields at ``head`` (cached: a commit never changes)."""
+        key = (store.id, head or "", path)
+        if key not in self._events:
+            data = store.repo.read_at(head, path) if head else None
+            rec = Record.loads(data.decode("utf-8", "replace")) if data else None
+            when = _date(rec.get("date")) if rec is not None else None
+            if len(self._events) > 10 * MAX_EVENTS:
+                self._events.clear()
+            self._events[key] = None if rec is None or when is None else {
+                "date": when, "time": rec.get("time"), "title": rec.get("title") or rec.key,
+                "status": rec.get("status") or "proposed", "place": rec.get("place"),
+                "participants": rec.get("participants"), "address": "@" + path}
+        return self._events[key]
 
     def churn(self, run: dict[str, Any]) -> dict[str, int] | None:
         """Records added, changed, crumpled and removed by a run's commits (None when it
