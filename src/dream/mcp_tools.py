@@ -172,7 +172,8 @@ tool(ToolSpec(
     "questions_answer", "Answer one open question as the user said it, now: yes merges two "
     "records into the older one, no keeps them apart for good, a value sets the field. One "
     "commit; later runs respect it. Only pass an answer the user gave.",
-    _obj({"key": {"type": "string", "description": "Question key from questions_list."},
+    _obj({"key": {"type": "string", "description": "Question key (or address) from "
+                                                    "questions_list."},
           "answer": {"type": "string", "description": "yes, no, or the field's value."}},
          ("key", "answer")),
     questions_answer, destructive=True, requires=(ANSWERS,)))

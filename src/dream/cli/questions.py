@@ -45,8 +45,10 @@ def questions(ctx: click.Context, as_json: bool) -> None:
 def questions_answer(key: str, answer: str, as_json: bool) -> None:
     """Answer question KEY now: it settles the records it is about in one commit.
 
-    yes merges two records into the older one, no keeps them apart for good, a value sets
-    the field; later runs respect the answer.
+    yes merges two records into the older one (of two notes, keeps the newer), no keeps
+    them apart for good, a value sets the field; later runs respect the answer. KEY may be
+    the question's address (@user/questions/KEY, @projects/<name>/questions/KEY), which
+    answers it in its own project wherever you are.
     """
     app = get_app()
     result = answer_question(app, key, answer)
