@@ -1,7 +1,8 @@
 """Store benchmarks (issue 2): search latency, reads at a pinned commit, a 10,000-note
 dream written as one commit, and reindex (first build and a re-run that skips by checksum);
 (issue 13) the latency of writing one note at 1,000, 10,000 and 100,000 notes next to
-``git add && git commit`` of one file on the same store in the same run.
+``git add && git commit`` of one file on the same store in the same run, and of one note
+written in an open dream and committed by ``dream end`` (the dream's journal, no scan).
 
     python bench/store.py [--quick] [--sizes 10000,100000] [--no-record]
     python bench/store.py --latency-only [--latency-sizes 1000,10000,100000] [--repeats 5]
@@ -274,7 +275,7 @@ def bench_write_latency(root: Path, sizes: list[int], repeats: int) -> dict[str,
         conn = db.connect(root / f"latency{n}.db")
         index.sync(conn, Store.load(path))          # the index exists before the writes
         rng = random.Random(17)
-        dream_s, git_s = [], []
+        dream_s, git_s, end_s = [], [], []
         env = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@x.invalid",
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@x.invalid"}
         for r in range(repeats):
@@ -293,13 +294,29 @@ def bench_write_latency(root: Path, sizes: list[int], repeats: int) -> dict[str,
             git_s.append(time.perf_counter() - t)
         files = Store.load(path).repo.git("show", "--name-only", "--format=", "HEAD~1")
         assert files.split() == [f"projects/bench/w/dream-{repeats - 1}.md"], files
+        for r in range(repeats):
+            # one note in an open dream, then its end: the commit of exactly the dream's
+            # journal (begin, with its baseline, is not timed)
+            store = Store.load(path)
+            session = DreamSession.begin(store, conn, "bench-00000000", "bench", "bench")
+            text = note_text(rng, n + repeats + r)[1]
+            t = time.perf_counter()
+            NotesService(store, conn, dream=session).write(f"@projects/bench/w/end-{r}", text)
+            sha = session.end()
+            end_s.append(time.perf_counter() - t)
+            shown = store.repo.git("show", "--name-only", "--format=", sha or "HEAD")
+            assert shown.split() == [f"projects/bench/w/end-{r}.md"], shown
+            store.repo.close()
         conn.close()
         out[str(n)] = {
             "notes": n, "repeats": repeats,
             "dream_min_s": round(min(dream_s), 3),
             "dream_median_s": round(statistics.median(dream_s), 3),
             "git_min_s": round(min(git_s), 3), "git_median_s": round(statistics.median(git_s), 3),
-            "ratio_median": round(statistics.median(dream_s) / statistics.median(git_s), 2)}
+            "ratio_median": round(statistics.median(dream_s) / statistics.median(git_s), 2),
+            "dream_end_min_s": round(min(end_s), 3),
+            "dream_end_median_s": round(statistics.median(end_s), 3),
+            "end_ratio_median": round(statistics.median(end_s) / statistics.median(git_s), 2)}
     return out
 
 
@@ -353,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
                          f"{lat['dream_min_s']} / {lat['dream_median_s']} s; git add && commit"
                          f" {lat['git_min_s']} / {lat['git_median_s']} s "
                          f"({lat['ratio_median']}x)", "within 2x of git"))
+            rows.append((f"one note in a dream, then dream end, {int(n):,} notes",
+                         f"{lat['dream_end_min_s']} / {lat['dream_end_median_s']} s "
+                         f"({lat['end_ratio_median']}x git add && commit)", ""))
         for n in [] if args.latency_only else sizes:
             t = time.perf_counter()
             store = make_store(root / f"store{n}", n)

@@ -14,7 +14,7 @@ from conftest import REPO_ROOT, git
 
 from dream import db
 from dream.errors import LockHeld
-from dream.notes.dreaming import acquire_lock, dream_lock, release_lock
+from dream.notes.dreaming import acquire_lock, dream_lock, read_journal, release_lock
 
 
 @pytest.fixture
@@ -312,3 +312,101 @@ def test_only_one_of_many_racing_lock_takers_wins(tmp_path):
     for t in threads:
         t.join()
     assert len(won) == 1 and len(lost) == 7
+
+
+# -- cost follows the files a dream changed ------------------------------------------------
+@pytest.fixture
+def git_log(tmp_path, monkeypatch):
+    """Every git command Dream runs from now on, as argument lists (a logging shim in
+    front of the real git on PATH)."""
+    import shutil
+
+    real = shutil.which("git")
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    log = tmp_path / "git.log"
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+
+    def calls() -> list[str]:
+        lines = log.read_text().splitlines() if log.exists() else []
+        log.unlink(missing_ok=True)
+        return lines
+    return calls
+
+
+WORK_TREE_SCANS = ("status", "add ", "commit ", "diff-files", "ls-files", "diff-index")
+
+
+def test_end_commits_the_journal_and_reads_nothing_else_of_the_work_tree(dream, home,
+                                                                         git_log):
+    name = home["name"]
+    notes = home["notes"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    dream("begin")
+    dream("notes", "write", f"@projects/{name}/b", "beta")
+    dream("notes", "update", f"@projects/{name}/a", "alpha two")
+    (notes / f"projects/{name}/by-hand.md").write_text("made by hand during the dream\n")
+    assert sorted(read_journal(notes, name)) == [f"projects/{name}/a.md",
+                                                  f"projects/{name}/b.md"]
+    git_log()
+    ended = json.loads(dream("end", "--json").output)
+    calls = git_log()
+    assert not [c for c in calls if c.startswith(WORK_TREE_SCANS)], calls
+    assert sorted(ended["files"]) == [f"projects/{name}/a.md", f"projects/{name}/b.md"]
+    shown = git(notes, "show", "--name-only", "--format=", "HEAD").splitlines()
+    assert sorted(shown) == [f"projects/{name}/a.md", f"projects/{name}/b.md"]
+    assert read_journal(notes, name) == []
+    # the hand edit is not the dream's; the next baseline commits it
+    assert git(notes, "status", "--porcelain") == f"?? projects/{name}/by-hand.md"
+    out = json.loads(dream("begin", "--json").output)
+    assert f"projects/{name}/by-hand.md" in git(notes, "show", "--name-only", out["baseline"])
+    dream("end")
+
+
+def test_a_killed_dreams_edits_are_the_next_baseline(dream, home):
+    name = home["name"]
+    notes = home["notes"]
+    dream("begin")
+    dream("notes", "write", f"@projects/{name}/kept", "written before the kill")
+    (notes / f".dream.lock.{name}").unlink()          # the dream's process is gone
+    assert read_journal(notes, name) == [f"projects/{name}/kept.md"]
+    out = json.loads(dream("begin", "--json").output)
+    assert f"projects/{name}/kept.md" in git(notes, "show", "--name-only", out["baseline"])
+    assert read_journal(notes, name) == []
+    ended = json.loads(dream("end", "--json").output)
+    assert ended["commit"] is None and ended["files"] == []
+
+
+def test_a_run_baseline_reads_only_its_scopes_and_leaves_an_open_dream_alone(
+        dream, home, git_log, tmp_path, make_repo, monkeypatch):
+    notes = home["notes"]
+    name = home["name"]
+    # another project's dream is open with a pending edit
+    monkeypatch.chdir(make_repo("other"))
+    dream("init")
+    dream("notes", "write", "@projects/other/x", "other project")
+    dream("begin")
+    dream("notes", "write", "@projects/other/y", "pending in the other dream")
+    monkeypatch.chdir(home["repo"])
+    # a hand edit in this project's scope, and personal streams to run over
+    (notes / f"projects/{name}").mkdir(parents=True, exist_ok=True)
+    (notes / f"projects/{name}/mine.md").write_text("a note written by hand\n")
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"id": "m1", "time": "2026-03-09T18:00:00Z", "stream": "s",
+                                "role": "user", "text": "I prefer tea over coffee."}) + "\n")
+    dream("collect", "--source", "jsonl", str(chat))
+    git_log()
+    dream("run", "--model", "rules")
+    calls = git_log()
+    assert not [c for c in calls if c.startswith(("status", "add "))], calls
+    scans = [c for c in calls if c.startswith(("diff-index", "ls-files"))]
+    assert scans and all(c.endswith(f"-- projects/{name} user") for c in scans), scans
+    baseline = git(notes, "log", "--format=%H", "--grep", "Baseline before dream run")
+    assert f"projects/{name}/mine.md" in git(notes, "show", "--name-only", baseline)
+    # the open dream's pending edit was swept into nothing
+    assert git(notes, "status", "--porcelain", "--", "projects/other") == \
+        "?? projects/other/y.md"
+    dream("end", "other")
+    assert "projects/other/y.md" in git(notes, "show", "--name-only", "HEAD")

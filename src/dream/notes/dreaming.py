@@ -12,6 +12,16 @@ refusal says whether its holder is alive on this host (in use: wait or end it) o
 :class:`DreamSession` is the interactive dream: ``begin`` takes the lock and commits a
 baseline, edits inside its reach stay in the work tree, ``end`` commits them as one commit
 and releases the lock, ``release`` (shutdown) drops the lock without the final commit.
+
+Cost follows the files a dream changed, not the size of the store. Every edit a dream makes
+through the notes tools is written down in its **journal** (``.git/dream-pending/<name>``,
+one path a line, appended under the store's write lock); ``end`` commits exactly the
+journal's paths through a scratch index (``Repo.commit_files``) and reads nothing else of
+the work tree. ``begin`` commits, as its baseline, the journal an earlier dream over the
+project left (a shutdown or a kill) and the hand edits in the project's reach
+(``Repo.changed_under``: plumbing over the reach's folders only). A hand edit made while the
+dream is open is therefore not part of the dream's commit; the next baseline (a dream's or
+a run's) commits it.
 The CLI keeps a dream open across commands by leaving its lock (owner ``cli``) in place;
 a long-lived process calls :func:`release_on_shutdown` so SIGINT/SIGTERM release it.
 The batch dream run takes the same lock around its apply stage with :func:`acquire_lock` /
@@ -166,6 +176,24 @@ def _reach_pathspecs(name: str) -> tuple[str, str]:
     return f"projects/{name}", "sessions"
 
 
+JOURNAL_DIR = "dream-pending"
+
+
+def journal_path(store_path: Path, project_name: str) -> Path:
+    """Where the dream over ``project_name`` writes down the paths it changed."""
+    git = Path(store_path) / ".git"
+    return (git if git.is_dir() else Path(store_path) / ".dream") / JOURNAL_DIR / project_name
+
+
+def read_journal(store_path: Path, project_name: str) -> list[str]:
+    """The paths a dream over the project changed and has not committed, once each."""
+    try:
+        text = journal_path(store_path, project_name).read_text(encoding="utf-8")
+    except OSError:
+        return []
+    return list(dict.fromkeys(line for line in text.splitlines() if line))
+
+
 @dataclass
 class DreamSession:
     """One open interactive dream over one project of the notes home."""
@@ -195,9 +223,12 @@ class DreamSession:
                     session_id=session_id)
         try:
             with write_lock(store.path, "dream begin"):
+                left = read_journal(store.path, project_name)
                 dream.baseline = store.repo.commit_files(
-                    f"Dream baseline for {project_name}", dream.pending_files(),
+                    f"Dream baseline for {project_name}",
+                    sorted(set(left) | set(dream.hand_edits())),
                     trailers=dream.trailers("baseline"), allow_empty=True)
+                dream._clear_journal()
             _rewrite_lock(lock, dream.lock_content())
             index.sync(conn, store)
         except BaseException:
@@ -259,15 +290,31 @@ class DreamSession:
                 "a dream edits only that project's notes and existing session notes whose "
                 "'project' names it; end the dream ('dream end') to edit other notes")
 
-    def pending_files(self) -> list[str]:
-        """Files in the dream's reach that differ from the last commit."""
+    def hand_edits(self) -> list[str]:
+        """Notes in the dream's reach that differ from the last commit, whoever changed
+        them (read from the reach's folders only; see ``Repo.changed_under``)."""
         files = []
-        for rel in self.store.repo.changed_files(*_reach_pathspecs(self.project_name)):
+        for rel in self.store.repo.changed_under(*_reach_pathspecs(self.project_name)):
             if rel.startswith("sessions/") and self._session_project(rel) != self.project_key:
                 continue
             if rel.endswith(".md"):
                 files.append(rel)
         return files
+
+    def pending_files(self) -> list[str]:
+        """The notes this dream changed and has not committed (its journal)."""
+        return read_journal(self.store.path, self.project_name)
+
+    def record(self, relpath: str) -> None:
+        """Write down that this dream changed ``relpath`` (the caller holds the store's
+        write lock, and has written or removed the file)."""
+        path = journal_path(self.store.path, self.project_name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(relpath + "\n")
+
+    def _clear_journal(self) -> None:
+        journal_path(self.store.path, self.project_name).unlink(missing_ok=True)
 
     def notes(self) -> list[dict[str, Any]]:
         """The project's notes and every session note whose ``project`` names it,
@@ -309,6 +356,7 @@ class DreamSession:
                 raise NotCrumpled(f"{address} is live; only crumpled notes can be forgotten",
                                   f"crumple it first with 'dream notes crumple {address}'")
             target.unlink()
+            self.record(address.relpath)
         return address.relpath
 
     def end(self) -> str | None:
@@ -320,7 +368,8 @@ class DreamSession:
             sha = self.store.repo.commit_files(
                 f"Dream over {self.project_name}", self.pending_files(),
                 trailers=self.trailers("dream"))
-            index.sync(self.conn, self.store)
+            self._clear_journal()
+            index.sync(self.conn, self.store)  # reads only the paths the commit changed
         self._drop_lock()
         return sha
 

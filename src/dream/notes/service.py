@@ -171,6 +171,7 @@ class NotesService:
         _write_file(target, data, new=old is None, store_root=self.store.path)
         digest = sha256(data)
         if self.dream is not None:
+            self.dream.record(address.relpath)  # committed by the dream's end
             return NoteChange(str(address), address.relpath, action, digest, None, True)
         try:
             sha = self.store.repo.commit_files(

@@ -195,7 +195,9 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
                 continue
             all_items += len(items)
             store_entry = per_store.setdefault(scope.store.id, {
-                "store": scope.store, "base": _baseline(scope.store, run_id),
+                "store": scope.store,
+                "base": _baseline(scope.store, run_id,
+                                  [s.root for s in scopes if s.store.id == scope.store.id]),
                 "files": {}, "evidence": set(), "passes": set(), "scopes": []})
             state = load_state(scope, store_entry["base"])
             outcome = dream_scope(scope, state, items, provider, opts, run_id, progress)
@@ -299,14 +301,17 @@ def _claim_ids(conn: sqlite3.Connection, run_id: str, ids: list[str]) -> list[sp
     return [spool.Item.from_row(r) for r in rows]
 
 
-def _baseline(store: Store, run_id: str) -> str | None:
-    """Commit any hand edits in the work tree first, so the run builds on them."""
+def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
+    """Commit the hand edits under the run's scope roots first, so the run builds on them
+    (and adopts them as corrections). Plumbing over those folders only: the rest of the
+    work tree is never read, and the commit holds exactly the changed files."""
     repo = store.repo
     with write_locks([store.path], "dream run"):
-        if repo.git("status", "--porcelain", check=False).strip():
-            repo.commit_all(f"Baseline before dream run {run_id}",
-                            trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
-                                      "Dream-Store": store.id})
+        changed = repo.changed_under(*sorted({r.rstrip("/") for r in roots}))
+        if changed:
+            repo.commit_files(f"Baseline before dream run {run_id}", changed,
+                              trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
+                                        "Dream-Store": store.id})
         return repo.head()
 
 

@@ -275,6 +275,22 @@ class Repo:
         self.git(*args, input=message.encode("utf-8"), env=self.identity_env())
         return self.require_head()
 
+    def changed_under(self, *pathspecs: str) -> list[str]:
+        """Paths under ``pathspecs`` that differ from HEAD in the work tree, staged or not
+        (``diff-index HEAD``: the tree against the work tree, a file read only when its
+        stat data moved), or that git does not track (``ls-files --others``, ignored files
+        excluded). Plumbing that reads only the folders named, never the rest of the work
+        tree (``git status`` would)."""
+        if not pathspecs:
+            return []
+        found: dict[str, None] = {}
+        against = ["diff-index", "HEAD"] if self.head() is not None else ["diff-files"]
+        out = self.git(*against, "--name-only", "-z", "--no-renames", "--", *pathspecs)
+        found.update(dict.fromkeys(p for p in out.split("\x00") if p))
+        out = self.git("ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs)
+        found.update(dict.fromkeys(p for p in out.split("\x00") if p))
+        return sorted(found)
+
     def changed_files(self, *pathspecs: str) -> list[str]:
         """Paths under ``pathspecs`` that differ from HEAD in the work tree (added, changed,
         deleted, untracked; ignored files excluded)."""
