@@ -146,6 +146,10 @@ def test_record_page_quotes_the_evidence_of_each_field(app, server):
     # the correction: typed now, by the person, the newest version of the place
     place_row = html.split('id="field-place"')[1].split("</tr>")[0]
     assert "Nobu Mayfair" in place_row and "correct" in place_row
+    # the commit that wrote each field: the correction's for the place, the run's for the date
+    shas = app.notes_store().repo.git("log", "--format=%H", "--", DINNER).split()
+    assert f'<code class="commit">{shas[0][:12]}</code>' in place_row
+    assert f'<code class="commit">{shas[1][:12]}</code>' in date_row
 
 
 def test_record_history_comes_from_git_with_trailers_and_changes(app, server):
@@ -275,3 +279,34 @@ def test_index_columns_follow_the_records(app):
     todo = next(v for p, v in rows.items() if "passport" in p)
     assert todo[1:3] == ("todo", "open")
     assert quote(DINNER) == DINNER
+
+
+def test_history_reads_versions_by_blob_and_keeps_the_commit_graph(app):
+    """A record's history names each version's blob from one 'git log --raw'; a merge that
+    resolved the record to a third value (no diff of its own) is read at the merge; git's
+    changed-path commit-graph is kept at HEAD."""
+    store = app.notes_store()
+    repo = store.repo
+    path = store.path / DINNER
+    text = path.read_text(encoding="utf-8")
+    branch = repo.current_branch()
+    repo.git("switch", "-q", "-c", "side")
+    path.write_text(text.replace("Nobu Mayfair", "Nobu Soho"), encoding="utf-8")
+    repo.commit_all("on a side branch")
+    repo.git("switch", "-q", branch)
+    path.write_text(text.replace("Nobu Mayfair", "Nobu Marylebone"), encoding="utf-8")
+    repo.commit_all("meanwhile")
+    repo.git("merge", "-q", "side", "-m", "merge side", check=False)     # a conflict
+    path.write_text(text.replace("Nobu Mayfair", "Nobu Covent Garden"), encoding="utf-8")
+    repo.git("add", DINNER)
+    repo.git("commit", "-q", "--no-edit", env=repo.identity_env())
+    view = memory.record(app, store.id, DINNER)
+    assert [f.value for f in view.fields if f.name == "place"] == ["Nobu Covent Garden"]
+    merge = view.history[0]
+    assert merge.subject.startswith("Merge") or merge.subject == "merge side"
+    assert [(c.name, c.new) for c in merge.changes] == [("place", "Nobu Covent Garden")]
+    subjects = [v.subject for v in view.history]
+    assert "on a side branch" in subjects and "meanwhile" in subjects
+    chain = store.path / ".git" / "objects" / "info" / "commit-graphs" / "commit-graph-chain"
+    assert chain.exists()
+    repo.git("commit-graph", "verify")

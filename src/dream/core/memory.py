@@ -104,9 +104,33 @@ def _synced(app: App, store: Store) -> str:
     return index.sync(app.db, store).commit or ""
 
 
-def _store(app: App, store_id: str) -> Store:
+def _stores(app: App) -> list[Store]:
+    """Every store, each loaded once while its ``store.toml`` is unchanged, so a page keeps
+    the store's git reader (one ``git cat-file`` process) from one request to the next."""
     app.home.require()
-    for store in app.stores.all():
+    paths = [app.home.notes_path, *app.config.store_paths]
+    out = []
+    for path in paths:
+        try:
+            stamp = (path / ".dream" / "store.toml").stat().st_mtime_ns
+        except OSError:
+            stamp = -1
+        key = str(path)
+        with _COUNTS_LOCK:
+            cached = _STORES.get(key)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, Store.load(path))
+            with _COUNTS_LOCK:
+                _STORES[key] = cached
+        out.append(cached[1])
+    return out
+
+
+_STORES: dict[str, tuple[int, Store]] = {}
+
+
+def _store(app: App, store_id: str) -> Store:
+    for store in _stores(app):
         if store.id == store_id:
             return store
     raise NoteNotFound(f"no store '{store_id}'", "pick a store from the front page")
@@ -153,7 +177,7 @@ def scopes(app: App) -> list[Scope]:
     """Every scope of every store, the notes home first."""
     app.home.require()
     out: list[Scope] = []
-    for store in app.stores.all():
+    for store in _stores(app):
         out += store_scopes(app, store)
     return out
 
@@ -281,11 +305,12 @@ class FieldView:
     pass_: str
     version: int
     evidence: list[Evidence]
+    commit: str = ""          # the newest commit that changed it ('' beyond the history shown)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "said_at": self.said_at,
                 "run": self.run, "pass": self.pass_, "version": self.version,
-                "evidence": [e.as_dict() for e in self.evidence]}
+                "commit": self.commit, "evidence": [e.as_dict() for e in self.evidence]}
 
 
 @dataclass
@@ -364,7 +389,7 @@ def record(app: App, store_id: str, path: str) -> RecordView:
                            "it may have been forgotten; search for it")
     text = data.decode("utf-8", "replace")
     rec = Record.loads(text)
-    versions, more = _history(store, rel)
+    versions, more = _history(store, rel, head or "")
     ids = [e for fv in (rec.fields.values() if rec else []) for e in fv.evidence]
     ids += [e for v in versions for c in v.changes for e in c.evidence_ids]
     items = history.items_by_id(app.db, [i for i in ids if not i.startswith("commit:")])
@@ -380,8 +405,11 @@ def record(app: App, store_id: str, path: str) -> RecordView:
     run_ids |= {t for v in versions for t in v.trailers.get("Dream-Run", [])}
     known = {r: _known_run(app, r) for r in sorted(run_ids) if r}
     if rec is not None:
+        wrote = {}
+        for version in reversed(versions):           # oldest first: the newest write wins
+            wrote.update({c.name: version.commit for c in version.changes})
         fields = [FieldView(name, fv.value, fv.said_at, fv.run, fv.pass_, fv.version,
-                            evidence(fv.evidence))
+                            evidence(fv.evidence), wrote.get(name, ""))
                   for name in rec.ordered_fields() for fv in [rec.fields[name]]]
         return RecordView(store.id, store.name, scope_root(rel), rel, head or "", rec.kind,
                           rec.key, rec.title, rec.version, fields, {}, rec.body(), known,
@@ -402,40 +430,64 @@ def _known_run(app: App, run_id: str) -> bool:
     return found is not None and found.id == run_id
 
 
-def _history(store: Store, rel: str) -> tuple[list[Version], bool]:
-    """The newest versions of ``rel`` from git, each with the fields it changed."""
-    out = store.repo.git("log", "-n", str(HISTORY_VERSIONS + 1),
-                         "--format=%H%x1f%aI%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e",
-                         "--", rel, check=False)
-    entries = [e.strip("\n") for e in out.split("\x1e") if e.strip()]
+def _history(store: Store, rel: str, head: str) -> tuple[list[Version], bool]:
+    """The newest versions of ``rel`` from git, each with the fields it changed.
+
+    One ``git log --raw`` names each version's blob (and the blob before it), so the
+    versions are read by blob id in one batch, never by walking a 100,000-entry tree per
+    commit; git's commit-graph with changed-path filters is brought up to HEAD first so the
+    log skips commits that did not touch the file."""
+    repo = store.repo
+    repo.ensure_commit_graph(head)
+    out = repo.git("log", "-n", str(HISTORY_VERSIONS + 1), "--raw", "--no-abbrev",
+                   "--no-renames", "--format=%x1e%H%x1f%aI%x1f%an%x1f%s%x1f"
+                   "%(trailers:only,unfold)%x1f", "--", rel, check=False)
+    entries = [e for e in out.split("\x1e") if e.strip()]
     more = len(entries) > HISTORY_VERSIONS
-    entries = entries[:HISTORY_VERSIONS]
     versions: list[Version] = []
-    for entry in entries:
-        sha, date, author, subject, raw = (entry.split("\x1f") + [""] * 5)[:5]
+    blobs: list[tuple[str | None, str | None]] = []        # (before, after) per version
+    for entry in entries[:HISTORY_VERSIONS]:
+        sha, date, author, subject, raw, diff = (entry.split("\x1f") + [""] * 6)[:6]
         trailers: dict[str, list[str]] = {}
         for line in raw.splitlines():
             name, sep, value = line.partition(":")
             if sep and name.strip():
                 trailers.setdefault(name.strip(), []).append(value.strip())
-        versions.append(Version(sha, date, author, subject, trailers, []))
-    # each version against the one before it (the next entry; nothing before the oldest)
-    texts = [store.repo.read_at(v.commit, rel) for v in versions]
-    older_text: bytes | None = None
-    if more:
-        older_text = store.repo.read_at(versions[-1].commit + "~1", rel) \
-            if versions else None
-    for i, version in enumerate(versions):
-        new = texts[i]
-        old = texts[i + 1] if i + 1 < len(texts) else older_text
-        version.deleted = new is None
-        version.changes = _changes(old, new)
+        versions.append(Version(sha.strip(), date, author, subject, trailers, []))
+        blobs.append(_raw_blobs(diff))
+    for version, (before, after) in zip(versions, blobs, strict=True):
+        if before is None and after is None:      # a merge: no diff of its own, read at it
+            before, after = _blob_at(repo, version.commit + "^", rel), \
+                _blob_at(repo, version.commit, rel)
+        version.deleted = after is None
+        version.changes = _changes(_fields_of(repo, before), _fields_of(repo, after))
     return versions, more
 
 
-def _changes(old: bytes | None, new: bytes | None) -> list[Change]:
-    before = _fields_of(old)
-    after = _fields_of(new)
+def _blob_at(repo, rev: str, rel: str) -> str | None:
+    out = repo.git("rev-parse", "-q", "--verify", f"{rev}:{rel}", check=False).strip()
+    return out or None
+
+
+_ZERO = "0" * 40
+
+
+def _raw_blobs(diff: str) -> tuple[str | None, str | None]:
+    """(blob before, blob after) from a ``--raw`` line (``:100644 100644 OLD NEW M\tpath``);
+    (None, None) when there is none (a merge commit)."""
+    for line in diff.splitlines():
+        if line.startswith(":"):
+            fields = line[1:].split("\t", 1)[0].split()
+            if len(fields) >= 4:
+                old, new = fields[2], fields[3]
+                return (None if old == _ZERO else old), (None if new == _ZERO else new)
+    return None, None
+
+
+FieldsOf = dict[str, tuple[str, str, str, str, tuple[str, ...]]]
+
+
+def _changes(before: FieldsOf, after: FieldsOf) -> list[Change]:
     out = []
     for name in list(after) + [n for n in before if n not in after]:
         a, b = before.get(name), after.get(name)
@@ -448,11 +500,28 @@ def _changes(old: bytes | None, new: bytes | None) -> list[Change]:
     return out
 
 
-def _fields_of(data: bytes | None) -> dict[str, tuple[str, str, str, str, tuple[str, ...]]]:
-    """name -> (value, run, pass, said_at, evidence) of a record; a free note's front
-    matter keys and its text as ``text``."""
-    if data is None:
+def _fields_of(repo, blob: str | None) -> FieldsOf:
+    """name -> (value, run, pass, said_at, evidence) of the record in ``blob``; a free
+    note's front matter keys and its text as ``text``. Parsed once per blob id (a blob
+    never changes)."""
+    if blob is None:
         return {}
+    with _COUNTS_LOCK:
+        found = _PARSED.get(blob)
+    if found is None:
+        data = repo.read_blob(blob)
+        found = _parse_fields(data) if data is not None else {}
+        with _COUNTS_LOCK:
+            if len(_PARSED) > 20_000:
+                _PARSED.clear()
+            _PARSED[blob] = found
+    return found
+
+
+_PARSED: dict[str, FieldsOf] = {}
+
+
+def _parse_fields(data: bytes) -> FieldsOf:
     text = data.decode("utf-8", "replace")
     rec = Record.loads(text)
     if rec is not None:
@@ -490,7 +559,7 @@ def search_memory(app: App, query: str, store_id: str | None = None, page: int =
     if page < 1:
         raise BadInput("pages start at 1", "use page=1 for the first page")
     app.home.require()
-    stores = [_store(app, store_id)] if store_id else app.stores.all()
+    stores = [_store(app, store_id)] if store_id else _stores(app)
     hits = []
     if len(stores) == 1:
         found = _search(app, stores[0], None, query, page_size + 1, (page - 1) * page_size)

@@ -107,10 +107,11 @@ def _dispatch(app: App, path: str, query: dict[str, list[str]],
         return record_page(rec, record_extra(rec, query) if record_extra else "")
     root = memory.check_root(_one(query, "scope", "user"))
     name = _one(query, "list")
-    scope = memory.find_scope(app, store_id, root)
-    listed = memory.list_records(app, store_id, root, name, _page_number(query)) \
-        if name else None
-    return scope_page(scope, memory.brief(app, store_id, root), listed)
+    if name:
+        listed = memory.list_records(app, store_id, root, name, _page_number(query))
+        return scope_page(listed.scope, None, listed)
+    return scope_page(memory.find_scope(app, store_id, root),
+                      memory.brief(app, store_id, root), None)
 
 
 def _unquote(text: str) -> str:
@@ -292,10 +293,12 @@ def record_page(rec: memory.RecordView, extra: str = "") -> str:
                 f'<td><b>{escape(f.name)}</b></td><td class="value">{escape(f.value)}</td>'
                 f'<td>{escape(f.said_at[:19].replace("T", " "))}</td>'
                 f'<td>{_run_html(f.run, rec.runs)}<br><span class="muted">{escape(f.pass_)}'
-                f' · v{f.version}</span></td><td>{quotes}</td></tr>')
+                f' · v{f.version}</span>'
+                + (f'<br><code class="commit">{escape(f.commit[:12])}</code>' if f.commit
+                   else "") + f'</td><td>{quotes}</td></tr>')
         parts.append('<h2>Fields</h2><table class="fields" id="fields"><tr><th class=l>field'
                      '</th><th class=l>value</th><th class=l>said at</th><th class=l>written '
-                     'by</th><th class=l>evidence: the messages behind it</th></tr>'
+                     'by (run, pass, commit)</th><th class=l>evidence: the messages behind it</th></tr>'
                      + "".join(rows) + "</table>")
     else:
         meta = "".join(f"<dt>{escape(str(k))}</dt><dd>{escape(str(v))}</dd>"

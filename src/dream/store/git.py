@@ -65,6 +65,10 @@ def format_trailers(trailers: Mapping[str, str | Sequence[str]]) -> str:
 COMMIT_MAP = "dream-commit-map"  # old -> new commits of a scrubbed history, one pair a line
 
 
+# store path -> the HEAD its commit-graph was last brought up to (Repo.ensure_commit_graph)
+_GRAPHED: dict[str, str] = {}
+
+
 class Repo:
     """A git repository with a work tree."""
 
@@ -347,6 +351,10 @@ class Repo:
     def read_at(self, commit: str, path: str) -> bytes | None:
         return self.reader.read(commit, path)
 
+    def read_blob(self, sha: str) -> bytes | None:
+        """A blob by its id, through the same persistent reader as :meth:`read_at`."""
+        return self.reader.read_spec(sha) if looks_like_sha(sha) else None
+
     def list_files(self, commit: str, under: str | None = None) -> list[tuple[str, str]]:
         """(path, blob sha) of every file at a commit (below folder ``under`` when given)."""
         out = self.git("ls-tree", "-r", "-z", "--full-tree", commit,
@@ -414,6 +422,23 @@ class Repo:
             result.append((path, None if status.startswith("D") else new_sha))
         return result
 
+    def ensure_commit_graph(self, head: str | None = None) -> None:
+        """Bring git's commit-graph, with changed-path Bloom filters, up to HEAD, so that
+        ``git log -- PATH`` skips the commits that did not touch PATH instead of diffing each
+        one's tree (a record's history at 100,000 notes and 200 commits: 326 ms without, 17
+        ms with). Incremental (``--split``): a few milliseconds per new commit; nothing is
+        run again for a HEAD already covered. It is a cache inside ``.git``, like git's own
+        maintenance writes: no document changes, and a failure (another git holding the
+        graph's lock) only leaves ``git log`` slower."""
+        head = head or self.head()
+        key = str(self.path)
+        if head is None or _GRAPHED.get(key) == head:
+            return
+        proc = run_git(self.path, "commit-graph", "write", "--reachable", "--changed-paths",
+                       "--split", check=False)
+        if proc.returncode == 0:
+            _GRAPHED[key] = head
+
     def has_commit(self, sha: str) -> bool:
         return run_git(self.path, "cat-file", "-e", f"{sha}^{{commit}}",
                        check=False).returncode == 0
@@ -448,10 +473,17 @@ class CatFile:
         """Bytes of ``path`` at ``commit``; None when the path is not in that commit."""
         if "\n" in path or "\n" in commit:
             return None
+        return self.read_spec(f"{commit}:{path}")
+
+    def read_spec(self, spec: str) -> bytes | None:
+        """Bytes of the blob git names ``spec`` (``COMMIT:PATH`` or a blob id); None when
+        there is no such blob."""
+        if "\n" in spec:
+            return None
         with self._lock:
             proc = self._start()
             assert proc.stdin and proc.stdout
-            proc.stdin.write(f"{commit}:{path}\n".encode())
+            proc.stdin.write(f"{spec}\n".encode())
             proc.stdin.flush()
             header = proc.stdout.readline().decode().rstrip("\n")
             if header.endswith(" missing") or header.endswith(" ambiguous") or not header:
