@@ -475,6 +475,7 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
                               "role": "other", "author": "Jordan",
                               "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     run_json(dream, "--model", "rules")
+    assert len(records(dream_home, "events")) == 1      # R1 of the next run
     stage(tmp_path, "day2", [{"id": "s2", "time": "2026-03-10T09:00:00Z", "stream": "sms",
                               "role": "other", "author": "Jordan",
                               "text": "Let's make the dinner at Nobu 8pm instead, secret-word"}])

@@ -68,16 +68,20 @@ def candidates(state: State, changed: list[Record], limit: int = SWEEP_ROWS) -> 
     words = {(r.kind, r.key): _words(r) for r in live}
     chosen: list[Record] = []
     partners: dict[tuple[str, str], Record] = {}
+    for r in changed:
+        words[(r.kind, r.key)] = _words(r)
+
+    def pair(a: Record, b: Record) -> bool:
+        return a.kind == b.kind and bool(
+            words[(a.kind, a.key)] & words[(b.kind, b.key)]
+            or (a.kind == "event" and a.get("date") and a.get("date") == b.get("date")))
+
     for rec in changed:
         if not _live(rec):
             continue
-        mine = _words(rec)
-        found = [r for r in live if r.kind == rec.kind and (
-            mine & words[(r.kind, r.key)]
-            or (rec.kind == "event" and rec.get("date") and rec.get("date") == r.get("date")))]
-        found += [r for r in changed if r is not rec and r.kind == rec.kind and _live(r)
-                  and mine & _words(r)]
-        junk = rec.kind == "note" and len(mine) < SHORT_NOTE_WORDS
+        found = [r for r in live if pair(rec, r)]
+        found += [r for r in changed if r is not rec and _live(r) and pair(rec, r)]
+        junk = rec.kind == "note" and len(words[(rec.kind, rec.key)]) < SHORT_NOTE_WORDS
         if found or junk:
             chosen.append(rec)
             for r in found:
