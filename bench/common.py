@@ -407,7 +407,8 @@ def collect(app: Any, paths: Sequence[Path], source: str | None) -> dict[str, An
 
 
 def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
-              sweep: bool = True, rounds: int = 50) -> list[dict[str, Any]]:
+              sweep: bool = True, rounds: int = 50,
+              pack_tokens: int | None = None) -> list[dict[str, Any]]:
     """A dream over every scope with pending items until the spool drains; returns the
     run rows. Personal items (no project key: generic JSONL without ``cwd``) go to
     ``user/``; agent transcripts carry the project key of their working directory, which
@@ -423,7 +424,7 @@ def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
     scopes.append(Scope(store=store, root="user", project_key=None, name="user"))
     opts = RunOptions(model=model, model_settings=dict(settings or app.config.data.get(
         "model", {})), pricing=app.config.data.get("pricing", {}), apply="auto",
-        sweep=sweep, rounds=rounds)
+        sweep=sweep, rounds=rounds, **({"pack_tokens": pack_tokens} if pack_tokens else {}))
     return [r.as_dict() for r in run_dream(app.db, app.home.notes_path, scopes, opts, None)]
 
 

@@ -268,9 +268,10 @@ class RealisticProvider:
 class DreamSide:
     """Dream in its own DREAM_HOME, its provider pointed at the counting server."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any, pack_tokens: int | None = None) -> None:
         from dream.models.base import register_provider
 
+        self.pack_tokens = pack_tokens
         self.settings = {"openai_base_url": server.base_url, "openai_model": "bench",
                          "openai_api_key_env": "DREAM_BENCH_KEY", "timeout": 30}
         register_provider("bench-rules",
@@ -289,7 +290,8 @@ class DreamSide:
         before = self.server.stats.get(self.server.label, {}).get("input_tokens", 0)
         self.server.record, self.server.prompts = True, []
         try:
-            rows = common.dream_run(self.app, "bench-rules", self.settings)
+            rows = common.dream_run(self.app, "bench-rules", self.settings,
+                                    pack_tokens=self.pack_tokens)
         finally:
             self.server.record = False
         bad = [r for r in rows if r["status"] != "ok"]
@@ -494,8 +496,38 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                                    "multi_call_runs": shared_summary(side.shared),
                                    "dream_reported": reported(side.runs)}
                 side.app.close()
+        if not args.quick:
+            results["_pack_budgets"] = pack_budgets(server, args)
         stats = server.stats
     return summarise(results, stats, missing, args)
+
+
+PACK_BUDGETS = (1000, 2000, 4000, 8000)
+
+
+def pack_budgets(server: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Dream's nightly runs on each agent source again at other ``pack_tokens`` budgets:
+    what a smaller budget buys in shared-prefix share and what it costs in calls and input
+    tokens (the baselines do not change)."""
+    out: dict[str, Any] = {}
+    for source in [s for s in AGENT_SOURCES if s in args.only]:
+        files = agent_files(source)
+        for budget in PACK_BUDGETS:
+            label = f"_budget/{source}/{budget}"
+            server.label = label
+            with common.temp_home(prefix=f"cost-{source}-{budget}-") as tmp:
+                side = DreamSide(server, budget)
+                for _day, grew in nightly_transcripts(files, tmp / "transcripts"):
+                    side.collect(grew, source)
+                    side.run()
+                n = len(messages_from_spool(side.app)) or 1
+                side.app.close()
+            s = server.stats[label]
+            out.setdefault(source, {})[str(budget)] = {
+                "calls_per_1000": round(s["calls"] * 1000 / n, 1),
+                "input_per_1000": round(s["input_tokens"] * 1000 / n, 1),
+                "multi_call_runs": shared_summary(side.shared)}
+    return out
 
 
 def shared_summary(runs: list[tuple[int, int, int]]) -> dict[str, Any]:
@@ -544,6 +576,7 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
                                "headline_baseline": HEADLINE_BASELINE, "datasets": {},
                                "cache_rates": CACHE_RATES, "missing": missing}
     rows = []
+    budgets = results.pop("_pack_budgets", None)
     for dataset, info in results.items():
         n = info["messages"] or 1
         entry: dict[str, Any] = {**info, "per_1000_messages": {}, "ratios": {}}
@@ -580,6 +613,8 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
             for system in ("dream", "dream-weekly") if f"{dataset}/{system}" in stats}
         figures["datasets"][dataset] = entry
     figures["targets"] = targets(figures["datasets"])
+    if budgets:
+        figures["pack_budgets"] = budgets
     text = common.table(["dataset", "system", "messages", "calls/1k", "input/1k",
                          "cacheable prefix/1k", "cached/1k", "output/1k",
                          "input cache-adj. (4o-mini)/1k", "shared prefix share"], rows)
@@ -589,6 +624,22 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
     ratios = common.table(["dataset", "ratio", "calls", "input tokens",
                            "input cache-adjusted", "output tokens"],
                           ratio_rows) if ratio_rows else "(no ratios: Dream's run is missing)"
+    if budgets:
+        budget_rows = []
+        for source, by in budgets.items():
+            base = figures["datasets"].get(source, {}).get("per_1000_messages", {}).get(
+                HEADLINE_BASELINE, {})
+            for budget, v in by.items():
+                m = v["multi_call_runs"]
+                budget_rows.append([
+                    source, budget, v["calls_per_1000"], v["input_per_1000"],
+                    round(base["input_tokens"] / v["input_per_1000"], 2)
+                    if base.get("input_tokens") and v["input_per_1000"] else None,
+                    m.get("shared_prefix_share")])
+        ratios += "\n\n" + common.table(
+            ["source (nightly)", "pack_tokens", "calls/1k", "input/1k",
+             f"{HEADLINE_BASELINE} / Dream input", "shared-prefix share, multi-call runs"],
+            budget_rows)
     target_rows = [[t["what"], t["measured"], t["target"], "met" if t["met"] else "MISSED"]
                    for t in figures["targets"]]
     ratios += "\n\n" + common.table(["target (issue 15)", "measured", "target", ""],
