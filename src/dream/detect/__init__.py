@@ -8,7 +8,12 @@ of the items they rest on:
   of sentences that say the same rule);
 - :mod:`~dream.detect.preferences`: preferences and things to remember;
 - :mod:`~dream.detect.commands`: shell commands that ran, and repeated procedures;
-- :mod:`~dream.detect.failures`: failures, named so that repeats collide;
+- :mod:`~dream.detect.howto`: how to work here (install, build, test, lint, format, run
+  and release commands that worked, and the scripts a project declares);
+- :mod:`~dream.detect.failures`: failures, named by their root-cause line so that repeats
+  collide;
+- :mod:`~dream.detect.pitfalls`: known pitfalls (repeated shell failures, one per cause
+  whatever tool ran them, with the step that fixed them);
 - :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
 - :mod:`~dream.detect.todos`: to-dos and their completion;
 - :mod:`~dream.detect.facts`: standing facts and facts about people;

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import SpoolItem
 
 SHELL_TOOLS = frozenset({
     "bash", "shell", "sh", "zsh", "exec_command", "local_shell", "shell_command",
@@ -112,19 +112,19 @@ def command_from_call(text: str, tool: str | None = None) -> str | None:
                 if isinstance(value, list):
                     value = _unwrap_argv(value)
                 if isinstance(value, str) and value.strip():
-                    return _clean_command(value)
+                    return clean_command(value)
             return None
         if isinstance(data, list):
-            return _clean_command(_unwrap_argv(data))
+            return clean_command(_unwrap_argv(data))
     text = text.removeprefix("$ ")
-    return _clean_command(text)
+    return clean_command(text)
 
 
 def command_from_result(text: str) -> str | None:
     """A command named by its result: a first line of the form ``$ cmd``."""
     first = (text or "").lstrip().split("\n", 1)[0]
     if first.startswith("$ ") and len(first) > 2:
-        return _clean_command(first[2:])
+        return clean_command(first[2:])
     return None
 
 
@@ -135,7 +135,7 @@ def _unwrap_argv(argv: list[Any]) -> str:
     return " ".join(parts)
 
 
-def _clean_command(cmd: str) -> str:
+def clean_command(cmd: str) -> str:
     return re.sub(r"\s+", " ", cmd.strip())[:300]
 
 
@@ -246,118 +246,3 @@ def repeated(commands: dict[str, list[CommandRun]]) -> list[Procedure]:
 
 def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return len(set(a) & set(b)) * 2 >= min(len(set(a)), len(set(b)))
-
-
-# -- how to work here -----------------------------------------------------------------------
-_PM = r"(?:npm|pnpm|yarn|bun)"
-PURPOSES = [
-    ("install", re.compile(
-        _PM + r" (?:install|i|ci|add)\b|\buv (?:sync|add|pip install)\b|\bpip3? install\b|"
-        r"\bpoetry (?:install|add)\b|\bmix (?:deps\.get|igniter\.install)\b|\bbundle install\b|"
-        r"\bgo (?:mod (?:download|tidy)|get)\b|\bcargo (?:fetch|add)\b|\bmise install\b|"
-        r"\bcomposer install\b|\bbrew install\b")),
-    ("test", re.compile(
-        r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b|" + _PM +
-        r" (?:run )?test\b|\bgo test\b|\bcargo (?:test|nextest)\b|\bmix test\b|"
-        r"\bmake (?:test|check)\b|\b(?:mise|just|task) (?:run )?test\b|\bdeno test\b|"
-        r"\bpython3? -m (?:pytest|unittest)\b|\bgradlew? test\b|\bmvn test\b")),
-    ("lint", re.compile(
-        r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|"
-        r"sobelow)\b|\bmix (?:credo|dialyzer|deps\.audit|compile --warnings-as-errors)\b|"
-        r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|" + _PM +
-        r" run (?:lint|check|typecheck)\b|\b(?:mise|just|task) (?:run )?lint\b|\bmake lint\b")),
-    ("format", re.compile(
-        r"\bruff format\b|\b(?:prettier|black|gofmt|goimports|rustfmt)\b|\bcargo fmt\b|"
-        r"\bmix format\b|" + _PM + r" run (?:format|fmt)\b|\b(?:mise|just|task) (?:run )?fmt\b|"
-        r"\b(?:mise|just|task) (?:run )?format\b|\bmake fmt\b|\bbiome format\b")),
-    ("build", re.compile(
-        _PM + r" run build\b|\bcargo build\b|\bgo build\b|\bmix compile\b|\bmake(?: build)?$|"
-        r"\bgradlew? build\b|\bmvn (?:package|install)\b|\bdocker build\b|\b(?:vite|next) build\b|"
-        r"\b(?:mise|just|task) (?:run )?build\b|\buv build\b")),
-    ("release", re.compile(
-        _PM + r" (?:run )?(?:version|publish|release)\b|\bcargo publish\b|\bgoreleaser\b|"
-        r"\b(?:mise|just|task) (?:run )?release\b|\bmake release\b")),
-    ("tasks", re.compile(r"\bbd (?:create|ready|show|update|close|dep|list)\b|"
-                         r"\bgh (?:issue|pr) create\b")),
-    ("run", re.compile(
-        r"\bmix phx\.server\b|\biex -S mix\b|" + _PM + r" (?:run )?(?:dev|start|serve)\b|"
-        r"\bgo run\b|\bcargo run\b|\bnpx tsx\b|\buv run (?!pytest|ruff|mypy)\S+|"
-        r"\bflask run\b|\buvicorn\b|\bdocker compose up\b|\brails s(?:erver)?\b")),
-]
-LABELS = {"install": "Install", "test": "Test", "lint": "Lint and check", "format": "Format",
-          "build": "Build", "run": "Run", "release": "Release", "tasks": "Track tasks"}
-_TAIL = re.compile(r"(?:\s*(?:2>&1|>\s*/dev/null|\|\s*(?:head|tail|grep|tee|less|cat)\b.*))+$")
-_ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
-_TOOLCHAINS = ("uv", "pnpm", "npm", "yarn", "bun", "npx", "mix", "go", "cargo", "mise", "make",
-               "poetry", "pip", "bundle", "just", "task", "deno", "gradle", "mvn", "docker",
-               "python", "python3", "pytest", "ruff", "iex", "brew", "bd", "gh", "npx")
-
-
-def purposes(command: str) -> list[tuple[str, str]]:
-    """(purpose, the part of the command that has it) for each part of a command that
-    installs, builds, tests, lints, formats or runs a project (``uv sync && uv run pytest``
-    has two); empty for anything else (``git status``, ``ls``)."""
-    out = []
-    for part in re.split(r"\s*(?:&&|;|\|\|)\s*", command):
-        part = _ENV.sub("", _TAIL.sub("", part.strip()))
-        if not part or part.startswith(("cd ", "echo ", "git ", "ls", "cat ")):
-            continue
-        for name, rx in PURPOSES:
-            if rx.search(part):
-                out.append((name, part))
-                break
-    return out
-
-
-def toolchain(command: str) -> str:
-    first = command.split()[0].rsplit("/", 1)[-1] if command.split() else ""
-    return first if first in _TOOLCHAINS else ""
-
-
-def command_key(part: str) -> str:
-    """The words of a command that name what it does, without paths, files and flags'
-    values: ``go test ./cmd/...`` and ``go test ./...`` are one command."""
-    words = []
-    for w in part.split():
-        if "/" in w or "." in w.strip(".") and not re.match(r"^[a-z]+\.[a-z_]+$", w) or \
-                w.startswith(("-", "'", '"', "$")) or re.search(r"\d", w):
-            break
-        words.append(w)
-        if len(words) == 4:
-            break
-    return " ".join(words) or part.split()[0]
-
-
-def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
-    """The commands that install, build, test, lint, format and run the project, learned
-    from shell commands whose tool results show they succeeded, each with its toolchain and
-    how often and in how many sessions it ran."""
-    seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
-    for runs in by_session(items).values():
-        for run in runs:
-            if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
-                continue
-            for name, part in purposes(run.command):
-                seen.setdefault((name, command_key(part)), []).append((part, run))
-    out = []
-    for (name, key), said in seen.items():
-        forms = [p for p, _ in said]
-        example = max(set(forms), key=lambda f: (forms.count(f), -len(f), f))
-        if len(example) > 100:
-            example = key           # "bd create --title=... --description=...": its name
-        sessions = len({r.item.stream for _, r in said})
-        tool = toolchain(example)
-        fields = {"text": f"{LABELS[name]}: `{example}`", "type": "command",
-                  "purpose": name, "toolchain": tool,
-                  "said": f"{_n(len(said), 'time')} in {_n(sessions, 'session')}"}
-        out.append(Finding("command", fields, [r.item.id for _, r in said][-5:],
-                           name=f"command {name} {key}"))
-    return out
-
-
-_FAILED_OUTPUT = re.compile(r"\b(?:FAILED|FAIL:|[1-9]\d* failed|error TS\d+|npm ERR!|"
-                            r"npm error|command not found|Traceback \(most recent|panic:)")
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from dream.detect import preferences
 from dream.detect.finding import SpoolItem
 
-_INSTRUCTION_VERBS = (
+INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"use|run|write|add|put|call|commit|push|pull|format|ask|check|include|keep|reply|answer|"
     r"respond|book|send|remind|tell|mention|start|test|deploy|merge|rebase|delete|drop|edit|"
     r"touch|change|create|install|update|rename|document|log|print|wrap|sort|name|prefer|"
@@ -58,7 +58,8 @@ PUSHBACK = re.compile(
     r"|(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:stop|quit)\b"
     r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
     r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
-    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w", re.I)
+    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+`?[\w./-]+`?\W*$", re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
@@ -69,6 +70,31 @@ DECISION = re.compile(
     r"\bmust\b|\bshould\b|\bensure\b|\bmake sure\b|\bplease use\b|\bkeep it \w+"
     r"|\bonly (?:want|use|run|the first|first)\b|\b(?:dont|don'?t|do not)\s+\w+"
     r"|\bi(?: would|'d)? (?:only )?(?:want|replace|rather)\b", re.I)
+# how the project does something, said as a fact in a coding session: "tests run with
+# ./manage.py test --settings=...", "commit messages here follow conventional commits"
+CONVENTION = re.compile(
+    r"^(?:(?:btw|also|and|fyi|note|again|so)[,:]?\s+(?:[—–-]\s+)?)?(?:the\s+|our\s+|all\s+)?"
+    r"(?:tests?|specs?|builds?"
+    r"|commits?|commit messages?|migrations?|deploys?|deployments?|releases?|prs?|pull requests?"
+    r"|branch(?:es)?|changes|schema changes|dependencies|deps|secrets|logs)\b(?:\s+\w+)?\s+"
+    r"(?:here\s+|in this (?:repo|repository|project)\s+)?(?:always\s+|only\s+)?"
+    r"(?:(?:run|runs|go|goes|are run|are built|are made|are done|are deployed|get run)\s+"
+    r"(?:with|through|via|using|from)\b|follows?\b|use\b|uses\b)", re.I)
+# an instruction on how to do a job: "use ./gradlew build --offline for local runs",
+# "typecheck with bunx tsc --noEmit"
+HOW = re.compile(
+    r"^(?:please\s+)?(?:use\s+(?:`[^`]+`|[\w./-]*(?:\s+[\w./=-]+){0,6})\s+(?:for|to|when|in|on"
+    r"|instead)\b|(?:typecheck|type-check|lint|format|build|test|deploy|release|install|run"
+    r"\s+(?:the\s+)?tests|publish)\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via|through)"
+    r"\s+\S)", re.I)
+# an instruction said for every time: "run mix format ... before you say you're done, every
+# time"
+EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
+                        r"pr|push|release)|before\s+(?:every|each)\b)", re.I)
+_STARTS_IMPERATIVE = re.compile(r"^(?:(?:ok(?:ay)?|good|great|and|also|please)[,.]?\s+)*(?:"
+                                + _INSTRUCTION_VERBS + r")\b", re.I)
+_REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|the|to|our)\b",
+                       re.I)
 _QUESTION_START = re.compile(
     r"^(?:what|why|how|when|where|who|which)\s+(?:is|are|do|does|did|can|could|would|should"
     r"|will|was|were|if|about)\b|^(?:can|could|would|is|are|do|does|did|should|shall|will)"
@@ -97,6 +123,10 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
         return "directive"
     if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
         return "directive"
+    if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or
+                   _REMEMBER.search(sentence) or
+                   _STARTS_IMPERATIVE.search(sentence) and EVERY_TIME.search(sentence)):
+        return "directive"
     return None
 
 
@@ -112,7 +142,8 @@ FILLER = {
     "no", "nope", "please", "again", "i", "said", "told", "you", "ok", "okay", "so", "just",
     "the", "a", "an", "to", "and", "of", "it", "this", "that", "is", "be", "for", "in", "on",
     "with", "we", "me", "my", "your", "our", "are", "was", "as", "at", "by", "or", "can",
-    "will", "would", "should", "asked", "already", "still", "really", "all", "its", "it's",
+    "will", "would", "should", "asked", "already", "still", "really", "its", "it's",
+    "want", "wanted", "like", "need", "have", "has", "think",
 }
 _NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "not",
               "shouldn't": "not", "quit": "not", "avoid": "not"}
@@ -147,13 +178,32 @@ class Group:
 
     @property
     def rule(self) -> str:
-        """What the user said most recently, every sentence of it that is in the group."""
-        item = self.latest.item
+        """The fullest way the user said it (:func:`fullest`), every sentence of that
+        statement that is in the group."""
+        item = fullest(self.sentences).item
         parts = list(dict.fromkeys(plain_rule(s.text).rstrip(".!") for s in self.sentences
                                    if s.item.id == item.id))
         # a part whose words another part already says adds nothing
         parts = [p for p in parts if not any(o != p and words(p) <= words(o) for o in parts)]
         return ". ".join(parts) + "."
+
+
+_CODEISH = re.compile(r"`[^`]+`|(?<!\w)--?[a-zA-Z][\w-]*|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+"
+                      r"|\b[a-z]+[A-Z]\w*")
+_TOOLISH = re.compile(r"\b(?:uv|pnpm|npm|yarn|bun|npx|mix|go|cargo|make|poetry|pip|bundle|deno|"
+                      r"gradle|mvn|docker|dotnet|pytest|ruff|cmake|rails|rake|git|tsc|jest)\b")
+
+
+def fullest(said: list[Sentence]) -> Sentence:
+    """Of sentences that say one rule, the one a reader learns most from: both halves
+    ("use Y, not X"), then the most names from the code and tools, then the most words;
+    the latest when they tie (a paraphrase adds nothing, but a fuller one does)."""
+    def score(s: Sentence) -> tuple:
+        both = bool(rejected_terms(s.text)) and bool(re.search(
+            r"\b(?:use|run|call|prefer|instead)\b", s.text, re.I))
+        names = len(_CODEISH.findall(s.text)) + len(_TOOLISH.findall(s.text))
+        return (both, min(names, 4), len(words(s.text)), s.item.said_at or "", s.item.seq)
+    return max(said, key=score)
 
 
 def sentences(item: SpoolItem) -> list[str]:
@@ -177,7 +227,7 @@ def split(text: str) -> list[str]:
 
 _LEAD_IN = re.compile(
     r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw|all good|looks good"
-    r"|great|perfect|sure|yes|yep|alright)\b[\s,.!:;-]*"
+    r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good)\b[\s,.!:;—–-]*"
     r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
     r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
     r"\b[\s,:;-]*)+",
@@ -208,10 +258,23 @@ def words(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# words that say the same thing in a rule: "the whole suite", "the full run", "all tests"
+# scope words of "run only what you touch" / "not the whole suite" are one idea
+_SAME_WORD = {"whole": "scope", "full": "scope", "entire": "scope", "all": "scope",
+              "only": "scope", "just": "scope", "target": "scope", "complete": "scope",
+              "suite": "test", "specs": "test", "spec": "test", "tests": "test"}
+
+
 def _stem(word: str) -> str:
+    word = _SAME_WORD.get(word, word)
+    if len(word) > 5 and word.endswith("ies"):
+        return word[:-3] + "y"                  # "applies" -> "apply"
     for suffix in ("ing", "es", "s", "ed"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2]:
+                word = word[:-1]                # "running" -> "run"
+            return word
     return word
 
 
@@ -233,7 +296,8 @@ def same(a: frozenset[str], b: frozenset[str]) -> bool:
     if not a or not b:
         return False
     inter = len(a & b)
-    return inter / len(a | b) >= 0.5 or (inter >= 2 and inter / min(len(a), len(b)) >= 0.75)
+    return inter / len(a | b) >= 0.5 or (inter >= 2 and inter / min(len(a), len(b)) >= 0.75) \
+        or (inter >= 3 and inter / min(len(a), len(b)) >= 0.5)
 
 
 def group(found: list[Sentence]) -> list[Group]:
@@ -266,8 +330,10 @@ _REJECTED = [
     re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+)?([\w.+#/-]+(?:\s[\w.+#/-]+)?)",
                re.IGNORECASE),
     re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
-               r"|calling|add|adding)\s+([\w.+#/-]+)", re.IGNORECASE),
+               r"|calling|add|adding)\s+([\w.+#/-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*"
+               r"[\w.+#/-]+)*)", re.IGNORECASE),
     re.compile(r"\bnot\s+([\w.+#/-]+)\s*$", re.IGNORECASE),
+    re.compile(r"^(?:avoid|no)\s+([\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s*[!.]?$", re.IGNORECASE),
     re.compile(r"\b(?:use|prefer|with|choose)\s+[\w.+#/-]+\s*,?\s+not\s+([\w.+#/-]+)",
                re.IGNORECASE),
 ]
@@ -278,7 +344,10 @@ def rejected_terms(sentence: str) -> list[str]:
     out = []
     for pattern in _REJECTED:
         for match in pattern.finditer(sentence.rstrip(".!")):
-            term = match.group(1).strip(" .,'\"`").lower()
-            if term and term not in FILLER and len(term) > 1:
-                out.append(term.split()[0])
+            for term in re.split(r"\s*(?:,|\bor\b|\band\b|\bnor\b)\s*", match.group(1)):
+                term = term.strip(" .,'\"`!").lower()
+                if term and term not in FILLER and term not in ("here", "it", "them") and \
+                        len(term) > 1:
+                    # "no console logs!": the phrase; "don't use npm here": its first word
+                    out.append(term if pattern is _REJECTED[-1] else term.split()[0])
     return list(dict.fromkeys(out))

@@ -43,10 +43,16 @@ _PLACEHOLDERS = [
 ]
 
 _CAUSE_LINE = [
-    re.compile(r"^\s*(?:E\s+)?[A-Z][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)\b.*"),
-    # a compiler's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1: ...")
-    re.compile(r".*(?:\berror TS\d+|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)|"
-               r"\(\d+,\d+\): error)\b.*"),
+    # an exception ("psycopg.OperationalError: ...", "ActiveRecord::PendingMigrationError:")
+    # or a Go panic
+    re.compile(r"^\s*(?:E\s+)?(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9_.:]*(?:Error|Exception|Exit"
+               r"|Interrupt)\b.*|^\s*panic: .*"),
+    # a compiler's or linker's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1:
+    # ...", "undefined reference to `f'"), or a checker's marked finding ("✖ type may not be
+    # empty", "❌ Secrets detected!")
+    re.compile(r".*(?:\berror TS\d+\b|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)\b|"
+               r"\(\d+,\d+\): error\b|\berror [A-Z]{2,}\d+\b|\bundefined reference to\b).*"
+               r"|^\s*[✖✗✘×❌]\s+\S.*"),
     re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
                r"|not recognized as|cannot find|could not|unable to|failed to|timed out"
@@ -65,7 +71,21 @@ _SUMMARY = re.compile(
     r"|(?:Process )?(?:exited|completed) with (?:exit )?code|exit (?:code|status) \d"
     r"|make(?:\[\d+\])?: \*\*\*|Found \d+ errors?|\d+ (?:errors?|failed)\b"
     r"|error: could not compile|error: Recipe|error: command failed|Error: Process"
-    r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed)", re.IGNORECASE)
+    r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed"
+    # summaries of builds, test runners, linkers and hooks
+    r"|FAILED: \S+$|collect2: error|ninja: build stopped|--- FAIL:|FAIL\s*$|FAIL\t"
+    r"|husky - |[✖✗×]\s+found \d+ problems?|Build FAILED|For more information about this"
+    r"|(?:npm (?:ERR!|error) )?(?:code|errno|syscall) \S+$|(?:npm (?:ERR!|error) )?A complete"
+    r" log|Some specs? failed|\d+ examples?, \d+ failures?)", re.IGNORECASE)
+# a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error")
+_PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout)\]|npm (?:ERR!|error))\s*")
+
+
+# a warning beside a failure is not its cause ("** WARNING: connection is not using a
+# post-quantum key exchange algorithm")
+_WARNING = re.compile(r"^\W*(?:warning|warn|wrn|note|hint|info)\b|^\*\*\s", re.I)
+
+
 def signature(text: str) -> str:
     """The normalised signature of a failing tool result ('' when there is no text)."""
     line = cause_line(text)
@@ -75,7 +95,7 @@ def signature(text: str) -> str:
 def cause_line(text: str) -> str:
     """The line that names the cause of a failure: the last exception of a traceback, else
     the first diagnostic above the summary lines a build tool prints at the end."""
-    lines = [re.sub(r"^\s*\[(?:stderr|stdout)\]\s*", "", ln.rstrip())
+    lines = [_PREFIX.sub("", ln.rstrip())
              for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
     told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
     lines = told or lines
@@ -83,17 +103,34 @@ def cause_line(text: str) -> str:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
-    causes = [ln for ln in lines if not _SUMMARY.match(ln)]
+    causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _WARNING.match(ln)]
     for pool in (causes, lines):
         for n, pattern in enumerate(_CAUSE_LINE):
             # a traceback ends with its exception; a compiler lists its first error first
             for line in (reversed(pool) if n == 0 else pool):
                 if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
-                    return re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
-    for line in lines:
+                    line = re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
+                    return _with_message(line, pool) if n == 0 else line
+    for line in causes + lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+def _with_message(line: str, pool: list[str]) -> str:
+    """An exception line that ends with its colon takes its message from the next line
+    ("ActiveRecord::PendingMigrationError:" / "Migrations are pending. To resolve ...")."""
+    if not line.endswith(":") or line not in pool:
+        return line
+    rest = [ln.strip() for ln in pool[pool.index(line) + 1:][:3] if ln.strip()]
+    message = []
+    for ln in rest:
+        if ln.startswith(("#", "at ", "File ")) or _NOISE_LINE.match(ln):
+            break
+        message.append(ln)
+        if not ln.endswith(":"):
+            break
+    return " ".join([line, *message])[:400]
 
 
 _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
@@ -101,6 +138,7 @@ _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
 
 def normalise(line: str) -> str:
     out = _TAG.sub(" ", line).strip()          # <tool_use_error>...</tool_use_error>
+    out = re.sub(r"\s*\[recovered\]", "", out)   # a Go panic re-raised by the test runner
     for pattern, repl in _PLACEHOLDERS:
         out = pattern.sub(repl, out)
     out = re.sub(r"(<(?:n|hex|path)>)(?:[\s,;:-]*\1)+", r"\1", out)
@@ -155,7 +193,7 @@ class FailureGroup:
         return sorted({i.tool_name or "tool" for i in self.items})
 
 
-_GENERIC = re.compile(r"^(?:error: )?(?:command )?(?:exited|exit|failed|aborted|returned)"
+GENERIC = re.compile(r"^(?:error: )?(?:command )?(?:exited|exit|failed|aborted|returned)"
                       r"(?: with)?(?: (?:exit )?(?:code|status))?(?: <n>)?$|^command aborted$",
                       re.IGNORECASE)
 
@@ -182,7 +220,7 @@ def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
         cmd = command_of.get(item.id)
         if not sig:
             continue
-        if _GENERIC.search(sig) and cmd:
+        if GENERIC.search(sig) and cmd:
             # "exited with code 1" says nothing of the cause: the program is part of it
             if commands.program(cmd) in commands.NEGATIVE_ANSWERS:
                 continue        # grep found nothing, diff found a difference: an answer
@@ -248,30 +286,6 @@ def run_findings(items: Sequence[SpoolItem]) -> list[Finding]:
     return out
 
 
-# -- known pitfalls (coding sessions) -------------------------------------------------------
-_REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
-                            r"|tool use was rejected|Request interrupted", re.I)
-_INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
-FIX_WINDOW = 6
-# a tool that is not there: the next install that works is what was done about it
-_MISSING = re.compile(r"command not found|not recognized as|not installed|[\w-]+ not found$",
-                      re.I)
-_EXIT_ONLY = re.compile(r"^\s*(?:Exit code:?|exit status|Command exited with code) ?\d+\s*$", re.I)
-# an error in the code being changed: a pitfall only when it recurs across sessions
-CODE_ERROR = re.compile(
-    r"error TS\d+|error\[E\d+\]|\b(?:Syntax|Type|Reference|Name|Attribute|Assertion|Key|"
-    r"Index|Value)Error\b|is not assignable|does not exist on type|has no exported member|"
-    r"Cannot find module '\.|cannot find symbol|undefined: \w+|expected .* found")
-# a failure that says how the machine or the project is set up: a pitfall the first time
-ENVIRONMENT = re.compile(
-    r"command not found|not recognized as|is not recognized|not installed|bfg not found"
-    r"|[\w-]+ not found$|could not resolve|no such host|name or service not known"
-    r"|permission denied|password is required|terminal is required|operation not permitted"
-    r"|timed out|could not lock|already locked|unable to lock|connection refused"
-    r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another"
-    r"|ignored by one of your \.gitignore", re.I)
-
-
 def failed(item: SpoolItem) -> bool:
     """A tool result that failed: flagged as an error, a traceback, or a non-zero exit when
     the source records no flag."""
@@ -279,105 +293,3 @@ def failed(item: SpoolItem) -> bool:
     return item.is_error is True or "Traceback (most recent call last)" in text or (
         item.is_error is None and bool(_EXITED.search(text[:300]))) or \
         commands.exit_failed(text)
-
-
-def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
-    """Repeated shell failures, one per root cause whatever tool ran them (Claude Code
-    ``Bash``, Pi ``bash``, Codex ``shell`` are one), each shown with a real example of its
-    cause line and, when a later command in the same session fixed it, that command.
-
-    The key is the normalised cause line; repeated means at least twice (the review's
-    failures pass proposes work only for three times, or twice in two sessions). A failure
-    that tells how the machine is set up (a missing tool, a lock, a timeout, a password
-    prompt) is a pitfall the first time. A non-zero exit of a program whose exit is
-    an answer (``grep``, ``diff``) and a call the user rejected are no failures."""
-    by_session = commands.by_session(items)
-    run_of = {run.item.id: run for runs in by_session.values() for run in runs}
-    found: dict[str, list[SpoolItem]] = {}
-    for item in items:
-        if not (item.evidence and item.kind == "tool_result") or not failed(item):
-            continue
-        if (item.tool_name or "").lower() not in commands.SHELL_TOOLS | \
-                commands.SHELL_OUTPUT_TOOLS or \
-                _REJECTED_CALL.search((item.text or "")[:400]):
-            continue
-        sig = signature(item.text)
-        run = run_of.get(item.id)
-        if run is not None and _answer(run.command, item.text):
-            continue
-        if not sig or _GENERIC.search(sig) or _EXIT_ONLY.match(cause_line(item.text)):
-            continue            # "Exit code 255" alone names no cause
-        found.setdefault(sig, []).append(item)
-    out = []
-    for sig, failures in found.items():
-        sessions = list(dict.fromkeys(i.stream for i in failures))
-        cause = cause_line(failures[0].text)
-        if len(failures) < 2 and not ENVIRONMENT.search(cause):
-            continue            # a one-off failure mid-task is no pitfall
-        if CODE_ERROR.search(cause) and len(sessions) < 2:
-            continue            # a compile or type error in the middle of a change
-        last = failures[-1]
-        example = _words_upto(cause_line(last.text), 120)
-        run = run_of.get(last.id)
-        text = f"`{_short(run.command, 48)}` fails with: {example}" if run else \
-            f"Fails with: {example}"
-        fix = _fix(run, by_session.get(last.stream, [])) if run else None
-        if fix and len(text) + min(len(fix), 60) < 196:
-            text = text.rstrip(" .:") + f". Fixed by running `{_short(fix, 60)}`."
-        fields = {"text": text, "type": "failure",
-                  "said": f"{_n(len(failures), 'time')} in {_n(len(sessions), 'session')}"}
-        out.append(Finding("failure", fields, [i.id for i in failures][-5:],
-                           name=f"pitfall {sig[:60]}"))
-    return out
-
-
-def _answer(command: str, text: str) -> bool:
-    """A non-zero exit that is an answer: ``grep`` found nothing (also at the end of a
-    pipe), ``diff`` found a difference, and nothing in the output says an error."""
-    last = command.rsplit("|", 1)[-1]
-    if commands.program(command) in commands.NEGATIVE_ANSWERS:
-        return True
-    return commands.program(last) in commands.NEGATIVE_ANSWERS and not _ERRORISH.search(text)
-
-
-_ERRORISH = re.compile(r"error|not found|denied|failed|fatal|cannot|no such", re.I)
-
-
-def _fix(failing: commands.CommandRun, runs: list[commands.CommandRun]) -> str | None:
-    """The first later command of the session that succeeded where the failing one did
-    not: the same command with other arguments, or an install of what the failure names."""
-    after = [r for r in runs if r.item.seq > failing.item.seq][:FIX_WINDOW]
-    cause = set(re.findall(r"[a-z][\w.-]{2,}", cause_line(failing.item.text).lower()))
-    key = commands.command_key(failing.command)
-    missing = bool(_MISSING.search(cause_line(failing.item.text)))
-    for run in after:
-        if run.failed or run.command == failing.command or len(run.command) > 120:
-            continue
-        flags = set(re.findall(r"(?<!\S)--?[a-zA-Z][\w-]*", run.command)) - \
-            set(re.findall(r"(?<!\S)--?[a-zA-Z][\w-]*", failing.command))
-        if " " in key and commands.command_key(run.command) == key and flags and \
-                re.match(re.escape(key) + r"\s+-", run.command):
-            return run.command      # the same command with a flag that makes it work
-        if not _INSTALL.search(run.command):
-            continue        # running it again after editing code is no step to remember
-        if set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower())) & cause or \
-                (" " in key and key in run.command) or missing:
-            return run.command
-    return None
-
-
-def _words_upto(text: str, limit: int) -> str:
-    """The text cut at a word before ``limit`` characters (no ellipsis: the line ends with
-    what was said)."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:")
-
-
-def _short(command: str, limit: int = 80) -> str:
-    return command if len(command) <= limit else command[:limit - 1].rstrip() + "…"
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")

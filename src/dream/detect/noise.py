@@ -69,7 +69,7 @@ def is_feeling(sentence: str) -> bool:
     return not rest or bool(_ONLY_FEELING.match(rest))
 
 
-_EMOTICON = re.compile(r"\s*(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
+_EMOTICON = re.compile(r"(?:(?<=\s)|^)\s*(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
 
 
 def clean_words(sentence: str) -> str:
@@ -81,5 +81,5 @@ def clean_words(sentence: str) -> str:
     out = PROFANE.sub("", " ".join(kept)).rstrip(",; ")
     out = re.sub(r"\s{2,}", " ", out).strip()
     out = re.sub(r"^[,;:.!\s]+", "", out)
-    out = re.sub(r"\s+([,.!?;:])", r"\1", out)
+    out = re.sub(r"\s+([,.!?;:])(?=\s|$)", r"\1", out)
     return out

@@ -23,6 +23,7 @@ same thing as the rule.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,7 +37,8 @@ MARKER = re.compile(
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to)\b"
-    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w", re.I)
+    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+`?[\w./-]+`?\W*$", re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
@@ -66,23 +68,30 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
                       re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
-                       r"(?:this|that|it))\b", re.I)
+                       r"(?:this|that|it))\b|^(?:\w+\s+[-—–]\s+)?(?:keep|leave|do|make|put)\s+"
+                       r"(?:it|this|that|them)\b", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _OPTION = re.compile(r"^\s*(?:\d+|[a-z])[.)]\s")
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
                    r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
-_POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)\b", re.I)
+_POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)\b|\b(?:should|"
+                       r"must)\s+(?:return|throw|raise|log|use|call|be|go|live|stay)\b", re.I)
 
 
-def rule_text(sentence: str, neighbours: list[str]) -> str | None:
+def rule_text(sentence: str, neighbours: list[str], following: str | None = None) -> str | None:
     """The instruction a classified sentence gives, cleaned and self-contained, or None
-    when it says nothing outside its conversation."""
+    when it says nothing outside its conversation. ``neighbours`` are the sentences around
+    it (one of them may say what to do instead); ``following`` is the next one, kept as the
+    rule's reason when it explains it."""
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
-    loose = not MARKER.search(text)
+    text = _without_complaints(text)
+    loose = not (MARKER.search(text) or said_how(text))
     if loose and not MARKER_LOOSE.search(text):
         return None
+    if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
+        return None             # "add X: it should ...", "X rounds down, it should round up"
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
     body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
     body = _LEAD.sub("", body).strip()
@@ -94,21 +103,125 @@ def rule_text(sentence: str, neighbours: list[str]) -> str | None:
         return None             # "the block should stay as is": about the code at hand
     if _PASSING.search(body) or loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
-    rejected = directives.rejected_terms(body)
-    if rejected and not _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
-                                                "", body, flags=re.I)):
-        for other in neighbours:
-            other = noise.clean_words(noise.strip_paste(other)).strip()
-            if other and not directives.rejected_terms(other) and _POSITIVE.search(other) \
-                    and not directives.is_question(other):
-                positive = directives.plain_rule(other).rstrip(".!")
-                body = f"{positive}, not {rejected[0]}"
-                break
-    body = body.rstrip(" .!,;") + "."
+    body = _both_halves(body, neighbours).rstrip(" .!,;")
+    reason = _reason(body, following)
+    if reason:
+        body = f"{body}; {reason}"
+    body += "."
     if len(body.split()) < 2 or len(body) > 240:
         return None
     first = body.split()[0]
     return body if re.search(r"[a-z][A-Z]", first) else body[0].upper() + body[1:]
+
+
+def said_how(text: str) -> bool:
+    """A sentence that says how the project does something: a convention ("tests run with
+    ..."), an instruction on how to do a job ("typecheck with ..."), something to remember,
+    or an instruction for every time."""
+    return bool(directives.CONVENTION.search(text) or directives.HOW.search(text) or
+                re.match(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|to\b|(?:the|our)"
+                         r"\s[^:]{1,40}:\s*\S)", text, re.I) or
+                directives.EVERY_TIME.search(text) and _IMPERATIVE_START.match(text))
+
+
+_IMPERATIVE_START = re.compile(r"^(?:please\s+)?(?:run|use|format|lint|check|test|build|call"
+                               r"|update|add|write|keep|commit|push)\b", re.I)
+# a task for this session, not a rule: "add partial release to holds: ... should split ..."
+_TASK = re.compile(r"^(?:please\s+)?(?:add|fix|implement|create|write|make(?! sure)|update"
+                   r"|rename|refactor|remove|delete|change|move|bump|port|migrate|set up"
+                   r"|wire|hook up|build|port)\b", re.I)
+# a complaint said beside a rule: "the full suite takes forever", "I've said this twice now"
+_COMPLAINT = re.compile(
+    r"\b(?:takes? (?:forever|ages|so long)|(?:is|are|was) (?:so |too |really )?slow|insane"
+    r"|annoying|ridiculous|i(?:'ve| have)? (?:already )?(?:said|told you|asked) (?:this|that|it)"
+    r"|(?:twice|three times|again|already) now|for the (?:\w+ )?time|sick of|tired of"
+    r"|drives me|come on)\b", re.I)
+
+
+def _without_complaints(text: str) -> str:
+    """The sentence without clauses that only complain; unchanged when nothing is left."""
+    clauses = re.split(r"(?<=[,;])\s+|\s+[—–-]\s+", text)
+    kept = [c for c in clauses if not _COMPLAINT.search(c)]
+    if not kept or len(kept) == len(clauses):
+        return text
+    return " ".join(kept).rstrip(" ,;") + ("." if text.rstrip().endswith(".") else "")
+
+
+def _about_the_code_at_hand(text: str) -> bool:
+    """A passing "should"/"must" whose clause is about "it"/"this"/"that" and names
+    nothing from the code: a report on the code being changed."""
+    m = MARKER_LOOSE.search(text)
+    if not m:
+        return False
+    start = max(text.rfind(",", 0, m.start()), text.rfind(";", 0, m.start()))
+    clause = text[start + 1:].strip()
+    return bool(re.match(r"^(?:but\s+|and\s+|so\s+)?(?:it|this|that|they|these|those)\s+"
+                         r"(?:\w+\s+)?(?:should|must|needs?)\b", clause, re.I)) and \
+        not _CODE.search(clause)
+
+
+def _parts(text: str) -> frozenset[str]:
+    """Content words with identifiers split ("integrationTest" -> integration, test)."""
+    return directives.words(re.sub(r"(?<=[a-z])(?=[A-Z])|[_.-]+", " ", text))
+
+
+_BARE_COMMAND = re.compile(r"^`?(?:" + "|".join(
+    ("uv", "pnpm", "npm", "yarn", "bun", "bunx", "npx", "mix", "go", "cargo", "make", "poetry",
+     "pip", "bundle", "just", "deno", "gradle", r"\./gradlew", "mvn", "docker", "dotnet",
+     "pytest", "ruff", "cmake", "ctest", "rake", "rails", r"bin/rails", "tox", "nox", "mise"))
+    + r")\b[\w\s./:=@-]*`?$")
+
+
+def _both_halves(body: str, neighbours: list[str]) -> str:
+    """A rule that only says what not to use takes what to use from a sentence next to it:
+    "We don't use jest or npm here." + "bun test." -> "Use bun test, not jest or npm"."""
+    lowered = body[:1].lower() + body[1:]
+    if re.search(r",\s*not\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
+        body = f"Use {lowered}"     # "uv run pytest, not pytest"
+    rejected = directives.rejected_terms(body)
+    if not rejected or _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
+                                               "", body, flags=re.I)):
+        return body
+    for other in neighbours:
+        other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
+        if not other or directives.rejected_terms(other) or directives.is_question(other):
+            continue
+        if _BARE_COMMAND.match(other):
+            return f"Use {other.strip('`')}, not {' or '.join(rejected)}"
+        if _POSITIVE.search(other):
+            other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", directives.plain_rule(other),
+                           flags=re.I).rstrip(".!")
+            first, _, rest = _split_reason(other)
+            rule = f"{first}, not {' or '.join(rejected)}"
+            return f"{rule}; {rest}" if rest else rule
+    return body
+
+
+def _split_reason(text: str) -> tuple[str, str, str]:
+    """An instruction and the reason said after it ("run make plan — it selects ...")."""
+    m = re.search(r"\s+[—–-]\s+|;\s+|,\s+(?=(?:it|this|which|that|they)\b)", text)
+    if not m:
+        return text, "", ""
+    return text[:m.start()], m.group(0), text[m.end():]
+
+
+def _reason(rule: str, following: str | None) -> str | None:
+    """The next sentence as the rule's reason: a short statement (no question, request,
+    rule of its own or complaint) about something the rule names."""
+    if not following:
+        return None
+    text = noise.clean_words(noise.strip_paste(following)).strip().rstrip(" .!")
+    if not text or len(text.split()) > 22 or len(text.split()) < 3 or \
+            directives.is_question(text) or _COMPLAINT.search(text) or \
+            directives.classify(text, coding=True) or _TASK.match(text) or \
+            re.match(r"^(?:can|could|would|please|let'?s|ok|okay|thanks|lol|also|alright|so"
+                     r"|and|now|next|then)\b", text, re.I) or \
+            re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
+        return None
+    if not _parts(rule) & _parts(text):
+        return None
+    return text[0].lower() + text[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) \
+        else text
 
 
 def _clause(text: str) -> str:
@@ -167,18 +280,49 @@ class RuleBook:
                 return
         self.groups.append([Said(text, kind, item)])
 
-    def findings(self) -> list[Finding]:
+    def findings(self, vocabulary: Counter[str] | None = None) -> list[Finding]:
+        """One finding per rule; with ``vocabulary`` (words of the session that the user did
+        not type), a word the user mistyped is written as the session spells it."""
         out = []
         for grp in self.groups:
-            latest = max(grp, key=lambda s: (s.item.said_at or "", s.item.seq))
+            best = directives.fullest([directives.Sentence(s.text, s.item) for s in grp])
+            latest = next(s for s in grp if s.text == best.text and s.item is best.item)
             kind = "correction" if any(s.kind == "correction" for s in grp) else "directive"
             items = list({s.item.id: s.item for s in grp}.values())
             sessions = len({s.item.stream for s in grp})
-            fields = {"text": latest.text, "type": kind,
+            text = respell(latest.text, vocabulary) if vocabulary else latest.text
+            fields = {"text": text, "type": kind,
                       "said": f"{_n(len(items), 'time')} in {_n(sessions, 'session')}"}
             out.append(Finding(kind, fields, [i.id for i in items],
-                               name=f"rule {name_words(latest.text)}"))
+                               name=f"rule {name_words(text)}"))
         return out
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def vocabulary(texts: Sequence[str]) -> Counter[str]:
+    """How often each word (five letters or more) occurs in ``texts``."""
+    return Counter(w for t in texts for w in re.findall(r"[a-z]{5,}", (t or "").lower()))
+
+
+def respell(text: str, vocab: Counter[str]) -> str:
+    """``text`` with each word the session never spells that way, but spells at least five
+    times with two letters swapped, one letter fewer or one more, written that way ("no
+    conosle logs" in a session full of ``console``)."""
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if vocab.get(low) or not low.isalpha():
+            return word
+        near = {low[:i] + low[i + 1] + low[i] + low[i + 2:] for i in range(len(low) - 1)}
+        near |= {low[:i] + low[i + 1:] for i in range(len(low))}
+        near |= {low[:i] + c + low[i:] for i in range(len(low) + 1) for c in _LETTERS}
+        best = max(near, key=lambda w: (vocab.get(w, 0), w))
+        if vocab.get(best, 0) < 5:
+            return word
+        return best.capitalize() if word[0].isupper() else best
+    return re.sub(r"\b[A-Za-z]{5,}\b", fix, text)
 
 
 def _n(count: int, word: str) -> str:
@@ -217,7 +361,8 @@ def said_rules(item: SpoolItem, first_answers: bool,
         kind = directives.classify(sent, n == 0, first_answers, coding=True)
         if kind not in ("correction", "directive"):
             continue
-        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2])
+        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],
+                         sents[n + 1] if n + 1 < len(sents) else None)
         if rule is not None:
             out.append((rule, kind))
     return out

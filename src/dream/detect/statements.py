@@ -12,6 +12,7 @@ the two sentences after it (they usually say what to do instead). A finding whos
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from dream.detect import directives, preferences
@@ -76,6 +77,7 @@ class StatementReader:
             for rule, kind in said_rules(item, True, words):
                 self.rules.add(rule, kind, item)
 
-    def flush(self) -> list[Finding]:
-        """The rules of the call, each with the count of times and sessions it was said."""
-        return self.rules.findings()
+    def flush(self, vocabulary: Counter[str] | None = None) -> list[Finding]:
+        """The rules of the call, each with the count of times and sessions it was said
+        (mistyped words spelled as ``vocabulary`` spells them)."""
+        return self.rules.findings(vocabulary)

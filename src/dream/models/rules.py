@@ -24,10 +24,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dream.detect import commands, decisions, facts, failures
+from dream.detect import decisions, facts, failures, howto, pitfalls
 from dream.detect.finding import Finding
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
+from dream.detect.rules import vocabulary
 from dream.detect.statements import StatementReader
 from dream.detect.todos import TodoReader
 from dream.kinds.questions import same_question
@@ -113,9 +114,12 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
             prev = item
         out += failures.run_findings([i for i in items if not is_coding(i)])
         coding_items += [i for i in items if is_coding(i)]
-    out += statements.flush()
-    out += failures.pitfalls(coding_items)
-    out += commands.how_to_work(coding_items)
+    # words of the session the user did not type: the spelling a mistyped rule is read in
+    out += statements.flush(vocabulary([i.text for i in coding_items
+                                        if i.kind == "tool_result" or not i.evidence]))
+    out += pitfalls.pitfalls(coding_items)
+    out += howto.how_to_work(coding_items)
+    out += howto.declared(coding_items)
     out += decisions.decisions(coding_items)
     if bundles:
         out += plans.flush()
@@ -125,6 +129,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
 class RulesProvider:
     name = "rules"
     model = "rules"
+    reads_whole_run = True      # code: every bundle of a run in one call (see propose)
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         if request.purpose == "sweep":

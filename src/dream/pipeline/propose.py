@@ -347,12 +347,22 @@ def answered_by_user(items: list[Item], pos: int) -> bool:
     return False
 
 
+WHOLE_RUN = 10 ** 12     # a token budget no run reaches
+
+
+def reads_whole_run(provider: Provider) -> bool:
+    """A provider that is code, not a model (``rules``), reads every bundle of a run in one
+    call: no prompt to bound, and a rule, command or failure seen in two bundles (two
+    sessions, or two chunks of one long session) is then one finding with its counts."""
+    return bool(getattr(provider, "reads_whole_run", False))
+
+
 def propose(provider: Provider, state: State, bundles: list[Bundle],
             pack_tokens: int = PACK_TOKENS, parallel: int = 4, on_call=None,
             prefix: RunPrefix | None = None) -> ProposeResult:
     prefix = prefix or run_prefix(state, bundles)
     rows, rpayload = prefix.rows, prefix.payload()
-    calls = pack_calls(bundles, pack_tokens)
+    calls = pack_calls(bundles, WHOLE_RUN if reads_whole_run(provider) else pack_tokens)
     result = ProposeResult()
 
     def one(call: Call):

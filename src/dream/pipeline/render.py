@@ -120,8 +120,8 @@ def _names(text: str, name: str) -> bool:
 # open threads; every other note follows under "Notes"
 NOTE_SECTIONS = [("How to work here", ("command",)), ("Rules", ("correction", "directive")),
                  ("Known pitfalls", ("failure",)), ("Open threads", ("thread",))]
-PURPOSE_ORDER = {"install": 0, "build": 1, "test": 2, "lint": 3, "format": 4, "run": 5,
-                 "release": 6, "tasks": 7}
+PURPOSE_ORDER = {"install": 0, "configure": 1, "build": 2, "database": 3, "test": 4, "lint": 5,
+                 "format": 6, "run": 7, "release": 8, "tasks": 9, "scripts": 10}
 
 
 def _note_line(rec: Record) -> str:

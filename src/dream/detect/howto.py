@@ -1,0 +1,312 @@
+"""How to work here: the commands that install, configure, build, test, lint, format, run and
+release a project, learned from what ran.
+
+A command counts when a tool result shows it succeeded (:mod:`dream.detect.commands` reads
+the shell calls of every coding agent as one), or when the user pasted it with their
+shell prompt and the output pasted under it shows no failure. What a command is for comes
+from known tools first (``uv run pytest``, ``mix credo``, ``cargo clippy``), then from its
+own words (``dotnet test``, ``pnpm build``, ``make validate``, ``./manage.py test``,
+``bin/rails db:migrate``). Commands that only add one dependency (``pnpm add x``) are a
+change made once, not how to work. Each finding names the form the user asked for, else
+the form run most often, with its toolchain and how often and in how many sessions it ran.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from dream.detect.commands import CommandRun, by_session, clean_command
+from dream.detect.finding import Finding, SpoolItem
+
+_PM = r"(?:npm|pnpm|yarn|bun)"
+PURPOSES = [
+    ("install", re.compile(
+        _PM + r" (?:install|i|ci|add)\b|\buv (?:sync|add|pip install)\b|\bpip3? install\b|"
+        r"\bpoetry (?:install|add)\b|\bmix (?:deps\.get|igniter\.install)\b|\bbundle install\b|"
+        r"\bgo (?:mod (?:download|tidy)|get)\b|\bcargo (?:fetch|add)\b|\bmise install\b|"
+        r"\bcomposer install\b|\bbrew install\b")),
+    ("test", re.compile(
+        r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b|" + _PM +
+        r" (?:run )?test\b|\bgo test\b|\bcargo (?:test|nextest)\b|\bmix test\b|"
+        r"\bmake (?:test|check)\b|\b(?:mise|just|task) (?:run )?test\b|\bdeno test\b|"
+        r"\bpython3? -m (?:pytest|unittest)\b|\bgradlew? test\b|\bmvn test\b")),
+    ("lint", re.compile(
+        r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|"
+        r"sobelow)\b|\bmix (?:credo|dialyzer|deps\.audit|compile --warnings-as-errors)\b|"
+        r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|" + _PM +
+        r" run (?:lint|check|typecheck)\b|\b(?:mise|just|task) (?:run )?lint\b|\bmake lint\b")),
+    ("format", re.compile(
+        r"\bruff format\b|\b(?:prettier|black|gofmt|goimports|rustfmt)\b|\bcargo fmt\b|"
+        r"\bmix format\b|" + _PM + r" run (?:format|fmt)\b|\b(?:mise|just|task) (?:run )?fmt\b|"
+        r"\b(?:mise|just|task) (?:run )?format\b|\bmake fmt\b|\bbiome format\b")),
+    ("build", re.compile(
+        _PM + r" run build\b|\bcargo build\b|\bgo build\b|\bmix compile\b|\bmake(?: build)?$|"
+        r"\bgradlew? build\b|\bmvn (?:package|install)\b|\bdocker build\b|\b(?:vite|next) build\b|"
+        r"\b(?:mise|just|task) (?:run )?build\b|\buv build\b")),
+    ("release", re.compile(
+        _PM + r" (?:run )?(?:version|publish|release)\b|\bcargo publish\b|\bgoreleaser\b|"
+        r"\b(?:mise|just|task) (?:run )?release\b|\bmake release\b")),
+    ("tasks", re.compile(r"\bbd (?:create|ready|show|update|close|dep|list)\b|"
+                         r"\bgh (?:issue|pr) create\b")),
+    ("run", re.compile(
+        r"\bmix phx\.server\b|\biex -S mix\b|" + _PM + r" (?:run )?(?:dev|start|serve)\b|"
+        r"\bgo run\b|\bcargo run\b|\bnpx tsx\b|\buv run (?!pytest|ruff|mypy)\S+|"
+        r"\bflask run\b|\buvicorn\b|\bdocker compose up\b|\brails s(?:erver)?\b")),
+]
+# read by words when no pattern above knows the tool: the subcommand that says what a
+# command is for ("dotnet test", "pnpm build", "make validate", "./manage.py test",
+# "cmake --build", "bin/rails db:migrate")
+_VERBS = {
+    "test": "test", "tests": "test", "spec": "test", "specs": "test", "e2e": "test",
+    "lint": "lint", "check": "lint", "vet": "lint", "validate": "lint", "typecheck": "lint",
+    "clippy": "lint", "credo": "lint", "rubocop": "lint", "analyze": "lint", "audit": "lint",
+    "fmt": "format", "format": "format", "spotlessapply": "format", "prettier": "format",
+    "build": "build", "--build": "build", "compile": "build", "assemble": "build",
+    "package": "build", "bundle": "build",
+    "install": "install", "restore": "install", "sync": "install", "deps.get": "install",
+    "setup": "install", "bootstrap": "install",
+    "migrate": "database", "db:migrate": "database", "db:setup": "database",
+    "db:prepare": "database", "makemigrations": "database", "revision": "database",
+    "upgrade": "database",
+    "dev": "run", "start": "run", "serve": "run", "server": "run", "up": "run",
+    "publish": "release", "release": "release",
+}
+# programs that read, search or move things around: never how to work on the project
+_NOT_PROJECT = frozenset({
+    "git", "cd", "ls", "cat", "echo", "grep", "rg", "find", "sed", "awk", "head", "tail",
+    "ssh", "scp", "curl", "wget", "printf", "mkdir", "rm", "cp", "mv", "chmod", "chown",
+    "touch", "which", "type", "pwd", "env", "export", "source", "diff", "wc", "sort", "xargs",
+    "kill", "pkill", "ps", "sleep", "open", "code", "vim", "nano", "less", "tree", "jq",
+    "get-childitem", "get-content", "select-string", "set-location", "test", "[", "true",
+    "false", "gh", "opkg", "sudo", "apt", "apt-get", "uname", "whoami", "date", "du", "df"})
+_CONFIGURE = re.compile(r"\bcmake\b(?=.*\s-B\s?\S)|^\./configure\b|\bmeson setup\b|"
+                        r"\bautoreconf\b")
+LABELS = {"install": "Install", "configure": "Configure", "test": "Test",
+          "lint": "Lint and check", "format": "Format", "build": "Build",
+          "database": "Migrate the database", "run": "Run", "release": "Release",
+          "tasks": "Track tasks"}
+_TAIL = re.compile(r"(?:\s*(?:2>&1|>\s*/dev/null|\|\s*(?:head|tail|grep|tee|less|cat)\b.*))+$")
+_ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
+_TOOLCHAINS = ("uv", "pnpm", "npm", "yarn", "bun", "bunx", "npx", "mix", "go", "cargo", "mise",
+               "make", "poetry", "pip", "bundle", "just", "task", "deno", "gradle", "gradlew",
+               "mvn", "mvnw", "docker", "python", "python3", "pytest", "ruff", "iex", "brew",
+               "bd", "gh", "dotnet", "cmake", "ctest", "terraform", "rake", "rails", "composer",
+               "sbt", "stack", "cabal", "zig", "meson", "ninja", "nx", "turbo", "swift")
+
+
+def purposes(command: str) -> list[tuple[str, str]]:
+    """(purpose, the part of the command that has it) for each part of a command that
+    installs, builds, tests, lints, formats or runs a project (``uv sync && uv run pytest``
+    has two); empty for anything else (``git status``, ``ls``)."""
+    out = []
+    for part in re.split(r"\s*(?:&&|;|\|\|)\s*", command):
+        part = _ENV.sub("", _TAIL.sub("", part.strip()))
+        if not part or part.startswith(("cd ", "echo ", "git ", "ls", "cat ")):
+            continue
+        name = "configure" if _CONFIGURE.search(part) else \
+            next((n for n, rx in PURPOSES if rx.search(part)), None) or _by_words(part)
+        if name and not (name == "install" and adds_package(part)):
+            out.append((name, part))
+    return out
+
+
+_PROJECT_PMS = frozenset({"npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "cargo",
+                          "gem", "composer", "dotnet", "deno", "mix"})
+_VALUE_FLAGS = frozenset({"-r", "--requirement", "-e", "--editable", "-c", "--constraint",
+                          "--filter", "-F", "-w", "--workspace", "-p", "--package"})
+
+
+def adds_package(part: str) -> bool:
+    """A project's package manager adding one dependency (``pnpm add next-themes``, ``pip
+    install requests``): a change made once, not how to work here. ``pnpm install``,
+    ``pip install -r requirements.txt`` and ``uv pip install -e .`` set the project up;
+    ``brew install gitleaks`` installs a tool on the machine."""
+    words = part.split()
+    if not words or words[0] not in _PROJECT_PMS:
+        return False
+    rest = words[1:]
+    if rest[:1] == ["pip"]:
+        rest = rest[1:]
+    if not rest or rest[0] not in ("add", "install", "i", "get"):
+        return False
+    prev = ""
+    for word in rest[1:]:
+        if not word.startswith("-") and prev not in _VALUE_FLAGS and "/" not in word and \
+                word not in (".", "..") and not word.endswith((".txt", ".toml", ".lock")):
+            return True
+        prev = word
+    return False
+
+
+def _by_words(part: str) -> str | None:
+    """The purpose a command's own words give: a configure step, else the first known
+    subcommand among the three words after the program (flags' values, paths and
+    ``KEY=value`` skipped)."""
+    words = part.split()
+    if not words or words[0].rsplit("/", 1)[-1].lower() in _NOT_PROJECT:
+        return None
+    if _CONFIGURE.search(part):
+        return "configure"
+    seen = 0
+    for word in words[1:]:
+        low = word.lower()
+        if low in _VERBS:
+            return _VERBS[low]
+        if low.startswith("-") or "=" in low or "/" in low:
+            continue
+        seen += 1
+        if seen >= 3:
+            break
+    return None
+
+
+def toolchain(command: str) -> str:
+    first = command.split()[0].rsplit("/", 1)[-1] if command.split() else ""
+    return {"gradlew": "gradle", "mvnw": "mvn"}.get(first, first) if first in _TOOLCHAINS \
+        else ""
+
+
+def command_key(part: str) -> str:
+    """The words of a command that name what it does, without paths, files and flags'
+    values: ``go test ./cmd/...`` and ``go test ./...`` are one command."""
+    words = []
+    for n, w in enumerate(part.split()):
+        if n == 0 and "/" in w:
+            words.append(w)         # the program itself: ./gradlew, bin/rails, ./manage.py
+            continue
+        if w in ("--build",):
+            words.append(w)         # "cmake --build": the flag is what it does
+            continue
+        if w[:1] in "'\"" and n and not part.split()[n - 1].startswith("-"):
+            inner = w.strip("'\"").split()
+            words += inner[:1]      # ssh host "opkg remove x": what runs on the other end
+            break
+        if "/" in w or "." in w.strip(".") and not re.match(r"^[a-z]+\.[a-z_]+$", w) or \
+                w.startswith(("-", "'", '"', "$")) or re.search(r"\d", w) or "=" in w:
+            break
+        words.append(w)
+        if len(words) == 4:
+            break
+    if len(words) > 1 and words[0] in ("python", "python3"):
+        words = words[1:]           # "python manage.py test" and "./manage.py test" are one
+    if words:
+        words[0] = words[0].removeprefix("./")
+    for n, w in enumerate(words[1:], 1):
+        if _VERBS.get(w.lower()) not in (None, "install"):
+            words = words[:n + 1]   # "manage.py test appointments": what it does ends there
+            break
+    return " ".join(words) or part.split()[0]
+
+
+def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
+    """The commands that install, build, test, lint, format and run the project, learned
+    from shell commands whose tool results show they succeeded, each with its toolchain and
+    how often and in how many sessions it ran."""
+    said = " ".join(" ".join((i.text or "").split()) for i in items
+                    if i.evidence and i.role == "user" and i.kind == "statement")
+    seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
+    for runs in [*by_session(items).values(), pasted(items)]:
+        for run in runs:
+            if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
+                continue
+            for name, part in purposes(run.command):
+                seen.setdefault((name, command_key(part)), []).append((part, run))
+    out = []
+    for (name, key), ran in seen.items():
+        forms = [p for p, _ in ran]
+        # the fullest form the user asked for, else the one run most often
+        example = max(set(forms), key=lambda f: (f in said, len(f) if f in said else 0,
+                                                 forms.count(f), -len(f), f))
+        if len(example) > 100:
+            example = key           # "bd create --title=... --description=...": its name
+        sessions = len({r.item.stream for _, r in ran})
+        tool = toolchain(example)
+        fields = {"text": f"{LABELS[name]}: `{example}`", "type": "command",
+                  "purpose": name, "toolchain": tool,
+                  "said": f"{_n(len(ran), 'time')} in {_n(sessions, 'session')}"}
+        out.append(Finding("command", fields, [r.item.id for _, r in ran][-5:],
+                           name=f"command {name} {key}"))
+    return out
+
+
+# a shell prompt a user pasted with the command they ran ("➜  repo git:(main) ✗ npx tsx
+# src/cli.ts", "$ make test", "ana@box:~/src$ go test ./...")
+_PROMPT_LINE = re.compile(r"^\s*(?:(?:➜|❯|λ|›)\s+\S+(?:\s+git:\([^)]*\))?(?:\s+[✗✔])?|\$"
+                          r"|[\w.-]+@[\w.-]+:[~/]\S*\s*[$#])\s+(?P<cmd>\S.*)$")
+
+
+def pasted(items: Sequence[SpoolItem]) -> list[CommandRun]:
+    """Commands the user ran in their own terminal and pasted with the prompt, each with
+    the output pasted under it: it failed when that output says so."""
+    out = []
+    for item in items:
+        if not (item.evidence and item.role == "user" and item.kind == "statement"):
+            continue
+        lines = (item.text or "").splitlines()
+        for n, line in enumerate(lines):
+            m = _PROMPT_LINE.match(line)
+            if not m:
+                continue
+            below = []
+            for later in lines[n + 1:n + 40]:
+                if _PROMPT_LINE.match(later):
+                    break
+                below.append(later)
+            output = "\n".join(below)
+            failed = bool(_FAILED_OUTPUT.search(output) or _PASTED_ERROR.search(output))
+            out.append(CommandRun(clean_command(m["cmd"]), item, failed))
+    return out
+
+
+_PASTED_ERROR = re.compile(r"^\s*(?:\w*Error\b|error\b|fatal\b|panic:|Exception\b)", re.M)
+_FAILED_OUTPUT = re.compile(r"\b(?:FAILED|FAIL:|[1-9]\d* failed|error TS\d+|npm ERR!|"
+                            r"npm error|command not found|Traceback \(most recent|panic:)")
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+# -- scripts a project declares ----------------------------------------------------------------
+_SCRIPTS_BLOCK = re.compile(r'"scripts"\s*:\s*\{(?P<body>[^{}]*)\}?', re.S)
+_SCRIPT = re.compile(r'"(?P<name>[\w:.@/-]+)"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"')
+_READS_MANIFEST = re.compile(r"(?<![\w/.-])(?:\./)?package\.json\b")
+MAX_SCRIPTS = 6
+
+
+def declared(items: Sequence[SpoolItem]) -> list[Finding]:
+    """The scripts the project's own ``package.json`` declares, when a tool result shows it
+    (the agent read the file at the root of the project, not one under ``node_modules``):
+    one finding naming up to six ``npm run`` scripts with what each runs."""
+    calls: dict[str, list[str]] = {}        # recent tool calls per session (parallel calls
+    found: dict[str, tuple[str, SpoolItem]] = {}    # answer in any order)
+    for item in items:
+        if not item.evidence and item.tool_name:
+            calls.setdefault(item.stream, []).append(item.text or "")
+            calls[item.stream] = calls[item.stream][-8:]
+            continue
+        if not (item.evidence and item.kind == "tool_result"):
+            continue
+        if not any(_READS_MANIFEST.search(c) and "node_modules" not in c and not re.search(
+                r"\b(?:packages|apps|libs)/", c) for c in calls.get(item.stream, [])):
+            continue
+        block = _SCRIPTS_BLOCK.search(item.text or "")
+        if block:
+            for m in _SCRIPT.finditer(block["body"]):
+                found.setdefault(m["name"], (m["value"], item))
+    if not found:
+        return []
+    order = {"dev": 0, "start": 1, "build": 2, "test": 3, "lint": 4, "check": 5, "format": 6}
+    names = sorted(found, key=lambda n: (order.get(n, 9), list(found).index(n)))[:MAX_SCRIPTS]
+    shown: list[str] = []
+    for name in names:
+        value = found[name][0]
+        one = f"`npm run {name}` ({value})" if len(value) <= 40 else f"`npm run {name}`"
+        if len(", ".join([*shown, one])) > 170:
+            break
+        shown.append(one)
+    evidence = list(dict.fromkeys(found[n][1].id for n in names))
+    fields = {"text": "Scripts in package.json: " + ", ".join(shown), "type": "command",
+              "purpose": "scripts", "toolchain": "npm"}
+    return [Finding("command", fields, evidence[:5], name="command scripts package json")]
