@@ -175,3 +175,132 @@ def test_what_the_user_typed_when_rejecting_a_tool_call_is_a_rule_for_run_and_re
     assert "settings" in rule["text"] and rule["said"] == "2 times in 2 sessions"
     [proposal] = corrections.run(_evidence(*sessions)).candidates
     assert "settings" in proposal.title
+
+
+def _pitfalls(*sessions: list[dict]) -> list[str]:
+    return [n["text"] for n in _run(*sessions) if n["type"] == "failure"]
+
+
+def test_a_pitfall_is_named_by_the_diagnostic_above_the_build_tools_summary():
+    out = ("internal/db/conn.go:14:2: undefined: pgx.Connect\n"
+           "make: *** [Makefile:9: build] Error 1")
+    [pitfall] = _pitfalls(_session("codex-1", [("call", "make build"), ("fail", out)]),
+                          _session("pi-2", [("call", "make build"), ("fail", out)], 10))
+    assert "undefined: pgx.Connect" in pitfall and "make: ***" not in pitfall
+    assert "conn.go:14:2" not in pitfall            # the cause, without its location
+
+
+def test_the_step_between_a_failure_and_the_retry_that_worked_is_the_fix():
+    refused = ("Traceback (most recent call last):\n  File \"app/cache.py\", line 8\n"
+               "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. "
+               "Connection refused.")
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "python -m pytest -q"), ("fail", refused),
+        ("call", "ls docker"), ("ok", "compose.yml"),
+        ("call", "docker compose up -d redis"), ("ok", "Container redis-1 Started"),
+        ("call", "python -m pytest -q"), ("ok", "61 passed in 4.2s")]))
+    assert pitfall.startswith("`python -m pytest -q` fails with: ConnectionError: Error 111")
+    assert pitfall.endswith("Fix: run `docker compose up -d redis`.")
+
+
+def test_a_runner_that_made_the_same_command_work_is_the_fix():
+    missing = "An error occurred while loading spec_helper.\ncannot load such file -- " \
+              "rails_helper (LoadError)"
+    [pitfall] = _pitfalls(_session("pi-1", [
+        ("call", "rspec spec/models"), ("fail", missing),
+        ("call", "rspec spec/models/user_spec.rb"), ("fail", missing),
+        ("call", "bundle exec rspec spec/models"), ("ok", "12 examples, 0 failures")]))
+    assert "LoadError" in pitfall and "Fix: run `bundle exec rspec spec/models`." in pitfall
+
+
+def test_a_compile_error_the_user_explained_is_a_pitfall_with_the_explanation():
+    err = ("error[E0425]: cannot find value `MAX_RETRIES` in this scope\n --> src/client.rs:40:17"
+           "\nerror: could not compile `client` (lib) due to 1 previous error")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "cargo check"), ("fail", err),
+        ("user", "oh right, MAX_RETRIES moved to config::limits last sprint, import it from "
+                 "there."),
+        ("call", "cargo check --all-targets"), ("fail", err),
+        ("call", "cargo check"), ("ok", "Finished dev profile")]))
+    assert "cannot find value `MAX_RETRIES`" in pitfall and "could not compile" not in pitfall
+    assert "The user said: MAX_RETRIES moved to config::limits" in pitfall
+
+
+def test_looking_for_a_file_that_is_not_there_and_a_one_off_type_error_are_no_pitfalls():
+    assert _pitfalls(_session("claude-1", [
+        ("call", "cat config/local.yml"), ("fail", "cat: config/local.yml: No such file or "
+                                                   "directory"),
+        ("call", "ls config/secrets"), ("fail", "ls: config/secrets: No such file or directory"),
+        ("call", "npx tsc --noEmit"),
+        ("fail", "src/api.ts(3,9): error TS2304: Cannot find name 'Reqest'.")])) == []
+
+
+def test_a_rejected_commit_message_fix_shows_the_new_message_not_the_old_one():
+    hook = ("⧗   input: update stuff\n✖   subject must not be sentence-case [subject-case]\n"
+            "✖   type may not be empty [type-empty]\n\nhusky - commit-msg script failed (code 1)")
+    sessions = [_session(name, [("call", f'git commit -m "update stuff {n}"'), ("fail", hook),
+                                ("call", f'git commit -m "fix: handle empty carts {n}"'),
+                                ("ok", "[main 1a2b3c4] fix: handle empty carts")], 10 * n)
+                for n, name in enumerate(("pi-1", "claude-2"))]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.startswith("`git commit` fails with: subject must not be sentence-case")
+    assert "update stuff" not in pitfall and "husky" not in pitfall
+    assert 'Fix: run `git commit -m "fix: handle empty carts' in pitfall
+
+
+def test_commands_are_read_by_their_own_words_and_a_one_off_dependency_is_none():
+    notes = _run(_session("codex-1", [
+        ("call", "dotnet build"), ("ok", "Build succeeded."),
+        ("call", "pnpm lint"), ("ok", "No ESLint warnings"),
+        ("call", "pnpm add lodash-es --filter web"), ("ok", "+ lodash-es 4.17.21"),
+        ("call", "python manage.py test billing --settings=shop.settings.ci"), ("ok", "OK"),
+        ("call", "git status"), ("ok", "clean")]))
+    commands = sorted(n["text"] for n in notes if n["type"] == "command")
+    assert commands == ["Build: `dotnet build`", "Lint and check: `pnpm lint`",
+                        "Test: `python manage.py test billing --settings=shop.settings.ci`"]
+
+
+def test_the_form_the_user_asked_for_and_a_pasted_prompt_count_as_how_to_work():
+    notes = _run(_session("pi-1", [
+        ("user", "here is what I run:\n$ make serve\nListening on :8080\n"
+                 "and the tests go through make check-all, use make check-all -j4 locally"),
+        ("call", "make check-all"), ("ok", "all checks passed"),
+        ("call", "make check-all -j4"), ("ok", "all checks passed")]))
+    commands = {n["text"] for n in notes if n["type"] == "command"}
+    assert "Run: `make serve`" in commands
+    assert any(c.endswith(": `make check-all -j4`") for c in commands)
+
+
+def test_the_scripts_of_the_projects_package_json_are_how_to_work():
+    manifest = ('{\n  "name": "web",\n  "scripts": {\n    "dev": "vite",\n'
+                '    "build": "vite build",\n    "test": "vitest run"\n  }\n}')
+    notes = _run(_session("claude-1", [("call", "cat package.json"), ("ok", manifest)]),
+                 _session("claude-2", [("call", "cat node_modules/vite/package.json"),
+                                       ("ok", manifest.replace("vite build", "rollup"))], 10))
+    [scripts] = [n["text"] for n in notes if n.get("purpose") == "scripts"]
+    assert scripts == ("Scripts in package.json: `npm run dev` (vite), `npm run build` (vite "
+                       "build), `npm run test` (vitest run)")
+
+
+def test_a_rule_said_two_ways_in_two_sessions_is_one_rule_in_its_fullest_wording():
+    sessions = [
+        _session("claude-1", [("assistant", "Running everything."),
+                              ("user", "Stop running the entire test suite.")]),
+        _session("codex-2", [("assistant", "Running all tests."),
+                             ("user", "Only run the tests for the package you changed, the "
+                                      "whole thing is too slow.")], 10)]
+    [rule] = [n for n in _run(*sessions) if n["type"] in ("correction", "directive")]
+    assert rule["text"] == "Only run the tests for the package you changed."
+    assert rule["said"] == "2 times in 2 sessions"
+    [lesson] = [c for c in codify.run(_evidence(*sessions)).candidates
+                if c.title.startswith("Add to AGENTS.md")]
+    assert "package you changed" in lesson.title
+
+
+def test_a_mistyped_word_is_spelled_as_the_session_spells_it():
+    notes = _run(_session("pi-1", [
+        ("call", "grep -rn logger src"), ("ok", "src/a.ts: logger.info\n" * 6),
+        ("assistant", "Switched the handlers to the logger."),
+        ("user", "Always use the lgoger, never print.")]))
+    [rule] = [n for n in notes if n["type"] in ("correction", "directive")]
+    assert "logger" in rule["text"] and "lgoger" not in rule["text"]

@@ -40,8 +40,27 @@ TABLE = [
     # preferences
     ("I prefer small commits with clear messages.", "preference", ["small commits"]),
     ("I'd rather keep the config in one file.", "preference", ["config"]),
+    # conventions, how-to instructions and rules for every time, in other words
+    ("Builds go through `just build`, the Justfile sets the feature flags.", "directive",
+     ["just build", "feature flags"]),
+    ("Typecheck with `mypy --strict src`, pytest won't catch type errors.", "directive",
+     ["mypy --strict src"]),
+    ("Remember that the staging database is read-only.", "directive",
+     ["staging database", "read-only"]),
+    ("Run `cargo fmt --all` before every commit.", "directive", ["cargo fmt --all"]),
+    ("poetry run pytest, not plain pytest.", "correction", ["Use poetry run pytest", "not"]),
+    ("Don't use yarn in this repo. pnpm install.", "directive",
+     ["Use pnpm install", "not yarn"]),
+    ("Please only run the tests of the module you touched, the full run takes ages.",
+     "directive", ["only run the tests of the module you touched"]),
     # nothing: questions, thanks, reports
     ("Can you run the tests?", None, []),
+    ("The export rounds totals down, it should round half up.", None, []),
+    ("Add a retry to the webhook client: it should back off exponentially.", None, []),
+    ("Intentional, keep it that way.", None, []),
+    ("Leave it as is.", None, []),
+    ("Let's use the new parser for now.", None, []),
+    ("The release notes take forever to write.", None, []),
     ("Why did the build fail?", None, []),
     ("Looks good, thanks.", None, []),
     ("Should we always use pnpm here?", None, []),
@@ -76,7 +95,8 @@ def _review(text: str) -> tuple[list, list]:
     items, seq = [], 0
     for session in ("s1", "s2"):
         for role, kind, evidence, said in (("assistant", "assistant", False, "I'll do that."),
-                                           ("user", "statement", True, text)):
+                                           ("user", "statement", True, text),
+                                           ("assistant", "assistant", False, "Understood.")):
             seq += 1
             items.append(Item(seq=seq, id=f"i{seq}", ref=f"{session}.jsonl:{seq}",
                               stream=session, role=role, kind=kind, evidence=evidence,
@@ -88,6 +108,12 @@ def _review(text: str) -> tuple[list, list]:
 
 def _has(text: str, words: list[str]) -> bool:
     return all(w.lower() in text.lower() for w in words)
+
+
+def test_a_complaint_said_with_the_rule_stays_out_of_it():
+    [note] = _run_notes("Please only run the tests of the module you touched, the full run "
+                        "takes ages.")
+    assert "ages" not in note["text"] and "module you touched" in note["text"]
 
 
 @pytest.mark.parametrize("text, kind, words", TABLE, ids=[row[0][:40] for row in TABLE])

@@ -59,7 +59,7 @@ PUSHBACK = re.compile(
     r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
     r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
-    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+`?[\w./-]+`?\W*$", re.I)
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+(?:\w+\s+)?`?[\w./-]+`?\W*$", re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
@@ -332,7 +332,8 @@ _REJECTED = [
     re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
                r"|calling|add|adding)\s+([\w.+#/-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*"
                r"[\w.+#/-]+)*)", re.IGNORECASE),
-    re.compile(r"\bnot\s+([\w.+#/-]+)\s*$", re.IGNORECASE),
+    re.compile(r"\bnot\s+(?:(?:plain|bare|just|the|a|raw|direct|a\s+bare)\s+)?([\w.+#/-]+)"
+               r"(?:\s+directly)?\s*$", re.IGNORECASE),
     re.compile(r"^(?:avoid|no)\s+([\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s*[!.]?$", re.IGNORECASE),
     re.compile(r"\b(?:use|prefer|with|choose)\s+[\w.+#/-]+\s*,?\s+not\s+([\w.+#/-]+)",
                re.IGNORECASE),

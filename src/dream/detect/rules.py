@@ -38,7 +38,7 @@ MARKER = re.compile(
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
-    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+`?[\w./-]+`?\W*$", re.I)
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+(?:\w+\s+)?`?[\w./-]+`?\W*$", re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
@@ -68,8 +68,8 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
                       re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
-                       r"(?:this|that|it))\b|^(?:\w+\s+[-—–]\s+)?(?:keep|leave|do|make|put)\s+"
-                       r"(?:it|this|that|them)\b", re.I)
+                       r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:keep|leave|do|make"
+                       r"|put)\s+(?:it|this|that|them)\b", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _OPTION = re.compile(r"^\s*(?:\d+|[a-z])[.)]\s")
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
@@ -99,7 +99,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
     if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
-            marker_clause):
+            marker_clause) and not _REMEMBER.match(text):
         return None             # "the block should stay as is": about the code at hand
     if _PASSING.search(body) or loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
@@ -119,11 +119,15 @@ def said_how(text: str) -> bool:
     ..."), an instruction on how to do a job ("typecheck with ..."), something to remember,
     or an instruction for every time."""
     return bool(directives.CONVENTION.search(text) or directives.HOW.search(text) or
-                re.match(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|to\b|(?:the|our)"
-                         r"\s[^:]{1,40}:\s*\S)", text, re.I) or
+                _REMEMBER.match(text) or
                 directives.EVERY_TIME.search(text) and _IMPERATIVE_START.match(text))
 
 
+# something to remember, said as a clause: "remember that the staging db is read-only",
+# "remember the commit format: type: subject" (not "remember the X file")
+_REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that\s+\S+.*\s(?:is|are"
+                       r"|has|have|must|should|needs?|runs?|goes|lives?)\b|to\b|(?:the|our)\s"
+                       r"[^:]{1,40}:\s*\S)", re.I)
 _IMPERATIVE_START = re.compile(r"^(?:please\s+)?(?:run|use|format|lint|check|test|build|call"
                                r"|update|add|write|keep|commit|push)\b", re.I)
 # a task for this session, not a rule: "add partial release to holds: ... should split ..."
