@@ -70,9 +70,16 @@ def by_session(items: Sequence[SpoolItem]) -> dict[str, list[CommandRun]]:
 def commands_of(items: Sequence[SpoolItem]) -> list[CommandRun]:
     runs: list[CommandRun] = []
     pending: list[tuple[str, str]] = []      # (tool name, command) of calls awaiting a result
+    after_result = False
     for item in items:
         tool = (item.tool_name or "").lower()
+        if item.role == "user" and item.kind == "statement":
+            pending.clear()     # a new turn: a call still waiting was never answered
+            continue
         if not (item.evidence and item.kind == "tool_result"):
+            if item.tool_name and after_result:
+                pending.clear()     # a new batch of calls: the last batch was answered
+            after_result = False
             if tool in SHELL_TOOLS:
                 cmd = command_from_call(item.text, item.tool_name)
                 if cmd:
@@ -88,6 +95,7 @@ def commands_of(items: Sequence[SpoolItem]) -> list[CommandRun]:
                 named = pending.pop(idx)[1]
         elif named is not None and pending:
             pending = [p for p in pending if p[1] != named]
+        after_result = True
         if named:
             runs.append(CommandRun(named, item, bool(item.is_error) or exit_failed(item.text)))
     return runs

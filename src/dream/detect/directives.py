@@ -143,7 +143,7 @@ FILLER = {
     "the", "a", "an", "to", "and", "of", "it", "this", "that", "is", "be", "for", "in", "on",
     "with", "we", "me", "my", "your", "our", "are", "was", "as", "at", "by", "or", "can",
     "will", "would", "should", "asked", "already", "still", "really", "its", "it's",
-    "want", "wanted", "like", "need", "have", "has", "think",
+    "want", "wanted", "like", "need", "have", "has", "think", "re", "ll", "ve",
 }
 _NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "not",
               "shouldn't": "not", "quit": "not", "avoid": "not"}
@@ -180,12 +180,16 @@ class Group:
     def rule(self) -> str:
         """The fullest way the user said it (:func:`fullest`), every sentence of that
         statement that is in the group."""
-        item = fullest(self.sentences).item
-        parts = list(dict.fromkeys(plain_rule(s.text).rstrip(".!") for s in self.sentences
-                                   if s.item.id == item.id))
-        # a part whose words another part already says adds nothing
-        parts = [p for p in parts if not any(o != p and words(p) <= words(o) for o in parts)]
-        return ". ".join(parts) + "."
+        best = fullest(self.sentences)
+        parts = list(dict.fromkeys(plain_rule(s.text).rstrip(".!") for s in
+                                   [best, *self.sentences] if s.item.id == best.item.id))
+        # a part that says what an earlier (fuller) part says adds nothing
+        kept: list[str] = []
+        for p in parts:
+            if not any(words(core(p)) <= words(core(o)) or same(words(core(p)),
+                                                              words(core(o))) for o in kept):
+                kept.append(p)
+        return ". ".join(kept) + "."
 
 
 _CODEISH = re.compile(r"`[^`]+`|(?<!\w)--?[a-zA-Z][\w-]*|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+"
@@ -297,14 +301,19 @@ def same(a: frozenset[str], b: frozenset[str]) -> bool:
         return False
     inter = len(a & b)
     return inter / len(a | b) >= 0.5 or (inter >= 2 and inter / min(len(a), len(b)) >= 0.75) \
-        or (inter >= 3 and inter / min(len(a), len(b)) >= 0.5)
+        or (inter >= 4 and inter / min(len(a), len(b)) >= 0.5)
+
+
+def core(rule: str) -> str:
+    """A rule without the reason kept after it ("Use X; the Y needs Z." -> "Use X")."""
+    return rule.split("; ", 1)[0]
 
 
 def group(found: list[Sentence]) -> list[Group]:
     """Group sentences that say the same thing, in evidence order (deterministic)."""
     groups: list[Group] = []
     for sentence in sorted(found, key=lambda s: s.item.seq):
-        w = words(sentence.text)
+        w = words(core(sentence.text))
         if len(w) < 2:
             continue
         target = next((g for g in groups if same(g.words, w)), None)
@@ -334,10 +343,16 @@ _REJECTED = [
                r"[\w.+#/-]+)*)", re.IGNORECASE),
     re.compile(r"\bnot\s+(?:(?:plain|bare|just|the|a|raw|direct|a\s+bare)\s+)?([\w.+#/-]+)"
                r"(?:\s+directly)?\s*$", re.IGNORECASE),
-    re.compile(r"^(?:avoid|no)\s+([\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s*[!.]?$", re.IGNORECASE),
+
     re.compile(r"\b(?:use|prefer|with|choose)\s+[\w.+#/-]+\s*,?\s+not\s+([\w.+#/-]+)",
                re.IGNORECASE),
 ]
+
+
+# "avoid console logs", "no console logs!": the whole phrase is what to leave out
+_REJECTED_PHRASE = re.compile(r"^(?:avoid|no)\s+([\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s*[!.]?$",
+                              re.IGNORECASE)
+_REJECTED.append(_REJECTED_PHRASE)
 
 
 def rejected_terms(sentence: str) -> list[str]:
@@ -350,5 +365,5 @@ def rejected_terms(sentence: str) -> list[str]:
                 if term and term not in FILLER and term not in ("here", "it", "them") and \
                         len(term) > 1:
                     # "no console logs!": the phrase; "don't use npm here": its first word
-                    out.append(term if pattern is _REJECTED[-1] else term.split()[0])
+                    out.append(term if pattern is _REJECTED_PHRASE else term.split()[0])
     return list(dict.fromkeys(out))

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dream.detect import commands
+from dream.detect import commands, noise
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.noise import ANSI
 
@@ -190,7 +190,8 @@ class FailureGroup:
 
     @property
     def tools(self) -> list[str]:
-        return sorted({i.tool_name or "tool" for i in self.items})
+        return sorted({i.tool_name or ("pasted by the user" if i.role == "user" else "tool")
+                       for i in self.items})
 
 
 GENERIC = re.compile(r"^(?:error: )?(?:command )?(?:exited|exit|failed|aborted|returned)"
@@ -214,9 +215,10 @@ def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
             command_of[run.item.id] = run.command
     found: dict[str, FailureGroup] = {}
     for item in items:
-        if not (item.evidence and item.kind == "tool_result" and item.is_error):
+        pasted = pasted_failure(item)
+        if not (item.evidence and item.kind == "tool_result" and item.is_error) and not pasted:
             continue
-        sig = signature(item.text)
+        sig = signature(pasted or item.text)
         cmd = command_of.get(item.id)
         if not sig:
             continue
@@ -230,6 +232,24 @@ def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
         if cmd and cmd not in grp.commands:
             grp.commands.append(cmd)
     return list(found.values())
+
+
+_STRONG_CAUSE = re.compile("|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]), re.M)
+
+
+def pasted_failure(item: SpoolItem) -> str | None:
+    """The terminal output a user pasted into a statement, when it shows a failure (an
+    exception, a compiler's diagnostic, a checker's marked finding): the same failure seen
+    by the user, so it counts with the agent's own failed runs."""
+    if not (item.evidence and item.role == "user" and item.kind == "statement"):
+        return None
+    text = noise.strip_ansi(item.text or "")
+    prose = noise.strip_paste(text)
+    start = text.find(prose[-40:]) + len(prose[-40:]) if prose else 0
+    rest = text[start:] if start > 0 else text
+    if len(rest.strip()) < 20 or rest.strip() == text.strip() and prose:
+        return None
+    return rest if _STRONG_CAUSE.search(rest) else None
 
 
 # -- the dream run ----------------------------------------------------------------------

@@ -72,10 +72,13 @@ def is_feeling(sentence: str) -> bool:
 _EMOTICON = re.compile(r"(?:(?<=\s)|^)\s*(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
 
 
+_SYMBOLS = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+
+
 def clean_words(sentence: str) -> str:
-    """The sentence without swearing or emoticons and with its spacing mended; a clause
-    that was only swearing ("anything else is shitty") goes with it."""
-    clauses = re.split(r"(?<=[,;])\s+", _EMOTICON.sub("", sentence))
+    """The sentence without swearing, emoticons or emoji and with its spacing mended; a
+    clause that was only swearing ("anything else is shitty") goes with it."""
+    clauses = re.split(r"(?<=[,;])\s+", _EMOTICON.sub("", _SYMBOLS.sub("", sentence)))
     kept = [c for c in clauses if not (PROFANE.search(c) and len(
         PROFANE.sub("", c).split()) <= 4)] or clauses
     out = PROFANE.sub("", " ".join(kept)).rstrip(",; ")

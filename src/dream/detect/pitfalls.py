@@ -63,6 +63,10 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     run_of = {run.item.id: run for runs in by_session.values() for run in runs}
     found: dict[str, list[SpoolItem]] = {}
     for item in items:
+        pasted = failures.pasted_failure(item)
+        if pasted:      # the user saw it in their terminal: the same failure, counted
+            found.setdefault(failures.signature(pasted), []).append(item)
+            continue
         if not (item.evidence and item.kind == "tool_result") or not failures.failed(item):
             continue
         if (item.tool_name or "").lower() not in commands.SHELL_TOOLS | \
@@ -83,6 +87,8 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     out = []
     for sig, failed in found.items():
         sessions = list(dict.fromkeys(i.stream for i in failed))
+        if all(i.role == "user" for i in failed):
+            continue            # only ever pasted: the user reports it, the agent never ran it
         cause = failures.cause_line(failed[0].text)
         told = _explained(failed, items, cause)
         if len(failed) < 2 and not ENVIRONMENT.search(cause) and not told:
@@ -90,12 +96,13 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
         if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
             continue            # a compile or type error in the middle of a change
         runs = [run_of[i.id] for i in failed if i.id in run_of]
+        ran = [i for i in failed if i.role != "user"]
         tried = {r.command for r in runs}
         scattered = len({howto.command_key(failing_step(r.command)) for r in runs}) >= 3
         fixes = [] if scattered else \
             [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
         fix = min(fixes, key=len) if fixes else None
-        text = _line(runs, failed[-1], fix, told)
+        text = _line(runs, ran[-1], fix, told)
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failed), 'time')} in {_n(len(sessions), 'session')}"}
         out.append(Finding("failure", fields, [i.id for i in failed][-5:],
@@ -126,7 +133,29 @@ def _line(runs: list[CommandRun], last: SpoolItem, fix: str | None, told: str | 
     if fix and fix in cause and ". " in cause[30:]:
         cause = cause[:cause.index(". ", 30)]   # "... To resolve this issue, run: <the fix>"
     end = "" if cause.endswith("…") else "."
+    warned = _warned(last.text)
+    if warned and len(head) + len(cause) + len(tail) + len(warned) < 206:
+        cause = cause.rstrip(" .:;,") + f" ({warned})"
     return head + cause.rstrip(" .:;,") + end + tail
+
+
+_WARN_LINE = re.compile(r"^\W*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:AM|PM)?\]?\s*)?(?:WRN|WARN|"
+                        r"WARNING|warning)\b[:\s]*(?P<what>.+)$")
+
+
+def _warned(text: str) -> str | None:
+    """A warning the failing output repeats at least three times ("Invalid .gitleaksignore
+    entry fingerprint=..."), with how often: often the reason behind the failure."""
+    seen: dict[str, list[str]] = {}
+    for line in noise.strip_ansi(text or "").splitlines():
+        m = _WARN_LINE.match(line.strip())
+        if m:
+            what = " ".join(m["what"].split())
+            seen.setdefault(re.sub(r"=\S*", "=", what), []).append(what)
+    if not seen:
+        return None
+    key, lines = max(seen.items(), key=lambda kv: len(kv[1]))
+    return f"warned {len(lines)} times: {lines[0][:80]}" if len(lines) >= 3 else None
 
 
 _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+")
@@ -191,6 +220,11 @@ def failing_step(command: str, cause: str = "", fix: str | None = None) -> str:
         if commands.program(step) and re.search(r"(?<![\w.])" + re.escape(
                 commands.program(step)) + r"\b", cause):
             return step
+    for step in steps:                  # "git commit" when the cause says "Commit blocked"
+        words = step.split()
+        if len(words) > 1 and len(words[1]) > 3 and re.search(
+                r"\b" + re.escape(words[1]), cause, re.I):
+            return step
     doing = [s for s in steps if not _looks(s)]
     if doing:
         return doing[-1]
@@ -237,6 +271,7 @@ def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
         if len(word) > room:
             if quoted and room > 12:
                 cut = word[1:room - 1].rsplit(" ", 1)[0]
+                cut = re.sub(r"(?:\s*(?:&&|\|\||;|\|))+$", "", cut)
                 out.append(word[0] + cut + word[0])
             elif "/" in word and not quoted and len(word.rsplit("/", 1)[-1]) + 2 <= room:
                 out.append("…/" + word.rsplit("/", 1)[-1])   # a long path: its file
@@ -279,7 +314,7 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     added = _flags(run.command) - _flags(failing.command)
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
-    steps = [r for r in after[:n] if not r.failed and _changes(r)]
+    steps = [r for r in after[:n] if not r.failed and not _looks(r.command)]
     return steps[0].command if steps else None
 
 
@@ -320,11 +355,6 @@ def _last_part(command: str) -> str:
 
 def _flags(command: str) -> set[str]:
     return set(re.findall(r"(?<!\S)--?[a-zA-Z][\w=-]*", command))
-
-
-def _changes(run: CommandRun) -> bool:
-    """A step that can change something (not a look at files or at git)."""
-    return commands.program(run.command).lower() not in _LOOKING
 
 
 _RUNNERS = frozenset({"uv", "poetry", "bundle", "npx", "bunx", "pnpm", "yarn", "pipenv", "hatch",

@@ -95,6 +95,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
     body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
     body = _LEAD.sub("", body).strip()
+    body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
+        else body               # "I want to inform ... only the first time" -> "Inform ..."
     if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body):
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
@@ -128,6 +130,10 @@ def said_how(text: str) -> bool:
 _REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that\s+\S+.*\s(?:is|are"
                        r"|has|have|must|should|needs?|runs?|goes|lives?)\b|to\b|(?:the|our)\s"
                        r"[^:]{1,40}:\s*\S)", re.I)
+# a wish said in the first person before what to do
+_WISH = re.compile(r"^i(?: would| 'd|'d)? (?:(?:really )?(?:want|like|prefer) to|would)\s+"
+                   r"(?=(?:" + directives.INSTRUCTION_VERBS + r"|inform|replace|have|show|keep"
+                   r"|ask|make|treat|return)\b)", re.I)
 _IMPERATIVE_START = re.compile(r"^(?:please\s+)?(?:run|use|format|lint|check|test|build|call"
                                r"|update|add|write|keep|commit|push)\b", re.I)
 # a task for this session, not a rule: "add partial release to holds: ... should split ..."
@@ -162,6 +168,14 @@ def _about_the_code_at_hand(text: str) -> bool:
     return bool(re.match(r"^(?:but\s+|and\s+|so\s+)?(?:it|this|that|they|these|those)\s+"
                          r"(?:\w+\s+)?(?:should|must|needs?)\b", clause, re.I)) and \
         not _CODE.search(clause)
+
+
+# a reason says something: it has a verb ("the integration tests need the staging VPN")
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|needs?|can|can't|cannot|"
+                     r"won't|will|would|isn't|aren't|doesn't|don't|didn't|go|goes|runs?|sits?|"
+                     r"breaks?|fails?|takes?|selects?|points?|uses?|rejects?|requires?|"
+                     r"depends?|expects?|chokes?|hangs?|blocks?|sets?|reads?|writes?|owns?|"
+                     r"lives?|resolves?|checks?|only works|works)\b", re.I)
 
 
 def _parts(text: str) -> frozenset[str]:
@@ -222,8 +236,10 @@ def _reason(rule: str, following: str | None) -> str | None:
                      r"|and|now|next|then)\b", text, re.I) or \
             re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
         return None
-    if not _parts(rule) & _parts(text):
-        return None
+    if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
+            _BARE_COMMAND.match(text[:1].lower() + text[1:]) or \
+            re.match(r"^(?:just|only|even|not)\b", text, re.I):
+        return None             # "bundle exec rspec x.rb", "just the request spec": no reason
     return text[0].lower() + text[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) \
         else text
 
@@ -277,9 +293,9 @@ class RuleBook:
     groups: list[list[Said]] = field(default_factory=list)
 
     def add(self, text: str, kind: str, item: SpoolItem) -> None:
-        words = directives.words(text)
+        words = directives.words(directives.core(text))
         for grp in self.groups:
-            if directives.same(directives.words(grp[0].text), words):
+            if directives.same(directives.words(directives.core(grp[0].text)), words):
                 grp.append(Said(text, kind, item))
                 return
         self.groups.append([Said(text, kind, item)])

@@ -482,9 +482,14 @@ def slug_field(name: str) -> str:
 
 
 def _clip_lines(text: str, limit: int) -> str:
-    """The text with its lines kept (spaces within a line collapsed), clipped."""
+    """The text with its lines kept (spaces within a line collapsed), clipped to its head
+    and its tail: a failure's cause and a pasted error often come at the end (the last
+    exception of a traceback, the line above a build tool's summary)."""
     text = "\n".join(" ".join(ln.split()) for ln in str(text).splitlines() if ln.strip())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 10
+    return text[:head] + "\n…\n" + text[len(text) - (limit - head - 3):]
 
 
 def _clip(text: str, limit: int) -> str:
