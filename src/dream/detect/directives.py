@@ -37,7 +37,8 @@ INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
-                    r"please remember|remember to always|note for next time)\b", re.I)
+                    r"please remember|remember to always|note for next time)\b"
+                    r"|^(?:and\s+|so\s+)?next time\b", re.I)
 # an imperative about how to work: "Always run ...", "Never drop ...", "Make sure to ..."
 IMPERATIVE = re.compile(
     r"^(?:please\s+|and\s+|also,?\s+|great\.?\s+|ok(?:ay)?,?\s+)?(?:(?:always|never)\s+(?:"
@@ -49,7 +50,7 @@ RULE = re.compile(r"\b(?:must|should)\s+(?:always|never)\b|\b(?:always|never)\s+
                   r"\byou (?:have to|need to|must|should) \w+\b[^?]{0,100}\b(?:before|first|"
                   r"every time|each time|whenever)\b", re.I)
 # the first sentence after an assistant turn, pushing back on it
-REPLY_CORRECTION = re.compile(r"^(?:no[,.!:]|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
+REPLY_CORRECTION = re.compile(r"^(?:no(?:\s+no)*[,.!:]|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
                               r"incorrect|not what)|actually[, ]|not quite|incorrect|"
                               r"you'?re wrong|i said\b|i meant\b|that is (?:wrong|not))", re.I)
 # pushback anywhere in a coding session: the agent was told before, or should do otherwise
@@ -59,7 +60,8 @@ PUSHBACK = re.compile(
     r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
     r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
-    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+(?:\w+\s+)?`?[\w./-]+`?\W*$", re.I)
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
+    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+", re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
@@ -74,12 +76,18 @@ DECISION = re.compile(
 # ./manage.py test --settings=...", "commit messages here follow conventional commits"
 CONVENTION = re.compile(
     r"^(?:(?:btw|also|and|fyi|note|again|so)[,:]?\s+(?:[—–-]\s+)?)?(?:the\s+|our\s+|all\s+)?"
+    r"(?:(?:unit|integration|e2e|end-to-end|browser|api|local|ci|release|nightly|docker|db)\s+)?"
     r"(?:tests?|specs?|builds?"
     r"|commits?|commit messages?|migrations?|deploys?|deployments?|releases?|prs?|pull requests?"
     r"|branch(?:es)?|changes|schema changes|dependencies|deps|secrets|logs)\b(?:\s+\w+)?\s+"
     r"(?:here\s+|in this (?:repo|repository|project)\s+)?(?:always\s+|only\s+)?"
     r"(?:(?:run|runs|go|goes|are run|are built|are made|are done|are deployed|get run)\s+"
-    r"(?:with|through|via|using|from)\b|follows?\b|use\b|uses\b)", re.I)
+    r"(?:with|through|via|using|from)\b|follows?\b|use\b|uses\b|(?:needs?|requires?)\b(?=.*(?:`"
+    r"|\s--?\w|\S/\S|:\s*\w+\s+\w+)))", re.I)
+# how "we" do it here: "we use bun", "we always pin versions", "we don't squash"
+WE_DO = re.compile(r"\bwe (?:always |only |never |don'?t |do not )?(?:use|run|build|test|deploy|"
+                   r"write|keep|commit|pin|ship|format|lint|prefer|squash|rebase|merge|name|"
+                   r"release|vendor|generate|stay|stick)\b", re.I)
 # an instruction on how to do a job: "use ./gradlew build --offline for local runs",
 # "typecheck with bunx tsc --noEmit"
 HOW = re.compile(
@@ -90,7 +98,7 @@ HOW = re.compile(
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
-                        r"pr|push|release)|before\s+(?:every|each)\b)", re.I)
+                        r"pr|push|release)|(?:before|after)\s+(?:every|each)\b)", re.I)
 _STARTS_IMPERATIVE = re.compile(r"^(?:(?:ok(?:ay)?|good|great|and|also|please)[,.]?\s+)*(?:"
                                 + _INSTRUCTION_VERBS + r")\b", re.I)
 _REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|the|to|our)\b",
@@ -123,7 +131,8 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
         return "directive"
     if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
         return "directive"
-    if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or
+    if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or WE_DO.search(sentence)
+                   or
                    _REMEMBER.search(sentence) or
                    _STARTS_IMPERATIVE.search(sentence) and EVERY_TIME.search(sentence)):
         return "directive"
@@ -231,7 +240,10 @@ def split(text: str) -> list[str]:
 
 _LEAD_IN = re.compile(
     r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw|all good|looks good"
-    r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good)\b[\s,.!:;—–-]*"
+    r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh)\b"
+    r"[\s,.!:;—–-]*"
+    r"|(?:you keep forgetting|you forgot(?: again)?|like i said|for the (?:\w+ )?time"
+    r"|wrong again|next time)\b[\s,.!:;—–-]*"
     r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
     r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
     r"\b[\s,:;-]*)+",

@@ -243,11 +243,8 @@ def pasted_failure(item: SpoolItem) -> str | None:
     by the user, so it counts with the agent's own failed runs."""
     if not (item.evidence and item.role == "user" and item.kind == "statement"):
         return None
-    text = noise.strip_ansi(item.text or "")
-    prose = noise.strip_paste(text)
-    start = text.find(prose[-40:]) + len(prose[-40:]) if prose else 0
-    rest = text[start:] if start > 0 else text
-    if len(rest.strip()) < 20 or rest.strip() == text.strip() and prose:
+    rest = noise.pasted(item.text or "")
+    if len(rest) < 20:
         return None
     return rest if _STRONG_CAUSE.search(rest) else None
 

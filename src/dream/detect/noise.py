@@ -37,20 +37,48 @@ def strip_ansi(text: str) -> str:
 
 
 def strip_paste(text: str) -> str:
-    """A user's statement up to where a pasted terminal session, log or trace starts."""
-    text = strip_ansi(text)
-    cut = len(text)
-    for rx in (PROMPT, SPINNER):
-        m = rx.search(text)
-        if m:
-            cut = min(cut, m.start())
-    lines = text[:cut].split("\n")
-    kept = []
-    for line in lines:
-        if TRACE.match(line) or LOG.match(line) or DIFF.match(line):
-            break
+    """A user's statement without the terminal sessions, logs or traces pasted into it: a
+    line where a paste starts is cut there, and what follows is left out until a blank
+    line followed by a line of prose ("also it hung: <spinner> <blank> anyway, typecheck
+    with ..." keeps its last sentence)."""
+    return "\n".join(_split_paste(text)[0]).strip()
+
+
+def pasted(text: str) -> str:
+    """What :func:`strip_paste` leaves out: the pasted terminal output of a statement."""
+    return "\n".join(_split_paste(text)[1]).strip()
+
+
+def _split_paste(text: str) -> tuple[list[str], list[str]]:
+    kept: list[str] = []
+    gone: list[str] = []
+    pasting = blank = False
+    for line in strip_ansi(text).split("\n"):
+        starts = [m.start() for rx in (PROMPT, SPINNER) if (m := rx.search(line))]
+        noisy = bool(starts) or bool(TRACE.match(line) or LOG.match(line) or DIFF.match(line))
+        if pasting:
+            if not line.strip():
+                blank = True
+                continue
+            if blank and not noisy and _PROSE.match(line.strip()):
+                pasting = blank = False
+            else:
+                blank = False
+                gone.append(line)
+                continue
+        if noisy:
+            head = line[:min(starts)] if starts else ""
+            if head.strip():
+                kept.append(head)
+            gone.append(line[len(head):])
+            pasting, blank = True, False
+            continue
         kept.append(line)
-    return "\n".join(kept).strip()
+    return kept, gone
+
+
+# a line of prose after a paste: words, mostly letters, not a fence or a bracket
+_PROSE = re.compile(r"^(?![`{\[(<|])(?=(?:\S+\s+){2,})[^\W\d_][^\n]*$")
 
 
 def is_noise(line: str) -> bool:

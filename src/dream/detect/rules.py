@@ -38,7 +38,9 @@ MARKER = re.compile(
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
-    r"|^`?[\w./-]+(?:\s+[\w./=-]+){1,4}`?,\s*not\s+(?:\w+\s+)?`?[\w./-]+`?\W*$", re.I)
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
+    # where things are: "the frontend lives in web/, not app/"
+    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+", re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
@@ -62,14 +64,22 @@ _REPORTED = re.compile(r"\bshould (?:work|be (?:fine|good|ok|okay|fixed|done|the
 _SCOPE = r"(?:repo|repository|project|codebase|monorepo|package|workspace|team|app)\b"
 # a decision said in passing that is about this moment, this file, or an opinion
 _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|this time|imo|"
+                      r"never mind|nevermind|don'?t (?:bother|worry)|"
                       r"i think|i feel|i guess|maybe|probably|perhaps|you can|let me|let'?s|"
                       r"i don'?t (?:think|tink|know|understand|see|get)|these (?!" + _SCOPE +
                       r")\w+|this (?!" + _SCOPE + r")\w+|that \w+ (?:should|must)|those \w+)\b",
                       re.I)
+# "here" at the end of an instruction that names nothing from the project: this spot in
+# the code ("use a map here"), not this repository ("we use pnpm here")
+_LOCAL = re.compile(r"\bhere\W*$", re.I)
+# said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
+_NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment)\b"
+                  r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
-                       r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:keep|leave|do|make"
-                       r"|put)\s+(?:it|this|that|them)\b", re.I)
+                       r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
+                       r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it|this|that"
+                       r"|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _OPTION = re.compile(r"^\s*(?:\d+|[a-z])[.)]\s")
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
@@ -87,7 +97,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
     text = _without_complaints(text)
-    loose = not (MARKER.search(text) or said_how(text))
+    plain = directives.plain_rule(text)
+    loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
+                 directives.STRONG.search(text) or directives.EVERY_TIME.search(text))
     if loose and not MARKER_LOOSE.search(text):
         return None
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
@@ -103,8 +115,12 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
             marker_clause) and not _REMEMBER.match(text):
         return None             # "the block should stay as is": about the code at hand
-    if _PASSING.search(body) or loose and (_REPORTED.search(body) or len(body.split()) > 25):
+    if _PASSING.search(body) or _NOW.search(text) or \
+            loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
+    if len(directives.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
+            _ANCHOR.search(body) or _CODE.search(body)):
+        return None             # "never again", "stop, wait", "use a map here"
     body = _both_halves(body, neighbours).rstrip(" .!,;")
     reason = _reason(body, following)
     if reason:
@@ -121,6 +137,7 @@ def said_how(text: str) -> bool:
     ..."), an instruction on how to do a job ("typecheck with ..."), something to remember,
     or an instruction for every time."""
     return bool(directives.CONVENTION.search(text) or directives.HOW.search(text) or
+                directives.WE_DO.search(text) or
                 _REMEMBER.match(text) or
                 directives.EVERY_TIME.search(text) and _IMPERATIVE_START.match(text))
 
@@ -194,7 +211,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     """A rule that only says what not to use takes what to use from a sentence next to it:
     "We don't use jest or npm here." + "bun test." -> "Use bun test, not jest or npm"."""
     lowered = body[:1].lower() + body[1:]
-    if re.search(r",\s*not\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
+    if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
     rejected = directives.rejected_terms(body)
     if not rejected or _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
@@ -233,7 +250,8 @@ def _reason(rule: str, following: str | None) -> str | None:
             directives.is_question(text) or _COMPLAINT.search(text) or \
             directives.classify(text, coding=True) or _TASK.match(text) or \
             re.match(r"^(?:can|could|would|please|let'?s|ok|okay|thanks|lol|also|alright|so"
-                     r"|and|now|next|then)\b", text, re.I) or \
+                     r"|and|now|next|then)\b", text, re.I) or _PASSING.search(text) or \
+            re.search(r"\b(?:i(?: would|'d)? suggest|we should|maybe|i think)\b", text, re.I) or \
             re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
         return None
     if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
@@ -378,7 +396,8 @@ def said_rules(item: SpoolItem, first_answers: bool,
     for n, sent in enumerate(sents):
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
-        kind = directives.classify(sent, n == 0, first_answers, coding=True)
+        kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
+            directives.classify(directives.plain_rule(sent), coding=True)
         if kind not in ("correction", "directive"):
             continue
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],

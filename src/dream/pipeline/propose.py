@@ -482,10 +482,12 @@ def slug_field(name: str) -> str:
 
 
 def _clip_lines(text: str, limit: int) -> str:
-    """The text with its lines kept (spaces within a line collapsed), clipped to its head
+    """The text with its lines kept (spaces within a line collapsed, one blank line kept
+    between paragraphs: it ends a pasted block), clipped to its head
     and its tail: a failure's cause and a pasted error often come at the end (the last
     exception of a traceback, the line above a build tool's summary)."""
-    text = "\n".join(" ".join(ln.split()) for ln in str(text).splitlines() if ln.strip())
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(" ".join(ln.split())
+                                              for ln in str(text).splitlines()).strip())
     if len(text) <= limit:
         return text
     head = limit * 3 // 10
