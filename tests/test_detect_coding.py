@@ -304,3 +304,23 @@ def test_a_mistyped_word_is_spelled_as_the_session_spells_it():
         ("user", "Always use the lgoger, never print.")]))
     [rule] = [n for n in notes if n["type"] in ("correction", "directive")]
     assert "logger" in rule["text"] and "lgoger" not in rule["text"]
+
+
+OPTIONS = ("Two ways to store the cache:\n\nWhere should the cache live?\n\n"
+           "1. **In Redis** (Recommended) - shared between workers, survives restarts\n"
+           "2. **In process memory** - simplest, lost on restart\n\nWhich do you prefer?")
+
+
+def test_a_choice_among_the_agents_options_is_a_decision_with_the_option_and_the_users_words():
+    notes = _run(_session("claude-1", [("assistant", OPTIONS),
+                                       ("user", "1, and give keys a one hour ttl")]))
+    [decision] = [n["text"] for n in notes if n["type"] == "decision"]
+    assert decision == ("Where should the cache live? Chosen: In Redis - shared between "
+                        "workers, survives restarts (the user: and give keys a one hour ttl).")
+
+
+def test_a_choice_for_now_a_long_reply_or_no_pick_is_no_decision():
+    for reply in ("2 for now, we'll revisit", "Neither, read the config file instead.",
+                  "1 " + "because " * 40):
+        notes = _run(_session("pi-1", [("assistant", OPTIONS), ("user", reply)]))
+        assert [n for n in notes if n["type"] == "decision"] == [], reply

@@ -121,6 +121,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     out += howto.how_to_work(coding_items)
     out += howto.declared(coding_items)
     out += decisions.decisions(coding_items)
+    out += decisions.chosen_options(coding_items)
     if bundles:
         out += plans.flush()
     return out

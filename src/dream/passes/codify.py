@@ -4,8 +4,9 @@ Deterministic sources of lessons:
 
 - a user correction repeated in two or more statements becomes a standing rule for
   ``AGENTS.md`` (or ``CLAUDE.md`` when that is the project's file);
-- a failure repeated across two or more sessions becomes a "known pitfall" line naming the command, the
-  error and the small correction.
+- a failure repeated across two or more sessions becomes a "known pitfall" line, the same
+  line the dream run writes in the brief (:func:`dream.detect.pitfalls.pitfalls`: the
+  command, the root-cause line and the step that fixed it when the sessions show one).
 
 Each lesson is an instruction proposal carrying a patch the user applies; Dream never edits
 the instructions itself. (Repeated command sequences are the tools pass's procedures and the
@@ -14,7 +15,9 @@ project pass's scripts, so they are not repeated here.)
 
 from __future__ import annotations
 
-from dream.detect import directives, failures, rules
+import re
+
+from dream.detect import directives, pitfalls, rules
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -44,27 +47,26 @@ def run(ev: Evidence) -> PassResult:
             strength=2 * n + s,
             finding=clip(f"Codify in {ev.agent_file}: {rule}", 200),
         ))
-    pitfalls = [g for g in failures.groups(ev.items) if len(g.sessions) >= 2]
-    for fgrp in pitfalls:
-        what = f"`{fgrp.commands[0]}`" if fgrp.commands else f"{', '.join(fgrp.tools)} calls"
-        example = failures.cause_line(fgrp.items[-1].text).rstrip(".:")
-        lesson = clip(f"Known pitfall: {what} fails with `{clip(example, 100)}`; "
-                      f"{failures.fix_for(fgrp.signature)}.", 200)
+    by_id = {i.id: i for i in ev.items}
+    known = [f for f in pitfalls.pitfalls(ev.items) if _sessions(f.fields.get("said", "")) >= 2]
+    for found in known:
+        items = [by_id[i] for i in found.evidence if i in by_id]
+        n, s = len(items), len({i.stream for i in items})
+        lesson = clip(f"Known pitfall: {found.text}", 200)
         result.candidates.append(Candidate(
-            slug=slugify(NAME, "pitfall " + fgrp.signature),
+            slug=slugify(NAME, found.name or found.text),
             pass_name=NAME,
             kind="instruction",
-            title=clip(f"Note a known pitfall in {ev.agent_file}: `{clip(example, 70)}`.", 120),
+            title=clip(f"Note a known pitfall in {ev.agent_file}: {found.text}", 120),
             size="S",
             risk="low",
-            items=fgrp.items,
+            items=items,
             change={"type": "work_item", "lessons": [lesson],
-                    "text": f"Record this repeated failure ({plural(len(fgrp.items), 'time')} in "
-                            f"{plural(len(fgrp.sessions), 'session')}) in {ev.agent_file}:"
-                            f"\n\n- {lesson}",
+                    "text": f"Record this repeated failure ({found.fields.get('said')}) in "
+                            f"{ev.agent_file}:\n\n- {lesson}",
                     "patch": lessons_patch(ev, [lesson])},
-            strength=len(fgrp.items) + len(fgrp.sessions),
-            finding=clip(f"Pitfall worth codifying: {fgrp.signature}", 200),
+            strength=n + s,
+            finding=clip(f"Pitfall worth codifying: {found.text}", 200),
         ))
     unique_slugs(result.candidates)
     missing = []
@@ -74,8 +76,14 @@ def run(ev: Evidence) -> PassResult:
         "looked_at": {"statements": len(ev.statements()),
                       "tool_results": len(ev.tool_results())},
         "rules_from_corrections": len(groups),
-        "pitfalls_from_failures": len(pitfalls),
+        "pitfalls_from_failures": len(known),
         "agent_file": ev.agent_file + ("" if ev.agent_file_text is not None else " (new)"),
         "missing": missing,
     }
     return result
+
+
+def _sessions(said: str) -> int:
+    """The number of sessions in a count such as "3 times in 2 sessions"."""
+    m = re.search(r"in (\d+) sessions?", said)
+    return int(m[1]) if m else 0

@@ -39,6 +39,8 @@ from dream.pipeline.spool import Item
 from dream.pipeline.state import State
 
 CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, never evidence
+PAYLOAD_CONTEXT_CHARS = 2000   # ... and given to code providers a little longer (the options
+                               # a question offered, which the user's answer picks from)
 ITEM_CHARS = 4000
 PACK_TOKENS = 8000         # rendered items per call (a bundle over it gets a call alone)
 COMMAND_CHARS = 200        # a failed tool call's command, shown with its result
@@ -200,7 +202,7 @@ def render_bundle(b: Bundle, first: int, seen: dict[str, str]) -> _Rendered:
             "handle": handle, "role": it.role, "author": it.author, "kind": it.kind,
             "said_at": it.said_at, "evidence": it.evidence,
             # code providers read the text as it was said, its lines kept
-            "text": _clip_lines(it.text, CONTEXT_CHARS if context else ITEM_CHARS),
+            "text": _clip_lines(it.text, PAYLOAD_CONTEXT_CHARS if context else ITEM_CHARS),
             "tool_name": it.tool_name, "is_error": it.is_error, "stream": it.stream,
             "source": it.source, "entities": it.entities,
         })

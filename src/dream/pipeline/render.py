@@ -5,8 +5,8 @@ confirmed, from two days ago to 30 days ahead, or with no date yet); "Changed" (
 cancelled or declined in the last 7 days, so a plan that fell through is seen once rather
 than silently dropped); open to-dos; standing facts; "Later" (confirmed plans 30 to 365
 days ahead); the memory notes (in a project's brief first how to work here (commands),
-rules (directives and corrections), known pitfalls (failures) and open threads, then every
-other note). An event line never repeats in its "with ..."
+rules (directives and corrections), decisions (the user's answers to the agent's questions),
+known pitfalls (failures) and open threads, then every other note). An event line never repeats in its "with ..."
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
@@ -116,10 +116,11 @@ def _names(text: str, name: str) -> bool:
                                     (text or "").lower()) is not None
 
 
-# what a coding project's brief shows first: how to work, its rules, its pitfalls, its
-# open threads; every other note follows under "Notes"
+# what a coding project's brief shows first: how to work, its rules, the decisions taken, its
+# pitfalls, its open threads; every other note follows under "Notes"
 NOTE_SECTIONS = [("How to work here", ("command",)), ("Rules", ("correction", "directive")),
-                 ("Known pitfalls", ("failure",)), ("Open threads", ("thread",))]
+                 ("Decisions", ("decision",)), ("Known pitfalls", ("failure",)),
+                 ("Open threads", ("thread",))]
 PURPOSE_ORDER = {"install": 0, "configure": 1, "build": 2, "database": 3, "test": 4, "lint": 5,
                  "format": 6, "run": 7, "release": 8, "tasks": 9, "scripts": 10}
 
