@@ -139,7 +139,7 @@ def test_a_new_booking_after_a_cancelled_one_is_another_event_titled_by_weekday(
     ])
     ev = _events(ops)
     by_date = {f["date"]: f for f in ev.values()}
-    assert by_date["2026-04-10"]["status"] == "declined"
+    assert by_date["2026-04-10"]["status"] == "cancelled"     # the hotel cancelled it
     assert by_date["2026-04-11"]["status"] == "confirmed"
     titles = [f["title"] for f in ev.values() if "title" in f]
     assert any("(Friday)" in t for t in titles) and any("(Saturday)" in t for t in titles)

@@ -22,7 +22,28 @@ ACTIVITIES = [
     "night", "club", "tickets", "vaccination", "workshop", "conference", "rehearsal",
     "practice", "training", "match", "show", "play", "visit", "exam", "tour", "recital",
     "retro", "standup", "stand-up", "demo", "meetup", "catch-up", "sync",
+    "offsite", "retreat", "climbing", "bouldering", "yoga", "pilates", "swim", "gig",
+    "festival", "exhibition", "opening", "vernissage", "premiere", "screening", "tasting",
+    "ceremony", "funeral", "christening", "graduation", "reunion", "sleepover", "playdate",
+    "surgery", "operation", "scan", "therapy", "physio", "physiotherapy", "massage",
+    "consultation", "holiday", "vacation", "getaway", "viewing", "football", "tennis",
+    "squash", "badminton", "golf", "opera", "ballet", "musical", "quiz", "karaoke",
+    "potluck", "housewarming", "lecture", "seminar", "webinar", "course", "audition",
+    "fitting", "barbecue", "checkup", "cookout", "jour fixe",
 ]
+# whom an appointment is with: "appointment with the dentist" is a dentist appointment
+PROFESSIONS = {"dentist", "doctor", "gp", "dermatologist", "physio", "physiotherapist",
+               "optician", "vet", "hairdresser", "barber", "therapist", "gynaecologist",
+               "gynecologist", "orthodontist", "osteopath", "midwife", "surgeon", "specialist",
+               "cardiologist", "paediatrician", "pediatrician", "psychologist", "chiropractor",
+               "podiatrist", "dietitian", "nutritionist", "ophthalmologist", "notary",
+               "lawyer", "accountant", "mechanic", "plumber", "electrician"}
+_PROFESSION_RE = re.compile(r"\b(" + "|".join(sorted(PROFESSIONS)) + r")(?:'s)?\b", re.I)
+# activities of more than one word, read before single words ("jour fixe")
+_PHRASE_ACTS = [a for a in ACTIVITIES if " " in a and a.split()[0] not in ("birthday",)]
+# a table that is a booking: "a table for 6", "got us a table at", "booked a table"
+TABLE_BOOKED = re.compile(r"\btables? (?:for|at|is|was|has|now)\b|\b(?:book(?:ed)?|reserv(?:e|ed)|"
+                          r"got|get|have|grab(?:bed)?)\b[^.!?]{0,12}\btable\b", re.I)
 _ACT_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in ACTIVITIES) + r")s?\b", re.I)
 BOOKING_WORDS = {"reservation", "booking", "table"}
 # heads that name an event only with a word in front ("car service", "game night")
@@ -62,6 +83,12 @@ _NOT_MODIFIER = {
     "der", "die", "das", "den", "dem", "ein", "eine", "einen", "mein", "meine", "unser",
     "le", "la", "les", "un", "une", "mon", "ma", "notre", "el", "los", "las", "una", "mi",
     "nuestra", "nuestro", "del", "au", "al", "zum", "zur", "beim",
+    # and their other little words ("votre rendez-vous", "tengo cita", "Lust auf Abendessen")
+    "votre", "vos", "ton", "ta", "tes", "son", "sa", "ses", "leur", "nos", "cette", "ce",
+    "pour", "avec", "chez", "tengo", "tienes", "tiene", "tenemos", "su", "sus", "tu", "tus",
+    "este", "esta", "ese", "esa", "para", "con", "ihr", "ihre", "ihren", "ihrem", "dein",
+    "deine", "deinen", "unsere", "unseren", "euer", "eure", "ist", "hab", "habe", "haben",
+    "hat", "wird", "wurde", "für", "auf", "lust", "mit", "bei", "nach", "vom",
 } | set(WEEKDAYS) | set(MONTHS)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -80,12 +107,17 @@ def activity_of(clause: str) -> str | None:
     ("budget review", "board game night", "parent-teacher meeting"). A specific activity
     wins over a generic one ("appointment", "booking"); heads like "service" or "night"
     count only with a word in front."""
+    for phrase in _PHRASE_ACTS:
+        if re.search(r"\b" + re.escape(phrase) + r"\b", clause, re.I):
+            return phrase
     words = list(_WORD.finditer(clause))
     found: list[str] = []
     for i, m in enumerate(words):
         head = _head(m[0])
         if head is None or (head == "call" and re.match(r"\s+off\b", clause[m.end():], re.I)):
             continue
+        if head == "table" and not TABLE_BOOKED.search(clause):
+            continue        # "can someone bring a folding table?": furniture, no booking
         nxt = words[i + 1] if i + 1 < len(words) else None
         nxt_word = nxt[0].lower() if nxt is not None else ""
         if nxt is not None and clause[m.end():nxt.start()].strip() == "" and (
@@ -113,7 +145,12 @@ def activity_of(clause: str) -> str | None:
     if not found:
         return None
     specific = [a for a in found if a.split()[-1] not in GENERIC]
-    return (specific or found)[0]
+    chosen = (specific or found)[0]
+    if chosen == "appointment":
+        who = _PROFESSION_RE.search(clause)
+        if who:     # "an appointment with the dermatologist", "dentist appointment"
+            return f"{who[1].lower()} appointment"
+    return chosen
 
 
 def same_activity(a: str | None, b: str | None) -> bool:
@@ -123,7 +160,8 @@ def same_activity(a: str | None, b: str | None) -> bool:
     return a == b or a.endswith(" " + b) or b.endswith(" " + a)
 CANCEL = re.compile(r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
                      r"not happening|postpone[ds]?|will not take place|won'?t take place|"
-                     r"is off\b|fell through|didn'?t work out|no longer (?:possible|available))\b",
+                     r"is off\b|fell through|didn'?t work out|no longer (?:possible|available|"
+                     r"operates?)|will no longer operate|scrap(?:ped|ping)?)\b",
                      re.I)
 # "reply C to cancel", "we may have to cancel": not a cancellation (yet)
 CANCEL_NOT = re.compile(r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
@@ -133,7 +171,14 @@ CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then
                       r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
                       r"locked in|all set|got (?:us )?a table|made a reservation|"
                       r"i'?ll be (?:there|at)\b|(?:is|that'?s) perfect|accepted\b|"
-                      r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar)", re.I)
+                      r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar|"
+                      r"wouldn'?t miss it|won'?t miss it|we'?re in\b|count us in|i'?m down\b|"
+                      r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
+                      r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
+                      r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
+                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w)|"
+                      r"^(?:yes+|yay|yep|yeah|absolutely|definitely|of course|oui|sí|ja|klar|"
+                      r"claro)\W*$)", re.I)
 DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
                       r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
                       r"not (?:coming|joining))\b", re.I)
@@ -168,10 +213,19 @@ _PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium
                 r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
                 r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
                 r"center|arena|club|office|school")
-PLACE = re.compile(r"\b(?:at|to|in|booked|reserved|switched to|moved to)\s+"
+PLACE = re.compile(r"\b(?:at|to|in|(?i:booked|reserved)|switched to|moved to)\s+(?:[^\w\s,.]+\s+)?"
                     r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
                     r"von|zum|zur|am|y)\s+)?[A-Z][\w'&-]*){0,3}"
                     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")
+# "Lisbon is booked": the place booked; "Honest Burgers in Soho": the venue, not the area
+BOOKED_PLACE = re.compile(r"\b([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3})\s+(?:is|are)\s+"
+                          r"(?:booked|reserved|confirmed)\b")
+VENUE_IN = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'&-]+(?:\s+(?:[A-Z][\w'&-]+|de|da|del|la|"
+                      r"le|du))*\s+[A-Z][\w'&-]+|[A-Z][\w'&-]{3,})\s+(?:in|on)\s+([A-Z][\w'-]+)")
+# a street and number with no other place named: "Lindenweg 12", "Calle Mayor 5"
+ADDRESS = re.compile(r"\b((?:[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|"
+                     r"ring|damm|ufer))|(?:[Cc]alle|[Rr]ue|[Aa]venida|[Pp]laza|[Pp]aseo)\s+"
+                     r"(?:de\s+(?:la\s+)?|des\s+|du\s+)?[A-Z][\w'-]+)\s+\d{1,4}[a-z]?\b")
 CLAUSE_RE = re.compile(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
                         r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|new reservation|new appointment|rebooked|"
@@ -188,7 +242,12 @@ NOT_PLAN = re.compile(
     r"dispatched|order (?:#|number|no\b)|invoice|payment|bill is|on sale|sale (?:starts|ends)|"
     r"submit|submission|remind(?:er)? (?:me )?to|newsletter|unsubscribe|opening hours|"
     r"closes at|opens at|office hours|frist|lieferung|paket|abgabe|fällig|échéance|livraison|"
-    r"colis|date limite|fecha l[ií]mite|entrega|paquete|vence)\b", re.I)
+    r"colis|date limite|fecha l[ií]mite|entrega|paquete|vence|booking essential|book now|"
+    r"book your|tickets (?:are )?available|\d+ ?% off|flash sale|every (?:day|week|weekend|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening)|"
+    r"jeden (?:tag|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
+    r"tous les (?:jours|lundis|mardis|mercredis|jeudis|vendredis|samedis|dimanches)|"
+    r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b", re.I)
 # a clause that refers to the plan being talked about ("see you then", "it's at 8 now")
 REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|sure|sounds|"
                    r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
@@ -196,12 +255,63 @@ REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|s
 # a booking made under a name: the name is not a participant
 BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name:|auf den "
                           r"namen|au nom de|a nombre de)\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)")
-# a mail signature and what follows it is not the message
-SIGNATURE = re.compile(r"\n\s*(?:--\s*\n|(?:best(?: regards| wishes)?|kind regards|regards|"
-                       r"cheers|thanks|many thanks|sent from my|mit freundlichen grüßen|"
-                       r"viele grüße|liebe grüße|cordialement|bien à vous|saludos|un saludo|"
-                       r"atentamente)\b[^\n]{0,40}(?:\n|$))", re.I)
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
+
+
+# "booked Bella Vista", "Lisbon is booked": a booking, whatever its kind
+BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
+# "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
+UNTIL = re.compile(r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"
+                   r"hasta las|bis um)\s+"
+                   r"[^,.;:!?()\n]{0,30}?(?=\s*(?:[,.;:!?()\n]|\band\b|\bund\b|\bet\b|$))",
+                   re.I)
+SAME_DAY = re.compile(r"\bsame (?:day|date)\b", re.I)
+SAME_TIME = re.compile(r"\bsame time\b", re.I)
+# a clock time written without am/pm: "7:30", "at 7" (not "19:30", "07:30", "7pm")
+BARE_CLOCK = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
+                        r"uhr|h\b|heures))(?![\d:])", re.I)
+# kinds of event held in the evening: their bare "7:30" is half past seven at night
+EVENING = {"dinner", "drinks", "party", "concert", "show", "gig", "movie", "night", "club",
+           "barbecue", "bbq", "reservation", "table", "booking", "theatre", "opera"}
+_WITH = re.compile(r"\b(?:with|and|&|plus)\s+$", re.I)
+
+
+def with_name(clause: str, name: str) -> bool:
+    """Whether ``name`` follows "with" or "and" in the clause ("dinner with Lena and Tom")."""
+    for m in re.finditer(re.escape(name), clause):
+        before = clause[:m.start()]
+        if _WITH.search(before) or re.search(r"\bwith\s+(?:[A-Z][\w'-]+,?\s+)+(?:and\s+)?$",
+                                              before):
+            return True
+    return False
+
+
+_PERSONISH = re.compile(r"\b([A-Z][a-zß-öø-ÿ]+)(?:'s|’s)(?!\s+[A-Z])|"
+                        r"\b(?:with|mit|avec|con|for|für|pour|para|and|und|et|take|taking|"
+                        r"bring|bringing|pick up|picking up|drop off|walk)\s+"
+                        r"([A-Z][a-zß-öø-ÿ]+)\b(?!['’]s\s+[A-Z])")
+
+
+def person_names(text: str) -> set[str]:
+    """Names the text uses as a person's (lower case): a possessive that is no place's
+    ("Bruno's vaccination", not "King's Cross"), a name after "with", "for" or "and"."""
+    return {(m[1] or m[2]).lower() for m in _PERSONISH.finditer(text or "")}
+
+
+def nearer_clock(clock: str, known: str) -> str:
+    """Of ``clock`` and twelve hours later, the one nearer to ``known`` (HH:MM each)."""
+    h, m = (int(x) for x in clock.split(":"))
+    kh, km = (int(x) for x in known.split(":"))
+    if h >= 12:
+        return clock
+    here, later, there = h * 60 + m, (h + 12) * 60 + m, kh * 60 + km
+    return f"{h + 12:02d}:{m:02d}" if abs(later - there) < abs(here - there) else clock
+
+
+def evening(clock: str) -> str:
+    """A bare morning hour of an evening plan, in the evening ("dinner at 7:30")."""
+    h, m = (int(x) for x in clock.split(":"))
+    return f"{h + 12:02d}:{m:02d}" if 4 <= h <= 11 else clock
 
 
 @dataclass
@@ -214,6 +324,8 @@ class Plan:
     stream: str | None = None
     said: Any = None
     subject: str | None = None      # what tickets are for ("Tickets for Hamlet")
+    user_in: bool | None = None     # the user proposed, booked or joined it
+    named: set[str] = field(default_factory=set)    # items with a clause naming it
 
 
 def near(a, b, hours: int = 12) -> bool:
@@ -241,7 +353,10 @@ def venues(clause: str) -> list[str]:
     for m in _VENUE.finditer(clause):
         if m[2] and m[2].split()[0].lower() in _NOT_PLACE:
             continue
-        out.append(m[2] if m[2] else f"{m[1].lower()} {m[3]}")
+        if m[2]:    # "Room Elbe" is the room's name; "room Kepler" says which room
+            out.append(f"{m[1]} {m[2]}" if m[1][0].isupper() else m[2])
+        else:
+            out.append(f"{m[1].lower()} {m[3]}")
     return out
 
 
@@ -273,11 +388,18 @@ _CONNECTORS = {"de", "del", "la", "le", "du", "des", "of", "the", "da", "di", "v
 
 
 def place_name(raw: str) -> str | None:
+    """The name a place phrase holds: "the Red Lion" -> "Red Lion"; "The Arch Bermondsey"
+    keeps its capitalised article; a weekday or month ends it ("Zur Linde Dienstag")."""
+    from dream.kinds.dates import is_date_word
+
     words = []
-    for word in raw.removeprefix("the ").split():
-        if word.lower() in _NOT_PLACE:
+    for n, word in enumerate(raw.removeprefix("the ").split()):
+        if (word.lower() in _NOT_PLACE and not (n == 0 and word == "The")) or \
+                is_date_word(word.rstrip(",.")):
             break
         words.append(word)
+    if words == ["The"]:
+        return None
     while words and words[-1] in _CONNECTORS:
         words.pop()                 # "Café de Flore de": a connector ends no name
     return " ".join(words) or None

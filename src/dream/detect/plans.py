@@ -25,9 +25,14 @@ from typing import Any
 from dream.detect import todos
 from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, SpoolItem
+from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
     ACTIVITIES,
+    ADDRESS,
     ASK_CHANGE,
+    BARE_CLOCK,
+    BOOKED,
+    BOOKED_PLACE,
     BOOKING_NAME,
     BOOKING_WORDS,
     CANCEL,
@@ -35,6 +40,7 @@ from dream.detect.plan_words import (
     CLAUSE_RE,
     CONFIRM,
     DECLINE,
+    EVENING,
     FULL_DATE,
     FUTURE,
     GENERIC,
@@ -46,19 +52,25 @@ from dream.detect.plan_words import (
     PLACE,
     REBOOK,
     REFER,
-    SIGNATURE,
+    SAME_DAY,
+    SAME_TIME,
     TENTATIVE,
     TICKETS_FOR,
+    UNTIL,
+    VENUE_IN,
     VENUE_WORD,
     Plan,
     activity_of,
+    evening,
     iso,
     near,
+    nearer_clock,
     place_name,
     same_activity,
     same_place,
     venues,
     weekday_of,
+    with_name,
 )
 from dream.kinds.dates import is_date_word
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
@@ -71,6 +83,8 @@ class PlanReader:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     known_names: set[str] = field(default_factory=set)
+    groups: set[str] = field(default_factory=set)       # streams where several others talk
+    speakers: set[str] = field(default_factory=set)     # people who write in the call
     plans: list[Plan] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
 
@@ -78,18 +92,32 @@ class PlanReader:
         """Follow the plans one statement or message talks about."""
         said = parse_when(item.said_at)
         author = getattr(item, "author", None) if item.role == "other" else None
-        text = english_cues(SIGNATURE.split(text, maxsplit=1)[0])
+        text = english_cues(readable(text))
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
                     todos.TODO_USER.search(clause):
                 continue        # a deadline, a to-do, a delivery, an expiry date: no plan
             activity = activity_of(clause)
-            date = find_date(clause, said)
-            clock = find_time(clause)
+            if activity is None and BOOKED.search(clause) and \
+                    not any(p.stream == item.stream for p in self.plans):
+                activity = "booking"    # "Lisbon is booked": a booking, whatever its kind
+            # "closed until 24 June", "refunds until 31 July": when something ends, no plan's day
+            date = find_date(UNTIL.sub(" ", clause), said)
+            clock = find_time(UNTIL.sub(" ", clause))
             places = venues(clause)
+            places += [p for p in (place_name(m[1]) for m in BOOKED_PLACE.finditer(clause))
+                       if p and p.lower() not in self.speakers and p not in places]
+            for m in VENUE_IN.finditer(clause):
+                venue = place_name(m[1]) if not is_date_word(m[2]) else None
+                if venue and venue.lower() not in self.speakers and \
+                        not activity_of(venue) and venue not in places:
+                    places.append(venue)
             places += [p for p in (place_name(m[1]) for m in PLACE.finditer(clause))
-                       if p and p not in places]
+                       if p and p not in places and not any(same_place(p, q) for q in places)
+                       and not any(p in q for q in places)]
+            if not places:
+                places = [m[0] for m in ADDRESS.finditer(clause)][:1]
             known = {e.lower() for e in getattr(item, "entities", None) or []} | self.known_names
             found = names(clause, known=known)
             for kp in sorted(self._known_places()):
@@ -100,16 +128,23 @@ class PlanReader:
             status = None
             if CANCEL.search(clause) and not CANCEL_NOT.search(clause):
                 status = "cancelled"
-            elif DECLINE.search(clause):
-                status = "declined"
+            elif DECLINE.search(clause) and not ASK_CHANGE.search(text):
+                status = "declined"         # "can't at 7, could we do 8?" asks to move it
             elif CONFIRM.search(clause) and not clause.rstrip().endswith("?"):
                 status = "confirmed"        # "see you Thursday?" asks, it does not confirm
+            group = item.stream in self.groups
+            if group and item.role != "user" and status in ("declined", "confirmed"):
+                # in a group, someone else joining or dropping out neither makes the plan
+                # the user's nor calls it off; their joining counts for a plan of the user's
+                joining = status == "confirmed"
+                status = "joined" if joining else None
             booked_as = {m[1] for m in BOOKING_NAME.finditer(clause)}
             found = [n for n in found if not any(n in b or b in n for b in booked_as) and
                      not is_date_word(n)]
             people = [n for n in found if n not in places and
                       not any(n in p or p in n for p in places) and
-                      n.lower() not in ACTIVITIES and not VENUE_WORD.match(n)]
+                      n.lower() not in ACTIVITIES and not VENUE_WORD.match(n) and
+                      (n.lower() in self.speakers or with_name(clause, n))]
             if author and not any(p in author or author in p for p in places):
                 people = [author, *[p for p in people if p != author]]
             moved = bool(MOVE.search(clause))
@@ -128,16 +163,25 @@ class PlanReader:
                         todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause) or \
                         (last.stream != item.stream and not (moved and last.handle_row)):
                     continue
-                same_message = bool(last.steps) and last.steps[-1][0] == item.id
+                same_message = item.id in last.named
                 if not same_message and not moved and not last.handle_row and not (
                         near(last.said, said) and (status or REFER.search(clause))):
                     continue
+            if activity and not date and activity.split()[-1] not in GENERIC and \
+                    self._named_here(item.id, activity):
+                continue        # "Drinks, a short talk at 7.15": part of the plan named here
             wd = weekday_only(clause)
             n_plans = len(self.plans)
             plan = self._target_plan(activity, place, status, people, date,
                                      item.stream, wd)
             if plan is None:
                 continue
+            if len(self.plans) > n_plans and not plan.handle_row and \
+                    NEGATED.search(clause) and status not in ("cancelled", "declined"):
+                self.plans.remove(plan)     # "can't at 7, the meeting runs late": no new plan
+                continue
+            if activity:
+                plan.named.add(item.id)
             if len(self.plans) > n_plans and not plan.handle_row and status is None and \
                     PAST.search(clause) and not FUTURE.search(clause):
                 self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
@@ -169,7 +213,7 @@ class PlanReader:
             if status is None and author and not TENTATIVE.search(clause) and \
                     FULL_DATE.search(clause) and (clock or plan.fields.get("time")) and \
                     plan.fields.get("status", "proposed") == "proposed":
-                status = "confirmed"
+                status = "joined" if group else "confirmed"
             # the user telling of their own plan, with its day and time, as a fact
             # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
             if status is None and item.role == "user" and activity and date and clock and \
@@ -177,6 +221,35 @@ class PlanReader:
                     not NEGATED.search(clause) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "confirmed"
+            if status == "cancelled" and item.role == "user":
+                status = "declined"         # the user calling off their part: declined
+            if status == "cancelled" and plan.fields.get("status") == "declined":
+                status = None               # the venue confirming the user's cancellation
+            if item.role == "user" and status not in ("declined", "cancelled"):
+                plan.user_in = True         # the user proposes, books or joins it
+            if status == "joined":
+                # someone else's yes or announcement in a group: the plan is on once it is
+                # the user's too (they proposed it or said they are in)
+                status = "confirmed" if plan.user_in else None
+            # a time written without am/pm ("7:30", "at 7") said about a plan that has a
+            # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
+            if clock and plan.fields.get("time") and BARE_CLOCK.search(clause):
+                clock = nearer_clock(clock, plan.fields["time"])
+            elif clock and BARE_CLOCK.search(clause) and \
+                    (activity or plan.activity).split()[-1] in EVENING:
+                clock = evening(clock)
+            # "same day, same time": the day and time of the plan it replaces or continues
+            if SAME_DAY.search(clause) and not date:
+                date = self._borrowed(plan, "date")
+            if SAME_TIME.search(clause) and not clock:
+                clock = self._borrowed(plan, "time")
+            # a message names a plan's day once: its later dates are other things (the
+            # return flight, the last day to change seats)
+            if not moved and plan.steps and plan.steps[-1][0] == item.id and \
+                    any("date" in f for h, f in plan.steps if h == item.id):
+                date = None
+                if any("time" in f for h, f in plan.steps if h == item.id):
+                    clock = None
             if activity and plan.activity.split()[-1] in GENERIC and \
                     activity.split()[-1] not in GENERIC and not plan.handle_row:
                 plan.activity = activity        # "booking" first, "flight" later
@@ -205,6 +278,23 @@ class PlanReader:
             plan.fields.update(fields)
             plan.steps.append((item.id, fields))
             plan.stream, plan.said = item.stream, said
+
+    def _named_here(self, item_id: str, activity: str) -> bool:
+        """Whether the message already named another plan with a date."""
+        return any(item_id in p.named and p.fields.get("date") and
+                   not same_activity(p.activity, activity) for p in self.plans)
+
+    def _borrowed(self, plan: Plan, name: str) -> str | None:
+        """The field of the plan a "same day"/"same time" refers to: the plan itself, or
+        the one of the same kind it replaces."""
+        if plan.fields.get(name):
+            return plan.fields[name]
+        for other in reversed(self.plans):
+            if other is not plan and other.fields.get(name) and (
+                    same_activity(other.activity, plan.activity) or
+                    other.activity.split()[-1] in GENERIC or plan.activity.split()[-1] in GENERIC):
+                return other.fields[name]
+        return None
 
     def _known_places(self) -> set[str]:
         out = {p.fields.get("place", "").lower() for p in self.plans}
@@ -333,7 +423,6 @@ class PlanReader:
         booked, confirmed, declined or cancelled by the end of the call (a suggestion: a
         wrong "Coming up" line costs more than a missing one)."""
         self.found = []
-        active = [p for p in self.plans if p.fields.get("status") != "cancelled"]
         titles: dict[int, str] = {}
         for plan in self.plans:
             if plan.handle_row:
@@ -360,9 +449,6 @@ class PlanReader:
             status = plan.fields.get("status")
             if not plan.handle_row and status in (None, "proposed"):
                 continue        # a suggestion nobody agreed to is no plan yet
-            replaced = status == "cancelled" and any(
-                o is not plan and same_activity(o.activity, plan.activity) and o.steps
-                for o in active)
             if plan.handle_row:
                 name, row = None, plan.handle_row
             else:
@@ -382,8 +468,6 @@ class PlanReader:
                     plan.steps[0][1]["status"] = "proposed"
             for handle, fields in plan.steps:
                 fields = dict(fields)
-                if replaced and fields.get("status") == "cancelled":
-                    fields["status"] = "declined"
                 if fields:
                     self.found.append(Finding("event", fields, [handle], name=name, row=row))
         return self.found

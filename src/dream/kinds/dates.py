@@ -143,6 +143,89 @@ def _resolve(tokens: list[tuple[str, int]], i: int, word: str, lang: str, kind: 
     return (ref.date() + timedelta(days=ahead)).isoformat()
 
 
+_ARTICLE = {"the", "le", "el", "den", "der", "am"}
+_CLOCK_AFTER = re.compile(r"\s*(?:[:.h]\d\d|am\b|pm\b|a\.m|p\.m|h\b|uhr\b|heures?\b|hrs?\b|"
+                          r"o'?clock)")
+_ORDINAL = {"st", "nd", "rd", "th", "er", "e", "º"}
+
+
+def weekday_and_day(text: str, ref: datetime | None) -> str | None:
+    """A weekday with a day number and no month ("Saturday 20th", "Sunday the 13th",
+    "samedi 27", "el domingo 16", "Freitag, den 3."): the next date on or after ``ref``
+    with that day number falling on that weekday (within a year), else the next date with
+    that day number."""
+    ref = ref or datetime(2000, 1, 1)
+    vocab = _vocabulary()
+    found = list(_TOKEN.finditer(text.lower()))
+    tokens = [t[0].rstrip(".") for t in found]
+    spans = [t.start() + len(t[0].rstrip(".").rstrip("erº")) for t in found]
+    for i, word in enumerate(tokens):
+        weekday = next((v for _l, kind, v in vocab.get(word, []) if kind == "weekday"), None)
+        if weekday is None:
+            continue
+        j = i + 1
+        if j < len(tokens) and tokens[j] in _ARTICLE:
+            j += 1
+        if j >= len(tokens) or not tokens[j].rstrip("erº").isdigit():
+            continue
+        day = int(tokens[j].rstrip("erº"))
+        if _CLOCK_AFTER.match(text.lower(), spans[j]):
+            continue            # "Sunday 7pm", "samedi 20h": a time, not a day
+        k = j + 1
+        if k < len(tokens) and tokens[k] in _ORDINAL:
+            k += 1
+        if k < len(tokens) and tokens[k] in ("of", "de"):
+            k += 1
+        if k < len(tokens) and any(kind == "month" for _l, kind, _v in vocab.get(tokens[k], [])):
+            continue            # "Friday 14 March": a full date, read elsewhere
+        if 1 <= day <= 31:
+            return _next_day(day, ref.date(), weekday)
+    return None
+
+
+_THE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3,})", re.I)
+
+
+def day_of_month(text: str, ref: datetime | None) -> str | None:
+    """A day number alone, written "the 16th": the next date with that day number."""
+    m = _THE_NTH.search(text)
+    if not m or not 1 <= int(m[1]) <= 31:
+        return None
+    return _next_day(int(m[1]), (ref or datetime(2000, 1, 1)).date(), None)
+
+
+def _next_day(day: int, base, weekday: int | None) -> str | None:
+    first = None
+    year, month = base.year, base.month
+    for _ in range(13):
+        try:
+            when = base.replace(year=year, month=month, day=day)
+        except ValueError:
+            when = None
+        if when is not None and when >= base:
+            if weekday is None or when.weekday() == weekday:
+                return when.isoformat()
+            first = first or when
+        month += 1
+        if month > 12:
+            year, month = year + 1, 1
+    return first.isoformat() if first else None
+
+
+# "2-16 November", "12th to 19th of September", "du 2 au 16 novembre", "vom 2. bis 16. Mai"
+_RANGE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|\.)?\s*(?:-|–|—|to|till|until|bis|au|al)\s*"
+                    r"\d{1,2}(?:st|nd|rd|th|\.)?(?=\s+(?:of\s+|de\s+)?([^\W\d_]{3,}))", re.I)
+
+
+def range_start(text: str) -> str:
+    """``text`` with a range of days in one month written as its first day ("2-16
+    November" -> "2 November"), so the date read is when it starts."""
+    def first(m: re.Match[str]) -> str:
+        month = any(kind == "month" for _l, kind, _v in _vocabulary().get(m[2].lower(), []))
+        return m[1] if month else m[0]
+    return _RANGE.sub(first, text)
+
+
 def is_date_word(word: str) -> bool:
     """Whether a word names a month, a weekday or a relative day in one of the languages,
     or is a clock word ("Freitag", "Uhr"): not the name of a person."""

@@ -91,7 +91,7 @@ _REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:(next|this|on|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                       r"saturday|sunday)s?\b", re.I)
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
-_TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d\d))?\s*(am|pm|a\.m\.|p\.m\.)\b"
+_TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)"
                    r"|\b(\d{1,2}):(\d\d)\b"
                    r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:))", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
@@ -118,6 +118,7 @@ def find_date(text: str, ref: datetime | None) -> str | None:
     """The first date the text names, as YYYY-MM-DD, resolved against ``ref`` (when it was
     said). Dates without a year take the next such date on or after ``ref``."""
     base = (ref or datetime(2000, 1, 1)).date()
+    text = dates.range_start(text)
     m = _ISO_DATE.search(text)
     if m:
         d = _mk(int(m[1]), int(m[2]), int(m[3]))
@@ -136,7 +137,7 @@ def find_date(text: str, ref: datetime | None) -> str | None:
                     d = _mk(year + 1, month, int(day_s))
                 if d:
                     return d.isoformat()
-    other = dates.find_date(text, ref, full_only=True)
+    other = dates.find_date(text, ref, full_only=True) or dates.weekday_and_day(text, ref)
     if other:
         return other
     m = _REL.search(text)
@@ -158,7 +159,7 @@ def find_date(text: str, ref: datetime | None) -> str | None:
         if ahead == 0 and (m[1] or "").lower() == "next":
             ahead = 7
         return (base + timedelta(days=ahead)).isoformat()
-    return dates.find_date(text, ref)
+    return dates.find_date(text, ref) or dates.day_of_month(text, ref)
 
 
 def _english_month(span: str) -> bool:

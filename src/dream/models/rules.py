@@ -26,6 +26,7 @@ from typing import Any
 
 from dream.detect import decisions, facts, failures, howto, pitfalls
 from dream.detect.finding import Finding
+from dream.detect.plan_words import person_names
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
 from dream.detect.rules import vocabulary
@@ -89,7 +90,17 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
              if i.role in ("user", "other") and i.evidence for n in names(i.text)}
     statements = StatementReader(rows=rows)
     todos = TodoReader(rows=rows)
-    plans = PlanReader(rows=rows, known_names=known)
+    others: dict[str, set[str]] = {}
+    for items in bundles:
+        for i in items:
+            if i.role == "other" and i.author:
+                others.setdefault(i.stream, set()).add(i.author)
+    speakers = {i.author.lower() for items in bundles for i in items
+                if i.role == "other" and i.author}
+    speakers |= {n for items in bundles for i in items if i.evidence and
+                 i.role in ("user", "other") for n in person_names(i.text)}
+    plans = PlanReader(rows=rows, known_names=known, speakers=speakers,
+                       groups={s for s, who in others.items() if len(who) >= 2})
     out: list[Finding] = []
     coding_items: list[Item] = []
     for items in bundles:
