@@ -324,3 +324,14 @@ def test_a_choice_for_now_a_long_reply_or_no_pick_is_no_decision():
                   "1 " + "because " * 40):
         notes = _run(_session("pi-1", [("assistant", OPTIONS), ("user", reply)]))
         assert [n for n in notes if n["type"] == "decision"] == [], reply
+
+
+def test_a_failure_that_says_how_the_machine_is_set_up_is_a_pitfall_the_first_time():
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "docker compose up -d"),
+        ("fail", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the "
+                 "docker daemon running?"),
+        ("call", "colima start"), ("ok", "done"),
+        ("call", "docker compose up -d"), ("ok", "Container api-1 Started")]))
+    assert "Cannot connect to the Docker daemon" in pitfall
+    assert pitfall.endswith("Fix: run `colima start`.")

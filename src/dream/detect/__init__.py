@@ -13,7 +13,8 @@ of the items they rest on:
 - :mod:`~dream.detect.failures`: failures, named by their root-cause line so that repeats
   collide;
 - :mod:`~dream.detect.pitfalls`: known pitfalls (repeated shell failures, one per cause
-  whatever tool ran them, with the step that fixed them);
+  whatever tool ran them, with the step that fixed them), shown through
+  :mod:`~dream.detect.shell` (a command and its output as a note shows them);
 - :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
 - :mod:`~dream.detect.todos`: to-dos and their completion;
 - :mod:`~dream.detect.facts`: standing facts and facts about people;
@@ -22,6 +23,7 @@ of the items they rest on:
 - :mod:`~dream.detect.decisions`: answers the user gave to the agent's questions;
 - :mod:`~dream.detect.threads`: open threads (unanswered last requests);
 - :mod:`~dream.detect.noise`: pastes, prompts, spinners and swearing kept out of notes;
+  :mod:`~dream.detect.spelling`: a mistyped word spelled as the session spells it;
 - :mod:`~dream.detect.cues`: German, French and Spanish cue words of plans and facts, read
   as their English equivalents (dates and times: :mod:`dream.kinds.dates`).
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import commands, directives, failures, howto, noise
+from dream.detect import commands, directives, failures, howto, noise, shell
 from dream.detect.commands import CommandRun
 from dream.detect.finding import Finding, SpoolItem
 
@@ -50,13 +50,11 @@ ENVIRONMENT = re.compile(
     r"|permission denied|password is required|terminal is required|operation not permitted"
     r"|timed out|could not lock|already locked|unable to lock|connection refused"
     r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another"
-    r"|ignored by one of your \.gitignore", re.I)
-# read-only steps between a failure and its retry fix nothing
-_LOOKING = frozenset({"ls", "cat", "head", "tail", "grep", "rg", "find", "git", "echo", "pwd",
-                      "which", "type", "less", "wc", "tree", "sed", "awk", "diff", "env",
-                      "printenv", "get-childitem", "get-content", "select-string", "jq"})
-
-
+    r"|ignored by one of your \.gitignore|address already in use|EADDRINUSE"
+    r"|cannot connect to the docker daemon|is the docker daemon running|docker daemon"
+    r"|could not read username|authentication failed|permission to \S+ denied"
+    r"|externally-managed-environment|unsupported engine|requires node|python_requires"
+    r"|no matching version|version .* is required|wrong architecture|exec format error", re.I)
 def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     """One finding per kept root cause among the shell failures of ``items``."""
     by_session = commands.by_session(items)
@@ -80,8 +78,8 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
         if not sig or failures.GENERIC.search(sig) or \
                 _EXIT_ONLY.match(failures.cause_line(item.text)):
             continue            # "Exit code 255" alone names no cause
-        if run is not None and _looks(failing_step(run.command)) and \
-                _NOT_THERE.search(failures.cause_line(item.text)):
+        if run is not None and shell.looks(shell.failing_step(run.command)) and \
+                shell.NOT_THERE.search(failures.cause_line(item.text)):
             continue            # "ls: x: No such file or directory": looking for something
         found.setdefault(sig, []).append(item)
     out = []
@@ -98,7 +96,7 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
         runs = [run_of[i.id] for i in failed if i.id in run_of]
         ran = [i for i in failed if i.role != "user"]
         tried = {r.command for r in runs}
-        scattered = len({howto.command_key(failing_step(r.command)) for r in runs}) >= 3
+        scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
         fixes = [] if scattered else \
             [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
         fix = min(fixes, key=len) if fixes else None
@@ -112,174 +110,31 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
 
 def _line(runs: list[CommandRun], last: SpoolItem, fix: str | None, told: str | None) -> str:
     """``cmd`` fails with: <cause>. Fix: run ``fix`` (or: what the user said about it)."""
-    keys = list(dict.fromkeys(howto.command_key(failing_step(r.command)) for r in runs))
+    keys = list(dict.fromkeys(howto.command_key(shell.failing_step(r.command)) for r in runs))
     if len(keys) >= 3:
         programs = list(dict.fromkeys(commands.program(r.command) for r in runs))
         head = f"Different `{programs[0]}` commands fail with: " if len(programs) == 1 else \
             "Different commands (" + ", ".join(f"`{p}`" for p in programs[:3]) + ") fail with: "
     elif runs:
-        step = failing_step(runs[-1].command, failures.cause_line(last.text), fix)
-        head = f"`{shown_command(step)}` fails with: "
+        step = shell.failing_step(runs[-1].command, failures.cause_line(last.text), fix)
+        head = f"`{shell.shown_command(step)}` fails with: "
     else:
         head = "Fails with: "
     tail = ""
     if fix:
-        tail = " Fix: run `" + " && ".join(shown_command(p, 64, values=True)
-                                           for p in chain(fix)[:2]) + "`."
+        tail = " Fix: run `" + " && ".join(shell.shown_command(p, 64, values=True)
+                                           for p in shell.chain(fix)[:2]) + "`."
     elif told:
         tail = f" The user said: {told}."
     room = max(60, 214 - len(head) - len(tail))    # the count "(3 times in 2 sessions)" follows
-    cause = shown_cause(failures.cause_line(last.text), room)
+    cause = shell.shown_cause(failures.cause_line(last.text), room)
     if fix and fix in cause and ". " in cause[30:]:
         cause = cause[:cause.index(". ", 30)]   # "... To resolve this issue, run: <the fix>"
     end = "" if cause.endswith("…") else "."
-    warned = _warned(last.text)
+    warned = shell.warned(last.text)
     if warned and len(head) + len(cause) + len(tail) + len(warned) < 206:
         cause = cause.rstrip(" .:;,") + f" ({warned})"
     return head + cause.rstrip(" .:;,") + end + tail
-
-
-_WARN_LINE = re.compile(r"^\W*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:AM|PM)?\]?\s*)?(?:WRN|WARN|"
-                        r"WARNING|warning)\b[:\s]*(?P<what>.+)$")
-
-
-def _warned(text: str) -> str | None:
-    """A warning the failing output repeats at least three times ("Invalid .gitleaksignore
-    entry fingerprint=..."), with how often: often the reason behind the failure."""
-    seen: dict[str, list[str]] = {}
-    for line in noise.strip_ansi(text or "").splitlines():
-        m = _WARN_LINE.match(line.strip())
-        if m:
-            what = " ".join(m["what"].split())
-            seen.setdefault(re.sub(r"=\S*", "=", what), []).append(what)
-    if not seen:
-        return None
-    key, lines = max(seen.items(), key=lambda kv: len(kv[1]))
-    return f"warned {len(lines)} times: {lines[0][:80]}" if len(lines) >= 3 else None
-
-
-_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+")
-_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|\[(?:error|"
-                         r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
-_MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
-_PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
-
-
-def shown_cause(line: str, limit: int = 160) -> str:
-    """A cause line as a reader wants it: without its file location (``x.ts(3,4): ``,
-    ``codec.cpp:(.text+0x1a4): ``), the tool's log prefix (``npm ERR!``) or the project
-    tag MSBuild appends; cut at a sentence end, else a word, before ``limit``."""
-    text = _LOG_PREFIX.sub("", _LOCATION.sub("", line.strip()))
-    text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
-    text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
-    text = " ".join(text.split())
-    end = text.rfind(". ")
-    if end > 20 and len(text[end + 2:].split()) <= 3 and not text.endswith((".", "!", ")")):
-        text = text[:end + 1]           # "... operable program. Check" (a wrapped line)
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    end = max(cut.rfind(". "), cut.rfind("; "))
-    if end >= limit // 3:
-        return cut[:end]
-    return cut.rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
-
-
-def chain(command: str) -> list[str]:
-    """The steps of a shell line split at ``&&``, ``||`` and ``;`` outside quotes."""
-    parts, cur, quote = [], [], ""
-    i = 0
-    while i < len(command):
-        c = command[i]
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif command.startswith(("&&", "||"), i) or c == ";":
-            parts.append("".join(cur).strip())
-            cur = []
-            i += 1 if c == ";" else 2
-            continue
-        cur.append(c)
-        i += 1
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
-
-
-_QUIET = frozenset({"cd", "echo", "tail", "head", "grep", "true", "sleep", "printf", "wc"})
-
-
-def failing_step(command: str, cause: str = "", fix: str | None = None) -> str:
-    """The step of a chain that failed: the one whose program the cause names, else the last
-    step that does something (not ``cd``, ``echo``, ``git status``), else the step the fix
-    repeats."""
-    steps = chain(command)
-    if len(steps) <= 1:
-        return command
-    for step in steps:
-        if commands.program(step) and re.search(r"(?<![\w.])" + re.escape(
-                commands.program(step)) + r"\b", cause):
-            return step
-    for step in steps:                  # "git commit" when the cause says "Commit blocked"
-        words = step.split()
-        if len(words) > 1 and len(words[1]) > 3 and re.search(
-                r"\b" + re.escape(words[1]), cause, re.I):
-            return step
-    doing = [s for s in steps if not _looks(s)]
-    if doing:
-        return doing[-1]
-    if fix:
-        key = howto.command_key(chain(fix)[-1]).split()[:2]
-        for step in steps:
-            if howto.command_key(step).split()[:2] == key:
-                return step
-    return steps[-1]
-
-
-def _looks(step: str) -> bool:
-    """A step that only looks (``ls``, ``cat``, ``git status``, also run over ``ssh``) or
-    says something."""
-    remote = re.match(r"^ssh\s+(?:-\S+\s+(?:\S+\s+)?)*\S+\s+[\"'](.*?)[\"']?$", step)
-    if remote:
-        step = chain(remote[1])[-1] if remote[1] else step
-    prog = commands.program(step).lower()
-    words = step.split()
-    return prog in _QUIET or prog in _LOOKING and (prog != "git" or len(words) > 1 and
-                                                   words[1] in _GIT_LOOKS)
-
-
-_GIT_LOOKS = frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "remote",
-                        "ls-files", "blame"})
-_NOT_THERE = re.compile(r"No such file or directory|cannot find path|does not exist|"
-                        r"cannot access", re.I)
-
-
-def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
-    """A command as it ran, cut before its one-off arguments: a quoted value of a flag
-    (``git commit -m "..."``) and what comes after it are left out, a quoted argument is
-    kept (``ssh host "opkg remove x"``) but cut at a word, and the whole stays within
-    ``limit`` characters with no flag left without its value."""
-    part = re.split(r"\s+\|\s+|\s+2>&1|\s+>\s", command.strip())[0].strip()
-    words = re.findall(r"\"[^\"]*\"?|'[^']*'?|\S+", part)
-    out: list[str] = []
-    for word in words:
-        quoted = word[:1] in "\"'"
-        if quoted and out and out[-1].startswith("-") and not values:
-            out.pop()                   # -m "message": a one-off value, and its flag
-            break
-        room = limit - len(" ".join(out)) - 1
-        if len(word) > room:
-            if quoted and room > 12:
-                cut = word[1:room - 1].rsplit(" ", 1)[0]
-                cut = re.sub(r"(?:\s*(?:&&|\|\||;|\|))+$", "", cut)
-                out.append(word[0] + cut + word[0])
-            elif "/" in word and not quoted and len(word.rsplit("/", 1)[-1]) + 2 <= room:
-                out.append("…/" + word.rsplit("/", 1)[-1])   # a long path: its file
-            elif out and out[-1].startswith("-") and not word.startswith("-"):
-                out.pop()               # "-Include a,b,c": the flag without its value
-            break
-        out.append(word)
-    return " ".join(out) or part[:limit]
 
 
 def fix_of(failing: CommandRun, runs: list[CommandRun],
@@ -293,7 +148,7 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
     for n, run in enumerate(after):
         if run.failed or len(run.command) > 160:
             continue
-        parts = chain(run.command)
+        parts = shell.chain(run.command)
         retried = [i for i, p in enumerate(parts) if howto.command_key(p) == key]
         if retried:
             fix = _before_retry(n, run, parts, retried[0], after, failing, key)
@@ -314,7 +169,7 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     added = _flags(run.command) - _flags(failing.command)
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
-    steps = [r for r in after[:n] if not r.failed and not _looks(r.command)]
+    steps = [r for r in after[:n] if not r.failed and not shell.looks(r.command)]
     return steps[0].command if steps else None
 
 
@@ -349,7 +204,7 @@ def _options_only(run: str, failing: str) -> bool:
 
 
 def _last_part(command: str) -> str:
-    parts = chain(command)
+    parts = shell.chain(command)
     return parts[-1] if parts else command
 
 

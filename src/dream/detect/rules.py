@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dream.detect import directives, noise
+from dream.detect import directives, noise, spelling
 from dream.detect.finding import Finding, SpoolItem
 
 MARKER = re.compile(
@@ -328,39 +328,12 @@ class RuleBook:
             kind = "correction" if any(s.kind == "correction" for s in grp) else "directive"
             items = list({s.item.id: s.item for s in grp}.values())
             sessions = len({s.item.stream for s in grp})
-            text = respell(latest.text, vocabulary) if vocabulary else latest.text
+            text = spelling.respell(latest.text, vocabulary) if vocabulary else latest.text
             fields = {"text": text, "type": kind,
                       "said": f"{_n(len(items), 'time')} in {_n(sessions, 'session')}"}
             out.append(Finding(kind, fields, [i.id for i in items],
                                name=f"rule {name_words(text)}"))
         return out
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def vocabulary(texts: Sequence[str]) -> Counter[str]:
-    """How often each word (five letters or more) occurs in ``texts``."""
-    return Counter(w for t in texts for w in re.findall(r"[a-z]{5,}", (t or "").lower()))
-
-
-def respell(text: str, vocab: Counter[str]) -> str:
-    """``text`` with each word the session never spells that way, but spells at least five
-    times with two letters swapped, one letter fewer or one more, written that way ("no
-    conosle logs" in a session full of ``console``)."""
-    def fix(m: re.Match[str]) -> str:
-        word = m.group(0)
-        low = word.lower()
-        if vocab.get(low) or not low.isalpha():
-            return word
-        near = {low[:i] + low[i + 1] + low[i] + low[i + 2:] for i in range(len(low) - 1)}
-        near |= {low[:i] + low[i + 1:] for i in range(len(low))}
-        near |= {low[:i] + c + low[i:] for i in range(len(low) + 1) for c in _LETTERS}
-        best = max(near, key=lambda w: (vocab.get(w, 0), w))
-        if vocab.get(best, 0) < 5:
-            return word
-        return best.capitalize() if word[0].isupper() else best
-    return re.sub(r"\b[A-Za-z]{5,}\b", fix, text)
 
 
 def _n(count: int, word: str) -> str:

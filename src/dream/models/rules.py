@@ -29,7 +29,7 @@ from dream.detect.finding import Finding
 from dream.detect.plan_words import person_names
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
-from dream.detect.rules import vocabulary
+from dream.detect.spelling import vocabulary
 from dream.detect.statements import StatementReader
 from dream.detect.todos import TodoReader
 from dream.kinds.questions import same_question

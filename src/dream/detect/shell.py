@@ -1,0 +1,158 @@
+"""How a shell line and its output are shown in a note: the step of a chain that failed,
+the command cut before its one-off values, the cause line without its location or log
+prefix, and a warning the output repeats. Used by :mod:`dream.detect.pitfalls`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dream.detect import commands, howto, noise
+
+# read-only steps between a failure and its retry fix nothing
+_LOOKING = frozenset({"ls", "cat", "head", "tail", "grep", "rg", "find", "git", "echo", "pwd",
+                      "which", "type", "less", "wc", "tree", "sed", "awk", "diff", "env",
+                      "printenv", "get-childitem", "get-content", "select-string", "jq"})
+
+
+_WARN_LINE = re.compile(r"^\W*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:AM|PM)?\]?\s*)?(?:WRN|WARN|"
+                        r"WARNING|warning)\b[:\s]*(?P<what>.+)$")
+
+
+def warned(text: str) -> str | None:
+    """A warning the failing output repeats at least three times ("Invalid .gitleaksignore
+    entry fingerprint=..."), with how often: often the reason behind the failure."""
+    seen: dict[str, list[str]] = {}
+    for line in noise.strip_ansi(text or "").splitlines():
+        m = _WARN_LINE.match(line.strip())
+        if m:
+            what = " ".join(m["what"].split())
+            seen.setdefault(re.sub(r"=\S*", "=", what), []).append(what)
+    if not seen:
+        return None
+    key, lines = max(seen.items(), key=lambda kv: len(kv[1]))
+    return f"warned {len(lines)} times: {lines[0][:80]}" if len(lines) >= 3 else None
+
+
+_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+")
+_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|\[(?:error|"
+                         r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
+_MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
+_PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
+
+
+def shown_cause(line: str, limit: int = 160) -> str:
+    """A cause line as a reader wants it: without its file location (``x.ts(3,4): ``,
+    ``codec.cpp:(.text+0x1a4): ``), the tool's log prefix (``npm ERR!``) or the project
+    tag MSBuild appends; cut at a sentence end, else a word, before ``limit``."""
+    text = _LOG_PREFIX.sub("", _LOCATION.sub("", line.strip()))
+    text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
+    text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
+    text = " ".join(text.split())
+    end = text.rfind(". ")
+    if end > 20 and len(text[end + 2:].split()) <= 3 and not text.endswith((".", "!", ")")):
+        text = text[:end + 1]           # "... operable program. Check" (a wrapped line)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    if end >= limit // 3:
+        return cut[:end]
+    return cut.rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
+def chain(command: str) -> list[str]:
+    """The steps of a shell line split at ``&&``, ``||`` and ``;`` outside quotes."""
+    parts, cur, quote = [], [], ""
+    i = 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif command.startswith(("&&", "||"), i) or c == ";":
+            parts.append("".join(cur).strip())
+            cur = []
+            i += 1 if c == ";" else 2
+            continue
+        cur.append(c)
+        i += 1
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+_QUIET = frozenset({"cd", "echo", "tail", "head", "grep", "true", "sleep", "printf", "wc"})
+
+
+def failing_step(command: str, cause: str = "", fix: str | None = None) -> str:
+    """The step of a chain that failed: the one whose program the cause names, else the last
+    step that does something (not ``cd``, ``echo``, ``git status``), else the step the fix
+    repeats."""
+    steps = chain(command)
+    if len(steps) <= 1:
+        return command
+    for step in steps:
+        if commands.program(step) and re.search(r"(?<![\w.])" + re.escape(
+                commands.program(step)) + r"\b", cause):
+            return step
+    for step in steps:                  # "git commit" when the cause says "Commit blocked"
+        words = step.split()
+        if len(words) > 1 and len(words[1]) > 3 and re.search(
+                r"\b" + re.escape(words[1]), cause, re.I):
+            return step
+    doing = [s for s in steps if not looks(s)]
+    if doing:
+        return doing[-1]
+    if fix:
+        key = howto.command_key(chain(fix)[-1]).split()[:2]
+        for step in steps:
+            if howto.command_key(step).split()[:2] == key:
+                return step
+    return steps[-1]
+
+
+def looks(step: str) -> bool:
+    """A step that only looks (``ls``, ``cat``, ``git status``, also run over ``ssh``) or
+    says something."""
+    remote = re.match(r"^ssh\s+(?:-\S+\s+(?:\S+\s+)?)*\S+\s+[\"'](.*?)[\"']?$", step)
+    if remote:
+        step = chain(remote[1])[-1] if remote[1] else step
+    prog = commands.program(step).lower()
+    words = step.split()
+    return prog in _QUIET or prog in _LOOKING and (prog != "git" or len(words) > 1 and
+                                                   words[1] in _GIT_LOOKS)
+
+
+_GIT_LOOKS = frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "remote",
+                        "ls-files", "blame"})
+NOT_THERE = re.compile(r"No such file or directory|cannot find path|does not exist|"
+                        r"cannot access", re.I)
+
+
+def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
+    """A command as it ran, cut before its one-off arguments: a quoted value of a flag
+    (``git commit -m "..."``) and what comes after it are left out, a quoted argument is
+    kept (``ssh host "opkg remove x"``) but cut at a word, and the whole stays within
+    ``limit`` characters with no flag left without its value."""
+    part = re.split(r"\s+\|\s+|\s+2>&1|\s+>\s", command.strip())[0].strip()
+    words = re.findall(r"\"[^\"]*\"?|'[^']*'?|\S+", part)
+    out: list[str] = []
+    for word in words:
+        quoted = word[:1] in "\"'"
+        if quoted and out and out[-1].startswith("-") and not values:
+            out.pop()                   # -m "message": a one-off value, and its flag
+            break
+        room = limit - len(" ".join(out)) - 1
+        if len(word) > room:
+            if quoted and room > 12:
+                cut = word[1:room - 1].rsplit(" ", 1)[0]
+                cut = re.sub(r"(?:\s*(?:&&|\|\||;|\|))+$", "", cut)
+                out.append(word[0] + cut + word[0])
+            elif "/" in word and not quoted and len(word.rsplit("/", 1)[-1]) + 2 <= room:
+                out.append("…/" + word.rsplit("/", 1)[-1])   # a long path: its file
+            elif out and out[-1].startswith("-") and not word.startswith("-"):
+                out.pop()               # "-Include a,b,c": the flag without its value
+            break
+        out.append(word)
+    return " ".join(out) or part[:limit]
