@@ -335,3 +335,24 @@ def test_a_failure_that_says_how_the_machine_is_set_up_is_a_pitfall_the_first_ti
         ("call", "docker compose up -d"), ("ok", "Container api-1 Started")]))
     assert "Cannot connect to the Docker daemon" in pitfall
     assert pitfall.endswith("Fix: run `colima start`.")
+
+
+def test_cause_lines_of_other_toolchains():
+    from dream.detect.failures import cause_line
+    assert cause_line("# app\n./main.go:12:5: cannot use x (variable of type int) as string "
+                      "value\nFAIL\tapp [build failed]") == \
+        "./main.go:12:5: cannot use x (variable of type int) as string value"
+    assert cause_line("** (CompileError) lib/shop.ex:3: undefined function total/1\n"
+                      "    (elixir 1.17.2) expanding macro: Kernel.def/2") == \
+        "** (CompileError) lib/shop.ex:3: undefined function total/1"
+    assert cause_line("** WARNING: connection is not using a post-quantum key exchange "
+                      "algorithm.\nroot@host: Permission denied (publickey).") == \
+        "root@host: Permission denied (publickey)."
+
+
+def test_scripts_and_runners_are_read_by_what_they_do():
+    from dream.detect.howto import purposes
+    assert purposes("./scripts/test.sh --fast") == [("test", "./scripts/test.sh --fast")]
+    assert purposes("docker compose run --rm web bin/rails test")[0][0] == "test"
+    assert purposes("pre-commit run --all-files")[0][0] == "lint"
+    assert purposes("git push origin main") == [] and purposes("ls -la") == []

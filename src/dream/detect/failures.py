@@ -46,12 +46,14 @@ _CAUSE_LINE = [
     # an exception ("psycopg.OperationalError: ...", "ActiveRecord::PendingMigrationError:")
     # or a Go panic
     re.compile(r"^\s*(?:E\s+)?(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9_.:]*(?:Error|Exception|Exit"
-               r"|Interrupt)\b.*|^\s*panic: .*|.*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$"),
+               r"|Interrupt)\b.*|^\s*panic: .*|.*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$"
+               r"|^\s*\*\*\s*\((?:\w+\.)*\w+\)\s.*"),      # Elixir: ** (CompileError) ...
     # a compiler's or linker's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1:
     # ...", "undefined reference to `f'"), or a checker's marked finding ("✖ type may not be
     # empty", "❌ Secrets detected!")
     re.compile(r".*(?:\berror TS\d+\b|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)\b|"
                r"\(\d+,\d+\): error\b|\berror [A-Z]{2,}\d+\b|\bundefined reference to\b).*"
+               r"|^[\w./-]+\.\w{1,5}:\d+:\d+:\s+\S.*"
                r"|^\s*[✖✗✘×❌]\s+\S.*"),
     re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
@@ -64,7 +66,7 @@ _CAUSE_LINE = [
 _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
 _MAX = 160
 _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
-                     r"|\*\* |hint: |Collected errors:)")
+                     r"|\*\* (?!\()|hint: |Collected errors:)")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
@@ -83,7 +85,7 @@ _PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout)\]|npm (?:ERR!|error))\s*")
 
 # a warning beside a failure is not its cause ("** WARNING: connection is not using a
 # post-quantum key exchange algorithm")
-_WARNING = re.compile(r"^\W*(?:warning|warn|wrn|note|hint|info)\b|^\*\*\s", re.I)
+_WARNING = re.compile(r"^\W*(?:warning|warn|wrn|note|hint|info)\b|^\*\*\s(?!\s*\()", re.I)
 
 
 def signature(text: str) -> str:

@@ -34,7 +34,8 @@ PURPOSES = [
     ("lint", re.compile(
         r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|"
         r"sobelow)\b|\bmix (?:credo|dialyzer|deps\.audit|compile --warnings-as-errors)\b|"
-        r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|" + _PM +
+        r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|\bpre-commit run\b|"
+        + _PM +
         r" run (?:lint|check|typecheck)\b|\b(?:mise|just|task) (?:run )?lint\b|\bmake lint\b")),
     ("format", re.compile(
         r"\bruff format\b|\b(?:prettier|black|gofmt|goimports|rustfmt)\b|\bcargo fmt\b|"
@@ -148,6 +149,9 @@ def _by_words(part: str) -> str | None:
         return None
     if _CONFIGURE.search(part):
         return "configure"
+    script = re.sub(r"\.(?:sh|bash|py|ps1|cmd|bat)$", "", words[0].rsplit("/", 1)[-1].lower())
+    if "/" in words[0] and script in _VERBS:
+        return _VERBS[script]       # ./scripts/test.sh, bin/lint, script/bootstrap
     seen = 0
     for word in words[1:]:
         low = word.lower()
@@ -156,7 +160,7 @@ def _by_words(part: str) -> str | None:
         if low.startswith("-") or "=" in low or "/" in low:
             continue
         seen += 1
-        if seen >= 3:
+        if seen >= 4:
             break
     return None
 
