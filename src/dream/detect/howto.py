@@ -215,7 +215,9 @@ def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
             if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
                 continue
             for name, part in purposes(run.command):
-                seen.setdefault((name, command_key(part)), []).append((part, run))
+                # a task tracker's subcommands are one way of working: one line for them all
+                key = part.split()[0] if name == "tasks" else command_key(part)
+                seen.setdefault((name, key), []).append((part, run))
     out = []
     for (name, key), ran in seen.items():
         forms = [p for p, _ in ran]
@@ -226,7 +228,12 @@ def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
             example = key           # "bd create --title=... --description=...": its name
         sessions = len({r.item.stream for _, r in ran})
         tool = toolchain(example)
-        fields = {"text": f"{LABELS[name]}: `{example}`", "type": "command",
+        shown = f"`{example}`"
+        if name == "tasks":         # bd create, bd ready, bd dep add: each by its name
+            keys = [command_key(f) for f in forms]
+            shown = ", ".join(f"`{k}`" for k in sorted(set(keys), key=lambda k: (-keys.count(k),
+                                                                               k))[:4])
+        fields = {"text": f"{LABELS[name]}: {shown}", "type": "command",
                   "purpose": name, "toolchain": tool,
                   "said": f"{_n(len(ran), 'time')} in {_n(sessions, 'session')}"}
         out.append(Finding("command", fields, [r.item.id for _, r in ran][-5:],
