@@ -21,7 +21,8 @@ the home's configuration, as a user would. Two providers:
 
 The matcher (also in docs/benchmarks.md): a record is a candidate for a gold record when
 its kind is the gold kind (a gold standing fact also accepts a live memory note: the diff
-schema offers note types 'preference' and 'fact') and every ``match`` word occurs in its
+schema offers note types 'preference' and 'fact'; and a slot of a wiki page, where a fact
+about another person lives; each slot counts as one record) and every ``match`` word occurs in its
 identity text (key, title, activity, place, participants, text; for a standing fact its
 name and value), lower-cased. Crumpled notes are not counted: they are deleted memory. A
 candidate is correct when every gold ``fields`` value equals the record's (lower-cased,
@@ -66,12 +67,14 @@ from dream.errors import DreamError
 SCENARIOS = common.BENCH / "scenarios"
 SETS = (SCENARIOS, common.BENCH / "scenarios_heldout", common.BENCH / "scenarios_heldout_personal")
 NATIVE = {".mbox": "mbox", ".txt": "textchat", ".jsonl": "jsonl"}   # a folder: slack
-SCORED_KINDS = ("event", "todo", "note", "standing")
+SCORED_KINDS = ("event", "todo", "note", "standing", "wiki")
 QUICK_SCENARIOS = 8
 IDENTITY_FIELDS = ("title", "activity", "place", "participants", "text", "name")
 # a standing fact may also be kept as a memory note: the diff schema offers note types
-# 'preference' and 'fact', so a gold standing record accepts a live note as well
-ACCEPTS = {"standing": ("standing", "note")}
+# 'preference' and 'fact', so a gold standing record accepts a live note as well; a fact
+# about another person (their birthday, their allergy) belongs on that person's wiki page,
+# so it accepts a slot of a wiki page too
+ACCEPTS = {"standing": ("standing", "note", "wiki")}
 
 
 # -- scenarios -----------------------------------------------------------------------------
@@ -263,6 +266,15 @@ def produced_records(records: list[Any]) -> tuple[list[Produced], list[str]]:
             for name, fv in rec.fields.items():
                 out.append(Produced("standing", _norm(f"{name.replace('_', ' ')} {fv.value}"),
                                     {"value": fv.value}, f"standing.{name}={fv.value}"))
+            continue
+        if rec.kind == "wiki":      # each slot of a person's page is one fact
+            person = rec.get("name") or rec.key.replace("-", " ")
+            for name, fv in rec.fields.items():
+                if name in ("name", "title"):
+                    continue
+                out.append(Produced("wiki", _norm(f"{person} {name.replace('_', ' ')} "
+                                                  f"{fv.value}"),
+                                    {"value": fv.value}, f"wiki/{rec.key}.{name}={fv.value}"))
             continue
         values = rec.values()
         ident = " ".join([rec.key.replace("-", " ")] + [values.get(f, "")

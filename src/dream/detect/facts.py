@@ -15,7 +15,8 @@ from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.prose import clean
 from dream.kinds.records import slug_key
-from dream.kinds.text import find_date, parse_when
+from dream.kinds.dates import is_date_word
+from dream.kinds.text import NOT_NAMES, find_date, parse_when
 
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
               r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
@@ -52,16 +53,30 @@ _WIKI = [
 ]
 # "Anna Maria's birthday is on 14 March", "it's Mia's birthday on Saturday", "Leo turns 30
 # on 3 May", "Mia has her birthday on ...": the page of the whole name, a date as its value
-_PERSON = r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_UP, _LOW = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"
+_PERSON = rf"([{_UP}][{_LOW}]+(?: [{_UP}][{_LOW}]+)?)"
+# a relation or title before the name ("tu prima Valentina", "Oma Gertrud", "meine Tante X")
+_KIN = (r"(?:(?:tu|mi|su|nuestra|nuestro|ta|ma|sa|ton|mon|son|notre|deine?|meine?|seine?|"
+        r"ihre?|unsere?|your|my|our|his|her)\s+[\w'’]+\s+)?")
 _BIRTHDAY = [
     re.compile(_PERSON + r"'s birthday (?!party|dinner|drinks|celebration|lunch|cake|gift|"
                r"present)(?:is |falls |will be )?(?:on |at )?([^.;!?\n]{2,60})"),
     re.compile(r"\bbirthday of " + _PERSON + r" (?:is )?(?:on )?([^.;!?\n]{2,60})"),
     re.compile(_PERSON + r" (?:turns \d{1,3}|has (?:her|his|their) birthday|celebrates (?:her|"
                r"his|their) birthday) (?:on )?([^.;!?\n]{2,60})"),
+    # read after the cue words: "el birthday de tu prima Valentina es el 14 de agosto",
+    # "l'birthday de Chloé est le 3 mai", "der birthday von Markus ist am 3. Mai"
+    re.compile(r"\bbirthday (?:de|d'|von|of|del)\s*" + _KIN + _PERSON +
+               r",?\s+(?:es|est|ist|is|c'est|será|sera|wird)\s+([^.;!?\n]{2,60})"),
+    # "Markus hat morgen birthday", "Markus hat am 3. Mai birthday"
+    re.compile(_PERSON + r" (?:hat|has) ([^.;!?\n]{1,30}?) birthday\b"),
+    # "c'est l'birthday de Chloé demain", "es el birthday de Marta el sábado"
+    re.compile(r"\b(?:c'est|es|ist) (?:l'|el |der )?birthday (?:de|d'|von|del)\s*" + _KIN +
+               _PERSON + r"\s+([^.;!?\n]{2,40})"),
 ]
-_WIKI_VERB = re.compile(r"\b([A-Z][a-z]+) (works at|works for|lives in|moved to|is allergic to)"
-                        r" ([A-Z]?[\w&' -]{2,60}?)(?=[.,;!?\n]|$| and )")
+_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+) (works at|works for|lives in|moved to|"
+                        r"is allergic to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| and | so | but | donc | "
+                        r"así | also )")
 
 
 _SAME_FACT = {"allergy": "allergies", "time_zone": "timezone", "home_address": "address",
@@ -96,10 +111,12 @@ def birthdays(item: SpoolItem) -> list[Finding]:
     out: list[Finding] = []
     said = parse_when(item.said_at)
     seen: set[str] = set()
+    text = english_cues(item.text)
     for rx in _BIRTHDAY:
-        for m in rx.finditer(item.text):
+        for m in rx.finditer(text):
             person = m[1]
-            if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen:
+            if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen or \
+                    is_date_word(person.split()[0]):
                 continue
             when = find_date(m[2], said)
             if when is None:
@@ -120,6 +137,8 @@ def wiki(item: SpoolItem) -> list[Finding]:
             out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):
                                         clean(m[3])}, [item.id], name=m[1]))
     for m in _WIKI_VERB.finditer(text):
+        if m[1].lower() in _NOT_NAME_VALUE or is_date_word(m[1]) or m[1].lower() in NOT_NAMES:
+            continue        # "March works for the hike": no one's page
         slot = {"works at": "work", "works for": "work", "lives in": "home",
                 "moved to": "home", "is allergic to": "allergies"}[m[2]]
         out.append(Finding("wiki", {"name": m[1], slot: re.sub(r"\s+(?:now|too|as well)$", "",
