@@ -5,6 +5,9 @@ The words live in one data file per language (``words/de.toml``, ``words/fr.toml
 ``words/es.toml``), each mapping an English meaning to the phrases that say it:
 
 - ``activities``: kinds of event ("Abendessen", "dîner", "cena" -> dinner);
+- ``compounds`` (German): a compound read by its last part ("Yogastunde" -> "yoga
+  lesson"); ``patterns``: a kind named by what it is of ("cours de yoga", "clase de yoga"
+  -> "yoga class");
 - ``professions``: whom an appointment is with ("Zahnarzt", "kiné", "dermatóloga" ->
   dentist, physiotherapist, dermatologist);
 - ``phrases``: status ("abgesagt", "annulé", "cancelado" -> cancelled; "bin dabei", "avec
@@ -30,6 +33,7 @@ import re
 import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 LANGUAGES = ("de", "fr", "es")
 _FILES = Path(__file__).with_name("words")
@@ -45,22 +49,32 @@ def words(language: str) -> dict[str, dict[str, list[str]]]:
 
 
 @cache
-def _cues() -> tuple[list[tuple[re.Pattern[str], str]], re.Pattern[str]]:
+def _cues() -> tuple[list[tuple[re.Pattern[str], Any]], re.Pattern[str]]:
     """(pattern, English) in the order they apply, and one pattern finding any of them."""
     by_section: dict[str, list[tuple[str, str]]] = {}
     for lang in LANGUAGES:
         for section, meanings in words(lang).items():
             for english, phrases in meanings.items():
-                for phrase in phrases:
-                    by_section.setdefault(section, []).append((phrase, english))
-    cues: list[tuple[re.Pattern[str], str]] = []
-    for section in ("activities", "professions", "phrases"):
-        for phrase, english in sorted(by_section.get(section, []), key=lambda p: -len(p[0])):
-            cues.append((re.compile(r"(?<![\w'-])(?:" + phrase + r")(?![\w-])", re.I), english))
+                # one meaning's phrases longest first, the meanings in the file's order
+                # (so "j'ai réservé" is read as "I booked" before "réservé" as "confirmed")
+                if section == "patterns":    # each keeps its own group
+                    by_section.setdefault(section, []).extend((p, english) for p in phrases)
+                    continue
+                alts = "|".join(sorted(phrases, key=len, reverse=True))
+                by_section.setdefault(section, []).append((alts, english))
+    cues: list[tuple[re.Pattern[str], Any]] = []
+    for section in ("activities", "patterns", "professions", "phrases"):
+        for phrase, english in by_section.get(section, []):
+            # after an elided article too: "l'anniversaire", "d'annuler"
+            cues.append((re.compile(r"(?<![\w-])(?:" + phrase + r")(?![\w-])", re.I), english))
+        if section == "activities":
+            for suffix, english in by_section.get("compounds", []):
+                cues.append((re.compile(r"\b([A-ZÄÖÜ]?[a-zäöüß]{2,}?)(?:" + suffix + r")\b"),
+                             lambda m, e=english: f"{m[1].lower()} {e}"))
     for english in ("at", "with"):
         phrases = [p for p, e in by_section.get("places", []) if e == english]
         if phrases:
-            alts = "|".join(sorted(phrases, key=len, reverse=True))
+            alts = "|".join(phrases)
             cues.append((re.compile(r"\b(?:" + alts + r")\s+(?=[A-ZÄÖÜÉÈÁÍÓÚÑ])"),
                          english + " "))
     anything = re.compile("|".join(rx.pattern for rx, _ in cues) + "|" + _VERB_LAST.pattern,

@@ -14,8 +14,8 @@ import re
 from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, SpoolItem
 from dream.detect.prose import clean
-from dream.kinds.records import slug_key
 from dream.kinds.dates import is_date_word
+from dream.kinds.records import slug_key
 from dream.kinds.text import NOT_NAMES, find_date, parse_when
 
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
@@ -43,7 +43,9 @@ _STANDING = [
      "employer"),
     (re.compile(r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian)\b", re.I), "diet"),
 ]
-_NOT_NAME_VALUE = {w.lower() for w in ("is", "was", "and", "has", "had", "will", "would",
+_NOT_NAME_VALUE = {w.lower() for w in ("übrigens", "also", "dann", "heute", "morgen", "aber",
+                                       "und", "oh", "ah", "bon", "alors", "pues", "bueno",
+                                       "is", "was", "and", "has", "had", "will", "would",
                                        "said", "says", "thinks", "wants", "Monday", "Tuesday",
                                        "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
                                        "I", "The", "He", "She", "It", "We", "They", "And")}
@@ -68,8 +70,9 @@ _BIRTHDAY = [
     # "l'birthday de Chloé est le 3 mai", "der birthday von Markus ist am 3. Mai"
     re.compile(r"\bbirthday (?:de|d'|von|of|del)\s*" + _KIN + _PERSON +
                r",?\s+(?:es|est|ist|is|c'est|será|sera|wird)\s+([^.;!?\n]{2,60})"),
-    # "Markus hat morgen birthday", "Markus hat am 3. Mai birthday"
-    re.compile(_PERSON + r" (?:hat|has) ([^.;!?\n]{1,30}?) birthday\b"),
+    # "Markus hat morgen birthday", "übrigens hat Markus am 3. Mai birthday"
+    re.compile(r"\bhat " + _PERSON + r" ((?:[^!?;\n]|\.(?=\s*[\w]))" + r"{1,30}?) birthday\b"),
+    re.compile(_PERSON + r" (?:hat|has) ((?:[^!?;\n]){1,30}?) birthday\b"),
     # "c'est l'birthday de Chloé demain", "es el birthday de Marta el sábado"
     re.compile(r"\b(?:c'est|es|ist) (?:l'|el |der )?birthday (?:de|d'|von|del)\s*" + _KIN +
                _PERSON + r"\s+([^.;!?\n]{2,40})"),

@@ -9,6 +9,7 @@ proposals (:mod:`dream.passes`), so the two always agree on what a finding is.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -70,3 +71,12 @@ class Finding:
     @property
     def text(self) -> str:
         return self.fields.get("text", "")
+
+
+_THREAD = re.compile(r":\d{9,}\.\d+$")
+
+
+def conversation(stream: str | None) -> str:
+    """The conversation a stream belongs to: a Slack thread (``slack:team:1782120600.0001``)
+    is part of its channel's conversation (``slack:team``); any other stream is its own."""
+    return _THREAD.sub("", stream or "")

@@ -157,7 +157,17 @@ def same_activity(a: str | None, b: str | None) -> bool:
     """"team lunch" and "lunch" are one activity; "birthday party" and "birthday lunch" not."""
     if not a or not b:
         return False
+    a, b = _same_head(a), _same_head(b)
     return a == b or a.endswith(" " + b) or b.endswith(" " + a)
+
+
+_HEADS = {"lesson": "class", "course": "class", "checkup": "check-up", "bbq": "barbecue"}
+
+
+def _same_head(activity: str) -> str:
+    """"yoga lesson" and "yoga class" name one kind of event."""
+    words = activity.split()
+    return " ".join([*words[:-1], _HEADS.get(words[-1], words[-1])])
 CANCEL = re.compile(r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
                      r"not happening|postpone[ds]?|will not take place|won'?t take place|"
                      r"is off\b|fell through|didn'?t work out|no longer (?:possible|available|"
@@ -200,7 +210,16 @@ PAST = re.compile(r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
                      r"plan(?:ning)? to|can'?t wait|looking forward)\b", re.I)
 # a clause that says something is not so ("I can't make 7", "ich schaff es nicht")
-NEGATED = re.compile(r"\b(?:not|never|n't|nicht|kein(?:e|en)?|pas|jamais|no|nunca)\b|n't\b", re.I)
+NEGATED = re.compile(r"\b(?:not|never|nicht|kein(?:e|en)?|pas|jamais|no|nunca|cant|dont|wont|"
+                     r"didnt|doesnt|isnt|arent|wasnt|couldnt|havent)\b|\w+n['’]t\b", re.I)
+# negations that say nothing is off: "can't wait", "no worries"
+_BENIGN = re.compile(r"\b(?:can'?t wait|cannot wait|no worries|no problem|not bad|no pasa nada|"
+                     r"pas de souci|pas de problème|kein problem|nicht schlecht)\b", re.I)
+
+
+def negated(clause: str) -> bool:
+    """Whether the clause says something is not so ("I can't make 7")."""
+    return bool(NEGATED.search(_BENIGN.sub(" ", clause)))
 # a question asking for a change ("could we move it to 14:00?", "how about Sunday?")
 ASK_CHANGE = re.compile(r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
                          r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b", re.I)
@@ -213,9 +232,9 @@ _PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium
                 r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
                 r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
                 r"center|arena|club|office|school")
-PLACE = re.compile(r"\b(?:at|to|in|(?i:booked|reserved)|switched to|moved to)\s+(?:[^\w\s,.]+\s+)?"
+PLACE = re.compile(r"\b(?:at|to|in|(?i:booked|reserved)|switched to|moved to)[\s:]+(?:[^\w\s,.]+\s+)?"
                     r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
-                    r"von|zum|zur|am|y)\s+)?[A-Z][\w'&-]*){0,3}"
+                    r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
                     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")
 # "Lisbon is booked": the place booked; "Honest Burgers in Soho": the venue, not the area
 BOOKED_PLACE = re.compile(r"\b([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3})\s+(?:is|are)\s+"
@@ -273,6 +292,9 @@ BARE_CLOCK = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:a
 # kinds of event held in the evening: their bare "7:30" is half past seven at night
 EVENING = {"dinner", "drinks", "party", "concert", "show", "gig", "movie", "night", "club",
            "barbecue", "bbq", "reservation", "table", "booking", "theatre", "opera"}
+# a plan told as shared: "we", "our", "you and me", "your inbox too", "wir", "on", "nos"
+SHARED = re.compile(r"\b(?:we|us|our|ours|together|both of us|you and me|you and i|your|"
+                    r"wir|uns|unser|zusammen|nous|on|ensemble|nosotros|nos|juntos)\b", re.I)
 _WITH = re.compile(r"\b(?:with|and|&|plus)\s+$", re.I)
 
 
@@ -326,6 +348,8 @@ class Plan:
     subject: str | None = None      # what tickets are for ("Tickets for Hamlet")
     user_in: bool | None = None     # the user proposed, booked or joined it
     named: set[str] = field(default_factory=set)    # items with a clause naming it
+    shared: bool = False            # the user told of it as theirs and someone else's
+    organiser: str | None = None    # who named it first ("" for the user)
 
 
 def near(a, b, hours: int = 12) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 from dream.detect import todos
 from dream.detect.cues import english_cues
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding, SpoolItem, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
     ACTIVITIES,
@@ -46,7 +46,6 @@ from dream.detect.plan_words import (
     GENERIC,
     MOVE,
     NEEDS_MODIFIER,
-    NEGATED,
     NOT_PLAN,
     PAST,
     PLACE,
@@ -54,6 +53,7 @@ from dream.detect.plan_words import (
     REFER,
     SAME_DAY,
     SAME_TIME,
+    SHARED,
     TENTATIVE,
     TICKETS_FOR,
     UNTIL,
@@ -65,6 +65,7 @@ from dream.detect.plan_words import (
     iso,
     near,
     nearer_clock,
+    negated,
     place_name,
     same_activity,
     same_place,
@@ -92,7 +93,9 @@ class PlanReader:
         """Follow the plans one statement or message talks about."""
         said = parse_when(item.said_at)
         author = getattr(item, "author", None) if item.role == "other" else None
+        stream = conversation(item.stream)
         text = english_cues(readable(text))
+        self._joins(item, stream, author, said, text)
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
@@ -100,7 +103,7 @@ class PlanReader:
                 continue        # a deadline, a to-do, a delivery, an expiry date: no plan
             activity = activity_of(clause)
             if activity is None and BOOKED.search(clause) and \
-                    not any(p.stream == item.stream for p in self.plans):
+                    not any(p.stream == stream for p in self.plans):
                 activity = "booking"    # "Lisbon is booked": a booking, whatever its kind
             # "closed until 24 June", "refunds until 31 July": when something ends, no plan's day
             date = find_date(UNTIL.sub(" ", clause), said)
@@ -132,7 +135,7 @@ class PlanReader:
                 status = "declined"         # "can't at 7, could we do 8?" asks to move it
             elif CONFIRM.search(clause) and not clause.rstrip().endswith("?"):
                 status = "confirmed"        # "see you Thursday?" asks, it does not confirm
-            group = item.stream in self.groups
+            group = stream in self.groups
             if group and item.role != "user" and status in ("declined", "confirmed"):
                 # in a group, someone else joining or dropping out neither makes the plan
                 # the user's nor calls it off; their joining counts for a plan of the user's
@@ -161,31 +164,41 @@ class PlanReader:
                     last = self._moved_row(author, found, place)
                 if last is None or not (date or clock or status or place) or \
                         todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause) or \
-                        (last.stream != item.stream and not (moved and last.handle_row)):
+                        (last.stream != stream and not (moved and last.handle_row)):
                     continue
                 same_message = item.id in last.named
                 if not same_message and not moved and not last.handle_row and not (
                         near(last.said, said) and (status or REFER.search(clause))):
                     continue
+                if group and not same_message and last.organiser and \
+                        (author or "") != last.organiser:
+                    # in a group only whoever organises a plan changes its day, time or
+                    # place; anyone else's message without the plan's name says yes or no
+                    date = clock = place = None
+                    if not status:
+                        continue
             if activity and not date and activity.split()[-1] not in GENERIC and \
                     self._named_here(item.id, activity):
                 continue        # "Drinks, a short talk at 7.15": part of the plan named here
             wd = weekday_only(clause)
             n_plans = len(self.plans)
             plan = self._target_plan(activity, place, status, people, date,
-                                     item.stream, wd)
+                                     stream, wd)
             if plan is None:
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and \
-                    NEGATED.search(clause) and status not in ("cancelled", "declined"):
+                    negated(clause) and status not in ("cancelled", "declined"):
                 self.plans.remove(plan)     # "can't at 7, the meeting runs late": no new plan
                 continue
             if activity:
                 plan.named.add(item.id)
+                if plan.organiser is None and not plan.handle_row:
+                    plan.organiser = author or ""
             if len(self.plans) > n_plans and not plan.handle_row and status is None and \
-                    PAST.search(clause) and not FUTURE.search(clause):
+                    PAST.search(clause) and not FUTURE.search(clause) and \
+                    not (date and said is not None and date > said.date().isoformat()):
                 self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
-                continue
+                continue                    # ("got us seats for Friday 12 June" is ahead)
             had = plan.fields.get("date")
             # "on Friday" about a plan already on a Friday (said within the week before it)
             # names that day, not the next Friday after it was said
@@ -218,7 +231,7 @@ class PlanReader:
             # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
             if status is None and item.role == "user" and activity and date and clock and \
                     not TENTATIVE.search(clause) and not PAST.search(clause) and \
-                    not NEGATED.search(clause) and \
+                    not negated(clause) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "confirmed"
             if status == "cancelled" and item.role == "user":
@@ -227,6 +240,7 @@ class PlanReader:
                 status = None               # the venue confirming the user's cancellation
             if item.role == "user" and status not in ("declined", "cancelled"):
                 plan.user_in = True         # the user proposes, books or joins it
+                plan.shared = plan.shared or bool(SHARED.search(clause))
             if status == "joined":
                 # someone else's yes or announcement in a group: the plan is on once it is
                 # the user's too (they proposed it or said they are in)
@@ -277,7 +291,23 @@ class PlanReader:
                 continue
             plan.fields.update(fields)
             plan.steps.append((item.id, fields))
-            plan.stream, plan.said = item.stream, said
+            plan.stream, plan.said = stream, said
+
+    def _joins(self, item: SpoolItem, stream: str, author: str | None, said: Any,
+               text: str) -> None:
+        """In a conversation of the user with one other person, that person answering a
+        plan the user told them of as shared ("we", "our", "you and me", "your inbox too"),
+        or answering it as shared themselves ("here we come"), is in it."""
+        if not author or stream in self.groups or not self.plans:
+            return
+        plan = self.plans[-1]
+        if plan.stream != stream or not plan.user_in or not near(plan.said, said, 24) or \
+                author in plan.participants:
+            return
+        if not (plan.shared or SHARED.search(text)):
+            return
+        plan.participants.append(author)
+        plan.steps.append((item.id, {"participants": ", ".join(plan.participants)}))
 
     def _named_here(self, item_id: str, activity: str) -> bool:
         """Whether the message already named another plan with a date."""
@@ -444,8 +474,11 @@ class PlanReader:
                 continue
             if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
                 continue        # a plan with neither date nor time is not an event yet
-            if not plan.handle_row and not (plan.fields.get("place") or plan.participants):
-                continue        # nor one with neither a place nor anybody in it
+            if not plan.handle_row and not (plan.fields.get("place") or plan.participants) \
+                    and not (plan.activity not in GENERIC and plan.fields.get("date") and
+                             plan.fields.get("time") and plan.user_in):
+                continue        # nor one with neither a place nor anybody in it (but the
+                #                 user's own "dentist appointment on Thursday at 10:15")
             status = plan.fields.get("status")
             if not plan.handle_row and status in (None, "proposed"):
                 continue        # a suggestion nobody agreed to is no plan yet

@@ -4,16 +4,35 @@ A user's "remind me to ...", "I need to ...", "don't forget to ...", "todo: ..."
 another person's "can you ...", "please ..." open a to-do when the task is sure ("remind
 me", "todo:"), has a due date, or starts with a task verb ("send", "book", "pay" ...);
 "can you tell me more" is conversation, not a task. A task said again is the same to-do.
-A later sentence closes an open to-do when it says it is done ("done", "sent", "paid" ...)
-about it, or uses the to-do's own verb in the past ("Renewed the car insurance").
+
+The user taking a task on opens one too: "I'll bring the chalk bag", "Sending the £85
+tonight", "J'apporte le dessert", "el regalo lo compro el miércoles" (commitment phrases
+of German, French and Spanish in ``words/<lang>.toml``, section ``todos``). Someone
+else's commitment is theirs, not the user's: no to-do.
+
+In a group (a stream where several other people write), a request or a deadline ("can
+someone bring a folding table?", "budget submissions are due Friday") is the user's only
+when it names them ("@kat can you review ...", "Felix, could you ...") or when they take
+it on in the same stream within a day ("I'll bring it", "sure", "noted, I'll get my
+sheet in"): then the to-do has the request's task (or, for a deadline, its subject with
+the user's part) and its due date.
+
+A later sentence closes an open to-do when it says it is done ("done", "sent", "paid",
+"erledigt", "c'est fait", "listo", "✅" ...) about it, or uses the to-do's own verb in the
+past ("Renewed the car insurance"); a shop's "thank you for your order" closes the to-do
+to order from that shop.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
 
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.cues import LANGUAGES, words
+from dream.detect.finding import Finding, SpoolItem, conversation
+from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
 from dream.kinds.text import find_date, parse_when, sentences
 
@@ -28,6 +47,105 @@ TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forge
                          r"remember to)\s+(.{3,160})", re.I)
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
                    re.I)
+# someone asking a group: "can someone bring a folding table?", "could anyone ..."
+ANYONE = re.compile(r"\b(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)\s+"
+                    r"(.{3,160})", re.I)
+# a deadline said to a group: "Q3 budget submissions are due Friday 26 June"
+DEADLINE = re.compile(r"\b(?:is|are) due\b|\bdue (?:by|on)\b|\bdeadline\b|\babgabe\b|"
+                      r"\bdate limite\b|\bfecha l[ií]mite\b|\bà rendre\b|\bfällig\b", re.I)
+# the user taking a task on in English; the other languages' phrases are in words/*.toml
+_TAKE_ON = re.compile(
+    r"\b(?:i'?ll|i will|i'?m going to|i am going to|i'?m gonna)\s+(?:(?:just|also|quickly|"
+    r"then|happily|definitely|gladly)\s+)?((?:bring|send|buy|book|order|sort|look (?:at|into)|"
+    r"check|call|pay|pick up|get|transfer|text|email|write|print|ask|organi[sz]e|arrange|"
+    r"handle|reserve|renew|return|fix|prepare|finish|submit|confirm|collect|drop off|grab|"
+    r"move|update|share|bake|cook|make a|make the|find|research)\b.{2,140})|"
+    r"^((?:sending|bringing|booking|ordering|buying|paying|transferring|picking up)\s+"
+    r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
+# "I'll bring Jo": a person comes along, no task
+_PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)")
+PRONOUN_OBJECT = re.compile(r"^\w+(?: \w+)? (?:it|one|them|that|those|these)\b", re.I)
+ACCEPT = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|will do|on it|no problem|of course|happy "
+                    r"to|can do|noted|i can do that|i'?ll do it|i'?ll take care of it)\b", re.I)
+ORDER_THANKS = re.compile(r"\b(?:thank you for your order|thanks for your order|your order "
+                          r"(?:is|has been) confirmed|order confirmed|vielen dank für ihre "
+                          r"bestellung|danke für ihre bestellung|merci pour votre commande|"
+                          r"gracias por (?:tu|su) pedido)\b", re.I)
+_VERBISH = {"bring", "send", "buy", "book", "order", "sort", "look", "check", "call", "pay",
+            "pick", "get", "transfer", "text", "email", "write", "print", "ask", "organise",
+            "organize", "arrange", "handle", "reserve", "renew", "return", "fix", "prepare",
+            "finish", "submit", "confirm", "collect", "drop", "grab", "move", "update",
+            "share", "bake", "cook", "make", "find", "research", "week", "tonight",
+            "tomorrow", "weekend", "today", "later", "soon"}
+
+
+def _task(raw: str) -> str:
+    """The task of a request or commitment, without its trailing time and politeness."""
+    task = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f\u200d]+", " ", raw)
+    task = re.split(r"[.!?\n]", task)[0].strip(" ,")
+    task = re.sub(r"^(?:please|me)\s+", "", task, flags=re.I)
+    task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
+                  r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
+                  r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
+    task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay|pls|plz)$", "", task,
+                  flags=re.I)
+    task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
+                  r"today|tonight|tomorrow)$", "", task, flags=re.I)
+    return task.strip(" ,")
+
+
+def deadline_subject(sent: str) -> str | None:
+    """What a deadline is for: "Q3 budget submissions" of "Reminder: Q3 budget
+    submissions are due Friday", "Abgabe des Projektberichts" of "Abgabe des
+    Projektberichts ist Freitag"."""
+    sent = re.sub(r"^\W*(?:hi all|hi everyone|hello all|reminder|zur erinnerung|rappel|"
+                  r"recordatorio|fyi|psa|guten morgen)\W*", "", sent, flags=re.I)
+    sent = re.sub(r"^\W*(?:reminder|zur erinnerung|rappel|recordatorio)\W*", "", sent,
+                  flags=re.I)
+    m = re.match(r"(.{3,60}?)\s+(?:is|are|ist|sind|est|es)\s+(?:due|fällig)?", sent, re.I)
+    if m and DEADLINE.search(sent):
+        return m[1].strip(" :*,")
+    m = re.search(r"\bdeadline (?:for|of) (.{3,60}?)(?:\s+is\b|$)", sent, re.I)
+    return m[1].strip(" :*,") if m else None
+
+
+def commitment(sent: str) -> str | None:
+    """The task a user's sentence takes on, or None (a question takes nothing on)."""
+    sent = re.sub(r"¿[^?]*\?|[^.!?]*\?", " ", sent)
+    m = _TAKE_ON.search(sent)
+    if m:
+        task = _task(m[1] or m[2])
+        return None if _PERSON_OBJECT.match(task) else task
+    rx = _commit_words()
+    for part in re.split(r"[,;.!]\s+|\s+(?:so|así que|donc|also|und|et|y|and)\s+", sent):
+        part = re.sub(r"^(?:así que|so|donc|also|und|et|y|and|pero|but|mais|aber)\s+", "",
+                      part.strip(), flags=re.I)
+        if rx.search(part):
+            return _task(part)
+    return None
+
+
+@cache
+def _commit_words() -> re.Pattern[str]:
+    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("commit", [])]
+    return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
+                      r")(?![\w'])", re.I)
+
+
+@cache
+def _accept_words() -> re.Pattern[str]:
+    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("accept", [])]
+    return re.compile(r"\W*(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
+                      r")(?![\w'])", re.I)
+
+
+@cache
+def _done_words() -> re.Pattern[str]:
+    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]
+    return re.compile(r"✅|✔️|☑️|(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True))
+                      + r")(?![\w'])", re.I)
+
+
 IRREGULAR = {"buy": "bought", "pay": "paid", "send": "sent", "bring": "brought",
               "pick": "picked", "write": "wrote", "get": "got", "take": "took", "make": "made",
               "do": "did", "give": "gave", "find": "found", "sell": "sold", "tell": "told",
@@ -35,49 +153,64 @@ IRREGULAR = {"buy": "bought", "pay": "paid", "send": "sent", "bring": "brought",
 
 
 @dataclass
+class Request:
+    """A request or deadline said to a group, waiting for the user to take it on."""
+
+    stream: str
+    task: str
+    due: str
+    said: datetime | None
+    author: str | None
+    deadline: bool = False
+
+
+@dataclass
 class TodoReader:
     """Reads statements and messages in order; ``rows`` are the scope's current records
-    (their handles), ``opened`` the to-dos opened earlier in the same call (name, title)."""
+    (their handles), ``opened`` the to-dos opened earlier in the same call (name, title);
+    ``groups`` the streams where several other people write, ``user_names`` the names
+    (lower case) the user goes by."""
 
     rows: list[dict] = field(default_factory=list)
     opened: list[tuple[str, str]] = field(default_factory=list)
+    groups: set[str] = field(default_factory=set)
+    user_names: set[str] = field(default_factory=set)
+    pending: list[Request] = field(default_factory=list)
 
     def read(self, item: SpoolItem) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
         out: list[Finding] = []
         said = parse_when(item.said_at)
         rx = TODO_USER if item.role == "user" else TODO_OTHER
-        for sent in sentences(item.text)[:20]:
-            m = rx.search(sent)
+        author = getattr(item, "author", None) if item.role == "other" else None
+        stream = conversation(item.stream)
+        group = stream in self.groups
+        for n, sent in enumerate(sentences(readable(item.text))[:20]):
+            if item.role == "user":
+                taken = self._taken_on(item, sent, said, first=n == 0)
+                if taken is not None:
+                    out += taken
+                    continue
+            elif DEADLINE.search(sent):
+                subject = deadline_subject(sent)
+                if subject and group and not self._names_user(sent):
+                    self.pending.append(Request(stream, subject, find_date(sent, said) or
+                                                "", said, author, deadline=True))
+                    continue
+            m = rx.search(sent) or (ANYONE.search(sent) if item.role == "other" else None)
             if m and not sent.rstrip().endswith("?") or (m and item.role == "other"):
-                task = re.split(r"[.!?\n]", m[1])[0].strip(" ,")
-                task = re.sub(r"^(?:please|me)\s+", "", task, flags=re.I)
+                task = _task(m[1])
                 if len(task.split()) < 2:
                     continue
                 due = find_date(sent, said)
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task)):
                     continue        # "can you tell me more" is conversation, not a task
-                task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
-                              r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
-                              r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
-                task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay)$", "", task,
-                              flags=re.I)
-                task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
-                              r"today|tonight|tomorrow)$", "", task, flags=re.I)
-                title = task[0].upper() + task[1:]
-                fields = {"title": title, "due": due or ""}
-                if item.role == "other" and getattr(item, "author", None):
-                    fields["from"] = getattr(item, "author", None)
-                name = " ".join(title.split()[:8])
-                twin = self._same_todo(title)
-                if twin is not None:        # said again: the same to-do, more evidence
-                    row, name = twin
-                    if row:
-                        continue
-                    fields["title"] = next(t for n, t in self.opened if n == name)
-                else:
-                    self.opened.append((name, title))
-                out.append(Finding("todo", fields, [item.id], name=name))
+                if item.role == "other" and (group or ANYONE.search(sent)) and \
+                        not self._names_user(sent):
+                    # said to a group: the user's once they take it on
+                    self.pending.append(Request(stream, task, due or "", said, author))
+                    continue
+                out += self._open(task, due or "", item, author)
                 continue
             if not DONE.search(sent) and not re.search(r"\b(?:not|never|yet|still|didn'?t|"
                                                         r"haven'?t|will|'ll|to)\b", sent, re.I):
@@ -87,7 +220,13 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
-            if DONE.search(sent):
+            if item.role == "other" and ORDER_THANKS.search(sent) and author:
+                row, name = self._ordered_from(author)
+                if row or name:     # the shop thanks for the order: ordering it is done
+                    out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                       name=name, row=row))
+                    continue
+            if DONE.search(sent) or _done_words().search(sent):
                 row, name = self._matching_todo(sent)
                 if not (row or name) and len(item.text) <= 300:
                     # "Attached is the tax form. Done on my side.": the item says what is done
@@ -96,6 +235,67 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
         return out
+
+    def _open(self, task: str, due: str, item: SpoolItem, author: str | None,
+              loose: bool = False) -> list[Finding]:
+        """The finding opening a to-do (or adding evidence to the same open one)."""
+        title = task[0].upper() + task[1:]
+        fields = {"title": title, "due": due}
+        if author:
+            fields["from"] = author
+        name = " ".join(title.split()[:8])
+        twin = self._same_todo(title, loose)
+        if twin is not None:        # said again: the same to-do, more evidence
+            row, name = twin
+            if row:
+                return []
+            fields["title"] = next(t for n, t in self.opened if n == name)
+        else:
+            self.opened.append((name, title))
+        return [Finding("todo", fields, [item.id], name=name)]
+
+    def _taken_on(self, item: SpoolItem, sent: str, said: datetime | None,
+                  first: bool) -> list[Finding] | None:
+        """The to-do a user's sentence takes on: their own commitment ("I'll bring the
+        chalk bag"), or a pending request of the stream they say yes to. None when the
+        sentence takes nothing on."""
+        stream = conversation(item.stream)
+        pending = [r for r in self.pending if r.stream == stream and
+                   (said is None or r.said is None or
+                    timedelta(0) <= said - r.said <= timedelta(hours=24))]
+        task = commitment(sent)
+        if task is not None:
+            if PRONOUN_OBJECT.search(task) and pending and not pending[-1].deadline:
+                req = pending.pop()     # "I'll bring it": the thing asked for
+                return self._open(req.task, req.due or (find_date(sent, said) or ""), item,
+                                  None)
+            due = find_date(sent, said) or ""
+            deadline = next((r for r in reversed(pending) if r.deadline), None)
+            if deadline is not None:
+                self.pending.remove(deadline)
+                return self._open(f"{deadline.task}: {task}", deadline.due or due, item, None)
+            return self._open(task, due, item, None, loose=True)
+        if first and pending and (ACCEPT.search(sent) or _accept_words().match(sent)):
+            req = pending.pop()
+            return self._open(req.task, req.due, item, None)
+        return None
+
+    def _names_user(self, sent: str) -> bool:
+        low = sent.lower()
+        return any(re.search(r"(?<![\w])@?" + re.escape(n) + r"\b", low)
+                   for n in self.user_names if len(n) >= 2)
+
+    def _ordered_from(self, shop: str) -> tuple[str | None, str | None]:
+        """The open to-do to order, book or buy something from ``shop``."""
+        candidates = [(row["handle"], None, row["fields"].get("title", ""))
+                      for row in self.rows if row["kind"] == "todo"
+                      and row["fields"].get("status", "open") == "open"]
+        candidates += [(None, name, title) for name, title in self.opened]
+        words = stems(shop)
+        for handle, name, title in candidates:
+            if re.match(r"(?i)(?:order|book|buy|reserve)\b", title) and words & stems(title):
+                return handle, name
+        return None, None
 
     def _todo_by_past_verb(self, sent: str) -> tuple[str | None, str | None]:
         low = sent.lower()
@@ -117,9 +317,17 @@ class TodoReader:
                 return handle, name
         return None, None
 
-    def _same_todo(self, title: str) -> tuple[str | None, str | None] | None:
-        """An open to-do (row handle, or name opened in this call) saying the same task."""
+    def _same_todo(self, title: str,
+                   loose: bool = False) -> tuple[str | None, str | None] | None:
+        """An open to-do (row handle, or name opened in this call) saying the same task
+        (``loose``: one shared thing besides the verb is enough, as when the user takes on
+        "sort the cake" asked as "order the cake from Café Kreutzkamm")."""
         words = stems(title)
+        if loose:
+            things = words - _VERBISH
+            for handle, name, other in self._open_todos():
+                if things & (stems(other) - _VERBISH):
+                    return handle, name
         candidates = [(row["handle"], None, row["fields"].get("title", ""))
                       for row in self.rows if row["kind"] == "todo"
                       and row["fields"].get("status", "open") == "open"]
@@ -130,6 +338,12 @@ class TodoReader:
             if overlap >= 2 and overlap >= 0.6 * min(len(words), len(tw)):
                 return handle, name
         return None
+
+    def _open_todos(self) -> list[tuple[str | None, str | None, str]]:
+        out: list[tuple[str | None, str | None, str]] = [
+            (row["handle"], None, row["fields"].get("title", "")) for row in self.rows
+            if row["kind"] == "todo" and row["fields"].get("status", "open") == "open"]
+        return out + [(None, name, t) for name, t in self.opened]
 
     def _matching_todo(self, sent: str) -> tuple[str | None, str | None]:
         """(row handle, or name of a to-do opened in this bundle) the sentence closes."""

@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from dream.detect import decisions, facts, failures, howto, pitfalls
-from dream.detect.finding import Finding
+from dream.detect.finding import Finding, conversation
 from dream.detect.plan_words import person_names
 from dream.detect.plans import PlanReader
 from dream.detect.prose import is_coding
@@ -89,18 +89,21 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     known = {n.lower() for items in bundles for i in items
              if i.role in ("user", "other") and i.evidence for n in names(i.text)}
     statements = StatementReader(rows=rows)
-    todos = TodoReader(rows=rows)
+    mine = {n.lower() for items in bundles for i in items if i.role == "user"
+            for n in [*(i.entities or []), i.author or ""] if n and "@" not in n}
+    mine |= {part for n in mine for part in n.split() if len(part) >= 3}
     others: dict[str, set[str]] = {}
     for items in bundles:
         for i in items:
             if i.role == "other" and i.author:
-                others.setdefault(i.stream, set()).add(i.author)
+                others.setdefault(conversation(i.stream), set()).add(i.author)
     speakers = {i.author.lower() for items in bundles for i in items
                 if i.role == "other" and i.author}
     speakers |= {n for items in bundles for i in items if i.evidence and
                  i.role in ("user", "other") for n in person_names(i.text)}
-    plans = PlanReader(rows=rows, known_names=known, speakers=speakers,
-                       groups={s for s, who in others.items() if len(who) >= 2})
+    groups = {s for s, who in others.items() if len(who) >= 2}
+    plans = PlanReader(rows=rows, known_names=known, speakers=speakers, groups=groups)
+    todos = TodoReader(rows=rows, groups=groups, user_names=mine - {"me", "user"})
     out: list[Finding] = []
     coding_items: list[Item] = []
     for items in bundles:

@@ -1,0 +1,321 @@
+"""Plans, to-dos and facts about people from personal streams, read by the ``rules``
+provider in English, German, French and Spanish: one table of cases per class, each in
+the four languages where the class applies, worded for this file (not taken from any
+benchmark scenario). Precision first: the cases that must write nothing are as many as
+the ones that must write something."""
+
+from __future__ import annotations
+
+import pytest
+from test_rules import _events, _fields, _row
+
+from dream.models.base import ModelRequest
+from dream.models.rules import RulesProvider
+
+
+def _items(msgs: list[dict]) -> list[dict]:
+    out = []
+    for n, m in enumerate(msgs, 1):
+        out.append({"handle": f"E{n}", "role": m.get("role", "other"),
+                    "author": m.get("author"), "kind": "message" if m.get("role") != "user"
+                    else "statement", "evidence": True, "text": m["text"],
+                    "stream": m.get("stream", "chat"), "source": "jsonl",
+                    "said_at": m.get("at", f"2026-05-04T10:{n:02d}:00Z"),
+                    "entities": m.get("entities", [])})
+    return out
+
+
+def rules(msgs: list[dict], rows: list[dict] | None = None) -> list[dict]:
+    req = ModelRequest("propose", "", "", {}, payload={
+        "rows": rows or [], "bundles": [{"id": "B1", "entities": [], "items": _items(msgs)}]})
+    return RulesProvider().complete(req).data["ops"]
+
+
+def events(msgs: list[dict], rows: list[dict] | None = None) -> dict[str, dict[str, str]]:
+    return _events(rules(msgs, rows))
+
+
+def todos(msgs: list[dict], rows: list[dict] | None = None) -> list[dict[str, str]]:
+    return [_fields(o) for o in rules(msgs, rows) if o["op"] == "todo.open"]
+
+
+def me(text: str, **kw: str) -> dict:
+    return {"role": "user", "author": "Robin", "entities": ["robin"], "text": text, **kw}
+
+
+def they(author: str, text: str, **kw: str) -> dict:
+    return {"role": "other", "author": author, "text": text, **kw}
+
+
+# said on Monday 4 May 2026
+# -- dates: a weekday with its day number, a range, a time after a weekday ---------------------
+@pytest.mark.parametrize("msgs, date, time", [
+    ([they("Ola", "Picnic at Tempelhof on Saturday 16th at 13:00, you coming?"),
+      me("Yes! Count me in")], "2026-05-16", "13:00"),
+    ([they("Jens", "Grillabend bei uns am Samstag, den 16. um 18 Uhr?"), me("Bin dabei!")],
+     "2026-05-16", "18:00"),
+    ([they("Léa", "Dîner au Bouillon Chartier vendredi 15 à 20h ?"), me("Avec plaisir !")],
+     "2026-05-15", "20:00"),
+    ([they("Nuria", "¿Cena en Casa Mono el viernes 15 a las 21:30?"), me("¡Me apunto!")],
+     "2026-05-15", "21:30"),
+    ([they("Ola", "Drinks at the Lamb on Thursday 7pm?"), me("Sounds good, see you there")],
+     "2026-05-07", "19:00"),
+])
+def test_a_weekday_and_its_day_number_name_the_day(msgs, date, time):
+    (ev,) = events(msgs).values()
+    assert (ev["date"], ev["time"], ev["status"]) == (date, time, "confirmed")
+
+
+def test_a_trip_over_several_days_starts_on_its_first():
+    (ev,) = events([me("Flights booked: Porto 21-27 June, can't wait", stream="sms-kim"),
+                    they("Kim", "yay!!", stream="sms-kim")]).values()
+    assert ev["date"] == "2026-06-21" and "Porto" in ev["title"]
+
+
+# -- suggestions are no plans; the user's yes, booking or own plan makes one -------------------
+@pytest.mark.parametrize("msgs", [
+    [they("Ola", "We should do brunch at Zeit für Brot on Sunday at 11")],
+    [they("Jens", "Vielleicht Kino am Freitag um 20 Uhr?")],
+    [they("Léa", "On pourrait faire un apéro jeudi à 19h ?")],
+    [they("Nuria", "¿Quizás unas cañas el jueves a las 8?")],
+])
+def test_a_suggestion_nobody_takes_up_writes_nothing(msgs):
+    assert events(msgs) == {}
+
+
+def test_in_a_group_others_agreeing_among_themselves_is_not_the_users_plan():
+    group = [they("Ana", "Football in Victoria Park on Saturday at 10, who's in?", stream="g"),
+             they("Ben", "in!", stream="g"), they("Cal", "count me in", stream="g"),
+             they("Dee", "can't this week", stream="g")]
+    assert events(group) == {}
+    (ev,) = events(group + [me("me too, see you Saturday", stream="g")]).values()
+    assert ev["status"] == "confirmed" and ev["place"] == "Victoria Park"
+    assert "Dee" not in ev.get("participants", "")       # dropping out declines nothing
+
+
+def test_the_users_own_appointment_told_in_passing_is_confirmed():
+    ev = events([me("el jueves 7 tengo cita con el dentista a las 10:15, así que llego tarde")])
+    (fields,) = ev.values()
+    assert fields["activity"] == "dentist appointment" and fields["date"] == "2026-05-07"
+    assert fields["time"] == "10:15" and fields["status"] == "confirmed"
+
+
+def test_a_reason_for_not_coming_starts_no_plan():
+    rows = [_row("R1", "dinner-ines", activity="dinner", date="2026-05-05", time="19:00",
+                 status="confirmed", participants="Ines")]
+    ev = events([me("Ich schaffe morgen 19 Uhr nicht, das Training geht länger. Geht auch 20 "
+                    "Uhr?", stream="sms-ines")], rows)
+    assert not [k for k in ev if k != "R1"]
+
+
+# -- moves: the old record is updated, not joined by a second -----------------------------------
+@pytest.mark.parametrize("text", [
+    "Heads up: the yoga class is moved to Thursday 7 May, same time.",
+    "Kleine Änderung: die Yogastunde wird auf Donnerstag, 7. Mai verschoben.",
+    "Petit changement : le cours de yoga est reporté au jeudi 7 mai.",
+    "Cambio de planes: la clase de yoga queda para el jueves 7 de mayo.",
+])
+def test_a_moved_plan_updates_its_record(text):
+    rows = [_row("R1", "yoga-class", activity="yoga class", date="2026-05-06", time="18:00",
+                 status="confirmed", place="Studio Lotus")]
+    ev = events([they("Studio Lotus", text, stream="mail-lotus")], rows)
+    assert list(ev) == ["R1"] and ev["R1"]["date"] == "2026-05-07"
+
+
+@pytest.mark.parametrize("text, time", [
+    ("running late at work, we now start at 7:45 instead", "19:45"),
+    ("Tisch ist jetzt um 20:15, passt das?", "20:15"),
+    ("On commence maintenant à 19h45, même endroit.", "19:45"),
+    ("La cena ahora es a las 22:00, mismo sitio.", "22:00"),
+])
+def test_a_new_time_said_days_later_reaches_the_one_plan_it_can_be(text, time):
+    rows = [_row("R1", "dinner-jo", activity="dinner", date="2026-05-08", time="19:00",
+                 status="confirmed", participants="Jo", place="Lokal Eins")]
+    ev = events([they("Jo", text, stream="sms-jo", at="2026-05-07T16:00:00Z")], rows)
+    assert ev["R1"]["time"] == time
+
+
+def test_offering_two_slots_is_no_move_and_the_one_chosen_is():
+    rows = [_row("R1", "physio", activity="physio appointment", date="2026-05-12",
+                 time="09:00", status="confirmed", place="Praxis Nord")]
+    msgs = [they("Praxis Nord", "Leider müssen wir Ihren Termin am 12. Mai absagen. Wir "
+                 "könnten Ihnen den 14. Mai um 10 Uhr oder den 15. Mai um 8 Uhr anbieten.",
+                 stream="mail-praxis"),
+            me("Der 14. Mai um 10 Uhr passt mir gut.", stream="mail-praxis")]
+    ev = events(msgs, rows)
+    assert ev["R1"]["status"] == "cancelled"
+    new = [f for k, f in ev.items() if k != "R1"]
+    assert [(f["date"], f["time"], f["status"]) for f in new] == \
+        [("2026-05-14", "10:00", "confirmed")]
+
+
+# -- replacements: the venue cancels, something else is booked instead ---------------------------
+def test_a_venue_cancelling_and_a_new_place_booked_instead():
+    rows = [_row("R1", "dinner-rosa", activity="dinner", date="2026-05-09", time="20:00",
+                 status="confirmed", place="Trattoria Rosa")]
+    msgs = [they("Trattoria Rosa", "We regret that we have to cancel your reservation on "
+                 "Saturday 9 May at 20:00; the kitchen is closed until Tuesday 12 May.",
+                 stream="mail-rosa"),
+            me("Rosa cancelled on us, so I got us a table at Casa Vinho instead, same day, "
+               "same time, 8.", stream="sms-jo"),
+            they("Jo", "perfect", stream="sms-jo")]
+    ev = events(msgs, rows)
+    assert ev["R1"]["status"] == "cancelled" and ev["R1"].get("date") in (None, "2026-05-09")
+    (new,) = [f for k, f in ev.items() if k != "R1"]
+    assert new["place"] == "Casa Vinho" and new["status"] == "confirmed"
+    assert (new["date"], new["time"]) == ("2026-05-09", "20:00")
+
+
+def test_the_user_calling_off_is_a_decline_and_the_venue_confirming_it_keeps_it():
+    rows = [_row("R1", "hotel", activity="reservation", date="2026-05-20",
+                 status="confirmed", place="Hotel Astra")]
+    ev = events([me("Please cancel my reservation for 20 May.", stream="mail-astra"),
+                 they("Hotel Astra", "Your reservation for 20 May has been cancelled.",
+                      stream="mail-astra")], rows)
+    assert ev["R1"]["status"] == "declined"
+
+
+# -- fields from the message that names the plan, never from a neighbour ------------------------
+def test_a_noisy_group_lends_no_date_time_or_place_to_a_plan():
+    msgs = [they("Ana", "Housewarming at ours, Gartenstraße 4, on Saturday 9 May from 7pm!",
+                 stream="fam"),
+            me("We'll be there!", stream="fam"),
+            they("Ben", "the recycling pickup moves to Friday 8 May this week", stream="fam"),
+            they("Cal", "anyone seen the cat? last seen at the Bäckerei Krume at 6:30",
+                 stream="fam"),
+            they("Ana", "and bring a jumper, the garden gets cold", stream="fam")]
+    (ev,) = events(msgs).values()
+    assert (ev["date"], ev["time"], ev["place"]) == ("2026-05-09", "19:00", "Gartenstraße 4")
+
+
+def test_a_second_activity_in_the_same_mail_is_part_of_the_first():
+    msgs = [they("Mia", "The launch party is at the Roof Garden on Friday 8 May, 6.30pm. "
+                 "Speeches at 7.15, dancing later.", stream="mail-mia"),
+            me("Wouldn't miss it!", stream="mail-mia")]
+    (ev,) = events(msgs).values()
+    assert (ev["date"], ev["time"], ev["place"]) == ("2026-05-08", "18:30", "Roof Garden")
+
+
+def test_a_forwarded_mails_own_header_date_is_no_plans_date():
+    text = ("Got us two seats for the Nils Frahm concert, Friday 12 June!\n\n"
+            "---------- Forwarded message ---------\nFrom: Ticketa <orders@ticketa.example>\n"
+            "Date: Mon, 4 May 2026 at 09:12\nSubject: Your order\n\n"
+            "Nils Frahm\nFunkhaus Berlin\nFriday 12 June 2026, doors 19:00\n"
+            "Tickets can be transferred until 1 June 2026.")
+    ev = events([they("Sam", text, stream="mail-sam"), me("Amazing, count me in!",
+                                                         stream="mail-sam")])
+    dates = {f.get("date") for f in ev.values()}
+    assert dates == {"2026-06-12"}
+
+
+# -- kinds told apart: deadlines and notices are no meetings -----------------------------------
+@pytest.mark.parametrize("text", [
+    "Reminder: timesheets are due Friday 8 May at 17:00.",
+    "Erinnerung: Abgabe der Reisekosten ist Freitag, 8. Mai, 12 Uhr.",
+    "Rappel : la date limite pour les notes de frais est le vendredi 8 mai.",
+    "Recordatorio: la fecha límite para los gastos es el viernes 8 de mayo.",
+    "Your parcel will be delivered on Thursday 7 May between 8 and 12.",
+    "Your membership renewal is due on 1 June 2026.",
+    "Members' late opening every Friday until 21:00, booking essential.",
+])
+def test_a_deadline_or_notice_is_no_event(text):
+    assert events([they("Office", text, stream="mail-office"),
+                   me("ok thanks", stream="mail-office")]) == {}
+
+
+def test_a_deadline_the_user_takes_on_is_a_to_do_with_its_due_date():
+    msgs = [they("Pia", "Hi all, quarterly OKR drafts are due Wednesday 13 May.", stream="team"),
+            they("Tom", "mine is half done", stream="team"),
+            me("noted, I'll send the design team's draft before Wednesday", stream="team")]
+    (todo,) = todos(msgs)
+    assert todo["due"] == "2026-05-13" and "OKR" in todo["title"] and "design" in todo["title"]
+    assert events(msgs) == {}
+
+
+# -- names and places -------------------------------------------------------------------------
+@pytest.mark.parametrize("text, place", [
+    ("Table for 4 booked at The Black Swan Inn on Friday 8 May at 19:30, see you there",
+     "The Black Swan Inn"),
+    ("Abendessen am Freitag, 8. Mai um 19:30 im Gasthaus Zum Goldenen Hirsch, ist reserviert",
+     "Gasthaus Zum Goldenen Hirsch"),
+    ("Dîner vendredi 8 mai à 19h30 au Café de la Paix, c'est réservé", "Café de la Paix"),
+    ("Cena el viernes 8 de mayo a las 19:30 en el Restaurante Casa Lucio, está reservado",
+     "Restaurante Casa Lucio"),
+    ("Lunch on Friday 8 May at 12:30, Dishoom in Shoreditch, booked", "Dishoom"),
+])
+def test_a_place_of_several_words_is_kept_whole(text, place):
+    (ev,) = events([me(text)]).values()
+    assert ev["place"] == place
+
+
+@pytest.mark.parametrize("text, booked_as", [
+    ("Booked Nopi for Friday 8 May at 19:00 for the four of us, under the name Garcia",
+     "Garcia"),
+    ("Tisch im Lokal Borchardt am Freitag, 8. Mai um 19 Uhr reserviert, auf den Namen Weber",
+     "Weber"),
+    ("J'ai réservé au Bistrot Paul Bert vendredi 8 mai à 19h au nom de Martin", "Martin"),
+])
+def test_a_booking_name_is_no_participant(text, booked_as):
+    (ev,) = events([me(text, stream="g"), they("Kim", "yay", stream="g"),
+                    they("Lou", "great", stream="g")]).values()
+    assert booked_as not in ev.get("participants", "") and ev["status"] == "confirmed"
+
+
+# -- birthdays and facts about other people go on their page -----------------------------------
+@pytest.mark.parametrize("text, person, day", [
+    ("Don't forget, Ingrid Olsen's birthday is on 21 May!", "Ingrid Olsen", "2026-05-21"),
+    ("Übrigens hat Konrad am 21. Mai Geburtstag.", "Konrad", "2026-05-21"),
+    ("L'anniversaire de Margaux est le 21 mai, on fait une surprise ?", "Margaux",
+     "2026-05-21"),
+    ("el cumple de mi sobrino Mateo es el 21 de mayo", "Mateo", "2026-05-21"),
+])
+def test_a_birthday_is_a_date_on_the_persons_page(text, person, day):
+    pages = [_fields(o) for o in rules([they("Tante Bea", text)]) if o["op"] == "wiki.fill"]
+    assert {"name": person, "birthday": day} in pages
+
+
+@pytest.mark.parametrize("text, person, allergy", [
+    ("heads up, Tomasz is allergic to sesame", "Tomasz", "sesame"),
+    ("Achtung, Jürgen ist allergisch gegen Nüsse.", "Jürgen", "Nüsse"),
+    ("Attention, Éloïse est allergique aux arachides.", "Éloïse", "arachides"),
+    ("Ojo, Begoña es alérgica a las gambas.", "Begoña", "gambas"),
+])
+def test_an_allergy_of_someone_else_is_on_their_page(text, person, allergy):
+    pages = [_fields(o) for o in rules([they("Ola", text)]) if o["op"] == "wiki.fill"]
+    assert {"name": person, "allergies": allergy} in pages
+
+
+# -- to-dos the user takes on -----------------------------------------------------------------
+@pytest.mark.parametrize("msgs, word", [
+    ([they("Ana", "BBQ on Saturday, can someone bring a cool box?", stream="g"),
+      they("Ben", "not me, no car", stream="g"), me("I'll bring one", stream="g")], "cool box"),
+    ([me("I'll book the ferry tickets tonight")], "ferry"),
+    ([me("Je m'occupe des boissons pour samedi.")], "boissons"),
+    ([me("Yo llevo la tortilla el sábado.")], "tortilla"),
+    ([me("Ich besorge die Getränke für Samstag.")], "Getränke"),
+])
+def test_a_task_the_user_takes_on_is_a_to_do(msgs, word):
+    (todo,) = todos(msgs)
+    assert word in todo["title"]
+
+
+@pytest.mark.parametrize("msgs", [
+    [they("Ben", "I'll bring the speakers", stream="g"), they("Cal", "ok", stream="g"),
+     they("Dee", "nice", stream="g")],
+    [me("I'll be there around 8")],
+    [me("I'll bring Jo along if that's ok")],
+    [they("Ana", "BBQ on Saturday, can someone bring a cool box?", stream="g"),
+     they("Ben", "sure, I'll bring one", stream="g"), they("Cal", "great", stream="g")],
+])
+def test_no_to_do_for_others_commitments_or_for_company(msgs):
+    assert todos(msgs) == []
+
+
+@pytest.mark.parametrize("done", ["Bike pump: ✅", "Die Fahrradpumpe ist erledigt.",
+                                  "La pompe à vélo, c'est fait.", "Lo de la bomba: listo."])
+def test_a_done_mark_closes_the_to_do(done):
+    rows = [{"handle": "R1", "kind": "todo", "key": "bike-pump",
+             "fields": {"title": "Bring the bike pump", "status": "open"}}]
+    closed = [o for o in rules([me("Bring the bike pump " + done)], rows)
+              if o["op"] == "todo.close"]
+    assert closed and closed[0]["row"] == "R1"
