@@ -351,3 +351,28 @@ def test_churn_per_run_counts_added_changed_and_crumpled_records(dream, repo, dr
     assert 'data-added="0" data-changed="1" data-crumpled="0" data-removed="0"' in bars[2]
     assert html.count('<circle class="point"') == 3                    # growth after each
     assert 'id="chart-cost"' in html and html.count('<rect class="bar"') >= 3
+
+
+def test_memory_size_from_a_diff_equals_a_full_count(dream, repo, dream_home):
+    """The growth line counts a store once, then each later commit by its tree diff."""
+    from dream.review.web import RunsView
+
+    dream("init")
+    app = App.from_env()
+    store = app.notes_store()
+    shas = []
+    for step, (add, remove) in enumerate([(["a", "b", "c"], []), (["d"], ["a"]),
+                                          ([], ["b", "c"]), (["e/f", "brief"], [])]):
+        for name in add:
+            path = store.path / "user" / f"{name}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"note {name}\n", encoding="utf-8")
+        for name in remove:
+            (store.path / "user" / f"{name}.md").unlink()
+        shas.append(store.repo.commit_all(f"step {step}"))
+    walked = RunsView(app)
+    counts = [walked.memory_size(store.id, sha) for sha in shas]
+    fresh = [RunsView(app).memory_size(store.id, sha) for sha in shas]
+    assert counts == fresh
+    assert [sum(c.values()) for c in counts] == [3, 3, 1, 2]       # brief.md not counted
+    app.close()
