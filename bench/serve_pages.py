@@ -4,8 +4,8 @@
 
 For each size, a notes home is filled with synthetic memory shaped like a real one: typed
 records (events dated two years either side of today, open and done to-dos, people's pages,
-memory notes, some crumpled, a standing record, a brief per scope) and free notes, in the
-personal scope and one project's, written with ``git fast-import`` as one commit, then
+memory notes, some crumpled, 40 open same-thing questions about two notes, a standing
+record, a brief per scope) and free notes, in the personal scope and one project's, written with ``git fast-import`` as one commit, then
 200 run commits (half a year of nightly runs) that each change fifty records (so a
 record's history walks real git history), a runs row per commit, and 20,000 spool items (400 sessions) that the records'
 fields cite as evidence.
@@ -13,7 +13,9 @@ fields cite as evidence.
 A real ``ReviewServer`` is started on a free port and asked over HTTP for each page kind:
 the front page (memory table and runs), a memory list (notes page 1, past events at a deep
 page, open to-dos), a record page (a random record, with its evidence quoted and its
-history), a search (memory, random two-word queries) and a session page. After one warm-up
+history), a search (memory, random two-word queries), a session page, the questions page
+(every open question with the records it is about) and the pictures page (the timeline of
+upcoming events, memory growth and churn per run, cost per run). After one warm-up
 request per kind, ``--requests`` requests per kind are timed (wall clock, the client's
 view); the p95 of each kind is taken per run, and each run starts a fresh server on the
 same home. The table shows min / median over ``--runs`` runs (at least 3). The first
@@ -48,10 +50,12 @@ from common import (
 from store import load, note_text, zipf_words
 
 from dream.app import App
+from dream.kinds.questions import same_question
 from dream.kinds.records import FieldValue, Record
 from dream.review.web import ReviewServer
 
-KINDS = ("front", "list", "record", "search", "session")
+KINDS = ("front", "list", "record", "search", "session", "questions", "pictures")
+QUESTIONS = 40                # open same-thing questions per scope, about two of its notes
 TARGET_MS = 200
 SESSIONS = 400
 PER_SESSION = 50
@@ -136,6 +140,16 @@ def build_home(n: int, seed: int = 17) -> tuple[App, list[str], list[str]]:
             "timezone": FieldValue("Europe/Berlin", _said(rng, now), evidence[:1], runs[0],
                                    "propose")}, 1)
         docs[f"{root}/brief.md"] = f"# Brief: {root}\n\n## Notes\n- see [standing.md]\n"
+    for root in ("user", "projects/bench"):
+        notes = [p for p, d in docs.items() if p.startswith(root + "/notes/")]
+        for q in range(min(QUESTIONS, len(notes) // 2)):
+            a, b = sorted(rng.sample(notes, 2))
+            key, question = same_question(a[len(root) + 1:], b[len(root) + 1:],
+                                          f"Are these two notes one thing? ({q})")
+            docs[f"{root}/questions/{key}.md"] = Record(
+                "question", key, {n: FieldValue(v, _said(rng, now), evidence[:1], runs[0],
+                                                "sweep")
+                                  for n, v in question.fields().items()}, 1)
     record_paths = [p for p, d in docs.items() if isinstance(d, Record)]
     proc = subprocess.Popen(["git", "fast-import", "--quiet", "--force"], cwd=store.path,
                             stdin=subprocess.PIPE)
@@ -213,6 +227,10 @@ def urls(kind: str, rng: random.Random, base: str, store: str, records: list[str
         return f"{base}memory/{store}/{rng.choice(records)}"
     if kind == "search":
         return f"{base}search?q=" + "+".join(zipf_words(rng, 2, content=True))
+    if kind == "questions":
+        return f"{base}questions"
+    if kind == "pictures":
+        return f"{base}pictures"
     return f"{base}sessions/{rng.choice(streams)}"
 
 

@@ -376,3 +376,17 @@ def test_memory_size_from_a_diff_equals_a_full_count(dream, repo, dream_home):
     assert counts == fresh
     assert [sum(c.values()) for c in counts] == [3, 3, 1, 2]       # brief.md not counted
     app.close()
+
+
+def test_churn_skips_a_commit_the_store_no_longer_has(dream, repo, dream_home, server):
+    from test_serve import seed_runs
+
+    dream("init")
+    app = App.from_env()
+    runs = seed_runs(app, 2)                        # two real commits, one note each
+    app.db.execute("UPDATE runs SET details = ? WHERE id = ?", (json.dumps(
+        {"commits": {app.notes_store().id: "0" * 40}}), "20261130T120001-a1b2c1"))
+    app.close()
+    html = get(server().url + "pictures")[2]
+    bars = [part.split(">", 1)[0] for part in html.split('<g class="churn" ')[1:]]
+    assert len(bars) == 1 and f'data-run="{runs[0]["id"]}" data-added="1"' in bars[0]

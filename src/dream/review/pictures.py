@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from dream.errors import DreamError
 from dream.kinds.records import Record
 from dream.review.charts import HEIGHT, WIDTH, Point, chart, nice_ceiling
 
@@ -42,7 +43,7 @@ class Pictures:
     view: RunsView
 
     def __post_init__(self) -> None:
-        self._churn: dict[tuple[str, str], dict[str, int] | None] = {}
+        self._churn: dict[tuple[str, str], dict[str, int] | None] = {}     # by commit
         self._events: dict[tuple[str, str, str], dict[str, Any] | None] = {}
 
     # -- data ----------------------------------------------------------------------------------
@@ -89,52 +90,69 @@ class Pictures:
                 "participants": rec.get("participants"), "address": "@" + path}
         return self._events[key]
 
-    def churn(self, run: dict[str, Any]) -> dict[str, int] | None:
-        """Records added, changed, crumpled and removed by a run's commits (None when it
-        made none that can be read)."""
-        total = None
+    def churn(self, runs: list[dict[str, Any]]) -> list[dict[str, int] | None]:
+        """Records added, changed, crumpled and removed by each run's commits (None for a
+        run that made none that can be read). The commits not counted yet are read with
+        one ``git log --raw`` per store."""
         with self.view.lock:
-            for store_id, sha in self.view._commits(run).items():
-                counts = self._commit_churn(store_id, sha)
-                if counts is None:
-                    continue
-                total = total or dict.fromkeys([n for n, _ in CHURN], 0)
-                for name in total:
-                    total[name] += counts[name]
-        return total
+            commits = [self.view._commits(run) for run in runs]
+            todo: dict[str, list[str]] = {}
+            for found in commits:
+                for store_id, sha in found.items():
+                    if (store_id, sha) not in self._churn:
+                        todo.setdefault(store_id, []).append(sha)
+            for store_id, shas in todo.items():
+                self._count_commits(store_id, shas)
+            out: list[dict[str, int] | None] = []
+            for found in commits:
+                total = None
+                for store_id, sha in found.items():
+                    counts = self._churn.get((store_id, sha))
+                    if counts is None:
+                        continue
+                    total = total or dict.fromkeys([n for n, _ in CHURN], 0)
+                    for name in total:
+                        total[name] += counts[name]
+                out.append(total)
+        return out
 
-    def _commit_churn(self, store_id: str, sha: str) -> dict[str, int] | None:
-        key = (store_id, sha)
-        if key in self._churn:
-            return self._churn[key]
+    def _count_commits(self, store_id: str, shas: list[str]) -> None:
+        """Count each commit's changes against its first parent (None when the commit is
+        not in the store)."""
         store = self.view._store(store_id)
-        if store is None or not store.repo.has_commit(sha):
-            return None
-        repo = store.repo
-        parent = repo.git("rev-parse", "-q", "--verify", f"{sha}^", check=False).strip()
-        args = [parent, sha] if parent else ["--root", sha]
-        raw = repo.git("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", *args)
-        counts = dict.fromkeys([n for n, _ in CHURN], 0)
-        changed: list[tuple[str, str]] = []
-        fields = raw.split("\x00")
-        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-            if not meta.startswith(":") or not _counted(path):
-                continue
-            _m1, _m2, old, new, status = meta[1:].split()
-            if status == "A":
-                counts["added"] += 1
-            elif status == "D":
-                counts["removed"] += 1
-            else:
-                changed.append((old, new))
-        news = list(repo.read_blobs([new for _old, new in changed])) if changed else []
-        crumpled = [(old, n) for (old, _new), n in zip(changed, news, strict=True)
-                    if _CRUMPLED.search(n)]
-        olds = list(repo.read_blobs([old for old, _n in crumpled])) if crumpled else []
-        counts["crumpled"] = sum(1 for o in olds if not _CRUMPLED.search(o))
-        counts["changed"] = len(changed) - counts["crumpled"]
-        self._churn[key] = counts
-        return counts
+        shas = list(dict.fromkeys(shas))
+        for sha in shas:
+            self._churn[(store_id, sha)] = None
+        if store is None:
+            return
+        try:
+            raw = store.repo.git("log", "--no-walk=unsorted", "-z", "--raw", "--no-renames",
+                                 "--root", "--no-abbrev", "--format=%x01%H", *shas)
+        except DreamError:      # a commit that is gone: count them one by one
+            raw = "".join(store.repo.git("log", "--no-walk", "-z", "--raw", "--no-renames",
+                                         "--root", "--no-abbrev", "--format=%x01%H", sha,
+                                         check=False) for sha in shas)
+        read = store.repo.reader.read_spec           # one cat-file process for the page
+        for chunk in raw.split("\x01")[1:]:
+            sha, _, rest = chunk.partition("\x00")
+            counts = dict.fromkeys([n for n, _ in CHURN], 0)
+            changed: list[tuple[str, str]] = []
+            fields = rest.lstrip("\n").split("\x00")
+            for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+                if not meta.startswith(":") or not _counted(path):
+                    continue
+                _m1, _m2, old, new, status = meta[1:].split()
+                if status == "A":
+                    counts["added"] += 1
+                elif status == "D":
+                    counts["removed"] += 1
+                else:
+                    changed.append((old, new))
+            crumpled = [old for old, new in changed if _CRUMPLED.search(read(new) or b"")]
+            counts["crumpled"] = sum(1 for old in crumpled
+                                     if not _CRUMPLED.search(read(old) or b""))
+            counts["changed"] = len(changed) - counts["crumpled"]
+            self._churn[(store_id, sha.strip())] = counts
 
     # -- page ----------------------------------------------------------------------------------
     def page(self, query: dict[str, list[str]]) -> str:
@@ -142,7 +160,7 @@ class Pictures:
 
         start, note = _start(query)
         runs = list(reversed(self.view.runs()))                      # oldest first
-        churned = [(r, self.churn(r)) for r in runs]
+        churned = list(zip(runs, self.churn(runs), strict=True))
         growth = [Point(pages._label(r), float(r["memory_docs"]), r["id"],
                         f"{r['id']}: {r['memory_docs']} documents")
                   for r in runs if r["memory_docs"] is not None]

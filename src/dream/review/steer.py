@@ -61,6 +61,7 @@ class Steering:
         from dream.review.pictures import Pictures
 
         self.pictures = Pictures(self.view)
+        self._summaries: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     @property
     def app(self):
@@ -76,12 +77,22 @@ class Steering:
         with self.view.lock:
             out = []
             for scope in every_scope(self.app):
+                head = scope.store.repo.head()
                 for q in open_questions([scope]):
                     q["scope"] = scope.address_prefix
                     q["link"] = record_link(scope.store.id, q["address"][1:])
-                    q["records"] = [record_summary(scope, path) for path in q["about"]]
+                    q["records"] = [self._summary(scope, head, path) for path in q["about"]]
                     out.append(q)
             return out
+
+    def _summary(self, scope: Scope, head: str | None, path: str) -> dict[str, Any]:
+        """:func:`record_summary`, kept per (store, HEAD, path): a commit never changes."""
+        key = (scope.store.id, head or "", f"{scope.root}/{path}")
+        if key not in self._summaries:
+            if len(self._summaries) > 2000:
+                self._summaries.clear()
+            self._summaries[key] = record_summary(scope, path, head)
+        return self._summaries[key]
 
     def waiting(self) -> dict[str, list[dict[str, Any]]]:
         """Other decisions waiting for a person: dream runs left for review, and review
@@ -204,14 +215,13 @@ class Steering:
             back, text, "#steer" if back.startswith("/memory/") else "")
 
 
-def record_summary(scope: Scope, path: str) -> dict[str, Any]:
-    """A record a question is about, at its store's HEAD: address, kind, key and field
-    values (``missing`` when it is gone)."""
+def record_summary(scope: Scope, path: str, head: str | None) -> dict[str, Any]:
+    """A record a question is about, at commit ``head`` of its store: address, kind, key
+    and field values (``missing`` when it is gone)."""
     from dream.review.memory_pages import record_link
 
     address = f"{scope.address_prefix}/{path}"
     relpath = f"{scope.root.rstrip('/')}/{path}"
-    head = scope.store.repo.head()
     data = scope.store.repo.read_at(head, relpath) if head else None
     rec = Record.loads(data.decode("utf-8", "replace")) if data else None
     if rec is None:
