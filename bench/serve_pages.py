@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append([f"{n:,}", kind, f"{min(values):.1f} / "
                          f"{statistics.median(values):.1f}", f"{cold[kind]:.0f}",
                          "yes" if statistics.median(values) <= TARGET_MS else "no"])
-        figures["sizes"][str(n)] = {"documents": n + 4, "records": len(records),
+        figures["sizes"][str(n)] = {"documents": n + 4 + 2 * QUESTIONS, "records": len(records),
                                     "setup_s": round(setup_s, 1), "pages": per_kind}
     figures["load_end"] = load()
     text = table(["notes", "page", f"p95 ms, min / median of {runs} runs",

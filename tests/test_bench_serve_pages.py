@@ -17,8 +17,9 @@ def test_serve_pages_benchmark_quick():
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     assert figures["quick"] is True and figures["runs"] == 3 and figures["requests"] == 10
     size = figures["sizes"]["1000"]
-    assert size["documents"] == 1004 and size["records"] > 500
-    assert set(size["pages"]) == {"front", "list", "record", "search", "session"}
+    assert size["documents"] == 1084 and size["records"] > 500
+    assert set(size["pages"]) == {"front", "list", "record", "search", "session", "questions",
+                                  "pictures"}
     for page in size["pages"].values():
         assert 0 < page["p95_min_ms"] <= page["p95_median_ms"] and page["first_ms"] > 0
     assert "p95 ms, min / median of 3 runs" in proc.stdout
