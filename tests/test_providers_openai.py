@@ -254,6 +254,14 @@ def test_json_object_fallback_mode(server):
     assert body["response_format"] == {"type": "json_object"}
     assert body["messages"][0]["content"] == "Find duplicates."
     assert "JSON schema" in body["messages"][1]["content"]
+    # a prefix that already says JSON still gets the schema: the prompt has no other copy
+    server.enqueue(server.answer(GOOD))
+    provider.complete(ModelRequest(purpose="propose", prefix="Answer only with JSON.",
+                                   body="items", schema=SCHEMA))
+    sent = server.requests[1].body["messages"]
+    assert [m["role"] for m in sent] == ["system", "system", "user"]
+    assert json.dumps(SCHEMA) in sent[1]["content"] and sent[0]["content"] == \
+        "Answer only with JSON."
 
 
 def test_bad_settings_are_clear_errors(server):

@@ -95,8 +95,9 @@ class OpenAIProvider:
         messages: list[dict[str, str]] = []
         if request.prefix:
             messages.append({"role": "system", "content": request.prefix})
-        if self.response_format == "json_object" and "json" not in request.prefix.lower():
-            # JSON mode requires the word JSON in the prompt; the schema goes with it
+        if self.response_format == "json_object":
+            # JSON mode has no schema parameter: the schema goes in the prompt (after the
+            # shared prefix, so the prefix stays cacheable), with the word JSON it requires
             messages.append({"role": "system", "content": "Answer with one JSON object that "
                              "follows this JSON schema:\n" + json.dumps(request.schema)})
         messages.append({"role": "user", "content": request.body})
