@@ -352,10 +352,11 @@ def locomo_dataset(tmp: Path, quick: bool) -> tuple[list[tuple[Path, list[Messag
 
 
 def line_days(path: Path) -> list[tuple[str, bytes]]:
-    """Each line of a transcript with the UTC day it belongs to: its own ``timestamp`` (at
-    the top or in ``payload``), never earlier than the line before it (a nightly run never
-    sees a line before the ones above it); a line without one belongs to the day of the
-    line before it, or of the first dated line."""
+    """Each line of a transcript with the UTC day it was written by: a file is appended in
+    order, so a line was written no later than any line after it; its day is the earliest
+    ``timestamp`` (at the top or in ``payload``) of it and the lines after it. (A session
+    header stamped when the file was last written does not hold back the lines below it.)
+    Lines after the last dated one belong to that day."""
     raw = path.read_bytes().splitlines(keepends=True)
     own: list[str] = []
     for line in raw:
@@ -369,12 +370,12 @@ def line_days(path: Path) -> list[tuple[str, bytes]]:
             stamp = str(data.get("timestamp") or (
                 payload.get("timestamp") if isinstance(payload, dict) else "") or "")
         own.append(stamp[:10] if re.match(r"\d{4}-\d\d-\d\d", stamp) else "")
-    day = next((d for d in own if d), "0000-00-00")
-    out = []
-    for line, d in zip(raw, own, strict=True):
-        day = max(day, d) if d else day
-        out.append((day, line))
-    return out
+    day = next((d for d in reversed(own) if d), "0000-00-00")
+    days = []
+    for d in reversed(own):
+        day = min(day, d) if d else day
+        days.append(day)
+    return list(zip(reversed(days), raw, strict=True))
 
 
 def nightly_transcripts(files: list[Path], folder: Path) -> Any:
@@ -502,7 +503,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return summarise(results, stats, missing, args)
 
 
-PACK_BUDGETS = (1000, 2000, 4000, 8000)
+PACK_BUDGETS = (1000, 4000, 12000, 24000)
 
 
 def pack_budgets(server: Any, args: argparse.Namespace) -> dict[str, Any]:

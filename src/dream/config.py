@@ -13,7 +13,7 @@ from dream.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
     "model": {"default": "rules"},
-    "run": {"pack_tokens": 8000, "brief_tokens": 2000, "apply": "auto"},
+    "run": {"pack_tokens": 12000, "brief_tokens": 2000, "apply": "auto"},
     "stores": [],
     "pricing": {},
 }
@@ -22,7 +22,7 @@ DEFAULTS: dict[str, Any] = {
 # settings whose type Dream relies on: (section, key) -> (type, what to write)
 TYPED: dict[tuple[str, str], tuple[type | tuple[type, ...], str]] = {
     ("model", "default"): (str, 'a provider spec such as "rules"'),
-    ("run", "pack_tokens"): (int, "a whole number such as 8000"),
+    ("run", "pack_tokens"): (int, "a whole number such as 12000"),
     ("run", "brief_tokens"): (int, "a whole number such as 2000"),
     ("run", "apply"): (str, '"auto" or "review"'),
     ("search", "score_budget"): (int, "a whole number such as 20000"),

@@ -91,7 +91,7 @@ HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'decision':<15} {'project':<1
 @click.option("--brief-tokens", type=click.IntRange(50, 200000), default=None,
               help="Token cap of brief.md (default 2000).")
 @click.option("--pack-tokens", type=click.IntRange(500, 200_000), default=None,
-              help="Tokens of items per model call (default DREAM_PACK_TOKENS, else 8000).")
+              help="Tokens of items per model call (default DREAM_PACK_TOKENS, else 12000).")
 @click.option("--max-items", type=click.IntRange(1, 10_000_000), default=5000,
               show_default=True, help="Items one run claims; --rounds takes the rest.")
 @json_option

@@ -56,7 +56,7 @@ def run_options(app: App, **kw: Any) -> RunOptions:
             raise ValueError(pack)
     except (TypeError, ValueError):
         raise BadInput(f"{PACK_ENV}={pack!r} is not a number of tokens of at least 500",
-                       "set it to e.g. 8000") from None
+                       "set it to e.g. 12000") from None
     model = kw.pop("model", None) or cfg.get("model", "default", "rules")
     brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
     try:

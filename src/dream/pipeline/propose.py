@@ -42,7 +42,7 @@ CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, ne
 PAYLOAD_CONTEXT_CHARS = 2000   # ... and given to code providers a little longer (the options
                                # a question offered, which the user's answer picks from)
 ITEM_CHARS = 4000
-PACK_TOKENS = 8000         # rendered items per call (a bundle over it gets a call alone)
+PACK_TOKENS = 12000        # rendered items per call (a bundle over it gets a call alone)
 COMMAND_CHARS = 200        # a failed tool call's command, shown with its result
 OK_COMMAND_CHARS = 60      # a successful one's
 TIME_GAP_MINUTES = 30      # an item's time is shown after this much quiet
