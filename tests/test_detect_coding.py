@@ -356,3 +356,16 @@ def test_scripts_and_runners_are_read_by_what_they_do():
     assert purposes("docker compose run --rm web bin/rails test")[0][0] == "test"
     assert purposes("pre-commit run --all-files")[0][0] == "lint"
     assert purposes("git push origin main") == [] and purposes("ls -la") == []
+
+
+def test_a_codex_exec_command_result_fails_by_the_exit_code_in_its_header():
+    out = ("Chunk ID: 7c1e\nWall time: 0.4 seconds\nProcess exited with code 1\n"
+           "Original token count: 31\nOutput:\nerror: externally-managed-environment\n"
+           "× This environment is externally managed")
+    session = _session("codex-1", [("call", "pip install -e ."), ("ok", out),
+                                   ("call", "uv pip install -e ."), ("ok", "Installed 1 package")])
+    [pitfall] = _pitfalls(session)
+    assert "externally managed" in pitfall and "Chunk ID" not in pitfall
+    assert pitfall.endswith("Fix: run `uv pip install -e .`.")
+    commands = [n["text"] for n in _run(session) if n["type"] == "command"]
+    assert commands == ["Install: `uv pip install -e .`"]

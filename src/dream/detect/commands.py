@@ -46,9 +46,14 @@ _EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code) ([1-9]\d*
 
 
 def exit_failed(text: str | None) -> bool:
-    """A result whose first line says its command exited non-zero (or, for a background
-    shell read back later, whose ``<exit_code>`` is non-zero)."""
-    return bool(_EXIT_LINE.match(text or "") or _EXIT_TAG.search((text or "")[:600]))
+    """A result whose header says its command exited non-zero: its first line, or a line of
+    the header Codex writes before ``Output:`` ("Chunk ID: ... / Wall time: ... / Process
+    exited with code 1"); or, for a background shell read back later, a non-zero
+    ``<exit_code>``."""
+    head = (text or "").split("\nOutput:", 1)[0] if "\nOutput:" in (text or "")[:400] \
+        else (text or "").split("\n", 1)[0]
+    return any(_EXIT_LINE.match(line) for line in head.splitlines()[:6]) or \
+        bool(_EXIT_TAG.search((text or "")[:600]))
 
 
 _EXIT_TAG = re.compile(r"<exit_code>\s*[1-9]\d*\s*</exit_code>")

@@ -66,7 +66,7 @@ _CAUSE_LINE = [
 _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
 _MAX = 160
 _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
-                     r"|\*\* (?!\()|hint: |Collected errors:)")
+                     r"|\*\* (?!\()|hint: |Collected errors:|Chunk ID: |Original token count: )")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"

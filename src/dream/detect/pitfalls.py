@@ -89,7 +89,10 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
             continue            # only ever pasted: the user reports it, the agent never ran it
         cause = failures.cause_line(failed[0].text)
         told = _explained(failed, items, cause)
-        if len(failed) < 2 and not ENVIRONMENT.search(cause) and not told:
+        setup = ENVIRONMENT.search(cause) or any(
+            ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
+            if _ERROR_LINE.search(line))
+        if len(failed) < 2 and not setup and not told:
             continue            # a one-off failure mid-task is no pitfall
         if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
             continue            # a compile or type error in the middle of a change
@@ -272,6 +275,8 @@ def _answer(command: str, text: str) -> bool:
     return commands.program(last) in commands.NEGATIVE_ANSWERS and not _ERRORISH.search(text)
 
 
+# a line of the output that reports an error ("error: externally-managed-environment")
+_ERROR_LINE = re.compile(r"^\W*(?:error|fatal)\b|^\s*[×✖✗]\s", re.I)
 _ERRORISH = re.compile(r"error|not found|denied|failed|fatal|cannot|no such", re.I)
 
 
