@@ -61,7 +61,9 @@ PUSHBACK = re.compile(
     r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
-    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+", re.I)
+    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"
+    r"|^not\s+`?[\w./@-]+`?\s*[—–-]+\s*\S|^it'?s\s+`?[\w./@-]+`?\s+(?:here|in this repo),?\s+not\s",
+    re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
@@ -76,7 +78,8 @@ DECISION = re.compile(
 # ./manage.py test --settings=...", "commit messages here follow conventional commits"
 CONVENTION = re.compile(
     r"^(?:(?:btw|also|and|fyi|note|again|so)[,:]?\s+(?:[—–-]\s+)?)?(?:the\s+|our\s+|all\s+)?"
-    r"(?:(?:unit|integration|e2e|end-to-end|browser|api|local|ci|release|nightly|docker|db)\s+)?"
+    r"(?:(?:unit|integration|e2e|end-to-end|browser|api|local|ci|release|nightly|docker|db|"
+    r"staging|production|prod|preview|dev|frontend|backend|schema|database)\s+)?"
     r"(?:tests?|specs?|builds?"
     r"|commits?|commit messages?|migrations?|deploys?|deployments?|releases?|prs?|pull requests?"
     r"|branch(?:es)?|changes|schema changes|dependencies|deps|secrets|logs)\b(?:\s+\w+)?\s+"
@@ -95,6 +98,9 @@ HOW = re.compile(
     r"|instead)\b|(?:typecheck|type-check|lint|format|build|test|deploy|release|install|run"
     r"\s+(?:the\s+)?tests|publish)\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via|through)"
     r"\s+\S)", re.I)
+# a limit to keep: "keep PRs under 400 lines", "keep the changelog sorted"
+KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:under|below|"
+                  r"within|short|small|sorted|alphabetical|green|passing|at\s+\d|to\s+\d)\b", re.I)
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
@@ -132,7 +138,7 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
     if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
         return "directive"
     if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or WE_DO.search(sentence)
-                   or
+                   or KEEP.search(sentence) or
                    _REMEMBER.search(sentence) or
                    _STARTS_IMPERATIVE.search(sentence) and EVERY_TIME.search(sentence)):
         return "directive"

@@ -122,6 +122,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
             _ANCHOR.search(body) or _CODE.search(body)):
         return None             # "never again", "stop, wait", "use a map here"
     body = _both_halves(body, neighbours).rstrip(" .!,;")
+    if not body:
+        return None
     reason = _reason(body, following)
     if reason:
         body = f"{body}; {reason}"
@@ -137,7 +139,9 @@ def said_how(text: str) -> bool:
     ..."), an instruction on how to do a job ("typecheck with ..."), something to remember,
     or an instruction for every time."""
     return bool(directives.CONVENTION.search(text) or directives.HOW.search(text) or
-                directives.WE_DO.search(text) or
+                directives.WE_DO.search(text) or directives.KEEP.search(text) or
+                re.match(r"^not\s+\S+\s*[—–-]|^it'?s\s+\S+\s+(?:here|in this repo),?\s+not\s", text,
+                         re.I) or
                 _REMEMBER.match(text) or
                 directives.EVERY_TIME.search(text) and _IMPERATIVE_START.match(text))
 
@@ -211,11 +215,26 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     """A rule that only says what not to use takes what to use from a sentence next to it:
     "We don't use jest or npm here." + "bun test." -> "Use bun test, not jest or npm"."""
     lowered = body[:1].lower() + body[1:]
+    swapped = _NOT_THIS.match(lowered)
+    if swapped:                 # "not npm — pnpm", "it's pnpm here, not npm"
+        use, avoid = (swapped["y1"], swapped["x1"]) if swapped["x1"] else \
+            (swapped["y2"], swapped["x2"])
+        if {use.lower().strip("`"), avoid.lower().strip("`")} & _PLAIN_WORDS:
+            return ""               # "it's fine here, not there": no tool named
+        return f"Use {use.strip('`')}, not {avoid.strip('`')}"
     if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
     rejected = directives.rejected_terms(body)
-    if not rejected or _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+",
-                                               "", body, flags=re.I)):
+    positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
+                                       flags=re.I))
+    if not rejected and not positive and _NEGATIVE.match(body):
+        for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
+            other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
+            if other and re.match(r"^(?:please\s+)?(?:use|run|call|go through)\b", other, re.I) \
+                    and not directives.rejected_terms(other) and len(other.split()) <= 12:
+                return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
+        return body
+    if not rejected or positive:
         return body
     for other in neighbours:
         other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
@@ -230,6 +249,16 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
     return body
+
+
+# one tool instead of another, said tersely
+_NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s*(?:use\s+)?"
+                       r"(?P<y1>`?[\w./@-]+(?:\s+[\w./@-]+){0,3}`?)$"
+                       r"|^it'?s\s+(?P<y2>`?[\w./@-]+`?)\s+(?:here|in this repo),?\s+not\s+"
+                       r"(?P<x2>`?[\w./@-]+`?)$", re.I)
+_PLAIN_WORDS = {"fine", "there", "here", "that", "this", "it", "ok", "okay", "good", "right",
+                "wrong", "better", "worse", "so", "true", "false", "one", "the", "yet", "now"}
+_NEGATIVE = re.compile(r"^(?:don'?t|do not|never|stop|avoid|no more)\b", re.I)
 
 
 def _split_reason(text: str) -> tuple[str, str, str]:
