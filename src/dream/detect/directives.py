@@ -37,8 +37,9 @@ INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
-                    r"please remember|remember to always|note for next time)\b"
-                    r"|^(?:and\s+|so\s+)?next time\b", re.I)
+                    r"please remember|remember to always|note for next time)\b", re.I)
+# "next time, check the lockfile first": said to an agent, a rule for every later session
+NEXT_TIME = re.compile(r"^(?:and\s+|so\s+)?next time\b", re.I)
 # an imperative about how to work: "Always run ...", "Never drop ...", "Make sure to ..."
 IMPERATIVE = re.compile(
     r"^(?:please\s+|and\s+|also,?\s+|great\.?\s+|ok(?:ay)?,?\s+)?(?:(?:always|never)\s+(?:"
@@ -138,7 +139,7 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
     if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
         return "directive"
     if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or WE_DO.search(sentence)
-                   or KEEP.search(sentence) or
+                   or KEEP.search(sentence) or NEXT_TIME.search(sentence) or
                    _REMEMBER.search(sentence) or
                    _STARTS_IMPERATIVE.search(sentence) and EVERY_TIME.search(sentence)):
         return "directive"

@@ -99,7 +99,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     text = _without_complaints(text)
     plain = directives.plain_rule(text)
     loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
-                 directives.STRONG.search(text) or directives.EVERY_TIME.search(text))
+                 directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
+                 directives.NEXT_TIME.search(text))
     if loose and not MARKER_LOOSE.search(text):
         return None
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
