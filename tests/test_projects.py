@@ -162,3 +162,115 @@ def test_hook_takes_both_spellings_of_the_agent(webapp, dream_proc):
     for spelling in ("claude_code", "claude-code"):
         proc = dream_proc("hook", "--agent", spelling, "--json", cwd=webapp, input=payload)
         assert proc.returncode == 0 and json.loads(proc.stdout)["agent"] == "claude-code"
+
+
+# -- a transcript's git remote places it too -------------------------------------------------
+TOKEN = "ghp_" + "Zq7RfT2mWc9XbK4pLs8NvD3hJy6GaE1uQo5i"     # synthetic, the shape only
+
+
+def rollout(path: Path, cwd: str, remote: str | None, texts: list[str], start: int = 0,
+            session: str = "c1") -> Path:
+    """A real-format Codex rollout: session_meta (with its git block) and the user's words
+    as event messages."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    if start == 0:
+        meta = {"id": session, "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.104.0"}
+        if remote:
+            meta["git"] = {"commit_hash": "7078dc6b1ce5dd75a54ad14563c663530b82963b",
+                           "branch": "main", "repository_url": remote}
+        lines.append({"timestamp": "2026-11-20T10:00:00.000Z", "type": "session_meta",
+                      "payload": meta})
+    for n, text in enumerate(texts, start + 1):
+        lines.append({"timestamp": f"2026-11-20T10:{n:02d}:00.000Z", "type": "event_msg",
+                      "payload": {"type": "user_message", "message": text}})
+    with path.open("a", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(json.dumps(line) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("url, same", [
+    ("git@github.com:acme/webapp.git", "https://github.com/Acme/WebApp"),
+    ("ssh://git@github.com:22/acme/webapp.git/", "https://github.com/acme/webapp.git"),
+    (f"https://x-access-token:{TOKEN}@github.com/acme/webapp.git", "github.com:acme/webapp"),
+])
+def test_remote_spellings_of_one_repository_compare_equal(url, same):
+    from dream.store.project import normal_remote
+
+    assert normal_remote(url) == normal_remote(same) == "github.com/acme/webapp"
+    assert TOKEN.lower() not in (normal_remote(url) or "")
+
+
+@pytest.mark.parametrize("junk", ["", "webapp", "/srv/git/webapp.git", None, 3,
+                                  "https://github.com/"])
+def test_what_is_not_a_remote_url_matches_nothing(junk):
+    from dream.store.project import normal_remote
+
+    assert normal_remote(junk) is None
+
+
+def test_foreign_folder_whose_recorded_remote_is_this_repositorys_is_placed_here(
+        webapp, dream, tmp_path, dream_home):
+    from conftest import git
+
+    git(webapp, "remote", "add", "origin", "git@github.com:acme/webapp.git")
+    url = f"https://x-access-token:{TOKEN}@github.com/Acme/WebApp.git"
+    mine = rollout(tmp_path / "copied" / "rollout-a.jsonl", "/home/dev/shop-frontend", url,
+                   ["Always run the tests with pytest -q before committing."])
+    theirs = rollout(tmp_path / "copied" / "rollout-b.jsonl", "/home/dev/api",
+                     "git@github.com:acme/api.git", ["Use pnpm, never npm."], session="c2")
+    out = dream("collect", str(mine), str(theirs)).output
+    assert ("recorded in /home/dev/shop-frontend (not on this machine) in this repository's "
+            f"project {here_key()}, by its git remote") in out
+    assert "could not place items recorded in folders missing on this machine: /home/dev/api" \
+        in out
+    counts = spool(dream_home)
+    assert counts[here_key()] == 1 and sum(counts.values()) == 2
+    data = json.loads(dream("collect", "--json", str(mine)).output)
+    assert data["new_items"] == 0
+    # the token in the recorded URL is never stored nor printed
+    raw = (dream_home / "dream.db").read_bytes()
+    assert TOKEN.encode() not in raw and TOKEN not in out
+    review = json.loads(dream("review", "start", "--json").output)
+    assert review["run"]["items"] == 1 and review["run"]["project_key"] == here_key()
+
+
+def test_a_grown_foreign_rollout_keeps_landing_here(webapp, dream, dream_proc, tmp_path,
+                                                    dream_home):
+    """Read again in a new process (which has not seen the rollout's head line), the
+    appended lines are placed like the first ones."""
+    from conftest import git
+
+    git(webapp, "remote", "add", "origin", "https://github.com/acme/webapp")
+    file = rollout(tmp_path / "copied" / "rollout-a.jsonl", "/home/dev/shop-frontend",
+                   "git@github.com:acme/webapp.git", ["Never push to main directly."])
+    assert dream_proc("collect", str(file), cwd=webapp).returncode == 0
+    rollout(file, "", None, ["Deploy with make deploy from the ops folder."], start=1)
+    proc = dream_proc("collect", "--json", str(file), cwd=webapp)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["new_items"] == 1 and out["projects"]["attributed"] == \
+        {"/home/dev/shop-frontend": 1}
+    assert out["projects"]["matched"] == {"/home/dev/shop-frontend": "git remote"}
+    assert spool(dream_home) == {here_key(): 2}
+
+
+def test_collect_without_paths_finds_a_codex_rollout_by_its_remote(
+        webapp, dream, tmp_path, monkeypatch, dream_home):
+    from conftest import git
+
+    git(webapp, "remote", "add", "upstream", "git@github.com:acme/webapp.git")
+    codex = tmp_path / "codex-sessions"
+    rollout(codex / "2026" / "11" / "20" / "rollout-2026-11-20T10-00-00-c1.jsonl",
+            "/home/dev/shop-frontend", "https://github.com/acme/webapp.git",
+            ["Always run the tests with pytest -q before committing."])
+    rollout(codex / "2026" / "11" / "20" / "rollout-2026-11-20T11-00-00-c2.jsonl",
+            "/home/dev/api", "https://github.com/acme/api.git", ["Use pnpm."], session="c2")
+    monkeypatch.setenv("DREAM_CLAUDE_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("DREAM_PI_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("DREAM_CODEX_DIR", str(codex))
+    out = json.loads(dream("collect", "--json").output)
+    assert out["files"] == 1 and out["new_items"] == 1
+    assert out["projects"]["matched"] == {"/home/dev/shop-frontend": "git remote"}
+    assert spool(dream_home) == {here_key(): 1}

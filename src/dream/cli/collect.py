@@ -91,8 +91,9 @@ def _print_placement(placed: dict[str, Any], project: str | None) -> None:
         click.echo(f"moved {placed['moved']} items collected before from these files to "
                    f"project {project}")
     for folder, n in sorted(placed["attributed"].items()):
+        why = placed.get("matched", {}).get(folder, "folder name")
         click.echo(f"placed {n} items recorded in {folder} (not on this machine) in this "
-                   f"repository's project {placed['project']}, by its folder name")
+                   f"repository's project {placed['project']}, by its {why}")
     if placed["unplaced"]:
         listed = ", ".join(f"{f} ({n})" for f, n in sorted(placed["unplaced"].items())[:5])
         click.echo(f"note: could not place items recorded in folders missing on this "

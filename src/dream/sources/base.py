@@ -180,13 +180,13 @@ def iso_utc(value: Any) -> str | None:
 
 
 _PROJECT_CACHE: dict[str, str] = {}
-# every recorded folder this process has keyed: folder -> (key, exists on this machine);
-# collect reads it to record where items came from and to place foreign folders
-SEEN_FOLDERS: dict[str, tuple[str, bool]] = {}
-
-
-def project_key_for(cwd: str | None) -> str | None:
-    """The project key of a recorded working directory.
+# every recorded folder this process has keyed: folder -> (key, exists on this machine,
+# the git remote the transcript recorded for it, normalised, or None); collect reads it to
+# record where items came from and to place folders missing on this machine
+SEEN_FOLDERS: dict[str, tuple[str, bool, str | None]] = {}
+def project_key_for(cwd: str | None, remote: str | None = None) -> str | None:
+    """The project key of a recorded working directory (``remote``: the git remote the
+    transcript recorded for it, when it did, as :func:`normal_remote` spells it).
 
     When the folder exists on this machine it is identified like any repository (linked
     worktrees share the key). Otherwise the key is derived from the path string the way
@@ -196,6 +196,9 @@ def project_key_for(cwd: str | None) -> str | None:
         return None
     cached = _PROJECT_CACHE.get(cwd)
     if cached is not None:
+        if remote is not None and cwd in SEEN_FOLDERS and SEEN_FOLDERS[cwd][2] is None:
+            key, exists, _ = SEEN_FOLDERS[cwd]
+            SEEN_FOLDERS[cwd] = (key, exists, remote)
         return cached
     path = Path(cwd)
     exists = path.is_dir()
@@ -204,8 +207,20 @@ def project_key_for(cwd: str | None) -> str | None:
     else:
         key = f"{slug(path.name)}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     _PROJECT_CACHE[cwd] = key
-    SEEN_FOLDERS[cwd] = (key, exists)
+    SEEN_FOLDERS[cwd] = (key, exists, remote)
     return key
+
+
+def project_of(state: dict[str, Any]) -> str | None:
+    """The project key of a file's items from its persisted state: the key its head gave
+    (made from the raw folder; the state keeps the folder redacted), re-announced in
+    SEEN_FOLDERS when this process has not read that head, so a grown file read again
+    is placed like its first part was."""
+    key = state.get("project")
+    cwd = state.get("cwd")
+    if key and cwd and cwd not in SEEN_FOLDERS:
+        SEEN_FOLDERS[cwd] = (key, Path(cwd).is_dir(), state.get("remote"))
+    return key or project_key_for(cwd, state.get("remote"))
 
 
 _BINARY_RE = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")

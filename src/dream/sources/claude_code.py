@@ -31,6 +31,7 @@ from dream.sources.base import (
     iso_utc,
     json_objects,
     project_key_for,
+    project_of,
     text_of,
 )
 
@@ -105,7 +106,7 @@ class ClaudeCode:
         if cwd:
             ctx.state["cwd"] = cwd  # stored redacted: the key is made from the raw folder
             ctx.state["project"] = project_key_for(cwd)
-        project = ctx.state.get("project") or project_key_for(ctx.state.get("cwd"))
+        project = project_of(ctx.state)
         said_at = iso_utc(record.get("timestamp"))
         uuid = record.get("uuid")
 

@@ -40,8 +40,10 @@ from dream.sources.base import (
     iso_utc,
     parse_json,
     project_key_for,
+    project_of,
     text_of,
 )
+from dream.store.project import normal_remote
 
 KIND = "codex"
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md",
@@ -137,17 +139,20 @@ class Codex:
                 continue
             if kind == "session_meta":
                 state["session"] = str(payload.get("id") or ctx.path.stem)
+                git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+                if normal_remote(git.get("repository_url")):
+                    state["remote"] = normal_remote(git.get("repository_url"))
                 if payload.get("cwd"):
                     state["cwd"] = payload["cwd"]  # stored redacted: the key is made here
-                    state["project"] = project_key_for(payload["cwd"])
+                    state["project"] = project_key_for(payload["cwd"], state.get("remote"))
                 continue
             if kind == "turn_context":
                 if payload.get("cwd"):
                     state["cwd"] = payload["cwd"]
-                    state["project"] = project_key_for(payload["cwd"])
+                    state["project"] = project_key_for(payload["cwd"], state.get("remote"))
                 continue
             stream = state.get("session") or ctx.path.stem
-            project = state.get("project") or project_key_for(state.get("cwd"))
+            project = project_of(state)
             said_at = iso_utc(record.get("timestamp"))
 
             msg = _maker(ctx, stream, number, said_at, project)

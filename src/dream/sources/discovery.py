@@ -12,7 +12,8 @@ linked worktrees, which share one project key):
 * Pi: ``$DREAM_PI_DIR`` (default ``~/.pi/agent/sessions``) holds
   ``--<path without its leading / and with / \\ : as ->--/`` folders; same rule.
 * Codex: ``$DREAM_CODEX_DIR`` (default ``~/.codex/sessions``) is organised by date, so
-  every ``rollout-*.jsonl`` is matched by the ``cwd`` in its ``session_meta`` line.
+  every ``rollout-*.jsonl`` is matched by the ``cwd`` in its ``session_meta`` line (a
+  folder missing on this machine also by its name or by the git remote recorded there).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import os
 import re
 import subprocess
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from dream.sources.base import parse_json, project_key_for
-from dream.store.project import ProjectId, identify, slug
+from dream.store.project import ProjectId, identify, normal_remote, remotes, slug
 
 _CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
 
@@ -88,11 +90,21 @@ def _first_cwd(folder: Path) -> str | None:
     return None
 
 
-def moved_here(recorded: str, project: ProjectId) -> bool:
+def moved_here(recorded: str, project: ProjectId, remote: str | None = None) -> bool:
     """A session recorded in a folder missing on this machine whose name is this
-    repository's: logs copied from another machine (placed here by collect)."""
+    repository's, or whose recorded git remote is one of its remotes: logs copied from
+    another machine (placed here by collect)."""
     path = Path(recorded)
-    return project.in_git and slug(path.name) == project.name and not path.is_dir()
+    if not project.in_git or path.is_dir():
+        return False
+    if slug(path.name) == project.name:
+        return True
+    return remote is not None and remote in _remotes_of(project.root)
+
+
+@cache
+def _remotes_of(root: Path) -> frozenset[str]:
+    return frozenset(remotes(root))
 
 
 def _folders(root: Path, names: list[str], project: ProjectId) -> Iterator[Path]:
@@ -113,18 +125,20 @@ def _folders(root: Path, names: list[str], project: ProjectId) -> Iterator[Path]
                 yield folder
 
 
-def _codex_cwd(file: Path) -> str | None:
+def _codex_head(file: Path) -> tuple[str | None, str | None]:
+    """The folder and the git remote (normalised) a rollout's first line records."""
     try:
         with open(file, "rb") as handle:
             first = handle.readline(1 << 20)
         record = parse_json(first)
     except (OSError, ValueError):
-        return None
+        return None, None
     if not isinstance(record, dict):
-        return None
+        return None, None
     payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) else None
+    git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+    return (cwd if isinstance(cwd, str) else None), normal_remote(git.get("repository_url"))
 
 
 def discover(cwd: Path, kinds: list[str] | None = None,
@@ -146,10 +160,11 @@ def discover(cwd: Path, kinds: list[str] | None = None,
     if "codex" in wanted and base["codex"].is_dir():
         tree_strs = [str(t) for t in trees]
         for file in sorted(base["codex"].rglob("rollout-*.jsonl")):
-            recorded = _codex_cwd(file)
+            recorded, remote = _codex_head(file)
             if not recorded:
                 continue
             if any(recorded == t or recorded.startswith(t + os.sep) for t in tree_strs) or \
-                    project_key_for(recorded) == project.key or moved_here(recorded, project):
+                    project_key_for(recorded) == project.key or \
+                    moved_here(recorded, project, remote):
                 found.append(("codex", file))
     return found

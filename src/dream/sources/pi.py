@@ -26,6 +26,7 @@ from dream.sources.base import (
     iso_utc,
     json_objects,
     project_key_for,
+    project_of,
     text_of,
 )
 
@@ -66,7 +67,7 @@ class Pi:
             if kind in _IGNORED:
                 continue
             stream = state.get("session") or ctx.path.stem.split("_")[-1]
-            project = state.get("project") or project_key_for(state.get("cwd"))
+            project = project_of(state)
             said_at = iso_utc(record.get("timestamp"))
             entry_id = record.get("id")
 

@@ -6,9 +6,11 @@ project (``sources.base.project_key_for``). The rules here, applied as items are
 1. ``--project NAME|KEY`` (``Placement.forced``) puts every item that belongs to some
    project into that one; personal streams (no recorded folder) stay personal.
 2. A recorded folder that does not exist on this machine, whose folder name matches the
-   repository collect runs in, is placed in that repository (``Placement.attributed``
-   says which folders). Session logs copied from another machine land where a person
-   would look for them.
+   repository collect runs in, or whose recorded git remote is one of that repository's
+   remotes (Codex records it in ``session_meta.git.repository_url``; HTTPS and SSH
+   spellings compare equal), is placed in that repository (``Placement.attributed`` says
+   which folders, and ``Placement.matched`` by what). Session logs copied from another
+   machine land where a person would look for them.
 3. Any other folder missing on this machine is kept under its own key and reported as
    unplaced (``Placement.unplaced``), with ``--project`` as the way to place it.
 
@@ -28,7 +30,7 @@ from typing import Any
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.secrets import redact
-from dream.store.project import ProjectId, slug
+from dream.store.project import ProjectId, remotes, slug
 from dream.store.store import Store
 
 
@@ -41,29 +43,43 @@ class Placement:
     keys: dict[str, str] = field(default_factory=dict)        # item key -> final key
     folders: dict[str, tuple[str, bool]] = field(default_factory=dict)  # folder -> (key, exists)
     attributed: Counter[str] = field(default_factory=Counter)   # foreign folder -> items
+    matched: dict[str, str] = field(default_factory=dict)   # foreign folder -> 'folder name'
+    #                                                           or 'git remote'
+    _remotes: set[str] | None = None        # here's remotes, normalised (read on first need)
     unplaced: Counter[str] = field(default_factory=Counter)     # foreign folder -> items
     moved: int = 0                          # items already collected, re-keyed by --project
     _foreign: dict[str, str] = field(default_factory=dict)  # key of a missing folder -> folder
 
-    def learn(self, seen: dict[str, tuple[str, bool]]) -> None:
-        """Folders a parser keyed (folder -> (key, exists on this machine))."""
-        for raw, (key, exists) in seen.items():
+    def learn(self, seen: dict[str, tuple[str, bool, str | None]]) -> None:
+        """Folders a parser keyed (folder -> (key, exists on this machine, the git remote
+        the transcript recorded, normalised, or None))."""
+        for raw, (key, exists, remote) in seen.items():
             folder = redact(raw)[0]  # recorded and reported: never a secret in a path
             if folder in self.folders:
                 continue
-            final = self._decide(raw, key, exists)
+            final, why = self._decide(raw, key, exists, remote)
             self.folders[folder] = (final, exists)
             self.keys.setdefault(key, final)
+            if why:
+                self.matched[folder] = why
             if not exists and not self.forced:
                 self._foreign[key] = folder
 
-    def _decide(self, folder: str, key: str, exists: bool) -> str:
+    def _decide(self, folder: str, key: str, exists: bool,
+                remote: str | None) -> tuple[str, str | None]:
+        """The key the folder's items get, and what matched it to here (or None)."""
         if self.forced:
-            return self.forced
-        if not exists and self.here is not None and self.here.in_git \
-                and slug(Path(folder).name) == self.here.name:
-            return self.here.key
-        return key
+            return self.forced, None
+        if exists or self.here is None or not self.here.in_git:
+            return key, None
+        if slug(Path(folder).name) == self.here.name:
+            return self.here.key, "folder name"
+        if remote is not None:
+            if self._remotes is None:
+                self._remotes = remotes(self.here.root)
+            if remote in self._remotes:
+                return self.here.key, "git remote"
+        return key, None
 
     def place(self, key: str | None) -> str | None:
         """The final key of an item the parser keyed ``key`` (None: a personal stream)."""
@@ -90,8 +106,9 @@ class Placement:
 
     def as_dict(self) -> dict[str, Any]:
         return {"project": self.forced or (self.here.key if self.here else None),
-                "attributed": dict(self.attributed), "unplaced": dict(self.unplaced),
-                "moved": self.moved}
+                "attributed": dict(self.attributed),
+                "matched": {f: self.matched[f] for f in self.attributed if f in self.matched},
+                "unplaced": dict(self.unplaced), "moved": self.moved}
 
 
 @dataclass(frozen=True)

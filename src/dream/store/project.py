@@ -1,4 +1,5 @@
-"""Project identity: a stable key per repository, shared by its linked worktrees."""
+"""Project identity: a stable key per repository, shared by its linked worktrees, and
+the repository's remotes in one spelling (to recognise a transcript recorded elsewhere)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,39 @@ from pathlib import Path
 from dream.secrets import redact, strip_placeholders
 
 _NAME_RE = re.compile(r"[^a-z0-9._-]+")
+_SCP_RE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@host:owner/repo
+
+
+def normal_remote(url: object) -> str | None:
+    """A git remote URL as ``host/path`` (lower case, no user, password, port, scheme or
+    ``.git``), so the HTTPS and SSH spellings of one repository compare equal; None for
+    anything that is not a remote URL. Credentials in the URL never survive."""
+    if not isinstance(url, str):
+        return None
+    url = url.strip()
+    if not url or any(c.isspace() for c in url):
+        return None
+    if "://" in url:
+        rest = url.split("://", 1)[1]
+        host, _, path = rest.partition("/")
+        host = host.rsplit("@", 1)[-1].split(":", 1)[0]
+    else:
+        match = _SCP_RE.match(url)
+        if not match:
+            return None
+        host, path = match.group(1), match.group(2)
+    path = path.strip("/").removesuffix(".git").strip("/")
+    if not host or not path:
+        return None
+    return f"{host}/{path}".lower()
+
+
+def remotes(root: Path) -> set[str]:
+    """The normalised URLs of every remote of the repository at ``root`` (see
+    :func:`normal_remote`); empty outside git or without remotes."""
+    out = _git(root, "config", "--get-regexp", r"^remote\..*\.url$") or ""
+    found = {normal_remote(line.split(" ", 1)[1]) for line in out.splitlines() if " " in line}
+    return {url for url in found if url}
 
 
 @dataclass(frozen=True)
