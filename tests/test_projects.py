@@ -274,3 +274,55 @@ def test_collect_without_paths_finds_a_codex_rollout_by_its_remote(
     assert out["files"] == 1 and out["new_items"] == 1
     assert out["projects"]["matched"] == {"/home/dev/shop-frontend": "git remote"}
     assert spool(dream_home) == {here_key(): 1}
+
+
+# -- the same use-cases through the core and over MCP ----------------------------------------
+def test_projects_list_and_move_are_core_functions(webapp, dream, tmp_path, dream_home):
+    from dream.app import App
+    from dream.core.projects import list_projects, move_items
+    from dream.errors import BadInput
+
+    dream("collect", str(transcript(tmp_path / "copied" / "s2.jsonl", "/srv/somewhere/api",
+                                    "s2")))
+    app = App.from_env()
+    try:
+        rows = {r.project.key: r for r in list_projects(app)}
+        foreign = next(k for k in rows if k.startswith("api-"))
+        assert rows[here_key()].here and not rows[foreign].here
+        assert rows[foreign].project.folders == ("/srv/somewhere/api",)
+        done = move_items(app, foreign, "webapp")
+        assert done.as_dict() == {"from": foreign, "to": here_key(), "moved": 5}
+        with pytest.raises(BadInput, match="no project named or keyed"):
+            move_items(app, foreign, "webapp")      # no item carries that key any more
+    finally:
+        app.close()
+    assert spool(dream_home) == {here_key(): 5}
+
+
+def test_projects_over_mcp(webapp, dream, tmp_path, dream_home):
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+    from test_mcp import call, ok, server_params
+
+    dream("collect", str(transcript(tmp_path / "copied" / "s2.jsonl", "/srv/somewhere/api",
+                                    "s2")))
+    foreign = next(k for k in spool(dream_home) if k.startswith("api-"))
+
+    async def scenario():
+        async with stdio_client(server_params(webapp, dream_home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                assert tools["projects_list"].annotations.read_only_hint
+                assert not tools["projects_move"].annotations.read_only_hint
+                listed = (await ok(session, "projects_list"))["projects"]
+                bad = await call(session, "projects_move", **{"from": "nope", "to": "webapp"})
+                moved = await ok(session, "projects_move", **{"from": foreign, "to": "webapp"})
+                return listed, bad, moved
+
+    listed, bad, moved = anyio.run(scenario)
+    assert {r["key"]: r["here"] for r in listed} == {here_key(): True, foreign: False}
+    assert bad[0] is None and "no project named or keyed 'nope'" in bad[1]
+    assert moved == {"from": foreign, "to": here_key(), "moved": 5}
+    assert spool(dream_home) == {here_key(): 5}

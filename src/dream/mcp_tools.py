@@ -1,5 +1,5 @@
 """MCP tools backed by other parts of Dream: memory (dream.api), history (the spool's
-history search) and review (prepare and proposals). Registered on import by
+history search), review (prepare and proposals), questions and projects (dream.core). Registered on import by
 :mod:`dream.mcp_server`; a tool whose module is missing is not listed."""
 
 from __future__ import annotations
@@ -177,3 +177,31 @@ tool(ToolSpec(
           "answer": {"type": "string", "description": "yes, no, or the field's value."}},
          ("key", "answer")),
     questions_answer, destructive=True, requires=(ANSWERS,)))
+
+
+# -- projects -------------------------------------------------------------------------------------
+PROJECTS = "dream.core.projects"
+
+
+def projects_list(t: DreamTools, a: dict[str, Any]) -> Any:
+    rows = importlib.import_module(PROJECTS).list_projects(t.app)
+    return {"projects": [r.as_dict() for r in rows]}
+
+
+def projects_move(t: DreamTools, a: dict[str, Any]) -> Any:
+    return importlib.import_module(PROJECTS).move_items(t.app, a["from"], a["to"]).as_dict()
+
+
+tool(ToolSpec(
+    "projects_list", "List the project keys Dream knows (from stores and collected items): "
+    "name, managing stores, the folders items were recorded in, item counts, and which "
+    "one is this repository ('here').",
+    _obj({}), projects_list, read_only=True, idempotent=True, requires=(PROJECTS,)))
+tool(ToolSpec(
+    "projects_move", "Move every collected item of one project to another (names or keys, "
+    "as projects_list shows them), e.g. sessions recorded on another machine that belong "
+    "to this repository. Nothing is deleted; a later run or review in the target sees them.",
+    _obj({"from": {"type": "string", "description": "Project name or key the items carry."},
+          "to": {"type": "string", "description": "Project name or key to move them to."}},
+         ("from", "to")),
+    projects_move, requires=(PROJECTS,)))

@@ -18,20 +18,18 @@ def projects(ctx: click.Context, as_json: bool) -> None:
     """List known project keys with their names, folders and item counts."""
     if ctx.invoked_subcommand is not None:
         return
-    from dream.spool.projects import known
+    from dream.core.projects import list_projects
 
-    app = get_app()
-    app.home.require()
-    here = app.project().key
-    rows = known(app.db, app.stores.all())
+    rows = list_projects(get_app())
     if as_json:
-        emit_json([{**r.as_dict(), "here": r.key == here} for r in rows])
+        emit_json([r.as_dict() for r in rows])
         return
     if not rows:
         click.echo("no projects yet: 'dream init' in a repository, then 'dream collect'")
         return
-    for r in rows:
-        mark = "*" if r.key == here else " "
+    for listed in rows:
+        r = listed.project
+        mark = "*" if listed.here else " "
         managed = f"store {', '.join(r.stores)}" if r.stores else "no store ('dream init')"
         click.echo(f"{mark} {r.name or '-':<20} {r.key:<32} {r.items:>6} items "
                    f"({r.pending} to run)  {managed}")
@@ -46,16 +44,10 @@ def projects(ctx: click.Context, as_json: bool) -> None:
 def projects_move(from_project: str, to_project: str, as_json: bool) -> None:
     """Move every collected item of project FROM to project TO (names or keys); nothing is
     wiped, and a later run or review in TO sees them."""
-    from dream.spool.projects import move, resolve
+    from dream.core.projects import move_items
 
-    app = get_app()
-    app.home.require()
-    stores = app.stores.all()
-    here = app.project()
-    src = resolve(app.db, stores, from_project, here)
-    dst = resolve(app.db, stores, to_project, here)
-    moved = move(app.db, dst, from_key=src)
+    done = move_items(get_app(), from_project, to_project)
     if as_json:
-        emit_json({"from": src, "to": dst, "moved": moved})
+        emit_json(done.as_dict())
         return
-    click.echo(f"moved {moved} items from {src} to {dst}")
+    click.echo(f"moved {done.moved} items from {done.from_key} to {done.to_key}")

@@ -2,7 +2,8 @@
 the benchmarks parse their input, call one function here and print what it returns.
 
 - :mod:`dream.core.projects`: ``init``, ``status`` (the current project comes from
-  :meth:`dream.app.App.current_project`, the one resolver of key, name, store and root);
+  :meth:`dream.app.App.current_project`, the one resolver of key, name, store and root),
+  ``list_projects`` and ``move_items`` (the project keys collected items carry);
 - :mod:`dream.core.dreams`: ``run``, ``correct``, ``decide`` (promote or discard a run left
   for review), ``show_run``, ``list_runs``;
 - :mod:`dream.core.revert`: ``revert`` a commit or a run;

@@ -1,4 +1,5 @@
-"""init and status: make the current project known, and say where it stands."""
+"""init and status: make the current project known, and say where it stands; the project
+keys collected items carry, and moving items between them (``dream projects``)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,49 @@ def quick_store_check(store: Store) -> str | None:
     except DreamError as exc:
         return exc.message
     return None
+
+
+# -- the project keys items carry ------------------------------------------------------------
+@dataclass(frozen=True)
+class Listed:
+    """A known project, and whether it is the repository the command runs in."""
+
+    project: Any               # dream.spool.projects.KnownProject
+    here: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.project.as_dict(), "here": self.here}
+
+
+def list_projects(app: App) -> list[Listed]:
+    """Every project key a store manages or a collected item carries (names, stores,
+    recorded folders, item counts), busiest first."""
+    from dream.spool.projects import known
+
+    app.home.require()
+    here = app.project().key
+    return [Listed(row, row.key == here) for row in known(app.db, app.stores.all())]
+
+
+@dataclass(frozen=True)
+class Moved:
+    from_key: str
+    to_key: str
+    moved: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"from": self.from_key, "to": self.to_key, "moved": self.moved}
+
+
+def move_items(app: App, from_project: str, to_project: str) -> Moved:
+    """Move every collected item of project FROM to project TO (each a store's name for a
+    project, its key, a key items carry, or the current repository's name); nothing is
+    wiped, items a running run holds stay, and a later run or review in TO sees them."""
+    from dream.spool.projects import move, resolve
+
+    app.home.require()
+    stores = app.stores.all()
+    here = app.project()
+    src = resolve(app.db, stores, from_project, here)
+    dst = resolve(app.db, stores, to_project, here)
+    return Moved(src, dst, move(app.db, dst, from_key=src))
