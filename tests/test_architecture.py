@@ -10,7 +10,8 @@ from conftest import REPO_ROOT
 SRC = REPO_ROOT / "src"
 FRONT_ENDS = ("dream.cli", "dream.mcp_server", "dream.mcp_tools", "dream.review.web",
               "dream.review.pages", "dream.review.memory_pages", "dream.integrations", "dream.__main__")
-CORE = ("dream.errors", "dream.home", "dream.config", "dream.db", "dream.tokens", "dream.runs")
+CORE = ("dream.errors", "dream.home", "dream.config", "dream.db", "dream.tokens", "dream.runs",
+        "dream.items")
 # the use-cases: above the pipeline, review and notes, below every front end
 SERVICE = ("dream.core",)
 

@@ -3,10 +3,11 @@ noise, the same for the dream run (rules provider) and the review passes."""
 
 from __future__ import annotations
 
+from dream.items import Item
 from dream.models.base import ModelRequest
 from dream.models.rules import RulesProvider
 from dream.passes import codify, corrections, memory
-from dream.passes.evidence import Evidence, Handoff, Item
+from dream.passes.evidence import Evidence, Handoff
 
 SOURCES = {"claude": ("claude_code", "Bash"), "pi": ("pi", "bash"), "codex": ("codex", "shell")}
 

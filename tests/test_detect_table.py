@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import pytest
 
+from dream.items import Item
 from dream.models.base import ModelRequest
 from dream.models.rules import RulesProvider
 from dream.passes import corrections, memory
-from dream.passes.evidence import Evidence, Item
+from dream.passes.evidence import Evidence
 
 TABLE = [
     # the examples: corrections for the review, and now for the run too

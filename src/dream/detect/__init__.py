@@ -1,6 +1,6 @@
 """Detection: one detector per finding, over the one spool item type.
 
-Each module reads spool items (:class:`~dream.detect.finding.SpoolItem`) in the order they
+Each module reads spool items (:class:`~dream.items.Item`) in the order they
 were said and returns typed findings (:class:`~dream.detect.finding.Finding`) with the ids
 of the items they rest on:
 
@@ -32,6 +32,7 @@ diff; the review passes (:mod:`dream.passes`) turn the same findings into propos
 package imports only :mod:`dream.kinds` (text and keys) and nothing above it.
 """
 
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
-__all__ = ["Finding", "SpoolItem"]
+__all__ = ["Finding", "Item"]

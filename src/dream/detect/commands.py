@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dream.detect.finding import SpoolItem
+from dream.items import Item
 
 SHELL_TOOLS = frozenset({
     "bash", "shell", "sh", "zsh", "exec_command", "local_shell", "shell_command",
@@ -37,7 +37,7 @@ class CommandRun:
     """One shell command that a tool result shows ran."""
 
     command: str
-    item: SpoolItem            # the tool result (evidence)
+    item: Item            # the tool result (evidence)
     failed: bool
 
 
@@ -59,9 +59,9 @@ def exit_failed(text: str | None) -> bool:
 _EXIT_TAG = re.compile(r"<exit_code>\s*[1-9]\d*\s*</exit_code>")
 
 
-def by_session(items: Sequence[SpoolItem]) -> dict[str, list[CommandRun]]:
+def by_session(items: Sequence[Item]) -> dict[str, list[CommandRun]]:
     """Shell commands per session, in order, each backed by a tool result."""
-    streams: dict[str, list[SpoolItem]] = {}
+    streams: dict[str, list[Item]] = {}
     for item in items:
         streams.setdefault(item.stream, []).append(item)
     out: dict[str, list[CommandRun]] = {}
@@ -72,7 +72,7 @@ def by_session(items: Sequence[SpoolItem]) -> dict[str, list[CommandRun]]:
     return out
 
 
-def commands_of(items: Sequence[SpoolItem]) -> list[CommandRun]:
+def commands_of(items: Sequence[Item]) -> list[CommandRun]:
     runs: list[CommandRun] = []
     pending: list[tuple[str, str]] = []      # (tool name, command) of calls awaiting a result
     after_result = False
@@ -186,14 +186,14 @@ MAX_LEN = 12
 class Procedure:
     steps: tuple[str, ...]                       # normalised commands
     examples: tuple[str, ...]                    # one real command per step
-    occurrences: list[list[SpoolItem]] = field(default_factory=list)  # tool results per occurrence
+    occurrences: list[list[Item]] = field(default_factory=list)  # tool results per occurrence
 
     @property
     def sessions(self) -> list[str]:
         return list(dict.fromkeys(occ[0].stream for occ in self.occurrences))
 
     @property
-    def items(self) -> list[SpoolItem]:
+    def items(self) -> list[Item]:
         return [i for occ in self.occurrences for i in occ]
 
     @property

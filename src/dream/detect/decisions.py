@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
 _ANSWERED = re.compile(r"User has answered your questions?:")
 _PAIR = re.compile(r'"([^"]{3,200})"="([^"]{1,200})"')
@@ -20,7 +21,7 @@ _POINTS_BACK = re.compile(r"\b(?:these|those|this|that|it|them)\b", re.I)
 _NAMES = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|\b[a-z]+[A-Z]\w*")
 
 
-def decisions(items: Sequence[SpoolItem]) -> list[Finding]:
+def decisions(items: Sequence[Item]) -> list[Finding]:
     out = []
     for item in items:
         if not (item.evidence and item.kind == "tool_result") or \
@@ -49,13 +50,13 @@ _PICKED = re.compile(r"^\s*(?:(?:i think|i'?d (?:go with|say)|let'?s (?:go with|
 _NOT_NOW = re.compile(r"\b(?:for now|right now|this time|for this one|temporar)", re.I)
 
 
-def chosen_options(items: Sequence[SpoolItem]) -> list[Finding]:
+def chosen_options(items: Sequence[Item]) -> list[Finding]:
     """A question the agent asked with lettered or numbered options, answered by the user
     picking one ("A. is fine, ensure we log"): a decision note with the question, the
     option as offered and the user's own words; the user's choice is the evidence. A
     choice said to hold only for now is no decision."""
     out: list[Finding] = []
-    last: dict[str, SpoolItem] = {}
+    last: dict[str, Item] = {}
     for item in items:
         if item.role == "assistant" and not item.tool_name and not item.evidence:
             last[item.stream] = item

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dream.detect import preferences
-from dream.detect.finding import SpoolItem
+from dream.items import Item
 
 INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"use|run|write|add|put|call|commit|push|pull|format|ask|check|include|keep|reply|answer|"
@@ -146,7 +146,7 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
     return None
 
 
-def after_assistant(prev: SpoolItem | None) -> bool:
+def after_assistant(prev: Item | None) -> bool:
     """The item before a statement is the assistant's turn (or other non-evidence)."""
     return prev is not None and (prev.role == "assistant" or not prev.evidence)
 
@@ -169,7 +169,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*", re.IGNORECASE)
 @dataclass(frozen=True)
 class Sentence:
     text: str
-    item: SpoolItem
+    item: Item
 
 
 @dataclass
@@ -185,7 +185,7 @@ class Group:
         return list(dict.fromkeys(s.item.stream for s in self.sentences))
 
     @property
-    def items(self) -> list[SpoolItem]:
+    def items(self) -> list[Item]:
         return list({s.item.id: s.item for s in self.sentences}.values())
 
     @property
@@ -226,7 +226,7 @@ def fullest(said: list[Sentence]) -> Sentence:
     return max(said, key=score)
 
 
-def sentences(item: SpoolItem) -> list[str]:
+def sentences(item: Item) -> list[str]:
     """The sentences of a statement a review reads: no command wrappers or pasted lines."""
     return split(item.text)
 
@@ -343,7 +343,7 @@ def group(found: list[Sentence]) -> list[Group]:
     return groups
 
 
-def memories(statements: Sequence[SpoolItem]) -> list[Sentence]:
+def memories(statements: Sequence[Item]) -> list[Sentence]:
     """Sentences asking to be remembered, and preferences as the run classifies them."""
     return [Sentence(s, item) for item in statements for s in sentences(item)
             if preferences.is_memory(s) or classify(s, coding=True) == "preference"]

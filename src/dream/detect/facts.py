@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from dream.detect.cues import english_cues
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
 from dream.detect.prose import clean
+from dream.items import Item
 from dream.kinds.dates import is_date_word
 from dream.kinds.records import slug_key
 from dream.kinds.text import NOT_NAMES, find_date, parse_when
@@ -86,7 +87,7 @@ _SAME_FACT = {"allergy": "allergies", "time_zone": "timezone", "home_address": "
               "employer": "employer", "company": "employer", "workplace": "employer"}
 
 
-def standing(item: SpoolItem) -> list[Finding]:
+def standing(item: Item) -> list[Finding]:
     """Standing facts a person states about themselves ("my X is Y", "I live in ...")."""
     out: list[Finding] = []
     text = english_cues(item.text)
@@ -108,7 +109,7 @@ def standing(item: SpoolItem) -> list[Finding]:
     return out
 
 
-def birthdays(item: SpoolItem) -> list[Finding]:
+def birthdays(item: Item) -> list[Finding]:
     """Birthdays on the page of the person named, with the date as the value (a birthday
     whose date the text does not give is not filled)."""
     out: list[Finding] = []
@@ -130,7 +131,7 @@ def birthdays(item: SpoolItem) -> list[Finding]:
     return out
 
 
-def wiki(item: SpoolItem) -> list[Finding]:
+def wiki(item: Item) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
     ...")."""
     out: list[Finding] = birthdays(item)

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dream.detect import commands, noise
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
 from dream.detect.noise import ANSI
+from dream.items import Item
 
 _PLACEHOLDERS = [
     (re.compile(r"\[REDACTED:[^\]]*\]"), "<secret>"),
@@ -178,7 +179,7 @@ _DEFAULT_FIX = "find the cause of this repeated failure and fix it once"
 @dataclass
 class FailureGroup:
     signature: str
-    items: list[SpoolItem] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
 
     @property
@@ -208,7 +209,7 @@ def fix_for(sig: str) -> str:
     return _DEFAULT_FIX
 
 
-def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
+def groups(items: Sequence[Item]) -> list[FailureGroup]:
     """Every failure group among ``items`` (sessions in order), repeated or not, in order of
     first appearance."""
     command_of: dict[str, str] = {}
@@ -239,7 +240,7 @@ def groups(items: Sequence[SpoolItem]) -> list[FailureGroup]:
 _STRONG_CAUSE = re.compile("|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]), re.M)
 
 
-def pasted_failure(item: SpoolItem) -> str | None:
+def pasted_failure(item: Item) -> str | None:
     """The terminal output a user pasted into a statement, when it shows a failure (an
     exception, a compiler's diagnostic, a checker's marked finding): the same failure seen
     by the user, so it counts with the agent's own failed runs."""
@@ -262,7 +263,7 @@ _EXITED = re.compile(r"\b(?:exited|exit(?:ed)? (?:with )?(?:code|status))\s+[1-9
                      r"\bcommand failed with exit code [1-9]", re.I)
 
 
-def run_signature(item: SpoolItem) -> str | None:
+def run_signature(item: Item) -> str | None:
     """The dream run's key of a failed tool result: ``tool\x00message`` (paths and numbers
     replaced), or None when the result did not fail."""
     text = item.text or ""
@@ -288,7 +289,7 @@ def run_signature(item: SpoolItem) -> str | None:
     return f"{item.tool_name or 'tool'}\x00{sig}"
 
 
-def run_findings(items: Sequence[SpoolItem]) -> list[Finding]:
+def run_findings(items: Sequence[Item]) -> list[Finding]:
     """One failure note per run signature among the tool results of ``items`` (a bundle),
     citing up to five of the results."""
     found: dict[str, list[str]] = {}
@@ -305,7 +306,7 @@ def run_findings(items: Sequence[SpoolItem]) -> list[Finding]:
     return out
 
 
-def failed(item: SpoolItem) -> bool:
+def failed(item: Item) -> bool:
     """A tool result that failed: flagged as an error, a traceback, or a non-zero exit when
     the source records no flag."""
     text = item.text or ""

@@ -1,4 +1,5 @@
-"""What a detector reads (one spool item) and what it returns (a typed finding).
+"""What a detector reads (one spool item, :class:`dream.items.Item`) and what it returns
+(a typed finding).
 
 A detector reads spool items in the order they were said and returns :class:`Finding`
 values: what was found, the record fields it supports, and the ids of the items it rests
@@ -11,44 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
 
 # the kinds of finding, and the record each one becomes in a dream run
 KINDS = ("correction", "directive", "preference", "command", "failure", "thread", "decision",
          "event", "todo", "todo_done", "standing", "wiki")
 NOTE_KINDS = ("correction", "directive", "preference", "failure", "command", "thread",
               "decision")
-
-
-class SpoolItem(Protocol):
-    """The fields of a spool item that detectors read (``dream.db`` table ``items``).
-
-    ``id`` is what a finding cites: the item id, or, inside a model call, the item's handle
-    (``E3``) that the call maps back to the id. Plan and fact detectors also read ``author``
-    and ``entities`` when the item type has them."""
-
-    @property
-    def seq(self) -> int: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def evidence(self) -> bool: ...
-    @property
-    def said_at(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def stream(self) -> str: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def tool_name(self) -> str | None: ...
-    @property
-    def is_error(self) -> bool | None: ...
 
 
 @dataclass

@@ -17,7 +17,8 @@ import re
 from collections.abc import Sequence
 
 from dream.detect.commands import CommandRun, by_session, clean_command
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
 _PM = r"(?:npm|pnpm|yarn|bun)"
 PURPOSES = [
@@ -203,7 +204,7 @@ def command_key(part: str) -> str:
     return " ".join(words) or part.split()[0]
 
 
-def how_to_work(items: Sequence[SpoolItem]) -> list[Finding]:
+def how_to_work(items: Sequence[Item]) -> list[Finding]:
     """The commands that install, build, test, lint, format and run the project, learned
     from shell commands whose tool results show they succeeded, each with its toolchain and
     how often and in how many sessions it ran."""
@@ -247,7 +248,7 @@ _PROMPT_LINE = re.compile(r"^\s*(?:(?:➜|❯|λ|›)\s+\S+(?:\s+git:\([^)]*\))?
                           r"|[\w.-]+@[\w.-]+:[~/]\S*\s*[$#])\s+(?P<cmd>\S.*)$")
 
 
-def pasted(items: Sequence[SpoolItem]) -> list[CommandRun]:
+def pasted(items: Sequence[Item]) -> list[CommandRun]:
     """Commands the user ran in their own terminal and pasted with the prompt, each with
     the output pasted under it: it failed when that output says so."""
     out = []
@@ -286,12 +287,12 @@ _READS_MANIFEST = re.compile(r"(?<![\w/.-])(?:\./)?package\.json\b")
 MAX_SCRIPTS = 6
 
 
-def declared(items: Sequence[SpoolItem]) -> list[Finding]:
+def declared(items: Sequence[Item]) -> list[Finding]:
     """The scripts the project's own ``package.json`` declares, when a tool result shows it
     (the agent read the file at the root of the project, not one under ``node_modules``):
     one finding naming up to six ``npm run`` scripts with what each runs."""
     calls: dict[str, list[str]] = {}        # recent tool calls per session (parallel calls
-    found: dict[str, tuple[str, SpoolItem]] = {}    # answer in any order)
+    found: dict[str, tuple[str, Item]] = {}    # answer in any order)
     for item in items:
         if not item.evidence and item.tool_name:
             calls.setdefault(item.stream, []).append(item.text or "")

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 from dream.detect import commands, directives, failures, howto, noise, shell
 from dream.detect.commands import CommandRun
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
 _REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
                             r"|tool use was rejected|Request interrupted", re.I)
@@ -55,11 +56,11 @@ ENVIRONMENT = re.compile(
     r"|could not read username|authentication failed|permission to \S+ denied"
     r"|externally-managed-environment|unsupported engine|requires node|python_requires"
     r"|no matching version|version .* is required|wrong architecture|exec format error", re.I)
-def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
+def pitfalls(items: Sequence[Item]) -> list[Finding]:
     """One finding per kept root cause among the shell failures of ``items``."""
     by_session = commands.by_session(items)
     run_of = {run.item.id: run for runs in by_session.values() for run in runs}
-    found: dict[str, list[SpoolItem]] = {}
+    found: dict[str, list[Item]] = {}
     for item in items:
         pasted = failures.pasted_failure(item)
         if pasted:      # the user saw it in their terminal: the same failure, counted
@@ -111,7 +112,7 @@ def pitfalls(items: Sequence[SpoolItem]) -> list[Finding]:
     return out
 
 
-def _line(runs: list[CommandRun], last: SpoolItem, fix: str | None, told: str | None) -> str:
+def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None) -> str:
     """``cmd`` fails with: <cause>. Fix: run ``fix`` (or: what the user said about it)."""
     keys = list(dict.fromkeys(howto.command_key(shell.failing_step(r.command)) for r in runs))
     if len(keys) >= 3:
@@ -240,7 +241,7 @@ def _replaces(run: str, failing: str) -> bool:
     return bool(same_purpose and (a[1] == b[1] or args - {"install", "add", "run", "test"}))
 
 
-def _explained(failed: list[SpoolItem], items: Sequence[SpoolItem], cause: str) -> str | None:
+def _explained(failed: list[Item], items: Sequence[Item], cause: str) -> str | None:
     """What the user said right after a failure about its cause: the sentence of their
     next statement that names a word of the cause line that is a name from the code
     (``peek_token``, ``ZSTD``), without pasted output."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from dream.detect import todos
 from dream.detect.cues import english_cues
-from dream.detect.finding import Finding, SpoolItem, conversation
+from dream.detect.finding import Finding, Item, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
     ACTIVITIES,
@@ -89,7 +89,7 @@ class PlanReader:
     plans: list[Plan] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
 
-    def read(self, item: SpoolItem, text: str) -> None:
+    def read(self, item: Item, text: str) -> None:
         """Follow the plans one statement or message talks about."""
         said = parse_when(item.said_at)
         author = getattr(item, "author", None) if item.role == "other" else None
@@ -293,7 +293,7 @@ class PlanReader:
             plan.steps.append((item.id, fields))
             plan.stream, plan.said = stream, said
 
-    def _joins(self, item: SpoolItem, stream: str, author: str | None, said: Any,
+    def _joins(self, item: Item, stream: str, author: str | None, said: Any,
                text: str) -> None:
         """In a conversation of the user with one other person, that person answering a
         plan the user told them of as shared ("we", "our", "you and me", "your inbox too"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect.finding import SpoolItem
+from dream.items import Item
 
 CODING_SOURCES = {"claude_code", "pi", "codex"}
 NOISE_START = ("<", "```", "{", "[", "/", "$ ", "#!", "diff --git", "Caveat:")
@@ -39,7 +39,7 @@ def stems(text: str) -> set[str]:
     return out
 
 
-def is_coding(item: SpoolItem) -> bool:
+def is_coding(item: Item) -> bool:
     """An item of a coding agent's session (Claude Code, Pi, Codex)."""
     return bool(item.source in CODING_SOURCES or
                 str(item.stream or "").startswith(("claude", "pi-", "codex")))

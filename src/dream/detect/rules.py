@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dream.detect import directives, noise, spelling
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
 MARKER = re.compile(
     r"\b(?:always|never|don'?t|do not|must(?:n'?t| not| never| always)"
@@ -331,7 +332,7 @@ def name_words(text: str, limit: int = 8) -> str:
 class Said:
     text: str
     kind: str
-    item: SpoolItem
+    item: Item
 
 
 @dataclass
@@ -340,7 +341,7 @@ class RuleBook:
 
     groups: list[list[Said]] = field(default_factory=list)
 
-    def add(self, text: str, kind: str, item: SpoolItem) -> None:
+    def add(self, text: str, kind: str, item: Item) -> None:
         words = directives.words(directives.core(text))
         for grp in self.groups:
             if directives.same(directives.words(directives.core(grp[0].text)), words):
@@ -374,7 +375,7 @@ def _n(count: int, word: str) -> str:
 _REJECTED_SAYING = re.compile(r"To tell you how to proceed, the user said:\s*(.+)", re.S)
 
 
-def user_words(item: SpoolItem) -> str | None:
+def user_words(item: Item) -> str | None:
     """What the user said in an item: a statement's text, or the words typed when
     rejecting a tool call (a correction of what the agent was about to do)."""
     if not item.evidence:
@@ -387,7 +388,7 @@ def user_words(item: SpoolItem) -> str | None:
     return None
 
 
-def said_rules(item: SpoolItem, first_answers: bool,
+def said_rules(item: Item, first_answers: bool,
                text: str | None = None) -> list[tuple[str, str]]:
     """(rule, kind) for each correction or directive in a coding session's statement
     (``first_answers``: the statement answers an assistant turn; ``text``: the user's
@@ -410,11 +411,11 @@ def said_rules(item: SpoolItem, first_answers: bool,
     return out
 
 
-def corrections(items: Sequence[SpoolItem]) -> list[directives.Sentence]:
+def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
     """The rules the user statements among ``items`` give (a session's items in order, so
     a statement's previous item is known), exactly as the dream run reads them."""
     out: list[directives.Sentence] = []
-    prev: dict[str, SpoolItem] = {}
+    prev: dict[str, Item] = {}
     for item in items:
         before = prev.get(item.stream)
         prev[item.stream] = item

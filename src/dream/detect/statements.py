@@ -16,9 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from dream.detect import directives, preferences
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
 from dream.detect.prose import STOP, clean, is_coding, is_prose
 from dream.detect.rules import RuleBook, said_rules, user_words
+from dream.items import Item
 from dream.kinds import text as ktext
 from dream.kinds.records import slug_key
 
@@ -32,7 +33,7 @@ class StatementReader:
     liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
     rules: RuleBook = field(default_factory=RuleBook)
 
-    def read(self, item: SpoolItem, prev: SpoolItem | None, social: bool) -> list[Finding]:
+    def read(self, item: Item, prev: Item | None, social: bool) -> list[Finding]:
         coding = is_coding(item)
         answers = directives.after_assistant(prev)
         if coding:
@@ -70,7 +71,7 @@ class StatementReader:
                                replaces=replaces))
         return out
 
-    def rejection(self, item: SpoolItem) -> None:
+    def rejection(self, item: Item) -> None:
         """A tool result holding what the user typed when rejecting the call."""
         words = user_words(item)
         if words is not None:

@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 
 from dream.detect import directives, noise
-from dream.detect.finding import Finding, SpoolItem
+from dream.detect.finding import Finding
+from dream.items import Item
 
 REQUEST = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|then|next|please|and)[,\s]+)*(?:(?:can|could|would) you\s+"
@@ -25,9 +26,9 @@ REQUEST = re.compile(
     r"document|upgrade|replace|split|merge|publish|release)\b", re.I)
 
 
-def threads(items: Sequence[SpoolItem]) -> list[Finding]:
+def threads(items: Sequence[Item]) -> list[Finding]:
     """One open thread per session whose last request has no answer."""
-    streams: dict[str, list[SpoolItem]] = {}
+    streams: dict[str, list[Item]] = {}
     for item in items:
         streams.setdefault(item.stream, []).append(item)
     out = []

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from dream.detect.cues import LANGUAGES, words
-from dream.detect.finding import Finding, SpoolItem, conversation
+from dream.detect.finding import Finding, Item, conversation
 from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
 from dream.kinds.text import find_date, parse_when, sentences
@@ -177,7 +177,7 @@ class TodoReader:
     user_names: set[str] = field(default_factory=set)
     pending: list[Request] = field(default_factory=list)
 
-    def read(self, item: SpoolItem) -> list[Finding]:
+    def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
         out: list[Finding] = []
         said = parse_when(item.said_at)
@@ -236,7 +236,7 @@ class TodoReader:
                                        name=name, row=row))
         return out
 
-    def _open(self, task: str, due: str, item: SpoolItem, author: str | None,
+    def _open(self, task: str, due: str, item: Item, author: str | None,
               loose: bool = False) -> list[Finding]:
         """The finding opening a to-do (or adding evidence to the same open one)."""
         title = task[0].upper() + task[1:]
@@ -254,7 +254,7 @@ class TodoReader:
             self.opened.append((name, title))
         return [Finding("todo", fields, [item.id], name=name)]
 
-    def _taken_on(self, item: SpoolItem, sent: str, said: datetime | None,
+    def _taken_on(self, item: Item, sent: str, said: datetime | None,
                   first: bool) -> list[Finding] | None:
         """The to-do a user's sentence takes on: their own commitment ("I'll bring the
         chalk bag"), or a pending request of the stream they say yes to. None when the

@@ -32,12 +32,12 @@ from dream.detect.prose import is_coding
 from dream.detect.spelling import vocabulary
 from dream.detect.statements import StatementReader
 from dream.detect.todos import TodoReader
+from dream.items import Item
 from dream.kinds.questions import same_question
 from dream.kinds.records import record_path
 from dream.kinds.text import names
 from dream.models.base import ModelRequest, ModelResponse
 from dream.models.contradictions import contradiction_ops
-from dream.pipeline.spool import Item
 
 OPS = {"correction": "note.add", "directive": "note.add", "preference": "note.add",
        "failure": "note.add", "command": "note.add", "thread": "note.add",
@@ -74,7 +74,7 @@ def payload_items(bundle: dict[str, Any]) -> list[Item]:
                  role=d["role"], said_at=d.get("said_at"), text=d.get("text") or "",
                  tool_name=d.get("tool_name"), is_error=d.get("is_error"),
                  kind=d.get("kind") or "", evidence=bool(d.get("evidence")),
-                 entities=list(d.get("entities") or []))
+                 entities=tuple(d.get("entities") or ()))
             for n, d in enumerate(bundle.get("items", []), 1)]
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dream.passes.evidence import Item
+from dream.items import Item
 from dream.secrets import redact, strip_placeholders
 
 PASS_NAMES = ("memory", "failures", "tools", "corrections", "codify", "project")

@@ -14,31 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from dream.detect.commands import CommandRun, by_session
-
-
-@dataclass(frozen=True)
-class Item:
-    seq: int
-    id: str
-    ref: str
-    stream: str
-    role: str
-    kind: str
-    evidence: bool
-    said_at: str | None
-    text: str
-    tool_name: str | None
-    is_error: bool | None
-    source: str = ""
-
-    @property
-    def is_statement(self) -> bool:
-        """A genuine user statement (the gate's ``kind='statement'``)."""
-        return self.evidence and self.kind == "statement" and self.role == "user"
-
-    @property
-    def is_tool_result(self) -> bool:
-        return self.evidence and self.kind == "tool_result"
+from dream.items import Item
 
 
 @dataclass
@@ -127,19 +103,11 @@ def load_items(conn: sqlite3.Connection, project_key: str, after_seq: int,
     """At most ``limit`` items after ``after_seq``; a review that hits the limit reads the
     rest next time (the watermark moves only to the last item read)."""
     rows = conn.execute(
-        "SELECT seq, id, ref, stream, role, kind, evidence, said_at, text, tool_name, is_error,"
-        " source FROM items WHERE project_key=? AND seq>? ORDER BY seq LIMIT ?",
+        "SELECT seq, id, ref, stream, role, kind, evidence, said_at, collected_at, text,"
+        " tool_name, is_error, source, project_key, author, entities FROM items"
+        " WHERE project_key=? AND seq>? ORDER BY seq LIMIT ?",
         (project_key, after_seq, limit),
     ).fetchall()
-    items = [
-        Item(
-            seq=r["seq"], id=r["id"], ref=r["ref"], stream=r["stream"], role=r["role"],
-            kind=r["kind"], evidence=bool(r["evidence"]), said_at=r["said_at"],
-            text=r["text"] or "", tool_name=r["tool_name"],
-            is_error=None if r["is_error"] is None else bool(r["is_error"]),
-            source=r["source"],
-        )
-        for r in rows
-    ]
+    items = [Item.from_row(r) for r in rows]
     # one session's items in the order they were said (seq order within a file already is)
     return items

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import pairwise
 
+from dream.items import Item
 from dream.kinds.text import names, parse_when
-from dream.pipeline.spool import Item
 
 THREAD_GAP = timedelta(hours=12)
 ENTITY_WINDOW = timedelta(days=7)

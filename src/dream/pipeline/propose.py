@@ -30,12 +30,12 @@ from typing import Any
 
 from dream import tokens
 from dream.errors import ModelError
+from dream.items import Item
 from dream.kinds.diff import OP_KIND, Diff, Op, diff_schema
 from dream.kinds.questions import parse as parse_question
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.bundle import Bundle
-from dream.pipeline.spool import Item
 from dream.pipeline.state import State
 
 CONTEXT_CHARS = 400        # assistant prose is shown (truncated) as context, never evidence

@@ -21,6 +21,7 @@ from typing import Any
 from dream import index, runs
 from dream.db import utcnow
 from dream.errors import BadInput, DreamError, ModelError
+from dream.items import Item
 from dream.models import pricing as price_table
 from dream.models.base import Provider, get_provider
 from dream.pipeline import commit as git_commit
@@ -292,13 +293,13 @@ def _close_dead_runs(conn: sqlite3.Connection, scopes: list[Scope]) -> None:
                        error="interrupted: the process ended without finishing the run")
 
 
-def _claim_ids(conn: sqlite3.Connection, run_id: str, ids: list[str]) -> list[spool.Item]:
+def _claim_ids(conn: sqlite3.Connection, run_id: str, ids: list[str]) -> list[Item]:
     marks = ",".join("?" * len(ids))
     conn.execute(f"UPDATE items SET claimed_by = ? WHERE id IN ({marks})"
                  " AND processed_by IS NULL", (run_id, *ids))
     rows = conn.execute("SELECT * FROM items WHERE claimed_by = ? AND processed_by IS NULL",
                         (run_id,)).fetchall()
-    return [spool.Item.from_row(r) for r in rows]
+    return [Item.from_row(r) for r in rows]
 
 
 def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
@@ -319,7 +320,7 @@ def sync_index(conn: sqlite3.Connection, store: Store) -> None:
     index.sync(conn, store)
 
 
-def dream_scope(scope: Scope, state: State, items: list[spool.Item], provider: Provider | None,
+def dream_scope(scope: Scope, state: State, items: list[Item], provider: Provider | None,
                 opts: RunOptions, run_id: str, progress) -> dict[str, Any]:
     """Bundle, propose, merge, apply, sweep and render one scope (in memory)."""
     totals: Counter = Counter()

@@ -7,49 +7,13 @@ The watermark ``run:<scope>`` records the highest sequence number a finished run
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from dataclasses import dataclass, field
 
 from dream.db import utcnow
+from dream.items import Item
 
 CONTEXT_KINDS = ("assistant",)         # shown to the model as context, never evidence
 SKIPPED_KINDS = ("meta",)
-
-
-@dataclass
-class Item:
-    seq: int
-    id: str
-    source: str
-    ref: str
-    stream: str
-    project_key: str | None
-    author: str | None
-    role: str
-    said_at: str
-    text: str
-    tool_name: str | None
-    is_error: bool | None
-    kind: str
-    evidence: bool
-    entities: list[str] = field(default_factory=list)
-
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Item:
-        try:
-            ents = json.loads(row["entities"] or "[]")
-        except ValueError:
-            ents = []
-        return cls(
-            seq=row["seq"], id=row["id"], source=row["source"], ref=row["ref"],
-            stream=row["stream"], project_key=row["project_key"], author=row["author"],
-            role=row["role"], said_at=row["said_at"] or row["collected_at"] or "",
-            text=row["text"] or "", tool_name=row["tool_name"],
-            is_error=None if row["is_error"] is None else bool(row["is_error"]),
-            kind=row["kind"], evidence=bool(row["evidence"]),
-            entities=[str(e) for e in ents if isinstance(e, str)],
-        )
 
 
 def _scope_where(project_key: str | None) -> tuple[str, tuple]:
