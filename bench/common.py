@@ -409,23 +409,35 @@ def collect(app: Any, paths: Sequence[Path], source: str | None) -> dict[str, An
 def dream_run(app: Any, model: str, settings: dict[str, Any] | None = None,
               sweep: bool = True, rounds: int = 50,
               pack_tokens: int | None = None) -> list[dict[str, Any]]:
-    """A dream over every scope with pending items until the spool drains; returns the
-    run rows. Personal items (no project key: generic JSONL without ``cwd``) go to
-    ``user/``; agent transcripts carry the project key of their working directory, which
-    this machine does not manage, so each such key gets ``projects/<key>/`` in the notes
-    home, as ``dream init`` in that repository would give it."""
-    from dream.pipeline.run import RunOptions, run_dream
-    from dream.pipeline.state import Scope
+    """``dream run --project KEY ... --rounds N`` for every project key the spool holds,
+    through the core's run (all in one run, with the personal streams), until the spool
+    drains; returns the run rows. Personal items (no project key: generic JSONL without
+    ``cwd``) go to ``user/``; agent transcripts carry the project key of their working
+    directory, which this machine does not manage, so each such key is first made known
+    to the notes home under its own name (``projects/<key>/``), as ``dream init`` in that
+    repository would."""
+    from dream.core import dreams
+    from dream.store.lock import write_lock
+    from dream.store.store import Store
 
     store = app.notes_store()
-    keys = [r[0] for r in app.db.execute(
-        "SELECT DISTINCT project_key FROM items WHERE project_key IS NOT NULL")]
-    scopes = [Scope(store, f"projects/{k}", k, k) for k in sorted(keys)]
-    scopes.append(Scope(store=store, root="user", project_key=None, name="user"))
-    opts = RunOptions(model=model, model_settings=dict(settings or app.config.data.get(
-        "model", {})), pricing=app.config.data.get("pricing", {}), apply="auto",
-        sweep=sweep, rounds=rounds, **({"pack_tokens": pack_tokens} if pack_tokens else {}))
-    return [r.as_dict() for r in run_dream(app.db, app.home.notes_path, scopes, opts, None)]
+    keys = sorted(r[0] for r in app.db.execute(
+        "SELECT DISTINCT project_key FROM items WHERE project_key IS NOT NULL"))
+    unknown = [k for k in keys if store.project_name(k) is None]
+    if unknown:
+        with write_lock(store.path, "bench"):
+            store = Store.load(store.path)
+            for key in unknown:
+                store.add_project(key, key, primary=True)
+            store.save(subject=f"Manage {len(unknown)} benchmark project(s)")
+    flags: dict[str, Any] = {"model": model, "apply": "auto", "sweep": sweep,
+                             "rounds": rounds}
+    if settings:
+        flags["model_settings"] = dict(settings)
+    if pack_tokens:
+        flags["pack_tokens"] = pack_tokens
+    done, _key = dreams.run(app, project=keys or None, **flags)
+    return [r.as_dict() for r in done]
 
 
 def records_at_head(app: Any, root: str = "") -> list[Any]:

@@ -101,26 +101,30 @@ def insert_items(conn, rows: list[tuple]) -> None:
     conn.execute("COMMIT")
 
 
-def scopes_for(app):
-    from dream.pipeline.state import Scope
+def manage_bench_project(app) -> str:
+    """Make the synthetic items' project known to the notes home (as 'dream init' in its
+    repository would); returns its name."""
+    from dream.store.lock import write_lock
+    from dream.store.store import Store
 
-    store = app.notes_store()
-    store.add_project("bench-0000abcd", "bench", primary=True)
-    store.save(subject="bench project")
-    return [Scope(store, "projects/bench", "bench-0000abcd", "bench"),
-            Scope(store, "user", None, "user")]
+    with write_lock(app.home.notes_path, "bench"):
+        store = Store.load(app.home.notes_path)
+        store.add_project("bench-0000abcd", "bench", primary=True)
+        store.save(subject="bench project")
+    return "bench"
 
 
 def engine_one(n: int) -> dict:
-    """Run in a child process: N items through all six stages; returns figures."""
-    from dream.pipeline.run import RunOptions, run_dream
+    """Run in a child process: N items through all six stages, through the core's run
+    (``dream run --project bench --model scripted:zero --rounds 1000``); returns figures."""
+    from dream.core import dreams
 
     with tempfile.TemporaryDirectory(prefix="dream-engine-") as tmp:
         os.environ["DREAM_HOME"] = str(Path(tmp) / "home")
         for k, v in common.GIT_IDENTITY.items():
             os.environ[k] = v
         app = common.new_app(cwd=Path(tmp))
-        scopes = scopes_for(app)
+        project = manage_bench_project(app)
         insert_items(app.db, synthetic_items(n))
         stage_time: dict[str, float] = {}
         last = {"stage": None, "t": time.perf_counter()}
@@ -131,10 +135,10 @@ def engine_one(n: int) -> dict:
                 stage_time[last["stage"]] = stage_time.get(last["stage"], 0) + t - last["t"]
             last.update(stage=stage, t=t)
 
-        opts = RunOptions(model="scripted:zero", rounds=1000, max_items=5000,
-                          progress=progress)
         started = time.perf_counter()
-        rows = [r.as_dict() for r in run_dream(app.db, app.home.notes_path, scopes, opts, None)]
+        done, _key = dreams.run(app, progress=progress, project=project,
+                                model="scripted:zero", rounds=1000, max_items=5000)
+        rows = [r.as_dict() for r in done]
         seconds = time.perf_counter() - started
         files = len(app.notes_store().repo.list_files(app.notes_store().repo.head()))
         app.close()

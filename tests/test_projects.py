@@ -326,3 +326,25 @@ def test_projects_over_mcp(webapp, dream, tmp_path, dream_home):
     assert bad[0] is None and "no project named or keyed 'nope'" in bad[1]
     assert moved == {"from": foreign, "to": here_key(), "moved": 5}
     assert spool(dream_home) == {here_key(): 5}
+
+
+def test_run_over_named_projects_from_anywhere(webapp, dream, make_repo, monkeypatch,
+                                               tmp_path, dream_home):
+    dream("collect", str(transcript(tmp_path / "copied" / "s1.jsonl", str(webapp))))
+    api = make_repo("api")
+    monkeypatch.chdir(api)
+    dream("init")
+    second = transcript(tmp_path / "copied" / "s2.jsonl", str(api), "s2")
+    second.write_text(second.read_text().replace('"uuid": "u', '"uuid": "api-u'))
+    dream("collect", str(second))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    one = json.loads(dream("run", "--project", "webapp", "--json").output)
+    assert one["items"] == 4 and one["project_key"].startswith("webapp-")
+    both = json.loads(dream("run", "--project", "webapp", "--project", "api", "--json").output)
+    assert both["items"] == 4                    # webapp's were taken by the first run
+    assert "api/brief.md" in str(sorted(p.relative_to(dream_home / "notes").as_posix()
+                                        for p in (dream_home / "notes").rglob("brief.md")))
+    bad = dream("run", "--project", "nope", ok=False)
+    assert bad.exit_code == 1 and "no store knows a project named 'nope'" in bad.output

@@ -94,21 +94,26 @@ HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'decision':<15} {'project':<1
               help="Tokens of items per model call (default DREAM_PACK_TOKENS, else 12000).")
 @click.option("--max-items", type=click.IntRange(1, 10_000_000), default=5000,
               show_default=True, help="Items one run claims; --rounds takes the rest.")
+@click.option("--project", multiple=True, metavar="NAME|KEY",
+              help="Dream over this project (a name or key a store knows) instead of the "
+                   "current repository's; repeat it for several in one run.")
 @json_option
 def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_tokens,
-        pack_tokens, max_items, as_json) -> None:
+        pack_tokens, max_items, project, as_json) -> None:
     """Run a dream: bundle, propose, merge, apply, sweep, render.
 
-    Claims everything gated since the watermark for the current project and personal
-    streams, writes one commit per run on the branch dream/run/<id> and (with --apply
-    auto) promotes it.
+    Claims everything gated since the watermark for the current project (or --project)
+    and personal streams, writes one commit per run on the branch dream/run/<id> and
+    (with --apply auto) promotes it.
     """
     from dream.core import dreams
 
     app = get_app()
     ran_before = dreams.ran_before(app)
     with progress_bar(is_terminal() and not as_json) as update:
-        done, key = dreams.run(app, progress=update, mode=mode, model=model, apply=apply_mode,
+        done, key = dreams.run(app, progress=update, project=list(project) or None,
+                               mode=mode, model=model,
+                               apply=apply_mode,
                                rounds=rounds, redo=redo, retry=retry, dry_run=dry_run,
                                sweep=not no_sweep, brief_tokens=brief_tokens,
                                pack_tokens=pack_tokens,

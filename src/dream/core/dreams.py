@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,16 +65,31 @@ def run_options(app: App, **kw: Any) -> RunOptions:
         raise BadInput(f"run.brief_tokens in {cfg.path} must be a whole number",
                        "set it to e.g. 2000") from None
     apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
-    return RunOptions(model=model, model_settings=dict(cfg.data.get("model", {})),
-                      pricing=dict(cfg.data.get("pricing", {})), pack_tokens=pack,
-                      brief_tokens=brief, apply=apply, **kw)
+    # a caller with its own provider settings or prices (a benchmark's local server)
+    # passes them; everyone else gets config.toml's
+    settings = kw.pop("model_settings", None) or dict(cfg.data.get("model", {}))
+    pricing = kw.pop("pricing", None) or dict(cfg.data.get("pricing", {}))
+    return RunOptions(model=model, model_settings=settings, pricing=pricing,
+                      pack_tokens=pack, brief_tokens=brief, apply=apply, **kw)
 
 
 def run(app: App, progress: Callable[[str, int, int], None] | None = None,
+        project: str | Sequence[str] | None = None,
         **flags: Any) -> tuple[list[Run], str | None]:
-    """Run a dream over the current project and the personal streams; returns the runs
-    and the project key they covered."""
-    scopes, key = scopes_for(app)
+    """Run a dream over the current project (or ``project``: one or several names or keys
+    a store knows, all in one run) and the personal streams; returns the runs and the
+    project key they covered (None when they covered several)."""
+    wanted = [project] if project is None or isinstance(project, str) else list(project)
+    scopes: list[Scope] = []
+    keys: list[str] = []
+    for name in wanted or [None]:
+        found, key = scopes_for(app, name)
+        scopes += [s for s in found
+                   if not any((s.store.id, s.root) == (t.store.id, t.root) for t in scopes)]
+        if key and key not in keys:
+            keys.append(key)
+    scopes.sort(key=lambda s: s.project_key is None)   # the projects, then personal streams
+    key = keys[0] if len(keys) == 1 else None
     opts = run_options(app, progress=progress, **flags)
     return run_dream(app.db, app.home.notes_path, scopes, opts, key), key
 
