@@ -410,3 +410,23 @@ def test_a_run_baseline_reads_only_its_scopes_and_leaves_an_open_dream_alone(
         "?? projects/other/y.md"
     dream("end", "other")
     assert "projects/other/y.md" in git(notes, "show", "--name-only", "HEAD")
+
+
+def test_a_lock_being_written_is_named_by_its_holder(home):
+    """Another process has just created the lock and not yet written who it is: the
+    refusal waits for the content and names the holder (in use), never 'unknown'."""
+    import threading
+
+    path = home["notes"] / f".dream.lock.{home['name']}"
+    path.write_text("")
+    content = json.dumps({"pid": os.getpid(), "host": os.uname().nodename, "owner": "run",
+                          "command": "dream run", "project": home["name"],
+                          "time": "2026-12-01T00:00:00Z"})
+    writer = threading.Timer(0.2, path.write_text, (content,))
+    writer.start()
+    try:
+        with pytest.raises(LockHeld) as refused:
+            acquire_lock(home["notes"], home["name"], owner="run")
+    finally:
+        writer.join()
+    assert "in use" in refused.value.message and "unknown" not in refused.value.message

@@ -36,6 +36,7 @@ import os
 import secrets
 import signal
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -89,8 +90,20 @@ def _exclude_locks(notes_path: Path) -> None:
             fh.write(("" if not text or text.endswith("\n") else "\n") + f"{LOCK_PREFIX}*\n")
 
 
+def _settled(path: Path, wait: float = 1.0) -> dict[str, Any]:
+    """A lock's content. A lock created a moment ago is empty until its holder has written
+    who it is (right after the exclusive create): wait up to ``wait`` seconds for it, so a
+    refusal names the holder instead of 'an unknown process'."""
+    deadline = time.monotonic() + wait
+    info = read_lock(path)
+    while info is not None and info.get("raw") == "" and time.monotonic() < deadline:
+        time.sleep(0.02)
+        info = read_lock(path)
+    return info or {}
+
+
 def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
-    info = info if info is not None else (read_lock(path) or {})
+    info = info if info is not None else _settled(path)
     state = lock_state(info)
     who = describe(info) + (f" ({info['owner']})" if info.get("owner") and
                             info.get("command") else "")
