@@ -24,7 +24,7 @@ from typing import Any
 
 from dream.detect import todos
 from dream.detect.cues import english_cues
-from dream.detect.finding import Finding, Item, conversation
+from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
     ACTIVITIES,
@@ -73,6 +73,7 @@ from dream.detect.plan_words import (
     weekday_of,
     with_name,
 )
+from dream.items import Item
 from dream.kinds.dates import is_date_word
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 

@@ -31,9 +31,10 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from dream.detect.cues import LANGUAGES, words
-from dream.detect.finding import Finding, Item, conversation
+from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
+from dream.items import Item
 from dream.kinds.text import find_date, parse_when, sentences
 
 TODO_USER = re.compile(r"\b(?:remind me to|i need to|i have to|i must|don'?t forget to|"
