@@ -319,3 +319,22 @@ def test_a_done_mark_closes_the_to_do(done):
     closed = [o for o in rules([me("Bring the bike pump " + done)], rows)
               if o["op"] == "todo.close"]
     assert closed and closed[0]["row"] == "R1"
+
+
+# -- preferences: a habit taken up again replaces the older "no more" ---------------------------
+def test_a_habit_taken_up_again_crumples_the_older_no_more():
+    rows = [{"handle": "R1", "kind": "note", "key": "no-coffee",
+             "fields": {"text": "No caffeine for me: I don't drink coffee any more, herbal tea "
+                                "only.", "type": "preference", "status": "live"}}]
+    ops = rules([me("ok the herbal phase is done, I'm back on coffee, a cortado every morning",
+                    stream="assistant")], rows)
+    assert [o["row"] for o in ops if o["op"] == "note.crumple"] == ["R1"]
+
+
+def test_a_reply_offering_slots_moves_nothing_and_a_reply_subject_is_no_news():
+    rows = [_row("R1", "fitting", activity="fitting", date="2026-05-11", time="10:00",
+                 status="confirmed", participants="Atelier Vogt")]
+    msgs = [they("Atelier Vogt", "Subject: Re: Your fitting on 11 May\n\nWe could also do "
+                 "Wednesday 13 May at 9:00 or Thursday 14 May at 16:00, let me know which.",
+                 stream="mail-vogt")]
+    assert events(msgs, rows) == {}

@@ -12,6 +12,8 @@ sentence is cut in two at each line end and the forwarded block's own header ("D
 - cuts the sender's signature off each part (what follows "--", "Kind regards", "Mit
   freundlichen Grüßen", "Cordialement", "Saludos" ... up to the next forwarded block: the
   studio address and office hours under a name are no plan);
+- drops the subject line of a reply ("Subject: Re: Annulation de votre rendez-vous du 9
+  juin"): it repeats what the first mail said, not what this one says;
 - joins a wrapped line to the next one when it is long, ends without a sentence mark, and
   the next line goes on in lower case or is long too — a short labelled line ("Date:
   Saturday 20 June 2026", "Time: 19:30") stays a line of its own.
@@ -34,8 +36,11 @@ _ATTRIBUTION = re.compile(r"^\s*(?:on|am|le|el)\b.{6,160}\b(?:wrote|schrieb|a é
 # a mail signature and what follows it is not the message
 _SIGNATURE = re.compile(r"\n\s*(?:--\s*\n|(?:best(?: regards| wishes)?|kind regards|regards|"
                         r"cheers|thanks|many thanks|sent from my|mit freundlichen grüßen|"
-                        r"viele grüße|liebe grüße|cordialement|bien à vous|saludos|un saludo|"
+                        r"viele grüße|liebe grüße|(?:bien )?cordialement|bien à vous|"
+                        r"salutations|saludos|un saludo|un abrazo|"
                         r"atentamente)\b[^\n]{0,40}(?:\n|$))", re.I)
+_REPLY_SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto)\s*:\s*(?:re|aw|antw|tr|rv|"
+                            r"sv|vs)\s*:", re.I)
 _WRAP = 55       # a line at least this long, cut without a sentence mark, was wrapped
 
 
@@ -57,7 +62,7 @@ def readable(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _ATTRIBUTION.match(line):
+        if _ATTRIBUTION.match(line) or _REPLY_SUBJECT.match(line):
             i += 1
             continue
         if _HEADER.match(line):

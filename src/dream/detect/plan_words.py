@@ -209,6 +209,18 @@ PAST = re.compile(r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (
                    r"sunday)|used to|i'?ve been|we'?ve been)\b", re.I)
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
                      r"plan(?:ning)? to|can'?t wait|looking forward)\b", re.I)
+# slots offered to choose from ("we can offer Thursday at 17:30 or Friday at 8:30"): the
+# plan's day is the one taken, not the ones offered
+_DAYS = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|"
+         r"donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|"
+         r"dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo")
+OFFER = re.compile(r"\b(?:could offer|can offer|we can do|i can do|could do|can also do|"
+                   r"proposer|vous proposer|anbieten|ofrecer|ofrecerle|ofrecerte|"
+                   r"let me know which)\b|\b(?:or|ou|oder|o)\s+(?:the\s+|le\s+|el\s+|den\s+|"
+                   r"am\s+)?(?:following\s+)?(?:" + _DAYS + r"|\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:am|pm|"
+                   r"uhr)\b|\d{1,2}\.?\s+(?:of\s+|de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+                   r"oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juin|juil|août|sept|déc|ene|abr|"
+                   r"ago|dic)\w*)", re.I)
 # a clause that says something is not so ("I can't make 7", "ich schaff es nicht")
 NEGATED = re.compile(r"\b(?:not|never|nicht|kein(?:e|en)?|pas|jamais|no|nunca|cant|dont|wont|"
                      r"didnt|doesnt|isnt|arent|wasnt|couldnt|havent)\b|\w+n['’]t\b", re.I)
@@ -232,8 +244,8 @@ _PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium
                 r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
                 r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
                 r"center|arena|club|office|school")
-PLACE = re.compile(r"\b(?:at|to|in|(?i:booked|reserved)|switched to|moved to)[\s:]+(?:[^\w\s,.]+\s+)?"
-                    r"((?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
+PLACE = re.compile(r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to)[\s:]+"
+                    r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
                     r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
                     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")
 # "Lisbon is booked": the place booked; "Honest Burgers in Soho": the venue, not the area
@@ -272,8 +284,9 @@ REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|s
                    r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
                    r"passt|genau)\b", re.I)
 # a booking made under a name: the name is not a participant
-BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name:|auf den "
-                          r"namen|au nom de|a nombre de)\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)")
+BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name(?: on (?:the )?"
+                          r"booking)?:?|auf den namen|au nom de|a nombre de)\s+[\"“']?"
+                          r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
 
 

@@ -47,6 +47,7 @@ from dream.detect.plan_words import (
     MOVE,
     NEEDS_MODIFIER,
     NOT_PLAN,
+    OFFER,
     PAST,
     PLACE,
     REBOOK,
@@ -117,9 +118,12 @@ class PlanReader:
                 if venue and venue.lower() not in self.speakers and \
                         not activity_of(venue) and venue not in places:
                     places.append(venue)
-            places += [p for p in (place_name(m[1]) for m in PLACE.finditer(clause))
+            loose = [(place_name(m["name"]), m["prep"]) for m in PLACE.finditer(clause)]
+            places += [p for p, _ in loose
                        if p and p not in places and not any(same_place(p, q) for q in places)
                        and not any(p in q for q in places)]
+            # "I'm in Hamburg that day": where someone is, not where a known plan moves
+            weak = {p for p, prep in loose if prep == "in"}
             if not places:
                 places = [m[0] for m in ADDRESS.finditer(clause)][:1]
             known = {e.lower() for e in getattr(item, "entities", None) or []} | self.known_names
@@ -151,7 +155,12 @@ class PlanReader:
                       (n.lower() in self.speakers or with_name(clause, n))]
             if author and not any(p in author or author in p for p in places):
                 people = [author, *[p for p in people if p != author]]
-            moved = bool(MOVE.search(clause))
+            move = MOVE.search(clause)
+            moved = bool(move)
+            if move:    # "no table on Friday, so dinner moves to Saturday": the day after
+                after = UNTIL.sub(" ", clause[move.start():])
+                date = find_date(after, said) or date
+                clock = find_time(after) or clock
             if moved and status == "cancelled" and (date or clock) and \
                     re.search(r"\bpostpone", clause, re.I):
                 status = None       # "postponed to Friday": moved, not cancelled
@@ -171,8 +180,8 @@ class PlanReader:
                 if not same_message and not moved and not last.handle_row and not (
                         near(last.said, said) and (status or REFER.search(clause))):
                     continue
-                if group and not same_message and last.organiser and \
-                        (author or "") != last.organiser:
+                if group and not same_message and not moved and item.role != "user" and \
+                        (last.organiser is None or (author or "") != last.organiser):
                     # in a group only whoever organises a plan changes its day, time or
                     # place; anyone else's message without the plan's name says yes or no
                     date = clock = place = None
@@ -184,7 +193,7 @@ class PlanReader:
             wd = weekday_only(clause)
             n_plans = len(self.plans)
             plan = self._target_plan(activity, place, status, people, date,
-                                     stream, wd)
+                                     stream, wd, item.id)
             if plan is None:
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and \
@@ -193,7 +202,7 @@ class PlanReader:
                 continue
             if activity:
                 plan.named.add(item.id)
-                if plan.organiser is None and not plan.handle_row:
+                if plan.organiser is None:
                     plan.organiser = author or ""
             if len(self.plans) > n_plans and not plan.handle_row and status is None and \
                     PAST.search(clause) and not FUTURE.search(clause) and \
@@ -216,6 +225,10 @@ class PlanReader:
                 plan.participants = list(old.participants)
                 if old.fields.get("place") and not place:
                     place = old.fields["place"]
+            if place in weak and not moved and (plan.handle_row or plan.steps):
+                place = None
+            if OFFER.search(clause) and status is None:
+                date = clock = None     # offered slots: the one taken says the day
             # a question ("could we move it to 14:00?") proposes; it does not move a plan
             question = clause.rstrip().endswith("?") and ASK_CHANGE.search(clause)
             if question and status is None and (plan.handle_row or plan.steps):
@@ -241,7 +254,7 @@ class PlanReader:
                 status = None               # the venue confirming the user's cancellation
             if item.role == "user" and status not in ("declined", "cancelled"):
                 plan.user_in = True         # the user proposes, books or joins it
-                plan.shared = plan.shared or bool(SHARED.search(clause))
+                plan.shared = plan.shared or bool(SHARED.search(text))
             if status == "joined":
                 # someone else's yes or announcement in a group: the plan is on once it is
                 # the user's too (they proposed it or said they are in)
@@ -334,8 +347,14 @@ class PlanReader:
 
     def _target_plan(self, activity: str | None, place: str | None, status: str | None,
                      people: list[str], date: str | None = None,
-                     stream: str | None = None, weekday: int | None = None) -> Plan | None:
+                     stream: str | None = None, weekday: int | None = None,
+                     item_id: str | None = None) -> Plan | None:
         if activity and activity.split()[-1] in BOOKING_WORDS:
+            # "Team dinner!! Booked Dishoom for Thursday": the plan this message named
+            for plan in reversed(self.plans):
+                if item_id in plan.named and not plan.fields.get("place") and \
+                        not plan.fields.get("date"):
+                    return plan
             # "the booking", "your table": the plan talked about (at that place), if any
             for plan in reversed(self.plans):
                 if (place and same_place(plan.fields.get("place"), place)) or \
@@ -483,6 +502,9 @@ class PlanReader:
             status = plan.fields.get("status")
             if not plan.handle_row and status in (None, "proposed"):
                 continue        # a suggestion nobody agreed to is no plan yet
+            if not plan.handle_row and status == "cancelled" and \
+                    plan.steps[0][1].get("status") == "cancelled":
+                continue        # cancelling what was never written: nothing to keep
             if plan.handle_row:
                 name, row = None, plan.handle_row
             else:

@@ -99,7 +99,10 @@ def revision(text: str, item_id: str, liked: list[tuple[str, str]],
 # -- stances: what a preference is for or against ------------------------------------
 _FOR = re.compile(r"\b(?:i|we)\s+(?:(?:really|still|now|actually)\s+)?(?:prefer|like|love|enjoy|"
                   r"(?:'d|would) rather(?: have)?)\s+(.{2,80})|\bmy favou?rite\s+(\w+)\s+"
-                  r"(?:is|are)\s+(.{2,60})", re.I)
+                  r"(?:is|are)\s+(.{2,60})|"
+                  # "I'm back on coffee", "I drink coffee again": a habit taken up again
+                  r"\b(?:i'?m|i am|we'?re|we are) back (?:on|to)\s+(.{2,60})|"
+                  r"\b(?:i|we) (?:drink|eat|have|take|use|do) (.{2,40}?) again\b", re.I)
 _AGAINST = re.compile(r"\b(?:i|we)\s+(?:(?:really|now|actually)\s+)?(?:don'?t|do not|no longer|"
                       r"can'?t|cannot|never)\s+(?:\w+\s+)?(?:like|love|enjoy|want|stand|eat|"
                       r"drink|prefer)\s+(.{2,80})|\b(?:i|we)\s+(?:hate|dislike|avoid)\s+(.{2,80})",
@@ -118,7 +121,8 @@ def stance(text: str) -> tuple[bool, frozenset[str]] | None:
         return False, _words(m[1] or m[2])
     m = _FOR.search(text)
     if m:
-        return True, _words(m[1] if m[1] else f"{m[2]} {m[3]}")
+        said = m[1] or m[4] or m[5] or f"{m[2]} {m[3]}"
+        return True, _words(said)
     return None
 
 

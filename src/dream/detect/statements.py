@@ -31,6 +31,7 @@ class StatementReader:
     rows: list[dict] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
+    crumpled: set[str] = field(default_factory=set)     # rows replaced in this call
     rules: RuleBook = field(default_factory=RuleBook)
 
     def read(self, item: Item, prev: Item | None, social: bool) -> list[Finding]:
@@ -45,6 +46,10 @@ class StatementReader:
             if not is_prose(sent):
                 continue
             kind = directives.classify(sent, n == 0, answers, social, coding)
+            if kind is None and not coding and preferences.stance(sent) is not None and \
+                    set(preferences.revision(clean(sent), item.id, [], self.rows) or ()) - \
+                    self.crumpled:
+                kind = "preference"     # "I'm back on coffee": it replaces a live note
             if coding and kind != "preference":
                 continue            # a coding session's rules are in the rule book
             if kind == "correction" and n == 0 and answers and \
@@ -61,12 +66,18 @@ class StatementReader:
                 continue
             self.seen.add(slug_key(name))
             replaces: list[str] = []
+            if not coding and not preferences.preferred(text) and \
+                    preferences.stance(text) is not None:
+                # "I'm back on coffee": a later stance replaces an older one it contradicts
+                replaces = [h for h in preferences.revision(text, item.id, [], self.rows) or []
+                            if h not in self.crumpled]
             if preferences.preferred(text):
                 verdict = preferences.revision(text, item.id, self.liked, self.rows)
                 if verdict is None:
                     continue        # "I prefer the aisle" again: already noted
                 replaces = verdict
                 self.liked.append((name, text))
+            self.crumpled.update(replaces)
             out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
                                replaces=replaces))
         return out

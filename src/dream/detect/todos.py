@@ -99,6 +99,7 @@ def deadline_subject(sent: str) -> str | None:
     """What a deadline is for: "Q3 budget submissions" of "Reminder: Q3 budget
     submissions are due Friday", "Abgabe des Projektberichts" of "Abgabe des
     Projektberichts ist Freitag"."""
+    sent = re.sub(r":[a-z0-9_+-]+:", " ", sent)
     sent = re.sub(r"^\W*(?:hi all|hi everyone|hello all|reminder|zur erinnerung|rappel|"
                   r"recordatorio|fyi|psa|guten morgen)\W*", "", sent, flags=re.I)
     sent = re.sub(r"^\W*(?:reminder|zur erinnerung|rappel|recordatorio)\W*", "", sent,
