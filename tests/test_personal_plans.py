@@ -338,3 +338,60 @@ def test_a_reply_offering_slots_moves_nothing_and_a_reply_subject_is_no_news():
                  "Wednesday 13 May at 9:00 or Thursday 14 May at 16:00, let me know which.",
                  stream="mail-vogt")]
     assert events(msgs, rows) == {}
+
+
+# -- one flow in four languages: a meet-up proposed, agreed, moved, called off -----------------
+FLOWS = {
+    "en": ["Shall we meet at Café Mirabelle on Saturday at 3pm?", "Yes, perfect!",
+           "Could we make it 4pm instead? Same place.", "Sure, 4pm it is.",
+           "Sorry, I have to call it off, my sister is ill."],
+    "de": ["Treffen wir uns am Samstag um 15 Uhr im Café Mirabelle?", "Ja, super, bin dabei!",
+           "Können wir stattdessen um 16 Uhr? Gleicher Ort.", "Klar, 16 Uhr passt.",
+           "Sorry, ich muss leider absagen, meine Schwester ist krank."],
+    "fr": ["On se retrouve samedi à 15h au Café Mirabelle ?", "Oui, carrément !",
+           "On peut plutôt dire 16h ? Même endroit.", "Ça marche, 16h.",
+           "Désolé, je dois annuler, ma sœur est malade."],
+    "es": ["¿Quedamos el sábado a las 15:00 en el Café Mirabelle?", "¡Sí, genial!",
+           "¿Mejor a las 16:00? Mismo sitio.", "Vale, a las 16:00.",
+           "Lo siento, tengo que cancelar, mi hermana está enferma."],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(FLOWS))
+def test_a_meet_up_agreed_then_moved_then_called_off(lang):
+    ask, yes, move, agree, off = FLOWS[lang]
+    day1 = [they("Noa", ask, stream="sms-noa"), me(yes, stream="sms-noa")]
+    (first,) = events(day1).values()
+    assert (first["date"], first["time"], first["status"]) == ("2026-05-09", "15:00",
+                                                               "confirmed")
+    assert first["place"] == "Café Mirabelle"
+    row = _row("R1", "meetup", **{k: v for k, v in first.items() if k != "title"})
+    moved = events([they("Noa", move, stream="sms-noa", at="2026-05-06T09:00:00Z"),
+                    me(agree, stream="sms-noa", at="2026-05-06T09:05:00Z")], [row])
+    assert list(moved) == ["R1"] and moved["R1"]["time"] == "16:00"
+    off_ = events([they("Noa", "🙂", stream="sms-noa", at="2026-05-08T17:00:00Z"),
+                   me(off, stream="sms-noa", at="2026-05-08T18:00:00Z")], [row])
+    assert off_["R1"]["status"] == "declined"
+
+
+@pytest.mark.parametrize("text, day, time", [
+    ("Ihre Reservierung für Samstag, 16. Mai 2026 um 19:30 Uhr ist bestätigt.", "2026-05-16",
+     "19:30"),
+    ("Votre réservation pour le samedi 16 mai 2026 à 19h30 est confirmée.", "2026-05-16",
+     "19:30"),
+    ("Su reserva para el sábado 16 de mayo de 2026 a las 19:30 está confirmada.",
+     "2026-05-16", "19:30"),
+])
+def test_a_venues_booking_mail_in_its_language_is_a_confirmed_booking(text, day, time):
+    (ev,) = events([they("Osteria Lupa", text, stream="mail-lupa")]).values()
+    assert (ev["date"], ev["time"], ev["status"]) == (day, time, "confirmed")
+
+
+@pytest.mark.parametrize("text, time", [
+    ("Cena el viernes a las ocho y media en casa de Inés, ¿te apuntas?", "20:30"),
+    ("Abendessen am Freitag um halb acht bei Jonas?", "19:30"),
+    ("Dîner vendredi à huit heures chez Inès ?", "20:00"),
+])
+def test_an_hour_in_words(text, time):
+    (ev,) = events([they("Inés", text, stream="sms"), me("👍 yes!", stream="sms")]).values()
+    assert ev["time"] == time

@@ -67,10 +67,10 @@ def _cues() -> tuple[list[tuple[re.Pattern[str], Any]], re.Pattern[str]]:
         for phrase, english in by_section.get(section, []):
             # after an elided article too: "l'anniversaire", "d'annuler"
             cues.append((re.compile(r"(?<![\w-])(?:" + phrase + r")(?![\w-])", re.I), english))
-        if section == "activities":
-            for suffix, english in by_section.get("compounds", []):
-                cues.append((re.compile(r"\b([A-ZÄÖÜ]?[a-zäöüß]{2,}?)(?:" + suffix + r")\b"),
-                             lambda m, e=english: f"{m[1].lower()} {e}"))
+    # German nouns (capitalised) read by their last part, once the words above are read
+    for suffix, english in by_section.get("compounds", []):
+        cues.append((re.compile(r"\b([A-ZÄÖÜ][a-zäöüß]{2,}?)(?:" + suffix + r")\b"),
+                     lambda m, e=english: f"{m[1].lower()} {e}"))
     for english in ("at", "with"):
         phrases = [p for p, e in by_section.get("places", []) if e == english]
         if phrases:

@@ -114,7 +114,8 @@ def activity_of(clause: str) -> str | None:
     found: list[str] = []
     for i, m in enumerate(words):
         head = _head(m[0])
-        if head is None or (head == "call" and re.match(r"\s+off\b", clause[m.end():], re.I)):
+        if head is None or (head == "call" and re.match(r"\s+(?:it |this |that |the \w+ )?off\b",
+                                                        clause[m.end():], re.I)):
             continue
         if head == "table" and not TABLE_BOOKED.search(clause):
             continue        # "can someone bring a folding table?": furniture, no booking
@@ -186,9 +187,11 @@ CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then
                       r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
                       r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
                       r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
-                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w)|"
-                      r"^(?:yes+|yay|yep|yeah|absolutely|definitely|of course|oui|sí|ja|klar|"
-                      r"claro)\W*$)", re.I)
+                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w))|"
+                      # a whole reply that is a yes ("👍 yes!", "Yes, perfect!")
+                      r"^\W*(?:yes+|yay|yep|yeah|absolutely|definitely|of course|oui|sí|ja|klar|"
+                      r"claro)\W*$|^\W*(?:(?:yes|yep|yeah|sure|ok|okay|oui|sí|ja)\W+)?(?:perfect|"
+                      r"great|lovely|awesome|brilliant|super|excellent|wonderful)\W*$", re.I)
 DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
                       r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
                       r"not (?:coming|joining))\b", re.I)
@@ -232,9 +235,15 @@ _BENIGN = re.compile(r"\b(?:can'?t wait|cannot wait|no worries|no problem|not ba
 def negated(clause: str) -> bool:
     """Whether the clause says something is not so ("I can't make 7")."""
     return bool(NEGATED.search(_BENIGN.sub(" ", clause)))
+# a short yes to a question ("sure", "ok", "klar", "vale", "d'accord")
+ACCEPTED = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|yeah|fine|of course|no problem|klar|ja|gerne|"
+                      r"passt|vale|sí|claro|oui|d'accord|ok(?:ay)?)\b", re.I)
 # a question asking for a change ("could we move it to 14:00?", "how about Sunday?")
 ASK_CHANGE = re.compile(r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
-                         r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b", re.I)
+                         r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b|"
+                         r"\b(?:können|könnten) wir\b|\bon peut\b|\bpourrait-on\b|"
+                         r"\bon pourrait\b|\bpodemos\b|\bpodríamos\b|^\W*(?:mejor|plutôt|lieber|"
+                         r"rather|instead)\b", re.I)
 _VENUE_NOUNS = (r"room|studio|court|hall|gate|platform|terminal|track|field|floor|building|"
                 r"office|suite|stage|pitch|lane")
 # "room Kepler", "studio Lotus" -> the name; "court 5", "gate B12" -> the whole
@@ -290,6 +299,9 @@ BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
 
 
+# "shall we meet at the café on Saturday": a meet-up
+MEET = re.compile(r"\b(?:meet(?:ing)? up|(?:shall|should|can|could|let'?s|let us|we(?:'ll| will)?) "
+                  r"meet|meet (?:you|me|us) (?:at|in|on|outside|by)|meet at)\b", re.I)
 # "booked Bella Vista", "Lisbon is booked": a booking, whatever its kind
 BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
 # "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
@@ -363,6 +375,8 @@ class Plan:
     named: set[str] = field(default_factory=set)    # items with a clause naming it
     shared: bool = False            # the user told of it as theirs and someone else's
     organiser: str | None = None    # who named it first ("" for the user)
+    asked: dict[str, str] = field(default_factory=dict)     # a change asked for, not agreed
+    asked_by: str = ""
 
 
 def near(a, b, hours: int = 12) -> bool:

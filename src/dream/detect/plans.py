@@ -27,6 +27,7 @@ from dream.detect.cues import english_cues
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
+    ACCEPTED,
     ACTIVITIES,
     ADDRESS,
     ASK_CHANGE,
@@ -44,6 +45,7 @@ from dream.detect.plan_words import (
     FULL_DATE,
     FUTURE,
     GENERIC,
+    MEET,
     MOVE,
     NEEDS_MODIFIER,
     NOT_PLAN,
@@ -75,7 +77,7 @@ from dream.detect.plan_words import (
     with_name,
 )
 from dream.items import Item
-from dream.kinds.dates import is_date_word
+from dream.kinds.dates import WORD_HOUR, is_date_word
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 
@@ -88,6 +90,7 @@ class PlanReader:
     known_names: set[str] = field(default_factory=set)
     groups: set[str] = field(default_factory=set)       # streams where several others talk
     speakers: set[str] = field(default_factory=set)     # people who write in the call
+    talking: dict[str, set[str]] = field(default_factory=dict)   # stream -> others in it
     plans: list[Plan] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
 
@@ -97,13 +100,16 @@ class PlanReader:
         author = getattr(item, "author", None) if item.role == "other" else None
         stream = conversation(item.stream)
         text = english_cues(readable(text))
+        if author:
+            self.talking.setdefault(stream, set()).add(author)
         self._joins(item, stream, author, said, text)
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
-                    todos.TODO_USER.search(clause):
+                    (todos.TODO_USER.search(clause) and not CANCEL.search(clause)):
                 continue        # a deadline, a to-do, a delivery, an expiry date: no plan
-            activity = activity_of(clause)
+                #                 ("I have to call it off" is no to-do but a cancellation)
+            activity = activity_of(clause) or ("meetup" if MEET.search(clause) else None)
             if activity is None and BOOKED.search(clause) and \
                     not any(p.stream == stream for p in self.plans):
                 activity = "booking"    # "Lisbon is booked": a booking, whatever its kind
@@ -170,10 +176,15 @@ class PlanReader:
                 # in the same thread, shortly after, and saying so (a status, a reference,
                 # a change) or in the message that named it; a move may come days later
                 last = self.plans[-1] if self.plans else None
-                if last is None and moved and (date or clock):
-                    last = self._moved_row(author, found, place)
+                if last is None and ((moved or ASK_CHANGE.search(clause)) and (date or clock)
+                                     or status):
+                    # a change or a yes/no days later: the one live event of the people
+                    # in this conversation (or of the place named), never a guess
+                    last = self._moved_row(author, found + sorted(self.talking.get(stream, ())),
+                                           place, stream)
                 if last is None or not (date or clock or status or place) or \
-                        todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause) or \
+                        ((todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause)) and
+                         status is None) or \
                         (last.stream != stream and not (moved and last.handle_row)):
                     continue
                 same_message = item.id in last.named
@@ -230,10 +241,22 @@ class PlanReader:
             if OFFER.search(clause) and status is None:
                 date = clock = None     # offered slots: the one taken says the day
             # a question ("could we move it to 14:00?") proposes; it does not move a plan
-            question = clause.rstrip().endswith("?") and ASK_CHANGE.search(clause)
+            question = (clause.rstrip().endswith("?") or TENTATIVE.search(clause)) and \
+                ASK_CHANGE.search(clause)
             if question and status is None and (plan.handle_row or plan.steps):
+                asked = {k: v for k, v in (("date", date), ("time", clock), ("place", place))
+                         if v and v != plan.fields.get(k)}
+                if asked:
+                    plan.asked, plan.asked_by = asked, author or ""
                 date = date if date == had else None
                 clock = place = None
+            elif plan.asked and (author or "") != plan.asked_by and \
+                    (status == "confirmed" or ACCEPTED.search(clause)):
+                # "could we make it 8?" - "sure": the change asked for is agreed
+                date = date or plan.asked.get("date")
+                clock = clock or plan.asked.get("time")
+                place = place or plan.asked.get("place")
+                plan.asked = {}
             # someone else announcing a fixed date ("Budget review on Monday at 15:00")
             # (a fixed appointment is written with its full date, "Thursday 12 March", not
             # "tomorrow" or "on Friday" as a suggestion between friends is)
@@ -261,10 +284,10 @@ class PlanReader:
                 status = "confirmed" if plan.user_in else None
             # a time written without am/pm ("7:30", "at 7") said about a plan that has a
             # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
-            if clock and plan.fields.get("time") and BARE_CLOCK.search(clause):
+            bare = bool(BARE_CLOCK.search(clause) or WORD_HOUR.search(clause))
+            if clock and plan.fields.get("time") and bare:
                 clock = nearer_clock(clock, plan.fields["time"])
-            elif clock and BARE_CLOCK.search(clause) and \
-                    (activity or plan.activity).split()[-1] in EVENING:
+            elif clock and bare and (activity or plan.activity).split()[-1] in EVENING:
                 clock = evening(clock)
             # "same day, same time": the day and time of the plan it replaces or continues
             if SAME_DAY.search(clause) and not date:
@@ -401,7 +424,7 @@ class PlanReader:
         return row if row is not None else self._new_plan(activity)
 
     def _moved_row(self, author: str | None, people: list[str],
-                   place: str | None) -> Plan | None:
+                   place: str | None, stream: str | None = None) -> Plan | None:
         """The one live event a change without an activity ("we now start at 10") can be
         about: the only one whose participants or place the message names. None when
         there is none or more than one (the change is not guessed onto a plan)."""
@@ -421,7 +444,7 @@ class PlanReader:
                     fields=dict(f), participants=[p.strip() for p in
                                                   f.get("participants", "").split(",")
                                                   if p.strip()])
-        plan.stream = None
+        plan.stream = stream      # the conversation it is now talked about in
         self.plans.append(plan)
         return plan
 

@@ -48,6 +48,8 @@ TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forge
                          r"remember to)\s+(.{3,160})", re.I)
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
                    re.I)
+CALL_OFF = re.compile(r"(?:call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
+                      r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
 ANYONE = re.compile(r"\b(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)\s+"
                     r"(.{3,160})", re.I)
@@ -202,8 +204,8 @@ class TodoReader:
             m = rx.search(sent) or (ANYONE.search(sent) if item.role == "other" else None)
             if m and not sent.rstrip().endswith("?") or (m and item.role == "other"):
                 task = _task(m[1])
-                if len(task.split()) < 2:
-                    continue
+                if len(task.split()) < 2 or CALL_OFF.match(task):
+                    continue        # "I have to call it off": a plan called off, no task
                 due = find_date(sent, said)
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task)):
                     continue        # "can you tell me more" is conversation, not a task

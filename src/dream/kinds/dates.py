@@ -38,6 +38,31 @@ _TIMES = [
     (re.compile(r"\b(?:a las|a la|um|à)\s+(\d{1,2})(?:[:.](\d\d))?(?:\s*heures?)?\b(?![.:/]\d)",
                 re.I), True),
 ]
+# hours said in words: "um halb acht", "à huit heures et demie", "a las ocho y media"
+_NUMBERS = {
+    "ein": 1, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
+    "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12,
+    "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
+    "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "midi": 12,
+    "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
+    "nueve": 9, "diez": 10, "once": 11, "doce": 12,
+}
+_N = r"(" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r"|\d{1,2})"
+_WORD_TIMES = [
+    # (pattern, minutes, hours to take away): German first since "halb acht" is 7:30
+    (re.compile(r"\bhalb " + _N + r"\b", re.I), 30, 1),
+    (re.compile(r"\bviertel nach " + _N + r"\b", re.I), 15, 0),
+    (re.compile(r"\bviertel vor " + _N + r"\b", re.I), 45, 1),
+    (re.compile(r"\bà " + _N + r" heures? et demie\b", re.I), 30, 0),
+    (re.compile(r"\bà " + _N + r" heures? et quart\b", re.I), 15, 0),
+    (re.compile(r"\bà " + _N + r" heures? moins le quart\b", re.I), 45, 1),
+    (re.compile(r"\bà " + _N + r" heures?\b|\bà (midi)\b", re.I), 0, 0),
+    (re.compile(r"\ba las? " + _N + r" y media\b", re.I), 30, 0),
+    (re.compile(r"\ba las? " + _N + r" y cuarto\b", re.I), 15, 0),
+    (re.compile(r"\ba las? " + _N + r" menos cuarto\b", re.I), 45, 1),
+    (re.compile(r"\b(?:a las?|um) " + _N + r"\b(?!\s*[:.]\d)", re.I), 0, 0),
+]
+WORD_HOUR = re.compile(r"\b(?:halb|viertel (?:nach|vor)|à|a las?|um) " + _N + r"\b", re.I)
 _EVENING = re.compile(r"de la (?:tarde|noche)|abends|du soir|de l'après-midi|nachmittags",
                       re.I)
 
@@ -259,6 +284,21 @@ def _day_before(tokens: list[str], i: int) -> bool:
 
 def find_time(text: str) -> str | None:
     """The first clock time in German, French or Spanish form, as HH:MM."""
+    for rx, minutes, back in _WORD_TIMES:
+        m = rx.search(text)
+        if m is None:
+            continue
+        word = next(g for g in m.groups() if g)
+        if word.isdigit() and back == 0 and minutes == 0:
+            continue        # "a las 8", "um 8": read below with their minutes
+        hour = (int(word) if word.isdigit() else _NUMBERS[word.lower()]) - back
+        if minutes == 0 and hour < 8 and not word.isdigit() and word.lower() != "midi" and \
+                not re.search(r"de la mañana|morgens|du matin", text, re.I):
+            hour += 12      # "a las siete" for a plan: the evening, as "a las 7"
+        elif hour < 12 and _EVENING.search(text[m.end():m.end() + 20]):
+            hour += 12
+        if 0 <= hour < 24:
+            return f"{hour:02d}:{minutes:02d}"
     for rx, bare in _TIMES:
         for m in rx.finditer(text):
             hour, minute = int(m[1]), int(m[2] or 0)
