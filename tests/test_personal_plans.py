@@ -395,3 +395,49 @@ def test_a_venues_booking_mail_in_its_language_is_a_confirmed_booking(text, day,
 def test_an_hour_in_words(text, time):
     (ev,) = events([they("Inés", text, stream="sms"), me("👍 yes!", stream="sms")]).values()
     assert ev["time"] == time
+
+
+# -- English wordings of yes, changes, to-dos and facts ------------------------------------------
+@pytest.mark.parametrize("reply", ["Friday at six is fine, thanks!", "Perfect, 6pm works.",
+                                   "Yes please, I'm up for it.", "That suits me."])
+def test_more_ways_to_say_yes(reply):
+    (ev,) = events([they("Ama", "Pottery class at Clay Corner on Friday 15 May at 18:00?",
+                         stream="sms-ama"), me(reply, stream="sms-ama")]).values()
+    assert ev["status"] == "confirmed" and ev["date"] == "2026-05-15"
+
+
+def test_a_date_in_may_is_no_maybe():
+    (ev,) = events([they("Clinic Nord", "Your vaccination is on Tuesday 19 May 2026 at 08:40.",
+                         stream="mail-clinic")]).values()
+    assert ev["status"] == "confirmed"
+
+
+def test_make_it_somewhere_else_instead_moves_the_place():
+    rows = [_row("R1", "coffee-ama", activity="coffee", date="2026-05-15", time="15:00",
+                 status="confirmed", place="Café Ritter", participants="Ama")]
+    ev = events([they("Ama", "Ritter is shut that week. Let's make it Kaffeebar Süd instead, "
+                      "same time.", stream="sms-ama")], rows)
+    assert ev["R1"]["place"] == "Kaffeebar Süd"
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Don't let me forget to return Ama's ladder.", "ladder"),
+    ("Can you keep track of this: renew the bike insurance.", "insurance"),
+])
+def test_more_ways_to_ask_for_a_to_do(text, word):
+    (todo,) = todos([me(text, stream="assistant")])
+    assert word in todo["title"]
+
+
+def test_a_standing_fact_is_not_also_a_note():
+    ops = rules([me("Since April I'm working at Fernweh Reisen, please remember my new "
+                    "employer.", stream="assistant")])
+    assert [o["op"] for o in ops] == ["standing.set"]
+
+
+def test_a_thing_given_back_closes_the_to_do_when_its_owner_says_they_got_it():
+    rows = [{"handle": "R1", "kind": "todo", "key": "ladder",
+             "fields": {"title": "Return Ama's ladder", "status": "open"}}]
+    closed = [o for o in rules([they("Ama", "Got the ladder back, thanks!", stream="sms-ama")],
+                               rows) if o["op"] == "todo.close"]
+    assert closed and closed[0]["row"] == "R1"

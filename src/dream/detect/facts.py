@@ -39,8 +39,9 @@ _STANDING = [
                 + _CAPS + r")"), "employer"),
     (re.compile(r"\b[Ii](?:'ve| have)? (?:just )?joined (" + _CAPS + r") as\b"), "employer"),
     (re.compile(r"\bi(?:'m| am) allergic to ([^.,;!?\n]{2,60})", re.I), "allergies"),
-    (re.compile(r"\bi live in ([A-Z][\w .'-]{1,60}?)(?=[.,;!?\n]|$| and | with )"), "home"),
-    (re.compile(r"\bi work (?:at|for) ([A-Z][\w&.' -]{1,60}?)(?=[.,;!?\n]|$| and | as )"),
+    (re.compile(r"\b[Ii] live in ([A-Z][\w .'-]{1,60}?)(?=[.,;!?\n]|$| and | with )"), "home"),
+    (re.compile(r"\b(?:[Ii] work|[Ii]'?m working|[Ii] am working) (?:at|for) "
+                r"([A-Z][\w&.' -]{1,60}?)(?=[.,;!?\n]|$| and | as | since )"),
      "employer"),
     (re.compile(r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian)\b", re.I), "diet"),
 ]

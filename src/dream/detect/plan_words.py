@@ -29,7 +29,7 @@ ACTIVITIES = [
     "consultation", "holiday", "vacation", "getaway", "viewing", "football", "tennis",
     "squash", "badminton", "golf", "opera", "ballet", "musical", "quiz", "karaoke",
     "potluck", "housewarming", "lecture", "seminar", "webinar", "course", "audition",
-    "fitting", "barbecue", "checkup", "cookout", "jour fixe",
+    "fitting", "barbecue", "checkup", "cookout", "jour fixe", "examination",
 ]
 # whom an appointment is with: "appointment with the dentist" is a dentist appointment
 PROFESSIONS = {"dentist", "doctor", "gp", "dermatologist", "physio", "physiotherapist",
@@ -176,7 +176,8 @@ CANCEL = re.compile(r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?of
                      re.I)
 # "reply C to cancel", "we may have to cancel": not a cancellation (yet)
 CANCEL_NOT = re.compile(r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
-                         r"\bto cancel\b|\b(?:may|might|could|if|whether|in case)\b[^.!?]{0,20}"
+                         r"\bto cancel\b|\b(?:(?<!\d\s)may(?!\s+\d)|might|could|if|whether|in case)\b"
+                         r"[^.!?]{0,20}"
                          r"\bcancel", re.I)
 CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
                       r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
@@ -184,6 +185,8 @@ CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then
                       r"i'?ll be (?:there|at)\b|(?:is|that'?s) perfect|accepted\b|"
                       r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar|"
                       r"wouldn'?t miss it|won'?t miss it|we'?re in\b|count us in|i'?m down\b|"
+                      r"i'?m up for|up for it|i'?m game\b|(?:is|are|sounds) fine\b|suits (?:me|us)|"
+                      r"(?:that|this|it|\w+day|\d(?:am|pm)|\d:\d\d) works\b|"
                       r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
                       r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
                       r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
@@ -197,8 +200,8 @@ DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
                       r"not (?:coming|joining))\b", re.I)
 # a proposal or a question, not an announcement of something fixed
 TENTATIVE = re.compile(r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
-                        r"want to|wanna|let'?s|might|may|if|any chance|are you|do you|"
-                        r"thinking of|planning to|hoping to|would you)\b", re.I)
+                        r"want to|wanna|let'?s|might|(?<!\d\s)may(?!\s+\d)|if|any chance|are you|"
+                        r"do you|thinking of|planning to|hoping to|would you)\b", re.I)
 FULL_DATE = re.compile(
     r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|(?:jan|feb|mar|apr|may|jun|jul|aug|"
@@ -253,7 +256,8 @@ _PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium
                 r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
                 r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
                 r"center|arena|club|office|school")
-PLACE = re.compile(r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to)[\s:]+"
+PLACE = re.compile(r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to|make it|"
+                   r"change it to)[\s:]+"
                     r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
                     r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
                     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")

@@ -176,8 +176,8 @@ class PlanReader:
                 # in the same thread, shortly after, and saying so (a status, a reference,
                 # a change) or in the message that named it; a move may come days later
                 last = self.plans[-1] if self.plans else None
-                if last is None and ((moved or ASK_CHANGE.search(clause)) and (date or clock)
-                                     or status):
+                if last is None and ((moved or ASK_CHANGE.search(clause)) and
+                                     (date or clock or place) or status):
                     # a change or a yes/no days later: the one live event of the people
                     # in this conversation (or of the place named), never a guess
                     last = self._moved_row(author, found + sorted(self.talking.get(stream, ())),

@@ -38,8 +38,11 @@ from dream.items import Item
 from dream.kinds.text import find_date, parse_when, sentences
 
 TODO_USER = re.compile(r"\b(?:remind me to|i need to|i have to|i must|don'?t forget to|"
-                        r"remember to|todo:|to-do:|note to self:?)\s+(.{3,160})", re.I)
-TODO_SURE = re.compile(r"\b(?:remind me to|todo:|to-do:|note to self)", re.I)
+                        r"remember to|todo:|to-do:|note to self:?|don'?t let me forget(?: to)?|"
+                        r"keep track of(?: this)?:|add to my (?:list|to-?dos?):|put on my list:)"
+                        r"\s+(.{3,160})", re.I)
+TODO_SURE = re.compile(r"\b(?:remind me to|todo:|to-do:|note to self|don'?t let me forget|"
+                       r"keep track of|add to my (?:list|to-?dos?)|put on my list)", re.I)
 TASK_VERBS = re.compile(
     r"^(?:send|call|book|pick up|bring|buy|pay|sign|review|email|text|renew|file|submit|"
     r"schedule|cancel|return|order|fix|finish|prepare the|print|post|reply|write|check|update|"
@@ -48,7 +51,7 @@ TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forge
                          r"remember to)\s+(.{3,160})", re.I)
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
                    re.I)
-CALL_OFF = re.compile(r"(?:call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
+CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
 ANYONE = re.compile(r"\b(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)\s+"
@@ -70,6 +73,9 @@ _PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)
 PRONOUN_OBJECT = re.compile(r"^\w+(?: \w+)? (?:it|one|them|that|those|these)\b", re.I)
 ACCEPT = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|will do|on it|no problem|of course|happy "
                     r"to|can do|noted|i can do that|i'?ll do it|i'?ll take care of it)\b", re.I)
+# someone saying they got what a to-do was to give them
+RECEIVED = re.compile(r"\b(?:got|received|thanks for|thank you for|danke für|merci pour|"
+                      r"gracias por|bekommen|erhalten|reçu|recibido)\b", re.I)
 ORDER_THANKS = re.compile(r"\b(?:thank you for your order|thanks for your order|your order "
                           r"(?:is|has been) confirmed|order confirmed|vielen dank für ihre "
                           r"bestellung|danke für ihre bestellung|merci pour votre commande|"
@@ -224,6 +230,12 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
+            if item.role == "other" and author and RECEIVED.search(sent):
+                row, name = self._received_by(author, sent)
+                if row or name:     # "Got the drill, cheers!" from Kofi: given back
+                    out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                       name=name, row=row))
+                    continue
             if item.role == "other" and ORDER_THANKS.search(sent) and author:
                 row, name = self._ordered_from(author)
                 if row or name:     # the shop thanks for the order: ordering it is done
@@ -288,6 +300,16 @@ class TodoReader:
         low = sent.lower()
         return any(re.search(r"(?<![\w])@?" + re.escape(n) + r"\b", low)
                    for n in self.user_names if len(n) >= 2)
+
+    def _received_by(self, person: str, sent: str) -> tuple[str | None, str | None]:
+        """The open to-do naming ``person`` whose thing the sentence says they got."""
+        first = person.split()[0].lower()
+        things = stems(sent) - _VERBISH
+        for handle, name, title in self._open_todos():
+            if re.search(r"\b" + re.escape(first) + r"\b", title.lower()) and \
+                    things & (stems(title) - _VERBISH):
+                return handle, name
+        return None, None
 
     def _ordered_from(self, shop: str) -> tuple[str | None, str | None]:
         """The open to-do to order, book or buy something from ``shop``."""

@@ -118,8 +118,13 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
                 continue
             coding = bool(item.stream) and item.tool_name is None and is_coding(item)
             if item.role == "user":
-                out += statements.read(item, prev, item.stream in social)
-                out += facts.standing(item)
+                standing = facts.standing(item)
+                values = [v.lower() for f in standing for v in f.fields.values() if len(v) > 2]
+                # a sentence stating a standing fact is that fact, not also a note
+                out += [n for n in statements.read(item, prev, item.stream in social)
+                        if n.kind not in ("directive", "preference") or
+                        not any(v in n.text.lower() for v in values)]
+                out += standing
             if item.role in ("user", "other"):
                 out += facts.wiki(item)
                 if not coding:
