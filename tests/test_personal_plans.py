@@ -441,3 +441,34 @@ def test_a_thing_given_back_closes_the_to_do_when_its_owner_says_they_got_it():
     closed = [o for o in rules([they("Ama", "Got the ladder back, thanks!", stream="sms-ama")],
                                rows) if o["op"] == "todo.close"]
     assert closed and closed[0]["row"] == "R1"
+
+
+# -- things that must never become a live event, in four languages -----------------------------
+@pytest.mark.parametrize("author, text", [
+    ("DHL", "Ihr Paket wird am Donnerstag, 7. Mai zwischen 10 und 14 Uhr zugestellt."),
+    ("Colissimo", "Votre colis sera livré le jeudi 7 mai entre 10h et 14h."),
+    ("Correos", "Su paquete llegará el jueves 7 de mayo entre las 10:00 y las 14:00."),
+    ("Stadtwerke", "Ihre Rechnung ist bis zum 15. Mai fällig."),
+    ("Agence", "Le loyer est à régler avant le vendredi 8 mai."),
+    ("Banco", "La fecha límite para el pago es el viernes 8 de mayo."),
+    ("Lisa", "Gestern waren wir im Kino, der Film war super."),
+    ("Paul", "Hier on a dîné chez Marc, c'était top."),
+    ("Ana", "Ayer cenamos en Casa Mono, ¡qué rico!"),
+    ("Oma", "Opa hat morgen um 10 Uhr einen Termin beim Zahnarzt, Papa fährt ihn."),
+    ("Kulturhaus", "Sommerfest am Samstag, 20. Juni ab 14 Uhr – jetzt Tickets sichern! "
+     "Newsletter abbestellen"),
+    ("Musée", "Nocturne tous les jeudis jusqu'à 21h, réservation conseillée."),
+])
+def test_notices_deadlines_stories_and_others_appointments_are_no_event(author, text):
+    msgs = [they(author, text, stream="s"), they("Zoe", "ok", stream="s"),
+            me("ok, thanks", stream="s")]
+    assert events(msgs) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "Oma's dentist is at 10:30 tomorrow, Dad will drive her",
+    "Opa hat morgen um 10 Uhr einen Termin beim Zahnarzt.",
+    "Mia has her swimming lesson on Friday at 16:00, can you pick her up after?",
+])
+def test_someone_elses_appointment_is_no_plan_of_the_users(text):
+    assert events([they("Mum", text, stream="fam"), me("Super!", stream="fam")]) == {}

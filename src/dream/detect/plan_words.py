@@ -30,6 +30,7 @@ ACTIVITIES = [
     "squash", "badminton", "golf", "opera", "ballet", "musical", "quiz", "karaoke",
     "potluck", "housewarming", "lecture", "seminar", "webinar", "course", "audition",
     "fitting", "barbecue", "checkup", "cookout", "jour fixe", "examination",
+    "leaving party", "leaving drinks",
 ]
 # whom an appointment is with: "appointment with the dentist" is a dentist appointment
 PROFESSIONS = {"dentist", "doctor", "gp", "dermatologist", "physio", "physiotherapist",
@@ -197,7 +198,8 @@ CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then
                       r"great|lovely|awesome|brilliant|super|excellent|wonderful)\W*$", re.I)
 DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
                       r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
-                      r"not (?:coming|joining))\b", re.I)
+                      r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out)\b",
+                      re.I)
 # a proposal or a question, not an announcement of something fixed
 TENTATIVE = re.compile(r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
                         r"want to|wanna|let'?s|might|(?<!\d\s)may(?!\s+\d)|if|any chance|are you|"
@@ -303,6 +305,14 @@ BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
 
 
+# someone else's appointment: "Oma's dentist is at 10:30", "Opa hat morgen einen Termin
+# beim Zahnarzt", "Mia has her swimming lesson": theirs, not a plan of the user's
+_THEIRS = (r"(?:appointment|dentist|doctor|check-?up|lesson|class|exam|examination|interview|"
+           r"haircut|surgery|operation|vaccination|therapy|physio\w*|training|practice|recital|"
+           r"dermatologist|consultation|scan)")
+THIRD_PARTY = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]+(?:'s|’s|s')\s+(?:\w+\s+){0,2}" + _THEIRS + r"\b|"
+                         r"\b[A-ZÄÖÜ][a-zäöüß]+ (?:has|hat|a|tiene)\s+(?:\w+\s+){0,6}?" + _THEIRS +
+                         r"\b")
 # "shall we meet at the café on Saturday": a meet-up
 MEET = re.compile(r"\b(?:meet(?:ing)? up|(?:shall|should|can|could|let'?s|let us|we(?:'ll| will)?) "
                   r"meet|meet (?:you|me|us) (?:at|in|on|outside|by)|meet at)\b", re.I)

@@ -58,6 +58,7 @@ from dream.detect.plan_words import (
     SAME_TIME,
     SHARED,
     TENTATIVE,
+    THIRD_PARTY,
     TICKETS_FOR,
     UNTIL,
     VENUE_IN,
@@ -206,6 +207,10 @@ class PlanReader:
             plan = self._target_plan(activity, place, status, people, date,
                                      stream, wd, item.id)
             if plan is None:
+                continue
+            if len(self.plans) > n_plans and not plan.handle_row and THIRD_PARTY.search(clause) \
+                    and item.role != "user":
+                self.plans.remove(plan)     # "Oma's dentist is at 10:30": someone else's
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and \
                     negated(clause) and status not in ("cancelled", "declined"):
