@@ -54,3 +54,18 @@ def test_a_weekday_alone_is_told_from_a_full_date():
     assert dates.weekday_only("dîner vendredi") == 4
     assert dates.weekday_only("el viernes 14 de marzo") is None
     assert dates.weekday_only("morgen") is None
+
+
+@pytest.mark.parametrize("text, day, clock", [
+    ("Termin am 14.07. um 10 Uhr", "2026-07-14", "10:00"),     # not the time 14:07
+    ("Jour fixe Montag, 16.3., 10:00", "2026-03-16", "10:00"),
+    ("rendez-vous le 20/06 à 19h", "2026-06-20", "19:00"),
+    ("el 20/6/2026 a las 9", "2026-06-20", "09:00"),
+    ("am 3.1.", "2027-01-03", None),
+    ("Abendessen um 19.30 im Lokal", None, "19:30"),
+])
+def test_numeric_days_and_dotted_times(text, day, clock):
+    from dream.kinds.text import find_date, find_time
+
+    assert find_date(text, SAID) == day
+    assert find_time(text) == clock

@@ -37,7 +37,8 @@ _ATTRIBUTION = re.compile(r"^\s*(?:on|am|le|el)\b.{6,160}\b(?:wrote|schrieb|a é
 _SIGNATURE = re.compile(r"\n\s*(?:--\s*\n|(?:best(?: regards| wishes)?|kind regards|regards|"
                         r"cheers|thanks|many thanks|sent from my|mit freundlichen grüßen|"
                         r"viele grüße|liebe grüße|(?:bien )?cordialement|bien à vous|"
-                        r"salutations|saludos|un saludo|un abrazo|"
+                        r"salutations|saludos|un saludo|un abrazo|envoyé de mon|"
+                        r"von meinem \w+ gesendet|enviado desde mi|"
                         r"atentamente)\b[^\n]{0,40}(?:\n|$))", re.I)
 _REPLY_SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto)\s*:\s*(?:re|aw|antw|tr|rv|"
                             r"sv|vs)\s*:", re.I)

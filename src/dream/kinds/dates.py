@@ -29,6 +29,9 @@ _EXTRA_RELATIVE = {"pasado mañana": 2, "heute abend": 0, "ce soir": 0, "esta no
 _MORNING_BEFORE = {"heute", "am", "jeden", "guten", "morgen", "la", "esta", "cada", "de"}
 _TOKEN = re.compile(r"\d{1,4}(?:er|º|\.)?|[^\W\d_]+(?:[-'’][^\W\d_]+)?\.?")
 _NUMERIC = re.compile(r"(?<![\d./-])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2}(?!\d))?(?![\d/-])")
+# "le 20/06", "el 20/6/2026", "am 20/06": day first (a slash date said after a day word)
+_SLASHED = re.compile(r"\b(?:le|el|am|du|del|vom|au|al|bis|on|the)\s+(\d{1,2})/(\d{1,2})"
+                      r"(?:/(\d{4}|\d{2}))?(?![\d/%])")
 _TIMES = [
     # German: "19 Uhr", "19:30 Uhr", "19.30 Uhr", "um 7"
     (re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s*uhr\b", re.I), False),
@@ -111,15 +114,32 @@ def _parse(span: str, languages: list[str], ref: datetime) -> str | None:
     return day.isoformat()
 
 
+def _day_month(day: int, month: int, year: str | None, ref: datetime) -> str | None:
+    """A numeric day and month ("14.07.", "20/06"): in ``year`` when given, else the next
+    such date on or after ``ref`` (60 days of grace backwards). Read here, not by
+    ``dateparser``, which takes "14.07" for the time 14:07."""
+    base = ref.date()
+    years = [int(year) + (2000 if len(year) == 2 else 0)] if year else \
+        [base.year, base.year + 1]
+    for y in years:
+        try:
+            when = base.replace(year=y, month=month, day=day)
+        except ValueError:
+            return None
+        if year or when >= base - timedelta(days=60):
+            return when.isoformat()
+    return None
+
+
 def find_date(text: str, ref: datetime | None, full_only: bool = False) -> str | None:
     """The date the text names in one of the four languages, as YYYY-MM-DD: a day and
     month first, then a relative day, then a weekday (``full_only``: a day and month or a
     numeric date only)."""
     ref = ref or datetime(2000, 1, 1)
     low = text.lower()
-    m = _NUMERIC.search(low)
-    if m and 1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12:
-        found = _parse(m[0].rstrip("."), ["de", "fr", "es"], ref)
+    for rx in (_NUMERIC, _SLASHED):
+        m = rx.search(low)
+        found = _day_month(int(m[1]), int(m[2]), m[3], ref) if m else None
         if found:
             return found
     vocab = _vocabulary()

@@ -93,7 +93,8 @@ _WEEKDAY = re.compile(r"\b(?:(next|this|on|last|past)\s+)?(monday|tuesday|wednes
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
 _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)"
                    r"|\b(\d{1,2}):(\d\d)\b"
-                   r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:))", re.I)
+                   r"|\b(?:at|from|ab|um|à|a las)\s+(\d{1,2})\.(\d\d)\b(?!\.)"
+                   r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:|\.\d))", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 
 
@@ -190,8 +191,10 @@ def find_time(text: str) -> str | None:
                 hour = 0
         elif m2[4]:
             hour, minute = int(m2[4]), int(m2[5])
+        elif m2[6]:     # "at 19.30", "um 19.30"
+            hour, minute = int(m2[6]), int(m2[7])
         else:
-            hour, minute = int(m2[6]), 0
+            hour, minute = int(m2[8]), 0
             if hour > 12 or hour == 0:
                 continue
             if hour < 8:          # "at 7" for a social plan means the evening
