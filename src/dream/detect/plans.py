@@ -154,6 +154,9 @@ class PlanReader:
                 joining = status == "confirmed"
                 status = "joined" if joining else None
             booked_as = {m[1] for m in BOOKING_NAME.finditer(clause)}
+            if booked_as:       # "under 'Platform Team'": the booking's name, no place
+                places = [p for p in places if not any(p in b or b in p for b in booked_as)]
+                place = places[0] if places else None
             found = [n for n in found if not any(n in b or b in n for b in booked_as) and
                      not is_date_word(n)]
             people = [n for n in found if n not in places and
