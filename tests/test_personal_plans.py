@@ -472,3 +472,34 @@ def test_notices_deadlines_stories_and_others_appointments_are_no_event(author, 
 ])
 def test_someone_elses_appointment_is_no_plan_of_the_users(text):
     assert events([they("Mum", text, stream="fam"), me("Super!", stream="fam")]) == {}
+
+
+def test_a_salons_confirmation_then_its_move_in_french():
+    first = events([they("Salon Lumière", "Nous avons le plaisir de vous confirmer votre "
+                         "rendez-vous coiffure le mercredi 13 mai 2026 à 17h15 avec Julie.",
+                         stream="mail-salon")])
+    (ev,) = first.values()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-13", "17:15", "confirmed")
+    row = _row("R1", "salon", **{k: v for k, v in ev.items() if k != "title"})
+    moved = events([they("Salon Lumière", "Julie étant absente mercredi, votre rendez-vous est "
+                         "déplacé au jeudi 14 mai 2026 à 17h15.", stream="mail-salon2",
+                         at="2026-05-11T08:00:00Z")], [row])
+    assert list(moved) == ["R1"] and moved["R1"]["date"] == "2026-05-14"
+
+
+def test_a_group_dinner_in_spanish_booked_then_cancelled_by_the_venue():
+    g = "telegram-amigas"
+    day1 = [they("Carmen", "¿Hacemos una cena el sábado 9 en La Tasquita a las 21:30? Yo "
+                 "reservo", stream=g, at="2026-05-04T18:00:00Z"),
+            me("¡Me apunto! Yo llevo el vino", stream=g, at="2026-05-04T18:05:00Z"),
+            they("Rocío", "Yo no puedo, tengo boda en Sevilla 😢", stream=g,
+                 at="2026-05-04T18:20:00Z")]
+    (ev,) = events(day1).values()
+    assert (ev["date"], ev["time"], ev["place"], ev["status"]) == (
+        "2026-05-09", "21:30", "La Tasquita", "confirmed")
+    assert "Rocío" not in ev.get("participants", "")
+    assert [t["title"] for t in todos(day1)] == ["Yo llevo el vino"]
+    row = _row("R1", "cena", **{k: v for k, v in ev.items() if k != "title"})
+    off = events([they("Carmen", "Chicas, la cena del sábado se cancela, cierran por obras.",
+                       stream=g, at="2026-05-08T10:00:00Z")], [row])
+    assert off["R1"]["status"] == "cancelled"
