@@ -70,7 +70,9 @@ _TAKE_ON = re.compile(
     r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
 # "I'll bring Jo": a person comes along, no task
 _PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)")
-PRONOUN_OBJECT = re.compile(r"^\w+(?: \w+)? (?:it|one|them|that|those|these)\b", re.I)
+PRONOUN_OBJECT = re.compile(r"^[\w']+(?: \w+)? (?:it|one|them|that|those|these|es|das|ihn|"
+                            r"ça|le|la|les|lo|los|eso)\W*$|^(?:lo|la|los|las|le|les) \w+\W*$",
+                            re.I)
 ACCEPT = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|will do|on it|no problem|of course|happy "
                     r"to|can do|noted|i can do that|i'?ll do it|i'?ll take care of it)\b", re.I)
 # someone saying they got what a to-do was to give them
@@ -281,7 +283,9 @@ class TodoReader:
                     timedelta(0) <= said - r.said <= timedelta(hours=24))]
         task = commitment(sent)
         if task is not None:
-            if PRONOUN_OBJECT.search(task) and pending and not pending[-1].deadline:
+            if PRONOUN_OBJECT.search(task):
+                if not pending or pending[-1].deadline:
+                    return None         # "ich mach das" with nothing asked: no task named
                 req = pending.pop()     # "I'll bring it": the thing asked for
                 return self._open(req.task, req.due or (find_date(sent, said) or ""), item,
                                   None)
