@@ -503,3 +503,17 @@ def test_a_group_dinner_in_spanish_booked_then_cancelled_by_the_venue():
     off = events([they("Carmen", "Chicas, la cena del sábado se cancela, cierran por obras.",
                        stream=g, at="2026-05-08T10:00:00Z")], [row])
     assert off["R1"]["status"] == "cancelled"
+
+
+def test_a_later_time_in_the_message_that_moved_a_plan_is_no_new_time():
+    rows = [_row("R1", "lunch", activity="lunch", date="2026-05-05", time="12:30",
+                 status="confirmed", place="Pho Hanoi", participants="Tom")]
+    ev = events([they("Tom", "lunch moved to 13:00, they were full at 12:30", stream="g",
+                      at="2026-05-05T11:00:00Z")], rows)
+    assert ev["R1"]["time"] == "13:00"
+
+
+def test_someone_telling_their_own_birthday_fills_their_page():
+    pages = [_fields(o) for o in rules([they("Tom Berger", "btw my birthday is on the 20th, "
+                                             "cake at 3 🎂")]) if o["op"] == "wiki.fill"]
+    assert {"name": "Tom Berger", "birthday": "2026-05-20"} in pages

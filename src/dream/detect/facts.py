@@ -110,6 +110,10 @@ def standing(item: Item) -> list[Finding]:
     return out
 
 
+_MY_BIRTHDAY = re.compile(r"\bmy birthday (?!party|dinner|drinks|lunch|cake)(?:is |falls |will be )?"
+                          r"(?:on |at )?([^.;!?\n]{2,40})", re.I)
+
+
 def birthdays(item: Item) -> list[Finding]:
     """Birthdays on the page of the person named, with the date as the value (a birthday
     whose date the text does not give is not filled)."""
@@ -117,6 +121,14 @@ def birthdays(item: Item) -> list[Finding]:
     said = parse_when(item.said_at)
     seen: set[str] = set()
     text = english_cues(item.text)
+    author = getattr(item, "author", None)
+    m = _MY_BIRTHDAY.search(text)
+    if m and item.role == "other" and author:     # "my birthday is on the 20th", said by Tom
+        when = find_date(m[1], said)
+        if when:
+            seen.add(author)
+            out.append(Finding("wiki", {"name": author, "birthday": when}, [item.id],
+                               name=author))
     for rx in _BIRTHDAY:
         for m in rx.finditer(text):
             person = m[1]

@@ -304,10 +304,13 @@ class PlanReader:
                 clock = self._borrowed(plan, "time")
             # a message names a plan's day once: its later dates are other things (the
             # return flight, the last day to change seats)
-            if not moved and plan.steps and plan.steps[-1][0] == item.id and \
-                    any("date" in f for h, f in plan.steps if h == item.id):
-                date = None
-                if any("time" in f for h, f in plan.steps if h == item.id):
+            # (and its time once: "lunch moved to 13:00, they were full at 12:30")
+            if not moved and plan.steps and plan.steps[-1][0] == item.id:
+                said_here = [f for h, f in plan.steps if h == item.id]
+                if any("date" in f for f in said_here):
+                    date = None
+                if any("time" in f for f in said_here) and \
+                        (any("date" in f for f in said_here) or activity is None):
                     clock = None
             if activity and plan.activity.split()[-1] in GENERIC and \
                     activity.split()[-1] not in GENERIC and not plan.handle_row:
