@@ -517,3 +517,15 @@ def test_someone_telling_their_own_birthday_fills_their_page():
     pages = [_fields(o) for o in rules([they("Tom Berger", "btw my birthday is on the 20th, "
                                              "cake at 3 🎂")]) if o["op"] == "wiki.fill"]
     assert {"name": "Tom Berger", "birthday": "2026-05-20"} in pages
+
+
+@pytest.mark.parametrize("ask, take, word", [
+    ("Quelqu'un peut prendre la trousse de secours ?", "Je la prends", "trousse"),
+    ("¿Alguien puede traer hielo?", "Lo llevo yo", "hielo"),
+    ("Kann jemand die Luftmatratze mitbringen?", "Bringe ich mit!", "Luftmatratze"),
+])
+def test_a_request_to_the_group_taken_on_with_a_pronoun(ask, take, word):
+    msgs = [they("Inès", ask, stream="g"), they("Théo", "pas moi", stream="g"),
+            me(take, stream="g")]
+    (todo,) = todos(msgs)
+    assert word in todo["title"]

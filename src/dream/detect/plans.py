@@ -202,13 +202,19 @@ class PlanReader:
                     date = clock = place = None
                     if not status:
                         continue
-            if activity and not date and activity.split()[-1] not in GENERIC and \
-                    self._named_here(item.id, activity):
-                continue        # "Drinks, a short talk at 7.15": part of the plan named here
+            named_here = self._named_here(item.id, activity) \
+                if activity and not date and activity.split()[-1] not in BOOKING_WORDS else None
             wd = weekday_only(clause)
             n_plans = len(self.plans)
-            plan = self._target_plan(activity, place, status, people, date,
-                                     stream, wd, item.id)
+            if named_here is not None:
+                # "Drinks, a short talk at 7.15", "RDV 8h30 au parking": part of the plan
+                # this message named; it only fills what that plan does not have yet
+                plan = named_here
+                clock = None if plan.fields.get("time") else clock
+                place = None if plan.fields.get("place") else place
+            else:
+                plan = self._target_plan(activity, place, status, people, date,
+                                         stream, wd, item.id)
             if plan is None:
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and THIRD_PARTY.search(clause) \
@@ -357,10 +363,10 @@ class PlanReader:
         plan.participants.append(author)
         plan.steps.append((item.id, {"participants": ", ".join(plan.participants)}))
 
-    def _named_here(self, item_id: str, activity: str) -> bool:
-        """Whether the message already named another plan with a date."""
-        return any(item_id in p.named and p.fields.get("date") and
-                   not same_activity(p.activity, activity) for p in self.plans)
+    def _named_here(self, item_id: str, activity: str) -> Plan | None:
+        """The plan of another kind the message already named with a date, if any."""
+        return next((p for p in reversed(self.plans) if item_id in p.named and
+                     p.fields.get("date") and not same_activity(p.activity, activity)), None)
 
     def _borrowed(self, plan: Plan, name: str) -> str | None:
         """The field of the plan a "same day"/"same time" refers to: the plan itself, or
@@ -401,7 +407,7 @@ class PlanReader:
                             plan.fields.get("status") not in ("cancelled", "declined"):
                         return plan
             if not place or date:
-                row = self._row_for(None, None, people, date, weekday)
+                row = self._row_for(None, None, people, date, weekday, same_day=bool(place))
                 if row is not None and (not place or not row.fields.get("place") or
                                         same_place(row.fields.get("place"), place)):
                     return row
@@ -466,7 +472,7 @@ class PlanReader:
 
     def _row_for(self, activity: str | None, place: str | None,
                  people: list[str], date: str | None = None,
-                 weekday: int | None = None) -> Plan | None:
+                 weekday: int | None = None, same_day: bool = False) -> Plan | None:
         wanted = {p.lower() for p in people}
         events = [r for r in self.rows if r["kind"] == "event"]
         for plan in self.plans:
@@ -485,6 +491,10 @@ class PlanReader:
                 return False
             if activity and not same_activity(f.get("activity"), activity):
                 return False
+            if same_day and date and f.get("date") and f["date"] != date:
+                return False    # a booking for another day is another plan
+            if same_day and activity is None and not wanted:
+                return False    # nothing ties the booking to this event
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
             return not (wanted and parts and not (wanted & parts))
 

@@ -54,8 +54,9 @@ DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
-ANYONE = re.compile(r"\b(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)\s+"
-                    r"(.{3,160})", re.I)
+ANYONE = re.compile(r"\b(?:(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)|"
+                    r"(?:kann|könnte) (?:jemand|einer von euch)|quelqu'un (?:peut|pourrait)|"
+                    r"(?:alguien|alguno) (?:puede|podría))\s+(.{3,160})", re.I)
 # a deadline said to a group: "Q3 budget submissions are due Friday 26 June"
 DEADLINE = re.compile(r"\b(?:is|are) due\b|\bdue (?:by|on)\b|\bdeadline\b|\babgabe\b|"
                       r"\bdate limite\b|\bfecha l[ií]mite\b|\bà rendre\b|\bfällig\b", re.I)
@@ -71,8 +72,9 @@ _TAKE_ON = re.compile(
 # "I'll bring Jo": a person comes along, no task
 _PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)")
 PRONOUN_OBJECT = re.compile(r"^[\w']+(?: \w+)? (?:it|one|them|that|those|these|es|das|ihn|"
-                            r"ça|le|la|les|lo|los|eso)\W*$|^(?:lo|la|los|las|le|les) \w+\W*$",
-                            re.I)
+                            r"ça|le|la|les|lo|los|eso)(?: mit| yo)?\W*$|^(?:je |yo )?(?:lo|la|"
+                            r"los|las|le|les|l') ?\w+(?: yo)?\W*$|^(?:übernehme|bringe) ich\b|"
+                            r"^je m'en charge\W*$", re.I)
 ACCEPT = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|will do|on it|no problem|of course|happy "
                     r"to|can do|noted|i can do that|i'?ll do it|i'?ll take care of it)\b", re.I)
 # someone saying they got what a to-do was to give them
@@ -140,6 +142,15 @@ def commitment(sent: str) -> str | None:
 @cache
 def _commit_words() -> re.Pattern[str]:
     phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("commit", [])]
+    return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
+                      r")(?![\w'])", re.I)
+
+
+@cache
+def _task_verbs() -> re.Pattern[str]:
+    """The verbs of German, French and Spanish a task is asked with, anywhere in the task
+    (German puts the infinitive last: "die Luftmatratze mitbringen")."""
+    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("verbs", [])]
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -215,7 +226,8 @@ class TodoReader:
                 if len(task.split()) < 2 or CALL_OFF.match(task):
                     continue        # "I have to call it off": a plan called off, no task
                 due = find_date(sent, said)
-                if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task)):
+                if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
+                        _task_verbs().search(task)):
                     continue        # "can you tell me more" is conversation, not a task
                 if item.role == "other" and (group or ANYONE.search(sent)) and \
                         not self._names_user(sent):
