@@ -282,6 +282,8 @@ class DreamSide:
         self.run_input: list[int] = []     # input tokens of each run, in order
         # per run with two or more calls: (calls, prompt tokens, tokens in a shared prefix)
         self.shared: list[tuple[int, int, int]] = []
+        self.days_called = 0       # runs (nights) that called the model
+        self.project_days = 0      # (night, project) pairs whose bundles went to the model
 
     def collect(self, paths: list[Path], source: str) -> None:
         common.collect(self.app, paths, source)
@@ -298,6 +300,10 @@ class DreamSide:
         if bad:
             raise RuntimeError(f"dream run {bad[0]['status']}: {bad[0]['error']}")
         self.runs += rows
+        self.days_called += any(r["calls"] for r in rows)
+        self.project_days += len({root for r in rows
+                                  for root, scope in (r.get("details") or {}).get(
+                                      "scopes", {}).items() if scope.get("bundles")})
         self.run_input.append(
             self.server.stats.get(self.server.label, {}).get("input_tokens", 0) - before)
         prompts = [p for _label, p in self.server.prompts]
@@ -493,6 +499,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 run_per_session(client, server, sessions)
                 results[source] = {"messages": len(msgs), "files": len(files),
                                    "sessions": len(sessions), "days": days,
+                                   "exchanges": len(exchanges(msgs)),
+                                   "days_with_calls": side.days_called,
+                                   "project_days_with_calls": side.project_days,
                                    "dream_runs": len(side.runs),
                                    "multi_call_runs": shared_summary(side.shared),
                                    "dream_reported": reported(side.runs)}
@@ -542,7 +551,26 @@ def shared_summary(runs: list[tuple[int, int, int]]) -> dict[str, Any]:
             "shared_prefix_tokens": sum(s for _c, _t, s in runs),
             "shared_prefix_share": round(sum(s for _c, _t, s in runs)
                                          / max(1, sum(t for _c, t, _s in runs)), 3),
-            "median_run_share": round(shares[len(shares) // 2], 3) if shares else None}
+            "median_run_share": round(shares[len(shares) // 2], 3) if shares else None,
+            **half_shared_price(runs)}
+
+
+def half_shared_price(runs: list[tuple[int, int, int]]) -> dict[str, int]:
+    """What these runs would send for half their prompt tokens to sit in the shared prefix,
+    computed from what they sent: each call shares S = shared / calls tokens on average and
+    the rest (B = prompt - shared) is the material only one call needs, which does not
+    shrink when it is cut finer. Half is shared when n * S >= B, so a run needs at least
+    ceil(B / S) calls, each bringing its S tokens again. A lower bound: a bundle bigger
+    than a call's share cannot be cut, and each call would also get its own answer."""
+    calls = tokens = 0
+    for n, total, shared in runs:
+        per_call = shared / n if n else 0
+        if per_call <= 0:
+            return {}
+        need = max(n, math.ceil((total - shared) / per_call))
+        calls += need
+        tokens += total + round((need - n) * per_call)
+    return {"calls_for_half_shared": calls, "prompt_tokens_for_half_shared": tokens}
 
 
 def reported(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -655,6 +683,32 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
                              f"({m['calls']} calls), {m['shared_prefix_share']:.0%} of their "
                              f"prompt tokens in a prefix shared by the run's calls (median "
                              f"run {m['median_run_share']:.0%})")
+            dream = e["per_1000_messages"].get("dream" if label == "nightly"
+                                               else "dream-weekly")
+            if m and m.get("calls_for_half_shared") and dream \
+                    and m["shared_prefix_share"] < 0.5:
+                n = e["messages"] or 1
+                base = e["per_1000_messages"].get(HEADLINE_BASELINE, {})
+                calls = dream["calls"] + (m["calls_for_half_shared"] - m["calls"]) * 1000 / n
+                inp = dream["input_tokens"] + (
+                    m["prompt_tokens_for_half_shared"] - m["prompt_tokens"]) * 1000 / n
+                e.setdefault("half_shared_price", {})[label] = {
+                    "calls_per_1000": round(calls, 1), "input_per_1000": round(inp, 1),
+                    "calls_ratio": round(base.get("calls", 0) / calls, 2),
+                    "input_ratio": round(base.get("input_tokens", 0) / inp, 2)}
+                notes.append(
+                    f"{d} ({label}): a 50% shared prefix without padding needs at least "
+                    f"{m['calls_for_half_shared']} calls in those runs instead of "
+                    f"{m['calls']}: {calls:.1f} calls and {inp:,.0f} input tokens per 1,000 "
+                    f"messages, per-message / Dream {base.get('calls', 0) / calls:.2f} in "
+                    f"calls and {base.get('input_tokens', 0) / inp:.2f} in input tokens")
+        if e.get("exchanges") and e.get("days_with_calls"):
+            ex, nights, pdays = (e["exchanges"], e["days_with_calls"],
+                                 e["project_days_with_calls"])
+            notes.append(f"{d}: {ex} exchanges (the per-message baseline's calls); Dream "
+                         f"called the model on {nights} nights, {pdays} project-nights: one "
+                         f"call a night would be {ex / nights:.1f}x fewer calls, one per "
+                         f"project and night {ex / pdays:.1f}x")
         for system, purposes in e.get("calls_by_purpose", {}).items():
             notes.append(f"{d} {system} calls by purpose: "
                          + ", ".join(f"{k} {v}" for k, v in purposes.items()))

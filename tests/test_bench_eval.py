@@ -92,6 +92,26 @@ def test_cost_quick() -> None:
         assert set(per) >= {"baseline", "baseline+facts", "baseline+tools", "per-session",
                             "dream"}
         assert per["dream"]["calls"] > 0 and per["baseline"]["input_tokens"] > 0
+        # the floor of the call ratio: one call per exchange against nights and
+        # project-nights on which Dream called the model
+        info = f["datasets"][source]
+        n = info["messages"]
+        assert info["exchanges"] == round(per["baseline"]["calls"] * n / 1000)
+        assert 1 <= info["days_with_calls"] <= info["days"]
+        assert info["project_days_with_calls"] >= info["days_with_calls"]
+
+
+def test_cost_price_of_a_half_shared_prefix() -> None:
+    sys.path.insert(0, str(BENCH))
+    import cost
+
+    # two calls sharing 200 tokens each and 600 tokens of their own: half is shared with
+    # three calls (3 x 200 = 600), which send 200 more prompt tokens
+    assert cost.half_shared_price([(2, 1000, 400)]) == {
+        "calls_for_half_shared": 3, "prompt_tokens_for_half_shared": 1200}
+    # already half shared: nothing changes
+    assert cost.half_shared_price([(2, 1000, 600)]) == {
+        "calls_for_half_shared": 2, "prompt_tokens_for_half_shared": 1000}
 
 
 def test_consolidation_quick() -> None:
