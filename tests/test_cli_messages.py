@@ -19,6 +19,9 @@ def test_demo_home_can_be_run_again_and_refuses_a_foreign_folder(dream_proc, tmp
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith(f"Starting over: removed the previous demo in {home}")
     assert "Dinner at Nobu" in again.stdout
+    # the user's correction of the lunch changed the event: it is not also a note
+    assert "2026-03-12 12:30: Lunch at Hoppers" in again.stdout
+    assert "No, that's wrong" not in again.stdout
     assert git(home / "home" / "notes", "status", "--porcelain") == ""
     busy = tmp_path / "mine"
     busy.mkdir()

@@ -529,3 +529,39 @@ def test_a_request_to_the_group_taken_on_with_a_pronoun(ask, take, word):
             me(take, stream="g")]
     (todo,) = todos(msgs)
     assert word in todo["title"]
+
+
+# -- a correction that was applied to a record is that record's change, not also a note --------
+def _notes(ops: list[dict]) -> list[str]:
+    return [_fields(o)["text"] for o in ops if o["op"] == "note.add"]
+
+
+@pytest.mark.parametrize("fix, field, value", [
+    ("No, that's wrong: the pottery class is on Wednesday at 18:00.", "time", "18:00"),
+    ("Nein, falsch: der Elternabend ist am Mittwoch um 19 Uhr.", "time", "19:00"),
+    ("Non, c'est faux : le dîner chez Paul est jeudi à 20h.", "date", "2026-05-07"),
+])
+def test_a_correction_applied_to_a_plan_stays_no_note(fix, field, value):
+    rows = [_row("R1", "pottery", activity="pottery class", date="2026-05-05", time="17:00",
+                 status="confirmed", participants="Mara"),
+            _row("R2", "elternabend", activity="parent-teacher meeting", date="2026-05-06",
+                 time="18:00", status="confirmed"),
+            _row("R3", "diner-paul", activity="dinner", date="2026-05-08", time="20:00",
+                 place="Paul", status="confirmed", participants="Paul")]
+    ops = rules([me("When is it again?", stream="assistant"),
+                 {"role": "assistant", "author": "assistant", "text": "It is on Tuesday at "
+                  "17:00.", "stream": "assistant"},
+                 me(fix, stream="assistant")], rows)
+    assert any(v.get(field) == value for v in _events(ops).values())
+    assert _notes(ops) == []
+
+
+def test_a_correction_nothing_was_changed_by_stays_a_note():
+    ops = rules([me("Book me something for the weekend", stream="assistant"),
+                 {"role": "assistant", "author": "assistant", "text": "I booked the hostel "
+                  "in the centre.", "stream": "assistant"},
+                 me("No, that's wrong: I never stay in hostels, always a hotel with a gym.",
+                    stream="assistant")])
+    assert _events(ops) == {}
+    assert _notes(ops) == ["No, that's wrong: I never stay in hostels, always a hotel with a "
+                           "gym."]

@@ -8,7 +8,7 @@ citing the items it rests on (their handles).
 
 - corrections, directives and preferences in genuine user statements become memory notes
   (:mod:`dream.detect.directives`, :mod:`dream.detect.preferences`); a revised preference
-  crumples the older note;
+  crumples the older note; a correction that changed a record is not also a note;
 - standing facts and wiki slots (:mod:`dream.detect.facts`), to-dos
   (:mod:`dream.detect.todos`) and plans (:mod:`dream.detect.plans`) from statements and
   other people's messages outside coding sessions;
@@ -143,7 +143,18 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     out += decisions.chosen_options(coding_items)
     if bundles:
         out += plans.flush()
-    return out
+    return _applied_corrections_dropped(out)
+
+
+RECORD_KINDS = ("event", "todo", "todo_done", "standing", "wiki")
+
+
+def _applied_corrections_dropped(found: list[Finding]) -> list[Finding]:
+    """A correction whose items all changed a record (an event's day, a standing fact) is
+    that record's change: it is not also kept as a note, which would repeat the old
+    dispute in every brief. A correction nothing was changed by stays a note."""
+    applied = {e for f in found if f.kind in RECORD_KINDS for e in f.evidence}
+    return [f for f in found if f.kind != "correction" or not set(f.evidence) <= applied]
 
 
 class RulesProvider:
