@@ -565,3 +565,59 @@ def test_a_correction_nothing_was_changed_by_stays_a_note():
     assert _events(ops) == {}
     assert _notes(ops) == ["No, that's wrong: I never stay in hostels, always a hotel with a "
                            "gym."]
+
+
+# -- changes: a move names its new day, a replacement takes the day of what it replaces ------
+def test_a_move_naming_two_weekdays_takes_the_new_one():
+    rows = [_row("R1", "cena", activity="dinner", date="2026-05-15", time="21:30",
+                 place="Casa Lucio", status="confirmed", participants="Pablo")]
+    ops = rules([they("Pablo", "Cambio de planes: el viernes 15 está cerrado, así que la cena "
+                      "pasa al jueves 14, misma hora", stream="t"),
+                 me("Sin problema, el jueves me va bien", stream="t")], rows)
+    assert _events(ops)["R1"]["date"] == "2026-05-14"
+
+
+def test_a_trip_shifted_to_bare_day_numbers_stays_in_its_month():
+    rows = [_row("R1", "cabin", activity="trip", date="2026-08-14", place="Low Wray",
+                 status="confirmed", participants="Priya")]
+    ops = rules([they("Priya", "the host double booked us, we've been shifted to the "
+                      "following weekend, 21st–23rd, same cabin", stream="p"),
+                 me("annoying but fine, 21st works", stream="p")], rows)
+    assert _events(ops)["R1"]["date"] == "2026-08-21"
+
+
+def test_a_range_with_weekdays_starts_on_its_first_day():
+    (ev,) = events([me("Booked the cabin at Low Wray for Fri 14th–Sun 16th August 🏞️",
+                       stream="p"), they("Priya", "yay", stream="p")]).values()
+    assert ev["date"] == "2026-08-14"
+
+
+def test_a_table_booked_instead_by_a_friend_in_a_group_replaces_the_cancelled_dinner():
+    rows = [_row("R1", "dinner-rovi", activity="dinner", date="2026-05-16", time="19:30",
+                 place="Rovi", status="confirmed", participants="Zoe")]
+    msgs = [they("Rovi Reservations", "We are very sorry, but we have to close on Saturday "
+                 "and your reservation has been cancelled.", stream="mail"),
+            they("Marcus", "sorted it – got us a table at Berenjak in Soho instead, same time "
+                 "7:30, under my name", stream="flat"),
+            they("Zoe", "even better", stream="flat"), me("you're a hero", stream="flat")]
+    evs = _events(rules(msgs, rows))
+    assert evs["R1"]["status"] == "cancelled"
+    (new,) = [v for k, v in evs.items() if k != "R1"]
+    assert (new["place"], new["date"], new["time"], new["status"]) == \
+        ("Berenjak", "2026-05-16", "19:30", "confirmed")
+
+
+def test_a_bare_hour_said_later_is_read_near_the_plans_time():
+    rows = [_row("R1", "long-run", activity="long run", date="2026-05-10", time="08:00",
+                 place="Victoria Park", status="confirmed", participants="Dev")]
+    ops = rules([they("Dev", "it's going to be 31° so we now start at 7:00 instead, same "
+                      "spot", stream="t"), me("👍 see you at 7", stream="t")], rows)
+    assert _events(ops)["R1"]["time"] == "07:00"
+
+
+def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
+    rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
+                 status="confirmed", participants="Atelier Terre")]
+    ops = rules([they("Atelier Terre", "Le four est en panne, le cours de demain soir est "
+                      "annulé.", stream="sms", at="2026-05-05T16:00:00Z")], rows)
+    assert _events(ops)["R1"]["status"] == "cancelled"

@@ -30,7 +30,8 @@ ACTIVITIES = [
     "squash", "badminton", "golf", "opera", "ballet", "musical", "quiz", "karaoke",
     "potluck", "housewarming", "lecture", "seminar", "webinar", "course", "audition",
     "fitting", "barbecue", "checkup", "cookout", "jour fixe", "examination",
-    "leaving party", "leaving drinks",
+    "leaving party", "leaving drinks", "long run", "group run", "parkrun", "run club",
+    "bike ride", "board game night", "game night",
 ]
 # whom an appointment is with: "appointment with the dentist" is a dentist appointment
 PROFESSIONS = {"dentist", "doctor", "gp", "dermatologist", "physio", "physiotherapist",
@@ -183,7 +184,8 @@ CANCEL_NOT = re.compile(r"\b(?:reply|text|click|tap|press|call|visit|log in|here
 CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
                       r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
                       r"locked in|all set|got (?:us )?a table|made a reservation|"
-                      r"i'?ll be (?:there|at)\b|(?:is|that'?s) perfect|accepted\b|"
+                      r"i'?ll be (?:there|at)\b|(?:yes|yeah|yep|ooh)[,!]? i'?m there\b|"
+                      r"(?:is|that'?s) perfect|accepted\b|"
                       r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar|"
                       r"wouldn'?t miss it|won'?t miss it|we'?re in\b|count us in|i'?m down\b|"
                       r"i'?m up for|up for it|i'?m game\b|(?:is|are|sounds) fine\b|suits (?:me|us)|"
@@ -360,13 +362,17 @@ def person_names(text: str) -> set[str]:
 
 
 def nearer_clock(clock: str, known: str) -> str:
-    """Of ``clock`` and twelve hours later, the one nearer to ``known`` (HH:MM each)."""
+    """Of ``clock`` and twelve hours later, the one nearer to ``known`` (HH:MM each); an
+    afternoon reading of a bare hour ("see you at 7" read 19:00) is weighed the same way."""
     h, m = (int(x) for x in clock.split(":"))
     kh, km = (int(x) for x in known.split(":"))
-    if h >= 12:
+    if h > 12:
+        h -= 12
+    elif h == 12:
         return clock
     here, later, there = h * 60 + m, (h + 12) * 60 + m, kh * 60 + km
-    return f"{h + 12:02d}:{m:02d}" if abs(later - there) < abs(here - there) else clock
+    return f"{h + 12:02d}:{m:02d}" if abs(later - there) < abs(here - there) else \
+        f"{h:02d}:{m:02d}"
 
 
 def evening(clock: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from dream.detect import todos
@@ -78,8 +79,10 @@ from dream.detect.plan_words import (
     with_name,
 )
 from dream.items import Item
-from dream.kinds.dates import WORD_HOUR, is_date_word
+from dream.kinds.dates import WORD_HOUR, day_of_month, is_date_word, range_start
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
+
+INSTEAD = re.compile(r"\binstead\b", re.I)
 
 
 @dataclass
@@ -167,6 +170,7 @@ class PlanReader:
                 people = [author, *[p for p in people if p != author]]
             move = MOVE.search(clause)
             moved = bool(move)
+            after = ""
             if move:    # "no table on Friday, so dinner moves to Saturday": the day after
                 after = UNTIL.sub(" ", clause[move.start():])
                 date = find_date(after, said) or date
@@ -225,6 +229,15 @@ class PlanReader:
                     negated(clause) and status not in ("cancelled", "declined"):
                 self.plans.remove(plan)     # "can't at 7, the meeting runs late": no new plan
                 continue
+            if len(self.plans) > n_plans and not plan.handle_row and INSTEAD.search(clause):
+                replaced = self._replaced(plan, stream)
+                if replaced is not None:
+                    # "got us a table at Berenjak instead, same time": the plan in place of
+                    # one the user was in (its day unless another is said) is theirs too
+                    date = date or replaced.fields.get("date")
+                    plan.user_in = True
+                    if plan.activity.split()[-1] in BOOKING_WORDS:
+                        plan.activity = replaced.activity   # "a table instead": the dinner
             if activity:
                 plan.named.add(item.id)
                 if plan.organiser is None:
@@ -235,9 +248,17 @@ class PlanReader:
                 self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
                 continue                    # ("got us seats for Friday 12 June" is ahead)
             had = plan.fields.get("date")
+            if moved and date and had and date < had and said is not None:
+                # "shifted to the 21st–23rd" of a trip on 14 August: the 21st of its month
+                bare = range_start(after)
+                if day_of_month(bare, said) == date:
+                    again = day_of_month(bare, datetime(iso(had).year, iso(had).month, 1))
+                    if again and again >= said.date().isoformat():
+                        date = again
             # "on Friday" about a plan already on a Friday (said within the week before it)
             # names that day, not the next Friday after it was said
-            if date and had and wd is not None and said is not None:
+            # (not a move: "Friday 17 is off, so it moves to Thursday 16" names a new day)
+            if date and had and wd is not None and said is not None and not moved:
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
@@ -363,6 +384,20 @@ class PlanReader:
         plan.participants.append(author)
         plan.steps.append((item.id, {"participants": ", ".join(plan.participants)}))
 
+    def _replaced(self, plan: Plan, stream: str) -> Plan | None:
+        """The plan a new one said to come "instead" replaces: the last one called off in
+        this call, of the same kind or a booking, that the user was in (a record of the
+        scope, or a plan they proposed, booked or joined)."""
+        for other in reversed(self.plans):
+            if other is plan or other.fields.get("status") not in ("cancelled", "declined"):
+                continue
+            if not (other.handle_row or other.user_in):
+                continue
+            if other.stream == stream or same_activity(other.activity, plan.activity) or \
+                    {other.activity.split()[-1], plan.activity.split()[-1]} & BOOKING_WORDS:
+                return other
+        return None
+
     def _named_here(self, item_id: str, activity: str) -> Plan | None:
         """The plan of another kind the message already named with a date, if any."""
         return next((p for p in reversed(self.plans) if item_id in p.named and
@@ -417,6 +452,14 @@ class PlanReader:
         if place:
             for plan in reversed(self.plans):
                 if same_place(plan.fields.get("place"), place):
+                    return plan
+            for plan in reversed(self.plans):
+                # "booked Rovi for Saturday" after the mail of "Rovi Fitzrovia" confirming a
+                # table: the venue that wrote about a plan is where it is
+                if not plan.fields.get("place") and \
+                        any(same_place(p, place) for p in plan.participants) and \
+                        (not date or not plan.fields.get("date") or
+                         plan.fields["date"] == date):
                     return plan
             row = self._row_for(activity, place, people, date, weekday)
             if row is not None:

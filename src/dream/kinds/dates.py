@@ -258,8 +258,13 @@ def _next_day(day: int, base, weekday: int | None) -> str | None:
 
 
 # "2-16 November", "12th to 19th of September", "du 2 au 16 novembre", "vom 2. bis 16. Mai"
+# (the second day may carry its weekday: "Fri 14th–Sun 16th August")
 _RANGE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|\.)?\s*(?:-|–|—|to|till|until|bis|au|al)\s*"
+                    r"(?:[^\W\d_]{2,9}\.?,?\s+)?"
                     r"\d{1,2}(?:st|nd|rd|th|\.)?(?=\s+(?:of\s+|de\s+)?([^\W\d_]{3,}))", re.I)
+# "21st–23rd" with no month: the 21st
+_ORDINAL_RANGE = re.compile(r"(?<!the )\b(\d{1,2}(?:st|nd|rd|th))\s*(?:-|–|—|to|till|until)\s*"
+                            r"\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[^\W\d_]{3,})", re.I)
 
 
 def range_start(text: str) -> str:
@@ -268,7 +273,7 @@ def range_start(text: str) -> str:
     def first(m: re.Match[str]) -> str:
         month = any(kind == "month" for _l, kind, _v in _vocabulary().get(m[2].lower(), []))
         return m[1] if month else m[0]
-    return _RANGE.sub(first, text)
+    return _ORDINAL_RANGE.sub(r"the \1", _RANGE.sub(first, text))
 
 
 def is_date_word(word: str) -> bool:
