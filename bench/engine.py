@@ -4,7 +4,8 @@
    results, assistant prose over many streams and days) go through all six stages with the
    zero-latency ``scripted:zero`` provider, in runs of 5,000 items (``--rounds`` until the
    spool drains). Each size runs in its own process so peak RSS is per size; memory is flat
-   when the peak does not grow with N.
+   when the peak does not grow with N. Each size runs ``--repeats`` times (3), in fresh
+   processes; seconds are shown as min / median.
 2. Model cost per run on LoCoMo: every LoCoMo session is one day's traffic (collected, then
    one dream run). The rules provider answers, wrapped so that each request is measured as
    a hosted model would bill it: input tokens (prefix + body, counted with Dream's
@@ -22,6 +23,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -151,6 +153,25 @@ def engine_one(n: int) -> dict:
             "stage_seconds": {k: round(v, 2) for k, v in sorted(stage_time.items())}}
 
 
+def engine_repeated(n: int, repeats: int) -> dict:
+    """``engine_one(n)`` in ``repeats`` fresh processes (each size's peak RSS is its own):
+    the first run's figures, with seconds as min / median over the runs and the highest
+    peak RSS."""
+    runs = []
+    for _ in range(repeats):
+        env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src")}
+        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", str(n)],
+                              capture_output=True, text=True, env=env, timeout=3600)
+        if proc.returncode != 0:
+            raise SystemExit(f"engine run with {n} items failed:\n{proc.stderr[-2000:]}")
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    seconds = [r["seconds"] for r in runs]
+    return {**runs[0], "repeats": repeats, "seconds_all": seconds,
+            "seconds_min": min(seconds), "seconds": statistics.median(seconds),
+            "items_per_s": round(n / statistics.median(seconds)),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+
+
 # -- LoCoMo cost ----------------------------------------------------------------------------
 class Metered:
     """Wraps a provider; counts what a hosted model would be billed for each request."""
@@ -244,27 +265,24 @@ def locomo_cost(limit_convs: int | None, days_per_run: int = 1) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="~1,000 items; 2 LoCoMo convs")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="fresh processes per size; seconds shown as min / median (>= 3)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(engine_one(args.one)))
         return
     sizes = [1000] if args.quick else [10_000, 100_000]
-    engine = []
-    for n in sizes:
-        env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src")}
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", str(n)],
-                              capture_output=True, text=True, env=env, timeout=3600)
-        if proc.returncode != 0:
-            raise SystemExit(f"engine run with {n} items failed:\n{proc.stderr[-2000:]}")
-        engine.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    repeats = 1 if args.quick else max(3, args.repeats)
+    engine = [engine_repeated(n, repeats) for n in sizes]
     cost = locomo_cost(2 if args.quick else None)
     weekly = locomo_cost(2 if args.quick else None, days_per_run=7)
-    print("Engine overhead (scripted:zero provider, runs of 5,000 items, all six stages)")
+    print("Engine overhead (scripted:zero provider, runs of 5,000 items, all six stages; "
+          f"seconds min / median of {repeats} processes)")
     print(common.table(
         ["items", "seconds", "items/s", "runs", "bundles", "store files", "peak RSS MB"],
-        [[e["items"], e["seconds"], e["items_per_s"], e["runs"], e["bundles"],
-          e["files_in_store"], e["peak_rss_mb"]] for e in engine]))
+        [[e["items"], f"{e['seconds_min']} / {e['seconds']}", e["items_per_s"], e["runs"],
+          e["bundles"], e["files_in_store"], e["peak_rss_mb"]] for e in engine]))
     print()
     print(f"Model cost per run on LoCoMo ({cost['sessions']} sessions = days, "
           f"{cost['items']} items, {cost['runs']} runs)")
@@ -282,10 +300,11 @@ def main() -> None:
     figures = {"quick": args.quick, "engine": engine, "locomo": cost, "locomo_weekly": weekly}
     if not args.quick:
         sections = "\n\n".join([
-            "Engine overhead (scripted:zero, runs of 5,000 items):\n\n" + common.table(
+            f"Engine overhead (scripted:zero, runs of 5,000 items; seconds min / median of "
+            f"{repeats} processes):\n\n" + common.table(
                 ["items", "seconds", "items/s", "runs", "peak RSS MB"],
-                [[e["items"], e["seconds"], e["items_per_s"], e["runs"], e["peak_rss_mb"]]
-                 for e in engine]),
+                [[e["items"], f"{e['seconds_min']} / {e['seconds']}", e["items_per_s"],
+                  e["runs"], e["peak_rss_mb"]] for e in engine]),
             f"LoCoMo cost per 1,000 items ({cost['sessions']} sessions, {cost['items']} "
             "items, rules answers metered with Dream's tokenizer):\n\n" + common.table(
                 ["pass", "calls", "input", "cached prefix", "output", "USD (gpt-4o-mini)",

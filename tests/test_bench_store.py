@@ -24,7 +24,9 @@ def test_store_benchmark_quick():
     assert reindex["rerun_indexed"] == 0
     assert figures["reads"]["documents"] == 1000
     assert figures["dream_write"]["notes"] == 1000 and figures["dream_write"]["commits"] == 1
-    assert "search p50/p95" in proc.stdout
+    assert "search p50 / p95" in proc.stdout
+    assert 0 < search["p95_min_ms"] <= search["p95_ms"]
+    assert 0 < figures["reads"]["seconds_min"] <= figures["reads"]["seconds"]
     latency = figures["write_latency"]["1000"]
     assert latency["repeats"] >= 3
     assert 0 < latency["dream_min_s"] <= latency["dream_median_s"]
