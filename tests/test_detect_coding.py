@@ -370,3 +370,63 @@ def test_a_codex_exec_command_result_fails_by_the_exit_code_in_its_header():
     assert pitfall.endswith("Fix: run `uv pip install -e .`.")
     commands = [n["text"] for n in _run(session) if n["type"] == "command"]
     assert commands == ["Install: `uv pip install -e .`"]
+
+
+PRISMA = (" FAIL  src/orders.test.ts [ src/orders.test.ts ]\nError: @prisma/client did not "
+          "initialize yet. Please run \"prisma generate\" and try to import it again.\n ❯ new "
+          "PrismaClient node_modules/.prisma/client/default.js:43:11\n\n Test Files  1 failed (1)")
+
+
+def test_a_one_off_failure_whose_message_names_the_step_that_then_fixed_it_is_a_pitfall():
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "pnpm test"), ("fail", PRISMA),
+        ("call", "pnpm prisma generate"), ("ok", "Generated Prisma Client"),
+        ("call", "pnpm test"), ("ok", "Test Files  2 passed (2)")]))
+    assert "@prisma/client did not initialize yet" in pitfall       # not vitest's FAIL line
+    assert pitfall.endswith("Fix: run `pnpm prisma generate`.")
+
+
+def test_two_causes_one_step_fixed_in_two_sessions_are_one_pitfall_and_a_mid_change_error_is_none():
+    gomod = "go: updates to go.mod needed; to update it:\n\tgo mod tidy"
+    gosum = ("internal/store/pg.go:9:2: missing go.sum entry for module providing package "
+             "github.com/jackc/pgx/v5 (imported by example.com/x/store); to add:\n\tgo get "
+             "example.com/x/store\nFAIL\texample.com/x/store [setup failed]")
+    first = _session("claude-1", [
+        ("call", "go build ./..."), ("fail", "internal/a.go:41:2: declared and not used: limit"),
+        ("call", "go build ./..."), ("fail", gomod),
+        ("call", "go mod tidy"), ("ok", ""), ("call", "go build ./..."), ("ok", "")])
+    second = _session("codex-2", [
+        ("call", "go test ./internal/store/..."), ("fail", gosum),
+        ("call", "go mod tidy"), ("ok", ""), ("call", "go test ./internal/store/..."),
+        ("ok", "ok  \texample.com/x/store\t1.1s")], start=10)
+    [pitfall] = _pitfalls(first, second)
+    assert "go.sum" in pitfall and "declared and not used" not in pitfall
+    assert "Fix: run `go mod tidy`." in pitfall
+    [note] = [n for n in _run(first, second) if n["type"] == "failure"]
+    assert note["said"] == "2 times in 2 sessions"
+    ev = _evidence(first, second)
+    assert any("go mod tidy" in c.title or "go mod tidy" in str(c.change)
+               for c in codify.run(ev).candidates)
+
+
+def test_different_commands_failing_on_one_cause_keep_the_fix_found_after_two_of_them():
+    down = ("SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select * from "
+            "information_schema.tables where table_schema = 'b')")
+    sessions = [_session(f"{name}-{n}", [("call", cmd), ("fail", down),
+                                         ("call", "docker compose up -d"), ("ok", "Started"),
+                                         ("call", cmd), ("ok", "ok")], start=10 * n)
+                for n, (name, cmd) in enumerate([("claude", "php artisan test"),
+                                                 ("codex", "php artisan migrate"),
+                                                 ("pi", "./vendor/bin/pest")])]
+    [pitfall] = _pitfalls(*sessions)
+    assert "Connection refused" in pitfall and "SQL:" not in pitfall
+    assert "Fix: run `docker compose up -d`." in pitfall
+
+
+def test_a_package_manager_refused_by_the_machine_is_fixed_by_the_tool_that_installed_instead():
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "pip install protego"),
+        ("fail", "error: externally-managed-environment\n\n× This environment is externally "
+                 "managed"),
+        ("user", "not pip — uv add"), ("call", "uv add protego"), ("ok", "+ protego==0.3.1")]))
+    assert "externally managed" in pitfall and pitfall.endswith("Fix: run `uv add protego`.")

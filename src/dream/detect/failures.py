@@ -48,7 +48,9 @@ _CAUSE_LINE = [
     # or a Go panic
     re.compile(r"^\s*(?:E\s+)?(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9_.:]*(?:Error|Exception|Exit"
                r"|Interrupt)\b.*|^\s*panic: .*|.*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$"
-               r"|^\s*\*\*\s*\((?:\w+\.)*\w+\)\s.*"),      # Elixir: ** (CompileError) ...
+               r"|^\s*\*\*\s*\((?:\w+\.)*\w+\)\s.*"      # Elixir: ** (CompileError) ...
+               # JavaScript's bare "Error: @prisma/client did not initialize yet. ..."
+               r"|^\s*(?:Uncaught\s+)?Error: (?!Command failed|Process completed)\S.*"),
     # a compiler's or linker's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1:
     # ...", "undefined reference to `f'"), or a checker's marked finding ("✖ type may not be
     # empty", "❌ Secrets detected!")

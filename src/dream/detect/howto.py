@@ -123,7 +123,8 @@ def adds_package(part: str) -> bool:
     """A project's package manager adding one dependency (``pnpm add next-themes``, ``pip
     install requests``): a change made once, not how to work here. ``pnpm install``,
     ``pip install -r requirements.txt`` and ``uv pip install -e .`` set the project up;
-    ``brew install gitleaks`` installs a tool on the machine."""
+    ``brew install gitleaks`` installs a tool on the machine; ``go get github.com/x/y`` and
+    ``pnpm add @scope/pkg`` add one too (a path starts with ``.``, ``/`` or ``~``)."""
     words = part.split()
     if not words or words[0] not in _PROJECT_PMS:
         return False
@@ -134,8 +135,8 @@ def adds_package(part: str) -> bool:
         return False
     prev = ""
     for word in rest[1:]:
-        if not word.startswith("-") and prev not in _VALUE_FLAGS and "/" not in word and \
-                word not in (".", "..") and not word.endswith((".txt", ".toml", ".lock")):
+        if not word.startswith(("-", ".", "/", "~")) and prev not in _VALUE_FLAGS and \
+                not word.endswith(("/", ".txt", ".toml", ".lock")):
             return True
         prev = word
     return False

@@ -54,7 +54,7 @@ ENVIRONMENT = re.compile(
     r"|ignored by one of your \.gitignore|address already in use|EADDRINUSE"
     r"|cannot connect to the docker daemon|is the docker daemon running|docker daemon"
     r"|could not read username|authentication failed|permission to \S+ denied"
-    r"|externally-managed-environment|unsupported engine|requires node|python_requires"
+    r"|externally[- ]managed|unsupported engine|requires node|python_requires"
     r"|no matching version|version .* is required|wrong architecture|exec format error", re.I)
 def pitfalls(items: Sequence[Item]) -> list[Finding]:
     """One finding per kept root cause among the shell failures of ``items``."""
@@ -84,7 +84,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             continue            # "ls: x: No such file or directory": looking for something
         found.setdefault(sig, []).append(item)
     out = []
-    for sig, failed in found.items():
+    order = {item.id: n for n, item in enumerate(items)}
+    for failed in _merged(found, by_session, run_of, order):
         sessions = list(dict.fromkeys(i.stream for i in failed))
         if all(i.role == "user" for i in failed):
             continue            # only ever pasted: the user reports it, the agent never ran it
@@ -93,23 +94,89 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         setup = ENVIRONMENT.search(cause) or any(
             ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
             if _ERROR_LINE.search(line))
-        if len(failed) < 2 and not setup and not told:
+        runs = [run_of[i.id] for i in failed if i.id in run_of]
+        ran = [i for i in failed if i.role != "user"]
+        fix = _fix(runs, by_session)
+        shown = fix is not None and any(_shows(fix, run) for run in runs)
+        if len(failed) < 2 and not setup and not told and not shown:
             continue            # a one-off failure mid-task is no pitfall
         if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
             continue            # a compile or type error in the middle of a change
-        runs = [run_of[i.id] for i in failed if i.id in run_of]
-        ran = [i for i in failed if i.role != "user"]
-        tried = {r.command for r in runs}
-        scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
-        fixes = [] if scattered else \
-            [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
-        fix = min(fixes, key=len) if fixes else None
         text = _line(runs, ran[-1], fix, told)
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failed), 'time')} in {_n(len(sessions), 'session')}"}
+        sig = failures.signature(failed[0].text)
         out.append(Finding("failure", fields, [i.id for i in failed][-5:],
                            name=f"pitfall {sig[:60]}"))
     return out
+
+
+def _fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str | None:
+    """The step that fixed the failures of ``runs``: the shortest one found after any of
+    them, or, when different commands failed (three or more), the one found after two of
+    them alike (``docker compose up -d`` after ``artisan test``, ``artisan migrate`` and
+    ``pest``)."""
+    tried = {r.command for r in runs}
+    fixes = [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
+    if not fixes:
+        return None
+    scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
+    if not scattered:
+        return min(fixes, key=len)
+    keys = [howto.command_key(shell.chain(f)[-1]) for f in fixes]
+    common = [f for f, k in zip(fixes, keys) if keys.count(k) >= 2]
+    return min(common, key=len) if common else None
+
+
+def _shows(fix: str, run: CommandRun) -> bool:
+    """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
+    update it: go mod tidy"), or it is the same program through a runner or another tool
+    for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
+    text = " ".join(noise.strip_ansi(run.item.text or "")[:2000].lower().split())
+    for step in shell.chain(fix):
+        words = [w for w in step.lower().split() if not w.startswith("-") and "=" not in w]
+        if any(f"{a} {b}" in text for a, b in zip(words, words[1:])):
+            return True
+    return _wraps(fix, run.command) or _replaces(fix, run.command)
+
+
+def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]],
+            run_of: dict[str, CommandRun], order: dict[str, int]) -> list[list[Item]]:
+    """The failures of each cause, causes said alike put together: two cause lines that
+    share most of their words ("connection to server at ... port <n> failed: Connection
+    refused" in ``psql`` and in ``manage.py``), or two causes of one program that the same
+    step fixed in different sessions (``go.mod`` out of date, a ``go.sum`` entry missing:
+    ``go mod tidy``)."""
+    groups = [list(failed) for failed in found.values()]
+    words = [_words(failures.signature(g[0].text)) for g in groups]
+    fixed = []
+    for g in groups:
+        runs = [run_of[i.id] for i in g if i.id in run_of]
+        fix = _fix(runs, by_session)
+        fixed.append((howto.command_key(shell.chain(fix)[-1]) if fix else None,
+                      {commands.program(shell.failing_step(r.command)) for r in runs}))
+    n = 0
+    while n < len(groups):
+        m = n + 1
+        while m < len(groups):
+            alike = len(words[n] & words[m]) >= 3 and \
+                len(words[n] & words[m]) / len(words[n] | words[m]) >= 0.6
+            same_fix = fixed[n][0] is not None and fixed[n][0] == fixed[m][0] and \
+                fixed[n][1] & fixed[m][1] and \
+                not {i.stream for i in groups[n]} & {i.stream for i in groups[m]}
+            if alike or same_fix:
+                groups[n] += groups.pop(m)
+                words[n] |= words.pop(m)
+                fixed.pop(m)
+                continue
+            m += 1
+        n += 1
+    return [sorted(g, key=lambda i: order[i.id]) for g in groups]
+
+
+def _words(sig: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z_]{2,}", sig.lower())
+            if w not in {"path", "file", "hex", "uuid", "tmp", "time", "the", "and", "for"}}
 
 
 def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None) -> str:
@@ -150,6 +217,9 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
     key = howto.command_key(_last_part(failing.command))
     cause = failures.cause_line(failing.item.text)
     for n, run in enumerate(after):
+        if run.failed and howto.command_key(_last_part(run.command)) == key and \
+                failures.signature(run.item.text) != failures.signature(failing.item.text):
+            return None         # the retry failed otherwise: this failure was fixed in the code
         if run.failed or len(run.command) > 160:
             continue
         parts = shell.chain(run.command)
@@ -182,6 +252,8 @@ def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
     another tool for the same job, or the install of what the failure names."""
     if _wraps(run.command, failing.command) or _replaces(run.command, failing.command):
         return run.command
+    if ENVIRONMENT.search(cause) and "install" in _jobs(run.command) & _jobs(failing.command):
+        return run.command      # "pip install x" refused by the machine; "uv add y" worked
     words = set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower()))
     if _INSTALL.search(run.command) and (_MISSING.search(cause) or words & set(
             re.findall(r"[a-z][\w.-]{2,}", cause.lower()))):
@@ -234,11 +306,15 @@ def _replaces(run: str, failing: str) -> bool:
     a, b = _last_part(run).split(), _last_part(failing).split()
     if len(a) < 2 or len(b) < 2 or a[0] == b[0]:
         return False
-    same_purpose = {p for p, _ in howto.purposes(_last_part(run))} & \
-        {p for p, _ in howto.purposes(_last_part(failing))}
+    same_purpose = _jobs(run) & _jobs(failing)
     args = {w for w in a[1:] if not w.startswith("-")} & {w for w in b[1:]
                                                          if not w.startswith("-")}
     return bool(same_purpose and (a[1] == b[1] or args - {"install", "add", "run", "test"}))
+
+
+def _jobs(command: str) -> set[str]:
+    """What a command is for, adding one package counted as installing."""
+    return {name for name, rx in howto.PURPOSES if rx.search(_last_part(command))}
 
 
 def _explained(failed: list[Item], items: Sequence[Item], cause: str) -> str | None:

@@ -35,10 +35,24 @@ def warned(text: str) -> str | None:
 
 
 _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+")
-_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|\[(?:error|"
+_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
 _MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
 _PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
+
+
+_QUERY = re.compile(r"\s*\((?:[^()]*?,\s*)?SQL: .*$")
+
+
+_LONG_PATH = re.compile(r"(?<![\w`])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[^\s/`'\"]+){3,}/?")
+
+
+def _short_path(m: re.Match[str]) -> str:
+    """A long path as its last part ("…/gradle.properties"), or "…" when that is long too."""
+    if len(m[0]) <= 40:
+        return m[0]
+    last = m[0].rstrip("/").rsplit("/", 1)[-1].rstrip(".")
+    return f"…/{last}" if len(last) <= 30 else "…"
 
 
 def shown_cause(line: str, limit: int = 160) -> str:
@@ -49,6 +63,8 @@ def shown_cause(line: str, limit: int = 160) -> str:
     text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
     text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
     text = " ".join(text.split())
+    text = _QUERY.sub("", text)         # "... Connection refused (Connection: mysql, SQL: ...)"
+    text = _LONG_PATH.sub(_short_path, text)
     end = text.rfind(". ")
     if end > 20 and len(text[end + 2:].split()) <= 3 and not text.endswith((".", "!", ")")):
         text = text[:end + 1]           # "... operable program. Check" (a wrapped line)
