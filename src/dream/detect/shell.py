@@ -48,11 +48,14 @@ _LONG_PATH = re.compile(r"(?<![\w`])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[^\s/`'\"]+)
 
 
 def _short_path(m: re.Match[str]) -> str:
-    """A long path as its last part ("…/gradle.properties"), or "…" when that is long too."""
+    """A long path as its last part ("…/gradle.properties"), or the folder it is in when
+    that is long too ("a file under …/downloads")."""
     if len(m[0]) <= 40:
         return m[0]
-    last = m[0].rstrip("/").rsplit("/", 1)[-1].rstrip(".")
-    return f"…/{last}" if len(last) <= 30 else "…"
+    parts = m[0].rstrip("/.").split("/")
+    if len(parts[-1]) <= 30:
+        return f"…/{parts[-1]}"
+    return f"a file under …/{parts[-2]}" if 0 < len(parts[-2]) <= 30 else "a file"
 
 
 def shown_cause(line: str, limit: int = 160) -> str:
