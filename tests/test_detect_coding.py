@@ -430,3 +430,40 @@ def test_a_package_manager_refused_by_the_machine_is_fixed_by_the_tool_that_inst
                  "managed"),
         ("user", "not pip — uv add"), ("call", "uv add protego"), ("ok", "+ protego==0.3.1")]))
     assert "externally managed" in pitfall and pitfall.endswith("Fix: run `uv add protego`.")
+
+
+def test_the_request_that_opens_a_session_is_the_work_of_the_day_not_a_rule():
+    notes = _run(_session("claude-1", [
+        ("user", "The CSV export should include the timezone column. Please add it and a test."),
+        ("call", "uv run pytest -q"), ("ok", "3 passed"),
+        ("user", "Exports should always be UTF-8 with a BOM, Excel needs it.")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert rules == ["Exports should always be UTF-8 with a BOM, Excel needs it."]
+
+
+def test_one_rule_said_with_other_words_in_two_sessions_is_one_proposal_for_agents_md():
+    first = _session("codex-1", [("user", "fix the sites filter"), ("assistant", "Done."),
+                                 ("user", "And whenever something user-visible changes, put "
+                                          "a line under Unreleased in CHANGELOG.md")])
+    second = _session("claude-2", [("user", "add a region filter"), ("assistant", "Done."),
+                                   ("user", "you forgot the changelog again. every user-facing "
+                                            "change gets an entry in CHANGELOG.md")], start=10)
+    [proposal] = [c for c in codify.run(_evidence(first, second)).candidates
+                  if "CHANGELOG.md" in c.title]
+    assert "2 times" in proposal.change["lessons"][0]
+
+
+def test_a_command_the_users_rule_rejects_is_no_way_to_work_and_names_keep_do_not():
+    notes = _run(_session("claude-1", [
+        ("call", "bundle exec rubocop -a app/models/item.rb"), ("ok", "1 file inspected"),
+        ("user", "we don't use rubocop directly — it's standardrb. bundle exec standardrb --fix"),
+        ("call", "bundle exec standardrb --fix"), ("ok", "")]))
+    commands = [n["text"] for n in notes if n["type"] == "command"]
+    assert not any("rubocop" in c for c in commands)
+    assert any("standardrb" in c for c in commands)
+    [rule] = [n for n in notes if n["type"] in ("correction", "directive")]
+    assert "rubocop" in rule["text"] and "standardrb" in rule["text"]
+    names = [n["name"] for n in _run(_session("pi-2", [
+        ("user", "fix the login page"), ("assistant", "Done."),
+        ("user", "don't use npx in this repo, everything goes through pnpm")]))]
+    assert any("do-not use npx" in name for name in names), names

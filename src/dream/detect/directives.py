@@ -63,13 +63,20 @@ PUSHBACK = re.compile(
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
     r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"
-    r"|^not\s+`?[\w./@-]+`?\s*[—–-]+\s*\S|^it'?s\s+`?[\w./@-]+`?\s+(?:here|in this repo),?\s+not\s",
+    r"|^not\s+`?[\w./@-]+`?\s*[—–-]+\s*\S|^it'?s\s+`?[\w./@-]+`?\s+(?:here|in this repo),?\s+not\s"
+    # "linting is standardrb here, not rubocop", "one commit per change please, not one big one"
+    r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
+    r"|\bplease,?\s+not\s+\w",
     re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
-    r"|(?:must|should)\s+(?:never|always))\b", re.I)
+    r"|(?:must|should)\s+(?:never|always))\b"
+    r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
+    r"|not allowed|banned)\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|must|goes)\b"
+    r"|^(?:and\s+)?whenever\b[^,]{3,80},\s*(?:please\s+)?(?:" + _INSTRUCTION_VERBS + r")\b",
+    re.I)
 # a decision about how the project works, said in passing in a coding session
 DECISION = re.compile(
     r"\bmust\b|\bshould\b|\bensure\b|\bmake sure\b|\bplease use\b|\bkeep it \w+"
@@ -246,8 +253,10 @@ def split(text: str) -> list[str]:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:no|nope|ok|okay|again|also|and|so|but|hm+|well|please|btw|all good|looks good"
-    r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh)\b"
+    r"^(?:(?:no(?!\s+\w+(?:\s+\w+)?\s+please\b)|nope|ok|okay|again|also|and|so|but|hm+|well"
+    r"|please|btw|all good|looks good"
+    r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh|whoa"
+    r"|(?:quick |friendly |a )?reminder|heads[- ]up)\b"
     r"[\s,.!:;—–-]*"
     r"|(?:you keep forgetting|you forgot(?: again)?|like i said|for the (?:\w+ )?time"
     r"|wrong again|next time)\b[\s,.!:;—–-]*"
@@ -292,6 +301,8 @@ def _stem(word: str) -> str:
     word = _SAME_WORD.get(word, word)
     if len(word) > 5 and word.endswith("ies"):
         return word[:-3] + "y"                  # "applies" -> "apply"
+    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        word = word[:-1]                        # "changes" -> "change", like "change"
     for suffix in ("ing", "es", "s", "ed"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             word = word[: -len(suffix)]
@@ -328,14 +339,39 @@ def core(rule: str) -> str:
     return rule.split("; ", 1)[0]
 
 
+# a name from the code or the machine that a rule is about: a file, a flag, a task
+_NAMED = re.compile(r"`([^`]+)`|\b([\w-]+\.(?:md|json|toml|ya?ml|lock|txt|cfg|ini|py|rb|go|rs"
+                    r"|ts|js|sum|mod|gradle|prisma))\b|(?<!\w)-{1,2}([a-z][\w-]+)|\b(\w+:[\w:]+)\b",
+                    re.I)
+
+
+def named(sentence: str) -> frozenset[str]:
+    """The names from the code a sentence mentions ("CHANGELOG.md", "migrate:fresh", the
+    flag "-race" as "race"), lower-cased."""
+    return frozenset(next(g for g in m.groups() if g).lower().strip("`")
+                     for m in _NAMED.finditer(sentence))
+
+
+def alike(a: Sentence | Group, b: Sentence) -> bool:
+    """Two rules about one name from the code that share another content word: the same
+    rule in other words ("whenever something user-visible changes, put a line under
+    Unreleased in CHANGELOG.md" / "every user-facing change gets an entry in CHANGELOG.md")."""
+    first = a.sentences[0].text if isinstance(a, Group) else a.text
+    names = named(first) & (named(b.text) | words(b.text))
+    return bool(names) and len(words(core(first)) & words(core(b.text))) >= 2
+
+
 def group(found: list[Sentence]) -> list[Group]:
-    """Group sentences that say the same thing, in evidence order (deterministic)."""
+    """Group sentences that say the same thing (:func:`same`, or :func:`alike` across
+    statements), in evidence order (deterministic)."""
     groups: list[Group] = []
     for sentence in sorted(found, key=lambda s: s.item.seq):
         w = words(core(sentence.text))
         if len(w) < 2:
             continue
-        target = next((g for g in groups if same(g.words, w)), None)
+        target = next((g for g in groups if same(g.words, w)), None) or next(
+            (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
+             and alike(g, sentence)), None)
         if target is None:
             target = Group(key=normalised(sentence.text), words=w)
             groups.append(target)
@@ -358,8 +394,8 @@ _REJECTED = [
     re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+)?([\w.+#/-]+(?:\s[\w.+#/-]+)?)",
                re.IGNORECASE),
     re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
-               r"|calling|add|adding)\s+([\w.+#/-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*"
-               r"[\w.+#/-]+)*)", re.IGNORECASE),
+               r"|calling|add|adding)\s+([\w.+#/:-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*"
+               r"[\w.+#/:-]+)*)", re.IGNORECASE),
     re.compile(r"\bnot\s+(?:(?:plain|bare|just|the|a|raw|direct|a\s+bare)\s+)?([\w.+#/-]+)"
                r"(?:\s+directly)?\s*$", re.IGNORECASE),
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from dream.detect import commands
 from dream.detect.commands import CommandRun, by_session, clean_command
 from dream.detect.finding import Finding
 from dream.items import Item
@@ -28,18 +29,19 @@ PURPOSES = [
         r"\bgo (?:mod (?:download|tidy)|get)\b|\bcargo (?:fetch|add)\b|\bmise install\b|"
         r"\bcomposer install\b|\bbrew install\b")),
     ("test", re.compile(
-        r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest)\b|" + _PM +
+        r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|pest|ctest)\b|" + _PM +
         r" (?:run )?test\b|\bgo test\b|\bcargo (?:test|nextest)\b|\bmix test\b|"
         r"\bmake (?:test|check)\b|\b(?:mise|just|task) (?:run )?test\b|\bdeno test\b|"
         r"\bpython3? -m (?:pytest|unittest)\b|\bgradlew? test\b|\bmvn test\b")),
     ("lint", re.compile(
-        r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|"
+        r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|standardrb|"
+        r"rubocop|phpstan|"
         r"sobelow)\b|\bmix (?:credo|dialyzer|deps\.audit|compile --warnings-as-errors)\b|"
         r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|\bpre-commit run\b|"
         + _PM +
         r" run (?:lint|check|typecheck)\b|\b(?:mise|just|task) (?:run )?lint\b|\bmake lint\b")),
     ("format", re.compile(
-        r"\bruff format\b|\b(?:prettier|black|gofmt|goimports|rustfmt)\b|\bcargo fmt\b|"
+        r"\bruff format\b|\b(?:prettier|black|gofmt|goimports|rustfmt|pint)\b|\bcargo fmt\b|"
         r"\bmix format\b|" + _PM + r" run (?:format|fmt)\b|\b(?:mise|just|task) (?:run )?fmt\b|"
         r"\b(?:mise|just|task) (?:run )?format\b|\bmake fmt\b|\bbiome format\b")),
     ("build", re.compile(
@@ -73,6 +75,7 @@ _VERBS = {
     "upgrade": "database",
     "dev": "run", "start": "run", "serve": "run", "server": "run", "up": "run",
     "publish": "release", "release": "release",
+    "ktlint": "lint", "detekt": "lint", "spotless": "format",
 }
 # programs that read, search or move things around: never how to work on the project
 _NOT_PROJECT = frozenset({
@@ -114,7 +117,7 @@ def purposes(command: str) -> list[tuple[str, str]]:
 
 
 _PROJECT_PMS = frozenset({"npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "cargo",
-                          "gem", "composer", "dotnet", "deno", "mix"})
+                          "gem", "composer", "dotnet", "deno", "mix", "go"})
 _VALUE_FLAGS = frozenset({"-r", "--requirement", "-e", "--editable", "-c", "--constraint",
                           "--filter", "-F", "-w", "--workspace", "-p", "--package"})
 
@@ -159,6 +162,9 @@ def _by_words(part: str) -> str | None:
         low = word.lower()
         if low in _VERBS:
             return _VERBS[low]
+        task = re.match(r"^:?(?:[\w-]+:)*([a-z]+)[A-Z]\w*$", word)
+        if task and task[1] in _VERBS:      # Gradle's "testDebugUnitTest", ":app:ktlintCheck"
+            return _VERBS[task[1]]
         if low.startswith("-") or "=" in low or "/" in low:
             continue
         seen += 1
@@ -310,16 +316,46 @@ def declared(items: Sequence[Item]) -> list[Finding]:
                 found.setdefault(m["name"], (m["value"], item))
     if not found:
         return []
+    runner = _package_manager(items)
     order = {"dev": 0, "start": 1, "build": 2, "test": 3, "lint": 4, "check": 5, "format": 6}
     names = sorted(found, key=lambda n: (order.get(n, 9), list(found).index(n)))[:MAX_SCRIPTS]
     shown: list[str] = []
     for name in names:
         value = found[name][0]
-        one = f"`npm run {name}` ({value})" if len(value) <= 40 else f"`npm run {name}`"
+        one = f"`{runner} run {name}` ({value})" if len(value) <= 40 else \
+            f"`{runner} run {name}`"
         if len(", ".join([*shown, one])) > 170:
             break
         shown.append(one)
     evidence = list(dict.fromkeys(found[n][1].id for n in names))
     fields = {"text": "Scripts in package.json: " + ", ".join(shown), "type": "command",
-              "purpose": "scripts", "toolchain": "npm"}
+              "purpose": "scripts", "toolchain": runner}
     return [Finding("command", fields, evidence[:5], name="command scripts package json")]
+
+
+def _package_manager(items: Sequence[Item]) -> str:
+    """The JavaScript package manager the sessions ran with success (``pnpm test``), the one
+    that runs the declared scripts; npm when none did."""
+    ran = [commands.program(r.command) for runs in by_session(items).values() for r in runs
+           if not r.failed]
+    used = [p for p in ran if p in ("pnpm", "yarn", "bun", "npm")]
+    return max(used, key=lambda p: (used.count(p), p != "npm")) if used else "npm"
+
+
+def without_rejected(found: list[Finding], rules: list[Finding]) -> list[Finding]:
+    """Commands without those a rule of the user rejects ("we don't use rubocop directly",
+    "don't use npx here"): a command whose program or one of whose words is a rejected term
+    is no way to work here."""
+    from dream.detect.directives import rejected_terms
+
+    rejected = {t for r in rules for t in rejected_terms(str(r.fields.get("text", "")))}
+    if not rejected:
+        return found
+    out = []
+    for f in found:
+        shown = re.findall(r"`([^`]+)`", str(f.fields.get("text", "")))
+        words = {w.lower().rsplit("/", 1)[-1] for c in shown for w in c.split()}
+        if f.kind == "command" and words & rejected:
+            continue
+        out.append(f)
+    return out

@@ -37,7 +37,10 @@ MARKER = re.compile(
     r"|from now on|going forward|every time|each time|whenever|instead|rather than"
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
-    r"|only (?:use|run)|you (?:have|need) to)\b"
+    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden)\b"
+    r"|^no\s+\w+(?:\s+\w+)?\s+please\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
+    r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
+    r"|\bplease,?\s+not\s+\w"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
     # where things are: "the frontend lives in web/, not app/"
@@ -108,6 +111,10 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "add X: it should ...", "X rounds down, it should round up"
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
     body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
+    no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
+    if no_x:                    # "no global ktlint please, use the gradle task"
+        body = f"Don't use {no_x[1]}; {no_x[2]}"
+    body = _after_topic(body)
     body = _LEAD.sub("", body).strip()
     body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
         else body               # "I want to inform ... only the first time" -> "Inform ..."
@@ -133,7 +140,17 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if len(body.split()) < 2 or len(body) > 240:
         return None
     first = body.split()[0]
-    return body if re.search(r"[a-z][A-Z]", first) else body[0].upper() + body[1:]
+    return body if re.search(r"[a-z][A-Z]|\w[:/]\w", first) else body[0].upper() + body[1:]
+
+
+def _after_topic(body: str) -> str:
+    """A rule said after the topic it is about ("the db reset you might be tempted to do:
+    migrate:fresh is off limits ...") without that topic."""
+    m = re.match(r"^[^:`]{10,80}?:\s+(?=\S)", body)
+    if m and MARKER.search(body[m.end():]) and not MARKER.search(body[:m.end()]):
+        rest = body[m.end():]
+        return rest
+    return body
 
 
 def said_how(text: str) -> bool:
@@ -314,14 +331,15 @@ def _marker_clause(text: str) -> str:
 
 
 def name_words(text: str, limit: int = 8) -> str:
-    """Content words of a rule in order, negations kept ("never", "not", "dont", "no")."""
+    """Content words of a rule in order, negations kept ("never", "not", "do-not", "no")."""
     keep = {"never", "not", "no", "dont", "don't", "always", "only", "instead"}
     out: list[str] = []
     for w in re.findall(r"[a-z0-9][a-z0-9'+#.-]*", text.lower()):
         w = w.strip(".'")
-        if w in ("don't", "do"):
-            w = "dont" if w == "don't" else w
-        if (w in keep or (w not in directives.FILLER and len(w) > 1)) and w not in out:
+        if w in ("don't", "dont"):
+            w = "do-not"            # a record name says "do not": no spelling of it is lost
+        if (w in keep or w == "do-not" or (w not in directives.FILLER and len(w) > 1)) and \
+                w not in out:
             out.append(w.replace("'", ""))
         if len(out) >= limit:
             break
@@ -388,15 +406,17 @@ def user_words(item: Item) -> str | None:
     return None
 
 
-def said_rules(item: Item, first_answers: bool,
-               text: str | None = None) -> list[tuple[str, str]]:
+def said_rules(item: Item, first_answers: bool, text: str | None = None,
+               opening: bool = False) -> list[tuple[str, str]]:
     """(rule, kind) for each correction or directive in a coding session's statement
     (``first_answers``: the statement answers an assistant turn; ``text``: the user's
-    words when they are not the item's whole text)."""
+    words when they are not the item's whole text; ``opening``: the session's first
+    statement, whose "X should Y" asks for the work of the session)."""
     text = noise.strip_paste(item.text if text is None else text)
     sents = directives.split(text)
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
-    out = []
+    out: list[tuple[str, str]] = []
+    last = -2
     for n, sent in enumerate(sents):
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
@@ -404,11 +424,28 @@ def said_rules(item: Item, first_answers: bool,
             directives.classify(directives.plain_rule(sent), coding=True)
         if kind not in ("correction", "directive"):
             continue
+        if opening and (_TASK_SHOULD.search(sent) and not (
+                MARKER.search(sent) or said_how(sent) or directives.STRONG.search(sent)) or
+                re.search(r"\bthe new \w+", sent, re.I)):
+            continue                # the session's request: "the export should include X"
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],
                          sents[n + 1] if n + 1 < len(sents) else None)
-        if rule is not None:
-            out.append((rule, kind))
+        if rule is None:
+            continue
+        if last == n - 1 and out and _BARE_INSTEAD.match(rule):
+            prev, prev_kind = out[-1]       # "X is off limits. rollback + migrate instead"
+            out[-1] = (f"{prev.rstrip('.')}; {rule[0].lower()}{rule[1:]}", prev_kind)
+            continue
+        out.append((rule, kind))
+        last = n
     return out
+
+
+# "rollback + migrate instead": what to do, leaning on the sentence before for what not to
+_BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
+# a request that opens a session, said with "should": what to build, not how to work
+_TASK_SHOULD = re.compile(r"^(?:(?:the|a|an|all|every|each)\s+)?[\w/.`-]+(?:\s+[\w/.`'-]+){0,12}"
+                          r"\s+should\b(?!\s+(?:always|never))", re.I)
 
 
 def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
@@ -416,6 +453,7 @@ def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
     a statement's previous item is known), exactly as the dream run reads them."""
     out: list[directives.Sentence] = []
     prev: dict[str, Item] = {}
+    opened: set[str] = set()
     for item in items:
         before = prev.get(item.stream)
         prev[item.stream] = item
@@ -423,7 +461,9 @@ def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
         if words is None:
             continue
         rejected = item.kind == "tool_result"
+        opening = not rejected and item.stream not in opened
+        opened.add(item.stream)
         for rule, _kind in said_rules(item, rejected or directives.after_assistant(before),
-                                      words):
+                                      words, opening):
             out.append(directives.Sentence(rule, item))
     return out

@@ -33,12 +33,15 @@ class StatementReader:
     liked: list[tuple[str, str]] = field(default_factory=list)   # preference name, text
     crumpled: set[str] = field(default_factory=set)     # rows replaced in this call
     rules: RuleBook = field(default_factory=RuleBook)
+    opened: set[str] = field(default_factory=set)     # streams whose request was read
 
     def read(self, item: Item, prev: Item | None, social: bool) -> list[Finding]:
         coding = is_coding(item)
         answers = directives.after_assistant(prev)
+        opening = item.stream not in self.opened
+        self.opened.add(item.stream)
         if coding:
-            for rule, kind in said_rules(item, answers):
+            for rule, kind in said_rules(item, answers, opening=opening):
                 self.rules.add(rule, kind, item)
         out: list[Finding] = []
         sents = ktext.sentences(item.text)

@@ -134,11 +134,13 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
         out += failures.run_findings([i for i in items if not is_coding(i)])
         coding_items += [i for i in items if is_coding(i)]
     # words of the session the user did not type: the spelling a mistyped rule is read in
-    out += statements.flush(vocabulary([i.text for i in coding_items
+    said = statements.flush(vocabulary([i.text for i in coding_items
                                         if i.kind == "tool_result" or not i.evidence]))
+    out += said
     out += pitfalls.pitfalls(coding_items)
-    out += howto.how_to_work(coding_items)
-    out += howto.declared(coding_items)
+    # a command the user's rules reject ("not rubocop", "don't use npx") is no way to work
+    out += howto.without_rejected(howto.how_to_work(coding_items) + howto.declared(coding_items),
+                                  [f for f in said if f.kind in ("correction", "directive")])
     out += decisions.decisions(coding_items)
     out += decisions.chosen_options(coding_items)
     if bundles:
