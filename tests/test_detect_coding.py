@@ -467,3 +467,42 @@ def test_a_command_the_users_rule_rejects_is_no_way_to_work_and_names_keep_do_no
         ("user", "fix the login page"), ("assistant", "Done."),
         ("user", "don't use npx in this repo, everything goes through pnpm")]))]
     assert any("do-not use npx" in name for name in names), names
+
+
+def test_a_java_failure_is_named_by_its_last_cause_and_a_long_daemon_error_by_its_end():
+    mvn = ("[ERROR] com.acme.InvoiceTest.drafts -- Time elapsed: 0.4 s <<< ERROR!\n"
+           "org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC "
+           "Connection\n\tat org.springframework.jdbc.DataSourceUtils.get(DataSourceUtils.java:84)"
+           "\nCaused by: org.postgresql.util.PSQLException: Connection to localhost:5433 refused."
+           "\n[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:"
+           "maven-surefire-plugin:3.2.5:test (default-test) on project x: There are test failures.")
+    taken = ("Error response from daemon: driver failed programming external connectivity on "
+             "endpoint invoices-db-1 (3f9c0a8e1d2b): Bind for 0.0.0.0:5433 failed: port is "
+             "already allocated")
+    found = _pitfalls(_session("claude-1", [
+        ("call", "./mvnw -q verify"), ("fail", mvn),
+        ("call", "docker compose up -d db"), ("fail", taken),
+        ("call", "docker rm -f old-db && docker compose up -d db"), ("ok", "Started"),
+        ("call", "./mvnw -q verify"), ("ok", "BUILD SUCCESS")]))
+    assert any("PSQLException: Connection to localhost:5433 refused" in p for p in found)
+    [port] = [p for p in found if "port is already allocated" in p]
+    assert "Bind for 0.0.0.0:5433 failed: port is already allocated" in port
+    assert port.endswith("Fix: run `docker rm -f old-db`.")
+    assert not any("Failed to execute goal" in p for p in found)
+
+
+def test_a_system_library_installed_to_make_a_build_work_is_a_pitfall_and_a_rejected_subcommand_only_drops_itself():
+    openssl = ("error: failed to run custom build command for `openssl-sys v0.9.103`\n\n"
+               "Caused by:\n  process didn't exit successfully: `target/debug/build/x` (exit "
+               "status: 101)\n  Could not find openssl via pkg-config:\n  The system library "
+               "`openssl` required by crate `openssl-sys` was not found.")
+    notes = _run(_session("claude-1", [
+        ("call", "cargo build"), ("fail", openssl),
+        ("call", "sudo -n apt-get install -y libssl-dev pkg-config"), ("ok", "Setting up"),
+        ("call", "cargo build"), ("ok", "Finished"), ("call", "cargo test"), ("ok", "ok"),
+        ("user", "please don't run cargo update, the lockfile is pinned on purpose")]))
+    [pitfall] = [n["text"] for n in notes if n["type"] == "failure"]
+    assert "openssl" in pitfall and "libssl-dev" in pitfall
+    assert "failed to run custom build command" not in pitfall
+    commands = [n["text"] for n in notes if n["type"] == "command"]
+    assert "Test: `cargo test`" in " ".join(commands)     # "cargo update" is rejected, not cargo

@@ -73,7 +73,11 @@ STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b"
-    r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
+    r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\brefrain from\b|\bonly ever\b"
+    r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
+    r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+    r"|\bprefer\s+[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s"
+    r"|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
     r"|not allowed|banned)\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|must|goes)\b"
     r"|^(?:and\s+)?whenever\b[^,]{3,80},\s*(?:please\s+)?(?:" + _INSTRUCTION_VERBS + r")\b",
     re.I)

@@ -46,7 +46,7 @@ _PLACEHOLDERS = [
 _CAUSE_LINE = [
     # an exception ("psycopg.OperationalError: ...", "ActiveRecord::PendingMigrationError:")
     # or a Go panic
-    re.compile(r"^\s*(?:E\s+)?(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9_.:]*(?:Error|Exception|Exit"
+    re.compile(r"^\s*(?:E\s+|Caused by:\s+)?(?:[a-z_][\w]*\.)*[A-Z][A-Za-z0-9_.:]*(?:Error|Exception|Exit"
                r"|Interrupt)\b.*|^\s*panic: .*|.*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$"
                r"|^\s*\*\*\s*\((?:\w+\.)*\w+\)\s.*"      # Elixir: ** (CompileError) ...
                # JavaScript's bare "Error: @prisma/client did not initialize yet. ..."
@@ -76,6 +76,7 @@ _SUMMARY = re.compile(
     r"|(?:Process )?(?:exited|completed) with (?:exit )?code|exit (?:code|status) \d"
     r"|make(?:\[\d+\])?: \*\*\*|Found \d+ errors?|\d+ (?:errors?|failed)\b"
     r"|error: could not compile|error: Recipe|error: command failed|Error: Process"
+    r"|error: failed to run custom build command|Caused by:\s*$|process didn't exit successfully"
     r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed"
     # summaries of builds, test runners, linkers and hooks
     r"|FAILED: \S+$|collect2: error|ninja: build stopped|--- FAIL:|FAIL\s*$|FAIL\t"

@@ -75,7 +75,7 @@ _VERBS = {
     "upgrade": "database",
     "dev": "run", "start": "run", "serve": "run", "server": "run", "up": "run",
     "publish": "release", "release": "release",
-    "ktlint": "lint", "detekt": "lint", "spotless": "format",
+    "ktlint": "lint", "detekt": "lint", "spotless": "format", "verify": "test",
 }
 # programs that read, search or move things around: never how to work on the project
 _NOT_PROJECT = frozenset({
@@ -165,6 +165,8 @@ def _by_words(part: str) -> str | None:
         task = re.match(r"^:?(?:[\w-]+:)*([a-z]+)[A-Z]\w*$", word)
         if task and task[1] in _VERBS:      # Gradle's "testDebugUnitTest", ":app:ktlintCheck"
             return _VERBS[task[1]]
+        if ":" in low and low.split(":")[0] in ("spotless", "ktlint", "detekt"):
+            return _VERBS[low.split(":")[0]]    # Maven's "spotless:apply"
         if low.startswith("-") or "=" in low or "/" in low:
             continue
         seen += 1
@@ -342,20 +344,46 @@ def _package_manager(items: Sequence[Item]) -> str:
     return max(used, key=lambda p: (used.count(p), p != "npm")) if used else "npm"
 
 
+_TERM = r"`?([\w.:/@+-]+(?:\s+[a-z][\w:-]*)?)`?"
+_REJECTS = [re.compile(p, re.I) for p in (
+    r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call|calling|install"
+    r"|installing)\s+(?:the\s+|a\s+)?" + _TERM,
+    r"(?:^|[,;—–-]\s*)no\s+" + _TERM + r"\s+(?:please|to|here|in|for)\b",
+    r"\b(?:not|never)\s+`?([\w.:/@+-]+)`?\s*(?:[.;,)]|$)",
+    r"\binstead of\s+(?:using\s+)?`?([\w.:/@+-]+)`?",
+)]
+_NOT_A_TERM = frozenset({"here", "there", "directly", "anymore", "again", "ever", "in", "to",
+                         "for", "on", "it", "this", "that", "the", "a", "any", "anything",
+                         "globally", "locally", "by", "with", "unless", "when", "if"})
+
+
+def _rejected(rule: str) -> list[str]:
+    """What a rule says not to run, as said: "don't run cargo update" -> "cargo update",
+    "don't use npx in this repo" -> "npx", "use X, not rubocop" -> "rubocop"."""
+    out = []
+    for pattern in _REJECTS:
+        for m in pattern.finditer(rule):
+            words = m[1].lower().rstrip(".:,;").split()
+            while words and words[-1] in _NOT_A_TERM:
+                words.pop()
+            if words and words[0] not in _NOT_A_TERM and len(words[0]) > 1:
+                out.append(" ".join(words))
+    return out
+
+
 def without_rejected(found: list[Finding], rules: list[Finding]) -> list[Finding]:
     """Commands without those a rule of the user rejects ("we don't use rubocop directly",
     "don't use npx here"): a command whose program or one of whose words is a rejected term
     is no way to work here."""
-    from dream.detect.directives import rejected_terms
-
-    rejected = {t for r in rules for t in rejected_terms(str(r.fields.get("text", "")))}
+    rejected = {t for r in rules for t in _rejected(str(r.fields.get("text", "")))}
     if not rejected:
         return found
     out = []
     for f in found:
-        shown = re.findall(r"`([^`]+)`", str(f.fields.get("text", "")))
-        words = {w.lower().rsplit("/", 1)[-1] for c in shown for w in c.split()}
-        if f.kind == "command" and words & rejected:
-            continue
+        shown = [" ".join(w.rsplit("/", 1)[-1] for w in c.lower().split())
+                 for c in re.findall(r"`([^`]+)`", str(f.fields.get("text", "")))]
+        if f.kind == "command" and any(re.search(r"(?<!\S)" + re.escape(t) + r"(?!\S)", c)
+                                       for c in shown for t in rejected):
+            continue                # "not rubocop": `bundle exec rubocop`; "cargo update"
         out.append(f)
     return out

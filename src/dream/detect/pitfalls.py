@@ -49,9 +49,9 @@ ENVIRONMENT = re.compile(
     r"command not found|not recognized as|is not recognized|not installed|bfg not found"
     r"|[\w-]+ not found$|could not resolve|no such host|name or service not known"
     r"|permission denied|password is required|terminal is required|operation not permitted"
-    r"|timed out|could not lock|already locked|unable to lock|connection refused"
+    r"|timed out|could not lock|already locked|unable to lock|connection (?:to \S+ )?refused"
     r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another"
-    r"|ignored by one of your \.gitignore|address already in use|EADDRINUSE"
+    r"|ignored by one of your \.gitignore|address already in use|EADDRINUSE|port is already allocated"
     r"|cannot connect to the docker daemon|is the docker daemon running|docker daemon"
     r"|could not read username|authentication failed|permission to \S+ denied"
     r"|externally[- ]managed|unsupported engine|requires node|python_requires"
@@ -97,7 +97,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         runs = [run_of[i.id] for i in failed if i.id in run_of]
         ran = [i for i in failed if i.role != "user"]
         fix = _fix(runs, by_session)
-        shown = fix is not None and any(_shows(fix, run) for run in runs)
+        shown = fix is not None and (any(_shows(fix, run) for run in runs) or
+                                     bool(_SYSTEM_INSTALL.search(fix)))
         if len(failed) < 2 and not setup and not told and not shown:
             continue            # a one-off failure mid-task is no pitfall
         if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
@@ -109,6 +110,11 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         out.append(Finding("failure", fields, [i.id for i in failed][-5:],
                            name=f"pitfall {sig[:60]}"))
     return out
+
+
+# installing a system package: what the machine lacked ("apt-get install libssl-dev")
+_SYSTEM_INSTALL = re.compile(r"\b(?:apt(?:-get)?|brew|dnf|yum|apk|pacman|zypper|choco|winget|port)"
+                             r"\s+(?:-\S+\s+)*(?:install|add|-S)\b")
 
 
 def _fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str | None:

@@ -37,7 +37,11 @@ MARKER = re.compile(
     r"|from now on|going forward|every time|each time|whenever|instead|rather than"
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
-    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden)\b"
+    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden"
+    r"|refrain from|only ever)\b"
+    r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
+    r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+    r"|\bprefer\s+[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s"
     r"|^no\s+\w+(?:\s+\w+)?\s+please\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
     r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
     r"|\bplease,?\s+not\s+\w"
@@ -425,7 +429,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         if kind not in ("correction", "directive"):
             continue
         if opening and (_TASK_SHOULD.search(sent) and not (
-                MARKER.search(sent) or said_how(sent) or directives.STRONG.search(sent)) or
+                MARKER.search(sent) or said_how(sent) or directives.STRONG.search(sent) or
+                _STANDING_WORDS.search(sent)) or
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],
@@ -443,9 +448,13 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
 
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
 _BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
+# said for every time or as an aside: a rule even in the request that opens a session
+_STANDING_WORDS = re.compile(r"^(?:fyi|btw|note|heads up|reminder)\b|\b(?:every|each|whenever)\b"
+                             r"|\b(?:before|after)\s+(?:you|we|any|commit|push|merg|run|deploy)",
+                             re.I)
 # a request that opens a session, said with "should": what to build, not how to work
 _TASK_SHOULD = re.compile(r"^(?:(?:the|a|an|all|every|each)\s+)?[\w/.`-]+(?:\s+[\w/.`'-]+){0,12}"
-                          r"\s+should\b(?!\s+(?:always|never))", re.I)
+                          r"\s+(?:should|must|needs? to)\b(?!\s+(?:always|never))", re.I)
 
 
 def corrections(items: Sequence[Item]) -> list[directives.Sentence]:

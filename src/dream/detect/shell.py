@@ -35,7 +35,8 @@ def warned(text: str) -> str | None:
 
 
 _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+")
-_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|\[(?:error|"
+_LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|Caused by:"
+                         r"|Error response from daemon:|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
 _MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
 _PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
@@ -73,6 +74,12 @@ def shown_cause(line: str, limit: int = 160) -> str:
         text = text[:end + 1]           # "... operable program. Check" (a wrapped line)
     if len(text) <= limit:
         return text
+    # "driver failed programming ... on endpoint x (3f9c): Bind for 0.0.0.0:5433 failed: port is
+    # already allocated": the clauses at the end say what went wrong
+    tails = [text[m.end():] for m in re.finditer(r":\s+", text)]
+    fitting = [t for t in tails if 25 <= len(t) <= limit]
+    if fitting and not fitting[0].startswith(("/", "http")):
+        return fitting[0]
     cut = text[:limit]
     end = max(cut.rfind(". "), cut.rfind("; "))
     if end >= limit // 3:
