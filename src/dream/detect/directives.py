@@ -99,6 +99,20 @@ CONVENTION = re.compile(
     r"(?:(?:run|runs|go|goes|are run|are built|are made|are done|are deployed|get run)\s+"
     r"(?:with|through|via|using|from)\b|follows?\b|use\b|uses\b|(?:needs?|requires?)\b(?=.*(?:`"
     r"|\s--?\w|\S/\S|:\s*\w+\s+\w+)))", re.I)
+# a house rule said in other words than the markers above: "rule of thumb: ...", "make it a
+# habit to ...", "be sure to ...", "no more console.log", "put new components in src/x/",
+# "commit messages: imperative mood", "run the e2e suite only on CI", "no force pushes on
+# shared branches", "avoid adding ..."
+HOUSE_RULE = re.compile(
+    r"\brule of thumb\b|\b(?:the|our) (?:house )?rule (?:here )?is\b|\bmake it a habit\b"
+    r"|\bbe sure to\b|^no more\b|\bavoid \w+ing\b"
+    r"|^(?:please\s+)?(?:put|place|keep|add)\s+(?:new\s+|all\s+|any\s+)?[\w\s-]{1,30}?\s+(?:in|under|into)"
+    r"\s+`?[\w.<>-]*/"
+    r"|^(?:commit messages?|commit subjects?|branch names?|pr titles?|pr descriptions?)\s*:\s*\S"
+    r"|\bonly (?:on|in) (?:ci|staging|prod(?:uction)?|docker)\b"
+    r"|^no\s+(?:[\w-]+\s+){0,2}(?:on|in|to|into|for)\s+(?:shared|main|master|prod|production|any"
+    r"|release)\b"
+    r"|\bso\s+`?[\w./-]+(?:\s+[\w./=-]+){0,3}`?,\s*not\s+\S", re.I)
 # how "we" do it here: "we use bun", "we always pin versions", "we don't squash"
 WE_DO = re.compile(r"\bwe (?:always |only |never |don'?t |do not )?(?:use|run|build|test|deploy|"
                    r"write|keep|commit|pin|ship|format|lint|prefer|squash|rebase|merge|name|"
@@ -112,7 +126,8 @@ HOW = re.compile(
     r"\s+\S)", re.I)
 # a limit to keep: "keep PRs under 400 lines", "keep the changelog sorted"
 KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:under|below|"
-                  r"within|short|small|sorted|alphabetical|green|passing|at\s+\d|to\s+\d)\b", re.I)
+                  r"within|short|small|sorted|alphabetical|green|passing|at\s+\d|to\s+\d"
+                  r"|backwards?[- ]compatible|compatible|stable|in sync|up to date|private)\b", re.I)
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
@@ -147,7 +162,8 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
     if STRONG.search(sentence) or (not social and len(sentence.split()) <= 30 and (
             IMPERATIVE.search(sentence) or RULE.search(sentence))):
         return "directive"
-    if coding and (STANDING.search(sentence) or DECISION.search(sentence)):
+    if coding and (STANDING.search(sentence) or DECISION.search(sentence) or
+                   HOUSE_RULE.search(sentence)):
         return "directive"
     if coding and (CONVENTION.search(sentence) or HOW.search(sentence) or WE_DO.search(sentence)
                    or KEEP.search(sentence) or NEXT_TIME.search(sentence) or
@@ -257,7 +273,9 @@ def split(text: str) -> list[str]:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:no(?!\s+\w+(?:\s+\w+)?\s+please\b)|nope|ok|okay|again|also|and|so|but|hm+|well"
+    # "no" as a reply ("no, ...", "no that's not it"), never the "no" of "no more console.log"
+    r"^(?:(?:no(?=\s*[,.!:;—–-]|\s+(?:it|that|this|the|you|we|i|just|not|actually|wait|use|run"
+    r"|don'?t|do|stop|please|instead|why|what)\b)|nope|ok|okay|again|also|and|so|but|hm+|well"
     r"|please|btw|all good|looks good"
     r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh|whoa"
     r"|(?:quick |friendly |a )?reminder|heads[- ]up)\b"

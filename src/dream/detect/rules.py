@@ -86,8 +86,8 @@ _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at th
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
-                       r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it|this|that"
-                       r"|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
+                       r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it(?! a habit)|this"
+                       r"|that|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _OPTION = re.compile(r"^\s*(?:\d+|[a-z])[.)]\s")
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
@@ -107,6 +107,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     text = _without_complaints(text)
     plain = directives.plain_rule(text)
     loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
+                 directives.HOUSE_RULE.search(text) or
                  directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
                  directives.NEXT_TIME.search(text))
     if loose and not MARKER_LOOSE.search(text):
@@ -118,6 +119,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
+    elif re.match(r"^No\s+(?:more\s+)?(?=\w)", body) and not re.match(r"^No\s+(?:one|longer)\b",
+                                                                      body):
+        body = re.sub(r"^No\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log ..."
     body = _after_topic(body)
     body = _LEAD.sub("", body).strip()
     body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
@@ -253,7 +257,8 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     if not rejected and not positive and _NEGATIVE.match(body):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
-            if other and re.match(r"^(?:please\s+)?(?:use|run|call|go through)\b", other, re.I) \
+            if other and re.match(r"^(?:please\s+)?(?:use|run|call|go through|open|create|ask"
+                                  r"|write|add|put|keep)\b", other, re.I) \
                     and not directives.rejected_terms(other) and len(other.split()) <= 12:
                 return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
         return body
