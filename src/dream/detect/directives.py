@@ -76,7 +76,8 @@ STANDING = re.compile(
     r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\brefrain from\b|\bonly ever\b"
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
-    r"|\bprefer\s+[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s"
+    r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
+    r"\s+over\s"
     r"|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
     r"|not allowed|banned)\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|must|goes)\b"
     r"|^(?:and\s+)?whenever\b[^,]{3,80},\s*(?:please\s+)?(?:" + _INSTRUCTION_VERBS + r")\b",
@@ -104,11 +105,12 @@ CONVENTION = re.compile(
 # "commit messages: imperative mood", "run the e2e suite only on CI", "no force pushes on
 # shared branches", "avoid adding ..."
 HOUSE_RULE = re.compile(
-    r"\brule of thumb\b|\b(?:the|our) (?:house )?rule (?:here )?is\b|\bmake it a habit\b"
-    r"|\bbe sure to\b|^no more\b|\bavoid \w+ing\b"
-    r"|^(?:please\s+)?(?:put|place|keep|add)\s+(?:new\s+|all\s+|any\s+)?[\w\s-]{1,30}?\s+(?:in|under|into)"
+    r"\brule of thumb(?:\s+here)?\s*(?::|is to)|\b(?:the|our) (?:house )?rule (?:here )?is\b"
+    r"|\bmake it a habit\b|\bbe sure to\b|^no more\s+(?:\w+\s+){0,2}?\S*[._/()`@]|\bavoid \w+ing\b"
+    r"|^(?:please\s+)?(?:put|place|keep)\s+(?:new|all|any|every)\s+[\w\s-]{1,30}?\s+(?:in|under|into)"
     r"\s+`?[\w.<>-]*/"
-    r"|^(?:commit messages?|commit subjects?|branch names?|pr titles?|pr descriptions?)\s*:\s*\S"
+    r"|^(?:commit messages?|commit subjects?|branch names?|pr titles?)\s*:\s*(?:imperative|conventional"
+    r"|max|prefix|type|lower|present|short|start|\w+\(|\d)"
     r"|\bonly (?:on|in) (?:ci|staging|prod(?:uction)?|docker)\b"
     r"|^no\s+(?:[\w-]+\s+){0,2}(?:on|in|to|into|for)\s+(?:shared|main|master|prod|production|any"
     r"|release)\b"
@@ -127,7 +129,7 @@ HOW = re.compile(
 # a limit to keep: "keep PRs under 400 lines", "keep the changelog sorted"
 KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:under|below|"
                   r"within|short|small|sorted|alphabetical|green|passing|at\s+\d|to\s+\d"
-                  r"|backwards?[- ]compatible|compatible|stable|in sync|up to date|private)\b", re.I)
+                  r"|backwards?[- ]compatible|compatible|in sync|up to date|private)\b", re.I)
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
