@@ -506,3 +506,35 @@ def test_a_system_library_installed_to_make_a_build_work_is_a_pitfall_and_a_reje
     assert "failed to run custom build command" not in pitfall
     commands = [n["text"] for n in notes if n["type"] == "command"]
     assert "Test: `cargo test`" in " ".join(commands)     # "cargo update" is rejected, not cargo
+
+
+def test_causes_of_more_toolchains_are_their_own_lines_not_the_summaries():
+    from dream.detect import failures, shell
+    frozen = (" ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with \"frozen-lockfile\" because "
+              "pnpm-lock.yaml is not up to date with package.json\n\n  Failure reason:\n  "
+              "specifiers in the lockfile don't match specs in package.json")
+    eslint = ("\n/home/u/web/src/App.tsx\n  14:7  error  'unused' is assigned a value but never "
+              "used  @typescript-eslint/no-unused-vars\n\n✖ 1 problem (1 error, 0 warnings)\n")
+    race = ("==================\nWARNING: DATA RACE\n==================\n--- FAIL: TestPool "
+            "(0.01s)\n    testing.go:1398: race detected during execution of test\nFAIL\n"
+            "FAIL\texample.com/q/worker\t0.214s\nFAIL")
+    shown = [shell.shown_cause(failures.cause_line(t)) for t in (frozen, eslint, race)]
+    assert shown[0].startswith("ERR_PNPM_OUTDATED_LOCKFILE Cannot install")
+    assert shown[1] == ("error 'unused' is assigned a value but never used "
+                        "@typescript-eslint/no-unused-vars")
+    assert shown[2] == "race detected during execution of test"
+
+
+def test_one_tool_rule_said_two_ways_in_two_sessions_is_one_proposal_but_two_tools_rules_are_not():
+    first = _session("claude-1", [("user", "lint the model"), ("assistant", "Done."),
+                                  ("user", "we don't use rubocop directly — it's standardrb. "
+                                           "bundle exec standardrb --fix")])
+    second = _session("pi-2", [("user", "add the serializer"), ("assistant", "Done."),
+                               ("user", "quick reminder: linting is standardrb here, not "
+                                        "rubocop")], start=10)
+    third = _session("codex-3", [("user", "add a field"), ("assistant", "Done."),
+                                 ("user", "Always run mypy through uv, not a global mypy.")],
+                     start=20)
+    rules = [c for c in codify.run(_evidence(first, second, third)).candidates
+             if c.kind == "instruction" and "pitfall" not in c.title]
+    assert len(rules) == 1 and "standardrb" in rules[0].title

@@ -376,13 +376,32 @@ def named(sentence: str) -> frozenset[str]:
                      for m in _NAMED.finditer(sentence))
 
 
+# tools whose name says what a rule is about ("linting is standardrb here, not rubocop" / "we
+# don't use rubocop directly, it's standardrb"); git, go and make name too much to count
+_TOOL_NAMES = re.compile(
+    r"\b(?:uv|pnpm|npm|yarn|bun|npx|bunx|poetry|pip|pipx|bundler|deno|gradle|gradlew|mvn|maven"
+    r"|docker|podman|dotnet|pytest|ruff|black|mypy|pyright|cmake|rails|rake|tsc|jest|vitest"
+    r"|mocha|rspec|rubocop|standardrb|eslint|prettier|biome|ktlint|golangci-lint|terraform|helm"
+    r"|alembic|prisma|lombok|nvm|mise|asdf|pyenv|rbenv|tox|nox|just|cargo|clippy|rustfmt"
+    r"|storybook|playwright|cypress|webpack|vite|turbo|nx|lerna)\b", re.I)
+
+
 def alike(a: Sentence | Group, b: Sentence) -> bool:
-    """Two rules about one name from the code that share another content word: the same
-    rule in other words ("whenever something user-visible changes, put a line under
-    Unreleased in CHANGELOG.md" / "every user-facing change gets an entry in CHANGELOG.md")."""
+    """Two rules about one name from the code that share another content word, or about one
+    tool that share another word that says something: the same rule in other words ("whenever something user-visible
+    changes, put a line under Unreleased in CHANGELOG.md" / "every user-facing change gets an
+    entry in CHANGELOG.md")."""
     first = a.sentences[0].text if isinstance(a, Group) else a.text
-    names = named(first) & (named(b.text) | words(b.text))
-    return bool(names) and len(words(core(first)) & words(core(b.text))) >= 2
+    shared = words(core(first)) & words(core(b.text))
+    if named(first) & (named(b.text) | words(b.text)) and len(shared) >= 2:
+        return True
+    tools = {t.lower() for t in _TOOL_NAMES.findall(first)} & \
+        {t.lower() for t in _TOOL_NAMES.findall(b.text)}
+    return bool(tools) and len(shared - _GENERIC) >= 2
+
+
+_GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
+                      "sure", "every", "time"})
 
 
 def group(found: list[Sentence]) -> list[Group]:

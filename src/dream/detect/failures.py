@@ -57,6 +57,9 @@ _CAUSE_LINE = [
     re.compile(r".*(?:\berror TS\d+\b|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)\b|"
                r"\(\d+,\d+\): error\b|\berror [A-Z]{2,}\d+\b|\bundefined reference to\b).*"
                r"|^[\w./-]+\.\w{1,5}:\d+:\d+:\s+\S.*"
+               # a package manager's error code ("ERR_PNPM_OUTDATED_LOCKFILE ..."), eslint's
+               # "14:7  error  ...", Go's race detector
+               r"|^\s*ERR_[A-Z0-9_]+\s.*|^\s*\d+:\d+\s+error\s+\S.*|.*\brace detected\b.*"
                r"|^\s*[✖✗✘×❌]\s+\S.*"),
     re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
@@ -80,7 +83,7 @@ _SUMMARY = re.compile(
     r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed"
     # summaries of builds, test runners, linkers and hooks
     r"|FAILED: \S+$|collect2: error|ninja: build stopped|--- FAIL:|FAIL\s*$|FAIL\t"
-    r"|husky - |[✖✗×]\s+found \d+ problems?|Build FAILED|For more information about this"
+    r"|husky - |[✖✗×]\s+(?:found )?\d+ problems?|Build FAILED|For more information about this"
     r"|(?:npm (?:ERR!|error) )?(?:code|errno|syscall) \S+$|(?:npm (?:ERR!|error) )?A complete"
     r" log|Some specs? failed|\d+ examples?, \d+ failures?)", re.IGNORECASE)
 # a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error")

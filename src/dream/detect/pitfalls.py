@@ -55,7 +55,9 @@ ENVIRONMENT = re.compile(
     r"|cannot connect to the docker daemon|is the docker daemon running|docker daemon"
     r"|could not read username|authentication failed|permission to \S+ denied"
     r"|externally[- ]managed|unsupported engine|requires node|python_requires"
-    r"|no matching version|version .* is required|wrong architecture|exec format error", re.I)
+    r"|no matching version|version .* is required|wrong architecture|exec format error"
+    r"|requires a different python|index\.lock|state lock|frozen-lockfile|lockfile .*not up to date"
+    r"|not up to date with|executable doesn't exist|UNSUPPORTED_ENGINE", re.I)
 def pitfalls(items: Sequence[Item]) -> list[Finding]:
     """One finding per kept root cause among the shell failures of ``items``."""
     by_session = commands.by_session(items)
@@ -359,7 +361,7 @@ def _answer(command: str, text: str) -> bool:
 
 
 # a line of the output that reports an error ("error: externally-managed-environment")
-_ERROR_LINE = re.compile(r"^\W*(?:error|fatal)\b|^\s*[×✖✗]\s", re.I)
+_ERROR_LINE = re.compile(r"^\W*(?:error|fatal)\b|^\s*[×✖✗]\s|\[error\]", re.I)
 _ERRORISH = re.compile(r"error|not found|denied|failed|fatal|cannot|no such", re.I)
 
 
