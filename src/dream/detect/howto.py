@@ -35,7 +35,7 @@ PURPOSES = [
         r"\bpython3? -m (?:pytest|unittest)\b|\bgradlew? test\b|\bmvn test\b")),
     ("lint", re.compile(
         r"\bruff check\b|\b(?:eslint|flake8|pylint|mypy|pyright|golangci-lint|shellcheck|standardrb|"
-        r"rubocop|phpstan|"
+        r"rubocop|phpstan|staticcheck|tflint|hadolint|actionlint|"
         r"sobelow)\b|\bmix (?:credo|dialyzer|deps\.audit|compile --warnings-as-errors)\b|"
         r"\bcargo clippy\b|\bgo vet\b|\btsc --noEmit\b|\bbiome (?:check|lint)\b|\bpre-commit run\b|"
         + _PM +
@@ -76,6 +76,7 @@ _VERBS = {
     "dev": "run", "start": "run", "serve": "run", "server": "run", "up": "run",
     "publish": "release", "release": "release",
     "ktlint": "lint", "detekt": "lint", "spotless": "format", "verify": "test",
+    "plan": "lint", "template": "lint", "ecto.migrate": "database", "ecto.setup": "database",
 }
 # programs that read, search or move things around: never how to work on the project
 _NOT_PROJECT = frozenset({
