@@ -538,3 +538,10 @@ def test_one_tool_rule_said_two_ways_in_two_sessions_is_one_proposal_but_two_too
     rules = [c for c in codify.run(_evidence(first, second, third)).candidates
              if c.kind == "instruction" and "pitfall" not in c.title]
     assert len(rules) == 1 and "standardrb" in rules[0].title
+
+
+def test_a_rule_about_how_the_work_is_done_stays_a_rule_in_the_request_that_opens_a_session():
+    notes = _run(_session("claude-1", [
+        ("user", "Add a retry to the fetcher. The tests must not hit the network.")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert rules == ["The tests must not hit the network."]

@@ -456,6 +456,11 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
 _BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
 # said for every time or as an aside: a rule even in the request that opens a session
 _STANDING_WORDS = re.compile(r"^(?:fyi|btw|note|heads up|reminder)\b|\b(?:every|each|whenever)\b"
+                             # about how the work is done, not what to build
+                             r"|^(?:the\s+|all\s+|our\s+|any\s+)?(?:tests?|specs?|builds?|commits?"
+                             r"|commit messages?|migrations?|deploys?|releases?|prs?|pull requests?"
+                             r"|branch(?:es)?|dependencies|deps|ci|lint(?:ing|er)?|code|public api"
+                             r"|changelog|docs?)\b"
                              r"|\b(?:before|after)\s+(?:you|we|any|commit|push|merg|run|deploy)",
                              re.I)
 # a request that opens a session, said with "should": what to build, not how to work
