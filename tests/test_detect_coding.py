@@ -545,3 +545,13 @@ def test_a_rule_about_how_the_work_is_done_stays_a_rule_in_the_request_that_open
         ("user", "Add a retry to the fetcher. The tests must not hit the network.")]))
     rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
     assert rules == ["The tests must not hit the network."]
+
+
+def test_what_the_user_said_to_run_right_after_a_failure_is_its_lesson():
+    [pitfall] = _pitfalls(_session("pi-1", [
+        ("call", "npm test"), ("fail", "npm ERR! code EUNSUPPORTEDPROTOCOL\nnpm ERR! "
+                                       "Unsupported URL Type \"workspace:\": workspace:*"),
+        ("user", "use pnpm test here, npm can't read the workspace protocol")]))
+    assert "workspace:" in pitfall
+    assert pitfall.endswith("The user said: Use pnpm test here, npm can't read the workspace "
+                            "protocol.")

@@ -92,7 +92,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         if all(i.role == "user" for i in failed):
             continue            # only ever pasted: the user reports it, the agent never ran it
         cause = failures.cause_line(failed[0].text)
-        told = _explained(failed, items, cause)
+        told = _explained(failed, items, cause) or _told_fix(failed, items)
         setup = ENVIRONMENT.search(cause) or any(
             ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
             if _ERROR_LINE.search(line))
@@ -347,6 +347,29 @@ def _explained(failed: list[Item], items: Sequence[Item], cause: str) -> str | N
     return None
 
 
+def _told_fix(failed: list[Item], items: Sequence[Item]) -> str | None:
+    """What the user told the agent to run instead, right after a failure: the sentence of
+    their next statement, before the agent ran anything else, that says to run, use, start
+    or install a command ("start the db first: docker compose up -d db")."""
+    for fail in failed:
+        later = [i for i in items if i.stream == fail.stream and i.seq > fail.seq][:4]
+        said = next((i for i in later if i.evidence and i.role == "user" and
+                     i.kind == "statement"), None)
+        if said is None or any(i.kind == "tool_result" and i.seq < said.seq for i in later):
+            continue
+        for sent in directives.split(noise.strip_paste(said.text)):
+            sent = _ASIDE.sub("", sent).strip()
+            if len(sent) > 160 or directives.is_question(sent) or not _TOLD.match(sent):
+                continue
+            named = re.findall(r"`([^`]+)`", sent) or [sent]
+            if any(howto.purposes(n) or shell.chain(n) and howto.purposes(
+                    re.sub(_TOLD, "", n)) for n in named):
+                return noise.clean_words(directives.plain_rule(sent)).rstrip(" .")
+    return None
+
+
+_TOLD = re.compile(r"^(?:please\s+)?(?:you (?:need|have) to\s+|first,?\s+|just\s+)?(?:run|use|start"
+                   r"|install|try|call)\b", re.I)
 _ASIDE = re.compile(r"^(?:(?:ah|oh|right|yeah|yes|ok|okay|hm+|damn|ugh|sorry)\b[\s,.!:-]*)+",
                     re.I)
 
