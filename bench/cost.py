@@ -723,7 +723,7 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
         print(line)
     for what, why in missing.items():
         print(f"{what}: {why}")
-    if not args.quick and set(args.only) == {"locomo", *AGENT_SOURCES}:
+    if not args.quick and not args.only_given:   # a whole run is published, never a part
         plot(figures)
         extra = "\n".join(f"- {k}: {v}" for k, v in missing.items())
         common.publish("cost", "Model cost per 1,000 messages (bench/cost.py)",
@@ -781,6 +781,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=["locomo", *AGENT_SOURCES],
                         help="measure only this dataset (repeatable); no RESULTS.md section")
     args = parser.parse_args()
+    args.only_given = args.only is not None
     args.only = args.only or ["locomo", *AGENT_SOURCES]
     common.emit_last_json(measure(args))
 
