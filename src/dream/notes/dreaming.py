@@ -222,6 +222,7 @@ class DreamSession:
     session_id: str | None = None
     started_at: str = field(default_factory=_now)
     closed: bool = False
+    _journal: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -321,10 +322,20 @@ class DreamSession:
     def record(self, relpath: str) -> None:
         """Write down that this dream changed ``relpath`` (the caller holds the store's
         write lock, and has written or removed the file)."""
-        path = journal_path(self.store.path, self.project_name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(relpath + "\n")
+        if self._journal is None:
+            self._journal = journal_path(self.store.path, self.project_name)
+        line = (relpath + "\n").encode("utf-8")
+        try:
+            fd = os.open(self._journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                         0o644)
+        except FileNotFoundError:
+            self._journal.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                         0o644)
+        try:
+            os.write(fd, line)   # one append: a line is never split by another writer's
+        finally:
+            os.close(fd)
 
     def _clear_journal(self) -> None:
         journal_path(self.store.path, self.project_name).unlink(missing_ok=True)

@@ -15,6 +15,7 @@ changed from outside that dream (its final commit would otherwise absorb the cha
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 import tempfile
@@ -83,16 +84,36 @@ def _scratch(store_root: Path) -> Path:
     """Where a note is written before it is moved into place: inside ``.git`` (never part
     of the work tree, so never staged), on the same file system as the note."""
     git = store_root / ".git"
-    folder = (git if git.is_dir() else store_root / ".dream") / "dream-tmp"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return (git if git.is_dir() else store_root / ".dream") / "dream-tmp"
+
+
+_SCRATCH: dict[str, Path] = {}
+_SCRATCH_NAMES = itertools.count()
+
+
+def _open_scratch(store_root: Path) -> tuple[int, str]:
+    """A new scratch file, created exclusively with mkstemp's mode (0600), named after
+    this process and a counter; its folder is found and created once per store."""
+    key = os.fspath(store_root)
+    folder = _SCRATCH.get(key)
+    if folder is None:
+        folder = _scratch(store_root)
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.parent.name == ".git" and os.path.isabs(key):
+            _SCRATCH[key] = folder
+    tmp = os.path.join(folder, f"note-{os.getpid()}-{next(_SCRATCH_NAMES)}")
+    try:
+        return os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o600), tmp
+    except OSError:  # the folder was removed, or a killed process with this pid left the name
+        folder.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(prefix="note-", dir=folder)
 
 
 def _write_file(target: Path, data: bytes, new: bool, store_root: Path) -> None:
     """Write the whole note to a scratch file, then link it into place (a new note:
     exclusive, it must not exist) or rename it over the old one (readers see the old or
     the new content, never half of it)."""
-    fd, tmp = tempfile.mkstemp(prefix="note-", dir=_scratch(store_root))
+    fd, tmp = _open_scratch(store_root)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -57,18 +57,45 @@ def _boot_id() -> str | None:
         return None
 
 
+_IDENTITY: dict[int, dict[str, Any]] = {}
+_COMMAND: dict[tuple[str, ...], str] = {}
+
+
+def _identity() -> dict[str, Any]:
+    """pid, host and process start of this process: read once per process (a forked child
+    reads its own), since every write lock records them."""
+    pid = os.getpid()
+    found = _IDENTITY.get(pid)
+    if found is None:
+        found = {"pid": pid, "host": socket.gethostname()}
+        ticks, boot = _start_ticks(pid), _boot_id()
+        if ticks and boot:
+            found["proc_start"] = f"{boot}:{ticks}"
+        _IDENTITY.clear()
+        _IDENTITY[pid] = found
+    return found
+
+
+def _command() -> str:
+    argv = tuple(sys.argv)
+    found = _COMMAND.get(argv)
+    if found is None:
+        prog = Path(argv[0]).name if argv and argv[0] else "python"
+        if prog in ("__main__.py", "dream"):
+            prog = "dream"
+        found = shlex.join([prog, *argv[1:]])[:300]
+        _COMMAND.clear()
+        _COMMAND[argv] = found
+    return found
+
+
 def holder(**extra: Any) -> dict[str, Any]:
     """This process as a lock holder."""
-    prog = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    if prog in ("__main__.py", "dream"):
-        prog = "dream"
-    command = shlex.join([prog, *sys.argv[1:]])
-    info = {"pid": os.getpid(), "host": socket.gethostname(),
-            "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command": command[:300]}
-    ticks, boot = _start_ticks(os.getpid()), _boot_id()
-    if ticks and boot:
-        info["proc_start"] = f"{boot}:{ticks}"
+    ident = _identity()
+    info = {"pid": ident["pid"], "host": ident["host"],
+            "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "command": _command()}
+    if "proc_start" in ident:
+        info["proc_start"] = ident["proc_start"]
     info.update(extra)
     return info
 
@@ -143,10 +170,26 @@ class _Held:
         self.mutex = threading.RLock()
         self.depth = 0
         self.fd: int | None = None
+        self.path: Path | None = None   # the lock file, once known to be under .git
 
 
 _HELD: dict[str, _Held] = {}
 _HELD_GUARD = threading.Lock()
+_KEYS: dict[str, str] = {}
+
+
+def _held(store_path: Path) -> _Held:
+    """The in-process state of a store's lock, keyed by the store's resolved path (the
+    resolution is remembered per spelling of the path: a writer of many notes resolves
+    it once)."""
+    given = os.fspath(store_path)
+    with _HELD_GUARD:
+        key = _KEYS.get(given)
+        if key is None:
+            key = str(Path(given).resolve())
+            if os.path.isabs(given):
+                _KEYS[given] = key
+        return _HELD.setdefault(key, _Held())
 
 
 def lock_file(store_path: Path) -> Path:
@@ -182,18 +225,21 @@ def _refusal(store_path: Path, what: str, waited: float) -> LockHeld:
 def write_lock(store_path: Path, what: str = "a write", wait: float | None = None
                ) -> Iterator[None]:
     """Hold the store's write lock for the block (see the module docstring)."""
-    key = str(Path(store_path).resolve())
-    with _HELD_GUARD:
-        held = _HELD.setdefault(key, _Held())
+    held = _held(store_path)
     budget = _wait_seconds(wait)
     deadline = time.monotonic() + budget
     if not held.mutex.acquire(timeout=max(budget, 0.001)):
         raise _refusal(Path(store_path), what, budget)
     try:
         if held.depth == 0:
-            path = lock_file(Path(store_path))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            path = held.path or lock_file(Path(store_path))
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            if held.path is None and path.parent.name == ".git":
+                held.path = path    # a git store's lock stays where it is
             try:
                 while True:
                     try:
