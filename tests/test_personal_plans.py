@@ -621,3 +621,38 @@ def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     ops = rules([they("Atelier Terre", "Le four est en panne, le cours de demain soir est "
                       "annulé.", stream="sms", at="2026-05-05T16:00:00Z")], rows)
     assert _events(ops)["R1"]["status"] == "cancelled"
+
+
+def test_the_users_own_appointment_in_german_with_a_possessive_is_a_plan():
+    (ev,) = events([they("Mama", "Papa hat am Dienstag um 9 den Termin beim Augenarzt", stream="f"),
+                    they("Jan", "Gute Besserung", stream="f"),
+                    me("Ich hab Donnerstag um 16:30 meinen Friseurtermin bei Salon Kamm, falls "
+                       "jemand was von mir will", stream="f")]).values()
+    assert (ev["activity"], ev["date"], ev["time"]) == ("haircut", "2026-05-07", "16:30")
+
+
+def test_a_pub_whose_name_ends_in_a_date_word_keeps_its_whole_name():
+    (ev,) = events([they("Tomás", "farewell drinks on Friday at The Old Blue Last from 6pm",
+                         stream="s"), me("Wouldn't miss it!", stream="s")]).values()
+    assert ev["place"] == "The Old Blue Last"
+
+
+def test_a_booking_elsewhere_instead_calls_off_the_live_one_in_french():
+    rows = [_row("R1", "diner-cantine", activity="dinner", date="2026-05-09", time="20:00",
+                 place="La Cantine du Troquet", status="confirmed", participants="Inès")]
+    msgs = [they("Inès", "Bon, La Cantine du Troquet m'a rappelée, ils ferment samedi 😤",
+                 stream="g"),
+            they("Inès", "Du coup j'ai réservé au Petit Cambodge à la place, même heure 20h",
+                 stream="g"),
+            me("Parfait !", stream="g"), they("Aurélie", "Top", stream="g")]
+    evs = _events(rules(msgs, rows))
+    assert evs["R1"]["status"] == "cancelled"
+    (new,) = [v for k, v in evs.items() if k != "R1"]
+    assert (new["place"], new["date"], new["status"]) == ("Petit Cambodge", "2026-05-09",
+                                                          "confirmed")
+
+
+def test_a_hyphenated_first_name_is_one_page():
+    pages = [_fields(o) for o in rules([they("Grace", "fun fact, Anna-Lena's birthday is 2 "
+                                             "August")]) if o["op"] == "wiki.fill"]
+    assert pages == [{"name": "Anna-Lena", "birthday": "2026-08-02"}]

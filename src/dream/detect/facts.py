@@ -58,7 +58,8 @@ _WIKI = [
 # "Anna Maria's birthday is on 14 March", "it's Mia's birthday on Saturday", "Leo turns 30
 # on 3 May", "Mia has her birthday on ...": the page of the whole name, a date as its value
 _UP, _LOW = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"
-_PERSON = rf"([{_UP}][{_LOW}]+(?: [{_UP}][{_LOW}]+)?)"
+# (a hyphenated first name is one name: "Anna-Lena", "Jean-Luc")
+_PERSON = rf"((?<![\w-])[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?(?: [{_UP}][{_LOW}]+)?)"
 # a relation or title before the name ("tu prima Valentina", "Oma Gertrud", "meine Tante X")
 _KIN = (r"(?:(?:tu|mi|su|nuestra|nuestro|ta|ma|sa|ton|mon|son|notre|deine?|meine?|seine?|"
         r"ihre?|unsere?|your|my|our|his|her)\s+[\w'’]+\s+)?")

@@ -62,6 +62,11 @@ _NOT_MODIFIER = {
     "booking", "cancel", "cancelled", "canceled", "moved", "move", "confirmed", "confirm",
     "reminder", "invitation", "update", "re", "fwd", "i", "we", "you", "they", "he", "she",
     "it", "me", "us", "them", "what", "when", "where", "which", "who", "how", "about", "after",
+    # articles and possessives of German, French and Spanish ("meinen Friseurtermin")
+    "mein", "meine", "meinen", "meinem", "meiner", "dein", "deine", "deinen", "unser",
+    "unsere", "unseren", "unserem", "der", "die", "das", "den", "dem", "des", "ein", "eine",
+    "einen", "einem", "einer", "mon", "mes", "notre", "nos", "votre", "vos", "une", "mis",
+    "nuestro", "nuestra", "los", "las", "una", "uno", "tus", "sus",
     "before", "big", "small", "quick", "nice", "great", "good", "fun", "today",
     "tonight", "tomorrow", "yesterday", "weekly", "daily", "usual", "regular", "planned",
     "upcoming", "attend", "attending", "join", "joining", "skip", "miss", "enjoy", "enjoyed",
@@ -458,6 +463,9 @@ _CONNECTORS = {"de", "del", "la", "le", "du", "des", "of", "the", "da", "di", "v
                "zur", "am", "y"}
 
 
+_NAME_WORDS = {"last", "first", "next", "home", "time", "order", "case", "least"}
+
+
 def place_name(raw: str) -> str | None:
     """The name a place phrase holds: "the Red Lion" -> "Red Lion"; "The Arch Bermondsey"
     keeps its capitalised article; a weekday or month ends it ("Zur Linde Dienstag")."""
@@ -465,9 +473,10 @@ def place_name(raw: str) -> str | None:
 
     words = []
     for n, word in enumerate(raw.removeprefix("the ").split()):
-        if (word.lower() in _NOT_PLACE and not (n == 0 and word == "The")) or \
+        if (word.lower() in _NOT_PLACE and not (n == 0 and word == "The") and
+                not (n > 1 and word[0].isupper() and word.lower() in _NAME_WORDS)) or \
                 is_date_word(word.rstrip(",.")):
-            break
+            break           # (but "The Old Blue Last", "The First Cut": part of a name)
         words.append(word)
     if words == ["The"]:
         return None

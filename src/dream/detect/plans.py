@@ -230,7 +230,8 @@ class PlanReader:
                 self.plans.remove(plan)     # "can't at 7, the meeting runs late": no new plan
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and INSTEAD.search(clause):
-                replaced = self._replaced(plan, stream)
+                replaced = self._replaced(plan, stream) or \
+                    self._replaced_live(plan, place, author, said, item.id)
                 if replaced is not None:
                     # "got us a table at Berenjak instead, same time": the plan in place of
                     # one the user was in (its day unless another is said) is theirs too
@@ -301,8 +302,9 @@ class PlanReader:
                 status = "joined" if group else "confirmed"
             # the user telling of their own plan, with its day and time, as a fact
             # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
+            ahead = bool(date and said is not None and date > said.date().isoformat())
             if status is None and item.role == "user" and activity and date and clock and \
-                    not TENTATIVE.search(clause) and not PAST.search(clause) and \
+                    not TENTATIVE.search(clause) and (ahead or not PAST.search(clause)) and \
                     not negated(clause) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "confirmed"
@@ -397,6 +399,44 @@ class PlanReader:
                     {other.activity.split()[-1], plan.activity.split()[-1]} & BOOKING_WORDS:
                 return other
         return None
+
+    def _replaced_live(self, plan: Plan, place: str | None, author: str | None, said: Any,
+                       item_id: str) -> Plan | None:
+        """The live plan a booking at another place "instead" replaces ("they close on
+        Saturday, so I booked Le Petit Cambodge instead"): the one live event of that kind
+        (or a booking) still ahead that the speaker is in, at another place. It is called
+        off by this message; none or several: nothing is replaced."""
+        if not place:
+            return None
+        who = (author or "").lower()
+        kinds = {plan.activity.split()[-1]} | BOOKING_WORDS
+
+        def fits(activity: str, f: dict[str, str], people: list[str]) -> bool:
+            return (activity.split()[-1] in kinds or same_activity(activity, plan.activity) or
+                    plan.activity.split()[-1] in BOOKING_WORDS) \
+                and f.get("status") not in ("cancelled", "declined") and \
+                bool(f.get("place")) and not same_place(f.get("place"), place) and \
+                (not who or who in {p.lower() for p in people}) and \
+                (said is None or not f.get("date") or f["date"] >= said.date().isoformat())
+
+        hits = [p for p in self.plans if p is not plan and (p.handle_row or p.user_in) and
+                fits(p.activity, p.fields, p.participants)]
+        loaded = {p.handle_row for p in self.plans if p.handle_row}
+        for row in self.rows:
+            f = row["fields"]
+            people = [p.strip() for p in f.get("participants", "").split(",") if p.strip()]
+            if row["kind"] == "event" and row["handle"] not in loaded and \
+                    fits(f.get("activity", "plan"), f, people):
+                hits.append(Plan(activity=f.get("activity", "plan"), handle_row=row["handle"],
+                                 fields=dict(f), participants=people))
+        if len(hits) != 1:
+            return None
+        old = hits[0]
+        if old.handle_row and old not in self.plans:
+            self.plans.insert(len(self.plans) - 1, old)
+        old.fields["status"] = "cancelled"
+        old.steps.append((item_id, {"status": "cancelled"}))
+        return old
 
     def _named_here(self, item_id: str, activity: str) -> Plan | None:
         """The plan of another kind the message already named with a date, if any."""
