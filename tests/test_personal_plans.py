@@ -656,3 +656,42 @@ def test_a_hyphenated_first_name_is_one_page():
     pages = [_fields(o) for o in rules([they("Grace", "fun fact, Anna-Lena's birthday is 2 "
                                              "August")]) if o["op"] == "wiki.fill"]
     assert pages == [{"name": "Anna-Lena", "birthday": "2026-08-02"}]
+
+
+def test_the_user_saying_they_will_miss_a_gig_declines_it_and_moves_nothing():
+    rows = [_row("R1", "fontaines", activity="concert", date="2026-05-21", time="19:00",
+                 place="Alexandra Palace", status="confirmed", participants="Dan")]
+    ops = rules([they("Dan", "ready for Thursday?? 🎸", stream="sms-dan"),
+                 me("mate I'm gutted, work needs me that week so I'll miss Fontaines D.C. "
+                    "on Thursday 😩", stream="sms-dan"),
+                 they("Dan", "nooo. ok", stream="sms-dan")], rows)
+    ev = _events(ops)["R1"]
+    assert ev["status"] == "declined" and "date" not in ev and "place" not in ev
+
+
+def test_a_band_with_initials_stays_one_clause():
+    (ev,) = events([they("Dan", "Got 2 tickets for Fontaines D.C. at Alexandra Palace on "
+                         "Thursday 21st, doors 7pm. You in?", stream="sms-dan"),
+                    me("obviously!!", stream="sms-dan")]).values()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-21", "19:00", "confirmed")
+
+
+def test_a_day_after_booked_is_no_place_and_cant_wait_says_yes():
+    msgs = [they("Femi", "dinner Saturday? I'll book Padella in Borough for 7:30", stream="g"),
+            they("Sophie", "Saturday works for me", stream="g"),
+            they("Femi", "booked ✅ Sat 7:30 Padella", stream="g"),
+            me("🙌 can't wait", stream="g")]
+    (ev,) = events(msgs).values()
+    assert (ev["place"], ev["time"], ev["status"]) == ("Padella", "19:30", "confirmed")
+
+
+def test_a_german_compound_ending_in_meeting_is_a_meeting():
+    (ev,) = events([they("Katrin", "Unser Quartalsmeeting ist am Mittwoch, 6. Mai, um 10 Uhr "
+                         "im Raum Elbe.", stream="s"), me("Passt, bin dabei", stream="s")]).values()
+    assert ev["activity"] == "quartals meeting" and ev["time"] == "10:00"
+
+
+def test_where_someone_moved_is_the_place_without_when():
+    pages = [_fields(o) for o in rules([me("Update: Rita moved to Porto last month.",
+                                           stream="assistant")]) if o["op"] == "wiki.fill"]
+    assert {"name": "Rita", "home": "Porto"} in pages

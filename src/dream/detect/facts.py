@@ -159,7 +159,10 @@ def wiki(item: Item) -> list[Finding]:
             continue        # "March works for the hike": no one's page
         slot = {"works at": "work", "works for": "work", "lives in": "home",
                 "moved to": "home", "is allergic to": "allergies"}[m[2]]
-        out.append(Finding("wiki", {"name": m[1], slot: re.sub(r"\s+(?:now|too|as well)$", "",
-                                                              clean(m[3]))},
+        # "Rita moved to Porto last month": the place, not when
+        value = re.sub(r"\s+(?:now|too|as well|last (?:week|month|year)|recently|"
+                       r"this (?:week|month|year)|(?:a )?(?:few )?(?:weeks?|months?|years?) ago)$",
+                       "", clean(m[3]))
+        out.append(Finding("wiki", {"name": m[1], slot: value},
                            [item.id], name=m[1]))
     return out

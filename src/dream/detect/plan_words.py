@@ -198,14 +198,17 @@ CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then
                       r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
                       r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
                       r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
-                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w))|"
+                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w)|"
+                      r"can'?t wait\b|^\W*(?:\w+day|tonight|tomorrow) it is\b)|"
                       # a whole reply that is a yes ("👍 yes!", "Yes, perfect!")
-                      r"^\W*(?:yes+|yay|yep|yeah|absolutely|definitely|of course|oui|sí|ja|klar|"
+                      r"^\W*(?:yes+|yay|yep|yeah|absolutely|definitely|of course|obviously|"
+                      r"for sure|oui|sí|ja|klar|"
                       r"claro)\W*$|^\W*(?:(?:yes|yep|yeah|sure|ok|okay|oui|sí|ja)\W+)?(?:perfect|"
                       r"great|lovely|awesome|brilliant|super|excellent|wonderful)\W*$", re.I)
 DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
                       r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
-                      r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out)\b",
+                      r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
+                      r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
                       re.I)
 # a proposal or a question, not an announcement of something fixed
 TENTATIVE = re.compile(r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
@@ -279,7 +282,7 @@ VENUE_IN = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'&-]+(?:\s+(?:[A-Z][\w'&-]+
 ADDRESS = re.compile(r"\b((?:[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|"
                      r"ring|damm|ufer))|(?:[Cc]alle|[Rr]ue|[Aa]venida|[Pp]laza|[Pp]aseo)\s+"
                      r"(?:de\s+(?:la\s+)?|des\s+|du\s+)?[A-Z][\w'-]+)\s+\d{1,4}[a-z]?\b")
-CLAUSE_RE = re.compile(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
+CLAUSE_RE = re.compile(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
                         r"he|she|you)\b)", re.I)
 _REPLACE = re.compile(r"\b(instead|new booking|new reservation|new appointment|rebooked|"
                       r"switched to|moved (?:it )?to)\b", re.I)
@@ -303,6 +306,7 @@ NOT_PLAN = re.compile(
     r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b", re.I)
 # a clause that refers to the plan being talked about ("see you then", "it's at 8 now")
 REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|sure|sounds|"
+                   r"i'?ll book|i'?m booking|"
                    r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
                    r"passt|genau)\b", re.I)
 # a booking made under a name: the name is not a participant
@@ -472,6 +476,8 @@ def place_name(raw: str) -> str | None:
     from dream.kinds.dates import is_date_word
 
     words = []
+    if re.match(r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?(?:\s|$)", raw):
+        return None         # "booked Sat 7:30": a day, no place
     for n, word in enumerate(raw.removeprefix("the ").split()):
         if (word.lower() in _NOT_PLACE and not (n == 0 and word == "The") and
                 not (n > 1 and word[0].isupper() and word.lower() in _NAME_WORDS)) or \

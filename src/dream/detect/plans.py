@@ -274,6 +274,12 @@ class PlanReader:
                     place = old.fields["place"]
             if place in weak and not moved and (plan.handle_row or plan.steps):
                 place = None
+            if status in ("declined", "cancelled") and not moved and \
+                    (plan.handle_row or plan.steps):
+                # "sent to Leeds, so I'll miss it on Thursday": a no moves nothing
+                place = None if plan.fields.get("place") else place
+                date = None if plan.fields.get("date") else date
+                clock = None if plan.fields.get("time") else clock
             if OFFER.search(clause) and status is None:
                 date = clock = None     # offered slots: the one taken says the day
             # a question ("could we move it to 14:00?") proposes; it does not move a plan
@@ -629,9 +635,9 @@ class PlanReader:
             status = plan.fields.get("status")
             if not plan.handle_row and status in (None, "proposed"):
                 continue        # a suggestion nobody agreed to is no plan yet
-            if not plan.handle_row and status == "cancelled" and \
-                    plan.steps[0][1].get("status") == "cancelled":
-                continue        # cancelling what was never written: nothing to keep
+            if not plan.handle_row and status in ("cancelled", "declined") and \
+                    plan.steps[0][1].get("status") == status:
+                continue        # cancelling or declining what was never written: nothing
             if plan.handle_row:
                 name, row = None, plan.handle_row
             else:
