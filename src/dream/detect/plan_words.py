@@ -62,11 +62,8 @@ _NOT_MODIFIER = {
     "booking", "cancel", "cancelled", "canceled", "moved", "move", "confirmed", "confirm",
     "reminder", "invitation", "update", "re", "fwd", "i", "we", "you", "they", "he", "she",
     "it", "me", "us", "them", "what", "when", "where", "which", "who", "how", "about", "after",
-    # articles and possessives of German, French and Spanish ("meinen Friseurtermin")
-    "mein", "meine", "meinen", "meinem", "meiner", "dein", "deine", "deinen", "unser",
-    "unsere", "unseren", "unserem", "der", "die", "das", "den", "dem", "des", "ein", "eine",
-    "einen", "einem", "einer", "mon", "mes", "notre", "nos", "votre", "vos", "une", "mis",
-    "nuestro", "nuestra", "los", "las", "una", "uno", "tus", "sus",
+    # more articles and possessives ("meinen Friseurtermin"; the common ones are below)
+    "meinen", "meinem", "meiner", "unserem", "des", "einem", "einer", "mes", "mis", "uno",
     "before", "big", "small", "quick", "nice", "great", "good", "fun", "today",
     "tonight", "tomorrow", "yesterday", "weekly", "daily", "usual", "regular", "planned",
     "upcoming", "attend", "attending", "join", "joining", "skip", "miss", "enjoy", "enjoyed",
