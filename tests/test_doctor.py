@@ -99,3 +99,47 @@ def test_config_type_errors_are_one_true_line(dream, repo, dream_home):
         assert "internal error" not in result.output and result.output.count("\n") == 1
         doctor = failing(checks(dream, ok=False))
         assert doctor[0]["name"] == "config" and words in doctor[0]["message"]
+
+
+def test_every_finding_comes_with_its_fix(dream, repo, dream_home, tmp_path):
+    """Several things broken at once: doctor names each, and each non-ok line says how to
+    fix it; status and search point to doctor instead of answering."""
+    import socket
+
+    name = json.loads(dream("init", "--json").output)["project_name"]
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    team = tmp_path / "team"
+    dream("stores", "attach", str(team), "--create")
+    (team / "a.md").write_text("# A\n")
+    git(team, "add", "a.md")
+    git(team, "commit", "-qm", "a")
+    git(team, "checkout", "-q", "--detach")                        # a detached HEAD
+    blob = git(team, "rev-parse", "HEAD:a.md")
+    obj = team / ".git" / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.write_bytes(b"not a zlib stream")                          # a corrupt object
+    (dream_home / "notes" / f".dream.lock.{name}").write_text(json.dumps(
+        {"pid": 999_999_999, "host": socket.gethostname(), "proc_start": "1",
+         "command": "dream run", "owner": "run", "project": name,
+         "time": "2026-12-01T00:00:00Z"}))                          # a stale dream lock
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute("INSERT INTO runs (id, kind, mode, status, started_at, details) VALUES"
+                 " ('20261201T000000-dead00', 'dream', 'ondemand', 'running',"
+                 " '2026-12-01T00:00:00Z', '{}')")                  # a run whose process died
+    conn.commit()
+    conn.close()
+    found = checks(dream, ok=False)
+    bad = [c for c in found if c["status"] != "ok"]
+    assert {c["name"] for c in bad} >= {"fsck", "branch", "lock", "run"}, bad
+    assert all(c["fix"].strip() for c in bad), [c for c in bad if not c["fix"].strip()]
+    lock = next(c for c in bad if c["name"] == "lock")
+    assert "rm " in lock["fix"] and "stale" in lock["message"]
+    # the cheap checks: a store that is no repository any more is named, never empty
+    import shutil
+
+    shutil.rmtree(dream_home / "notes" / ".git")
+    status = dream("status", ok=False)
+    assert status.exit_code == 1 and "dream doctor" in status.output
+    search = dream("search", "tea", ok=False)
+    assert search.exit_code != 0 and "dream doctor" in search.output
+    assert "no documents found" not in search.output
