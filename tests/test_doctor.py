@@ -143,3 +143,66 @@ def test_every_finding_comes_with_its_fix(dream, repo, dream_home, tmp_path):
     search = dream("search", "tea", ok=False)
     assert search.exit_code != 0 and "dream doctor" in search.output
     assert "no documents found" not in search.output
+
+def _forget_last_migration(dream_home) -> str:
+    """Delete the record of the newest migration, leaving its schema change in place: the
+    state a copied or hand-restored database can be in."""
+    from dream import db
+
+    name = db.MIGRATIONS[-1][0]
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute("DELETE FROM _migrations WHERE name=?", (name,))
+    conn.commit()
+    conn.close()
+    return name
+
+
+def test_a_migration_that_cannot_apply_is_named_with_its_fix(dream, repo, dream_home):
+    dream("init")
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    name = _forget_last_migration(dream_home)
+    search = dream("search", "tea", ok=False)
+    assert search.exit_code == 1 and name in search.output and "dream doctor" in search.output
+    assert "Traceback" not in search.output and "internal error" not in search.output
+    found = checks(dream, ok=False)
+    migration = [c for c in found if c["name"] == "migrations"]
+    assert migration and migration[0]["status"] == "fail" and name in migration[0]["message"]
+    fix = migration[0]["fix"]
+    assert "INSERT INTO _migrations" in fix
+    # the fix it gives, run as given, makes every command work again
+    sql = fix.split('"')[3]
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+    assert not failing(checks(dream))
+    assert "tea" in dream("search", "tea").output
+
+
+def test_doctor_reports_pending_migrations_without_applying_them(dream, repo, dream_home):
+    from dream import db
+
+    dream("init")
+    conn = sqlite3.connect(dream_home / "dream.db")
+    tables_before = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    conn.close()
+    # an older Dream's database: no migrations recorded, no tables but _migrations
+    (dream_home / "dream.db").unlink()
+    for suffix in ("-wal", "-shm"):
+        (dream_home / f"dream.db{suffix}").unlink(missing_ok=True)
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    conn.commit()
+    conn.close()
+    found = checks(dream)
+    migration = [c for c in found if c["name"] == "migrations"][0]
+    assert migration["status"] == "warn" and str(len(db.MIGRATIONS)) in migration["message"]
+    assert "dream search" in migration["fix"]
+    conn = sqlite3.connect(dream_home / "dream.db")
+    assert conn.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 0   # unchanged
+    conn.close()
+    dream("search", "anything", ok=False)                     # the fix it names
+    conn = sqlite3.connect(dream_home / "dream.db")
+    assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == tables_before
+    conn.close()
+    assert [c for c in checks(dream) if c["name"] == "migrations"][0]["status"] == "ok"

@@ -12,6 +12,8 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from dream.errors import DreamError
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_spool",
@@ -290,20 +292,36 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 
+class MigrationFailed(DreamError):
+    """A migration does not apply to the database as it is (its schema and ``_migrations``
+    disagree); the database is left as it was."""
+
+
 def utcnow() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open the database, applying any pending migrations."""
+def connect(path: Path, apply_migrations: bool = True) -> sqlite3.Connection:
+    """Open the database, applying any pending migrations (``dream doctor`` opens it
+    without, so that it can report them and change nothing)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    migrate(conn)
+    if apply_migrations:
+        try:
+            migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
     return conn
+
+
+def _db_path(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return (row[2] if row else "") or "the database"
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
@@ -325,11 +343,49 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
                 conn.execute(statement)
             conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, utcnow()))
             conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            conn.execute("ROLLBACK")
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            # The schema disagrees with _migrations (for example a column the migration
+            # adds is there, but the migration is not recorded): nothing was changed.
+            raise MigrationFailed(
+                f"the database {_db_path(conn)} cannot apply migration {name} ({exc})",
+                "run 'dream doctor': it says how to fix it") from exc
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         applied.append(name)
     return applied
+
+
+def dry_run(conn: sqlite3.Connection) -> list[tuple[str, str | None]]:
+    """Each migration not yet recorded, with the error applying it would raise (None when
+    it applies), found by applying them in one transaction that is rolled back."""
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    except sqlite3.OperationalError:
+        done = set()
+    pending = [(name, sql) for name, sql in MIGRATIONS if name not in done]
+    if not pending:
+        return []
+    out: list[tuple[str, str | None]] = []
+    conn.execute("BEGIN")
+    try:
+        for name, sql in pending:
+            conn.execute("SAVEPOINT migration")
+            try:
+                for statement in _split(sql):
+                    conn.execute(statement)
+                conn.execute("RELEASE migration")
+                out.append((name, None))
+            except sqlite3.DatabaseError as exc:
+                conn.execute("ROLLBACK TO migration")
+                conn.execute("RELEASE migration")
+                out.append((name, str(exc)))
+    finally:
+        conn.execute("ROLLBACK")
+    return out
 
 
 def _split(sql: str) -> list[str]:

@@ -99,10 +99,10 @@ def check_database(app: App) -> list[Check]:
         return [Check("database", str(path), "fail", "the database is missing",
                       "run 'dream init' (it is rebuilt; then 'dream reindex')")]
     try:
-        conn = sqlite3.connect(path)
+        conn = db.connect(path, apply_migrations=False)
         try:
             result = conn.execute("PRAGMA integrity_check").fetchone()[0]
-            done = {r[0] for r in conn.execute("SELECT name FROM _migrations")}
+            pending = db.dry_run(conn)
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
@@ -116,15 +116,35 @@ def check_database(app: App) -> list[Check]:
                          "run 'dream reindex'"))
     else:
         out.append(Check("integrity", str(path), "ok", "integrity_check ok"))
-    missing = [name for name, _sql in db.MIGRATIONS if name not in done]
-    if missing:
-        out.append(Check("migrations", str(path), "warn",
-                         f"{len(missing)} migration(s) not applied: {', '.join(missing[:3])}",
-                         "run any dream command (for example 'dream status') to apply them"))
-    else:
-        out.append(Check("migrations", str(path), "ok",
-                         f"all {len(db.MIGRATIONS)} migrations applied"))
+    out += check_migrations(str(path), pending)
     return out
+
+
+def check_migrations(path: str, pending: list[tuple[str, str | None]]) -> list[Check]:
+    """Migrations not recorded as applied: the ones that apply cleanly are applied by the
+    next command; one that cannot apply stops every command until it is fixed."""
+    if not pending:
+        return [Check("migrations", path, "ok", f"all {len(db.MIGRATIONS)} migrations applied")]
+    failing = [(name, error) for name, error in pending if error]
+    if not failing:
+        names = [name for name, _ in pending]
+        return [Check("migrations", path, "warn",
+                      f"{len(names)} migration(s) not applied yet: {', '.join(names[:3])}",
+                      "the next command that reads the database applies them (for example "
+                      "'dream search' or 'dream collect')")]
+    name, error = failing[0]
+    already = error is not None and ("duplicate column" in error or "already exists" in error)
+    if already:
+        fix = (f"the database already has what {name} adds, but does not record it: "
+               f"sqlite3 \"{path}\" \"INSERT INTO _migrations VALUES ('{name}', "
+               "datetime('now'))\"; if unsure, move the database aside and run "
+               "'dream reindex' (the spool is collected again)")
+    else:
+        fix = (f"move {path} aside and run 'dream reindex' (the spool is collected again), "
+               "or restore it from a backup")
+    return [Check("migrations", path, "fail",
+                  f"migration {name} cannot be applied ({error}); every command stops "
+                  "until it is fixed", fix)]
 
 
 def check_index(conn: sqlite3.Connection, store: Store) -> Check:
@@ -200,8 +220,11 @@ def diagnose(app: App) -> list[Check]:
         return [Check("config", str(app.home.config_path), "fail", exc.message, exc.hint)]
     checks += check_database(app)
     conn = None
-    if not any(c.status == "fail" and c.name in ("database", "integrity") for c in checks):
-        conn = db.connect(app.home.db_path)
+    # the index and run checks read the current schema: not before the migrations apply
+    if not any(c.status != "ok" and c.name == "migrations" or
+               c.status == "fail" and c.name in ("database", "integrity") for c in checks):
+        # opened as it is: doctor changes nothing, not even pending migrations
+        conn = db.connect(app.home.db_path, apply_migrations=False)
     stores: list[Store] = []
     for path in [app.home.notes_path, *app.config.store_paths]:
         try:
