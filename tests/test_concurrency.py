@@ -115,7 +115,7 @@ def test_cli_and_serve_accept_at_once(reviewed, repo, dream_home):
                 err.close()
         results = finish(clis)
     finally:
-        server.send_signal(signal.SIGINT)
+        server.send_signal(signal.SIGTERM)
         server.communicate(timeout=30)
     # each proposal was accepted exactly once, by whoever came first
     assert len(commits(store)) - before == 2, commits(store)

@@ -219,7 +219,7 @@ def test_dream_serve_process_serves_and_stops_on_ctrl_c(app, repo: Path):
         status, _, html = get(url)
         assert status == 200 and html.count('class="run"') == 2
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert "stopped." in out and "Traceback" not in err

@@ -53,7 +53,7 @@ def served(app, repo):
     line = proc.stdout.readline()
     assert line.startswith("Dream review page: "), proc.stderr.read() if proc.poll() else line
     yield line.split()[3]
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=10)
 
 

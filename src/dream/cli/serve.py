@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import click
 
 from dream.cli.common import get_app
@@ -28,9 +30,16 @@ def serve(host: str, port: int, token: str | None) -> None:
     app.home.require()
     server = ReviewServer(app, host, port, token)
     click.echo(f"Dream review page: {server.login_url}  (Ctrl-C stops it)")
+    # SIGTERM (kill, systemd, a container's stop) stops it as cleanly as Ctrl-C. SIGINT is
+    # left as inherited: a shell starts background jobs with it ignored, on purpose.
+    signal.signal(signal.SIGTERM, _stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         click.echo("stopped.")
     finally:
         server.close()
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
