@@ -172,8 +172,12 @@ def test_lock_api_for_the_batch_run(tmp_path):
 
 
 SCRIPT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     from pathlib import Path
+    if sys.argv[5:] == ["foreground"]:
+        # as started from a terminal: a test run in a shell's background job starts its
+        # children with SIGINT ignored, and that ignoring is kept (see the test below)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     from dream.app import App
     from dream.home import Home
     from dream.notes.dreaming import DreamSession, release_on_shutdown
@@ -196,7 +200,7 @@ def test_shutdown_releases_lock_without_final_commit(dream, home, tmp_path, sig)
     script.write_text(SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
     proc = subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
-                             f"@projects/{name}/a"], stdout=subprocess.PIPE,
+                             f"@projects/{name}/a", "foreground"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
@@ -214,6 +218,33 @@ def test_shutdown_releases_lock_without_final_commit(dream, home, tmp_path, sig)
     # the next dream's baseline picks the edit up
     dream("begin")
     assert "edited, never committed" in git(home["notes"], "show", "HEAD")
+
+
+def test_an_ignored_sigint_stays_ignored_and_keeps_the_lock(dream, home, tmp_path):
+    """A dream started with SIGINT ignored (a shell's background job) goes on after a
+    SIGINT, holding its lock; SIGTERM still releases it."""
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    script = tmp_path / "holder.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
+                             f"@projects/{name}/a"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    lock = home["notes"] / f".dream.lock.{name}"
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        proc.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
+        assert lock.exists()                     # still its lock: the dream goes on
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not lock.exists()
 
 
 def test_revert_a_dream_by_run_and_a_commit_by_sha(dream, home):

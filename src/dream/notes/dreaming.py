@@ -415,8 +415,11 @@ def release_on_shutdown(session: DreamSession,
     """Make a long-lived process release ``session``'s lock when it is told to stop
     (SIGINT, SIGTERM) or exits, without the final commit. Must be called from the main
     thread. After releasing, the previous handler runs (or the process exits with
-    128 + signal number)."""
+    128 + signal number). A signal the process was started with ignored (a shell's
+    background job ignores SIGINT) stays ignored: releasing the lock of a dream that goes
+    on would let a second dream in."""
     previous = {sig: signal.getsignal(sig) for sig in signals}
+    previous = {sig: prev for sig, prev in previous.items() if prev != signal.SIG_IGN}
 
     def handler(signum: int, frame: Any) -> None:
         session.release()
@@ -425,11 +428,11 @@ def release_on_shutdown(session: DreamSession,
             raise KeyboardInterrupt
         if callable(prev):
             prev(signum, frame)
-        elif prev != signal.SIG_IGN:  # default action: die of the same signal
+        else:  # default action: die of the same signal
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
 
-    for sig in signals:
+    for sig in previous:
         signal.signal(sig, handler)
     atexit.register(session.release)
 
