@@ -137,3 +137,69 @@ def test_notes_write_from_an_endless_input_is_refused_at_once(repo, dream, dream
         endless.wait()
     assert piped.returncode == 1 and "larger than" in piped.stderr
     assert not (dream_home / "notes" / "user" / "zero.md").exists()
+
+
+def _report(output: str) -> dict:
+    """The JSON report, before the one-line error a collect that read nothing adds."""
+    return json.JSONDecoder().raw_decode(output)[0]
+
+
+def _claude_lines(session: str = "s1") -> list[dict]:
+    base = {"sessionId": session, "cwd": "/tmp/somewhere", "isSidechain": False}
+    return [
+        {**base, "type": "user", "uuid": f"{session}-u1", "timestamp": "2026-03-01T09:00:00Z",
+         "message": {"role": "user", "content": "Always run the tests with make check."}},
+        {**base, "type": "user", "uuid": f"{session}-u2", "timestamp": "2026-03-01T09:01:00Z",
+         "message": {"role": "user", "content": "Second message."}},
+        {**base, "type": "user", "uuid": f"{session}-u3", "timestamp": "2026-03-01T09:02:00Z",
+         "message": {"role": "user", "content": "Third message, after the odd one."}},
+    ]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("field,value", [("cwd", 123), ("message", ["not", "an", "object"]),
+                                         ("sessionId", {"a": 1}), ("timestamp", 12345)])
+def test_a_record_of_the_wrong_shape_is_one_skip(dream, repo, dream_home, tmp_path, field,
+                                                 value, workers):
+    """A field of the wrong type (a number for a folder, a list for a message) is a skip
+    with file:line; the lines after it and the next file are read."""
+    dream("init")
+    records = _claude_lines()
+    records[1][field] = value
+    first = tmp_path / "session.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in records))
+    second = tmp_path / "next.jsonl"
+    second.write_text(json.dumps(_claude_lines("s2")[0]) + "\n")
+    os.environ["DREAM_COLLECT_WORKERS"] = workers
+    try:
+        result = dream("collect", "--source", "claude_code", str(first), str(second), "--json",
+                       ok=None)
+    finally:
+        os.environ.pop("DREAM_COLLECT_WORKERS", None)
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    got = texts(dream_home)
+    assert "Third message, after the odd one." in got
+    assert got.count("Always run the tests with make check.") == 2      # both files
+    report = _report(result.output)
+    for skip in report["skipped_items"]:
+        assert skip["where"] == f"{first}:2"
+
+
+def test_a_file_read_as_the_wrong_kind_is_read_again(dream, repo, dream_home, tmp_path):
+    """A wrong --source uses nothing up: the same file named again (with the right --source,
+    or with none) is read from the start as what it is."""
+    dream("init")
+    session = tmp_path / "session.jsonl"
+    session.write_text("".join(json.dumps(r) + "\n" for r in _claude_lines()))
+    wrong = dream("collect", "--source", "pi", str(session), "--json", ok=None)
+    assert wrong.exit_code == 1 and _report(wrong.output)["new_items"] == 0
+    plain = json.loads(dream("collect", str(session), "--json").output)
+    assert plain["new_items"] == 3 and plain["files_unchanged"] == 0
+    assert "Third message, after the odd one." in texts(dream_home)
+    again = json.loads(dream("collect", str(session), "--json").output)
+    assert again["new_items"] == 0 and again["files_unchanged"] == 1      # now settled
+    wrong_again = dream("collect", "--source", "pi", str(session), "--json", ok=None)
+    right = json.loads(dream("collect", "--source", "claude_code", str(session),
+                             "--json").output)
+    assert _report(wrong_again.output)["new_items"] == 0
+    assert right["new_items"] == 0 and len(texts(dream_home)) == 3        # nothing doubled

@@ -86,6 +86,58 @@ class FileSource(Protocol):
     def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]: ...
 
 
+# what a record of the wrong shape raises in a parser (a number where a folder was, a list
+# where an object was): the record is a counted skip and the lines after it are read
+_SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError)
+
+
+def parse_guarded(parser: LineSource, lines: Iterable[tuple[int, bytes]],
+                  ctx: FileContext) -> Iterator[Message | Skip]:
+    """``parser.parse_lines`` that survives a record it cannot handle: the line is a skip
+    naming the error, and parsing goes on from the next line with the same file state."""
+    last: list[int | None] = [None]
+
+    def fed() -> Iterator[tuple[int, bytes]]:
+        for number, raw in lines:
+            last[0] = number
+            yield number, raw
+
+    remaining = fed()
+    failed_at: int | None = None
+    while True:
+        try:
+            for got in parser.parse_lines(remaining, ctx):
+                wrong = _wrong_field(got) if type(got) is Message else None
+                yield got if wrong is None else \
+                    ctx.skip(last[0], f"record of an unexpected shape ({wrong})")
+            return
+        except _SHAPE_ERRORS as exc:
+            if last[0] is None or last[0] == failed_at:
+                raise           # no line to blame: the parser itself is broken
+            failed_at = last[0]
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+            yield ctx.skip(last[0], f"record of an unexpected shape ({reason})")
+
+
+_TEXT_FIELDS = ("stream", "ref", "role", "text")
+_OPTIONAL_TEXT_FIELDS = ("said_at", "author", "tool_name", "key", "project_key", "channel")
+
+
+def _wrong_field(message: Message) -> str | None:
+    """The first field of a parsed message that a source record filled with the wrong
+    type (a session id that is an object), or None."""
+    for name in _TEXT_FIELDS:
+        if type(getattr(message, name)) is not str:
+            return f"{name} is a {type(getattr(message, name)).__name__}, not text"
+    for name in _OPTIONAL_TEXT_FIELDS:
+        value = getattr(message, name)
+        if value is not None and type(value) is not str:
+            return f"{name} is a {type(value).__name__}, not text"
+    if any(type(p) is not str for p in message.participants):
+        return "a participant is not text"
+    return None
+
+
 MAX_DEPTH = 1000     # JSON nested deeper is refused before any parser sees it
 _JSON_STRING_RE = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _BRACKET_RE = re.compile(rb"[\[\]{}]")

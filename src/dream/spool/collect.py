@@ -36,7 +36,7 @@ from dream.app import App
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.sources import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, detect, get
-from dream.sources.base import SEEN_FOLDERS, looks_binary, parse_json
+from dream.sources.base import SEEN_FOLDERS, looks_binary, parse_guarded, parse_json
 from dream.sources.discovery import discover
 from dream.spool import watermark
 from dream.spool.entities import EntityFinder
@@ -302,7 +302,12 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
         key = str(file.resolve())
         mark = marks.get(watermark.row_key(key))
         report.files += 1
-        if watermark.unchanged(mark, st):
+        if kind is None and explicit and mark:
+            # a file named on the command line is looked at (its head only): one read
+            # before as another kind, by a wrong --source, is read again as what it is
+            found = detect(file.resolve())
+            kind = found if found and found != mark[2] else None
+        if watermark.unchanged(mark, st) and not (kind and mark and mark[2] != kind):
             report.files_unchanged += 1
             continue
         todo.append((kind, file, explicit, st, mark))
@@ -495,7 +500,7 @@ def _chunk(kind: str, source_path: str, parser: Any, ctx: FileContext, lines: li
     if too_long:
         numbered = [(n, line) for n, line in numbered if len(line) <= line_max]
     prepared = prepare(kind, source_path,
-                       chain(parser.parse_lines(iter(numbered), ctx), too_long), now)
+                       chain(parse_guarded(parser, iter(numbered), ctx), too_long), now)
     return ("chunk", size, len(lines), at_end, prepared, ctx.state)
 
 
@@ -577,6 +582,10 @@ def _line_mark(writer: _Writer, kind: str, path: Path, st: os.stat_result,
     mark = watermark.load(writer.conn, str(path), kind)
     if watermark.replaced(mark, path, st):
         report.files_replaced += 1
+        mark = watermark.FileMark(str(path), kind, known=True)
+    elif mark.known and mark.source != kind:
+        # read before as another kind (a wrong --source): read it again, from the start,
+        # as this kind; item ids are stable, so what was kept then is not doubled
         mark = watermark.FileMark(str(path), kind, known=True)
     mark.source = kind
     return mark
