@@ -348,3 +348,26 @@ def test_run_over_named_projects_from_anywhere(webapp, dream, make_repo, monkeyp
                                         for p in (dream_home / "notes").rglob("brief.md")))
     bad = dream("run", "--project", "nope", ok=False)
     assert bad.exit_code == 1 and "no store knows a project named 'nope'" in bad.output
+
+
+def test_more_unplaced_folders_than_listed_are_counted(make_repo, monkeypatch, dream, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    dream("init")
+    files = [transcript(tmp_path / "copied" / f"s{n}.jsonl", f"/home/dev/p{n}", f"s{n}")
+             for n in range(7)]
+    out = dream("collect", *map(str, files)).output
+    assert "and 2 more folders" in out and "--json lists them all" in out
+    report = json.loads(dream("collect", "--json", *map(str, files)).output)
+    assert report["new_items"] == 0
+
+
+def test_a_project_name_in_another_case_is_found(make_repo, monkeypatch, dream):
+    repo = make_repo("M-Claude")
+    monkeypatch.chdir(repo)
+    dream("init")
+    listed = json.loads(dream("projects", "list", "--json").output)
+    assert [r["name"] for r in listed] == ["m-claude"]
+    assert dream("run", "--project", "M-Claude").exit_code == 0
+    assert dream("run", "--project", "m-claude").exit_code == 0

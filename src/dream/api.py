@@ -155,6 +155,7 @@ def _app(path: str | Path | None, home: str | Path | None) -> Iterator[App]:
 
 def _discover(app: App) -> tuple[Discovery, Store | None]:
     root = str(app.home.root)
+    app.home.check_folder()         # a home path that is a file: named, not "no home"
     if not app.home.exists():
         return Discovery("no_home", root, None, None, None,
                          f"no Dream home at {root}; run 'dream init' in the repository"), None

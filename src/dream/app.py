@@ -55,6 +55,7 @@ class App:
 
     def ensure_home(self) -> Store:
         """Create the home, its config, database and notes home when missing."""
+        self.home.check_folder()
         self.home.root.mkdir(parents=True, exist_ok=True)
         if not self.home.config_path.exists():
             self.config.save()

@@ -44,10 +44,20 @@ class Home:
         """Accepted code or instruction proposals are exported here as work items."""
         return self.root / "exports"
 
+    def check_folder(self) -> None:
+        """A home path that is a file (or under one) can never be a home: say so."""
+        for path in (self.root, *self.root.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise NoHome(f"the Dream home {self.root} is not a folder ({path} is a file)",
+                                 f"set {ENV_VAR} to a folder, or move {path} away")
+                return
+
     def exists(self) -> bool:
         return self.config_path.exists() and self.notes_path.exists()
 
     def require(self) -> "Home":
+        self.check_folder()
         if not self.exists():
             raise NoHome(
                 f"no Dream home at {self.root}",

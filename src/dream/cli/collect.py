@@ -95,7 +95,12 @@ def _print_placement(placed: dict[str, Any], project: str | None) -> None:
         click.echo(f"placed {n} items recorded in {folder} (not on this machine) in this "
                    f"repository's project {placed['project']}, by its {why}")
     if placed["unplaced"]:
-        listed = ", ".join(f"{f} ({n})" for f, n in sorted(placed["unplaced"].items())[:5])
+        # the folders with the most items first; the rest counted, never dropped unsaid
+        ranked = sorted(placed["unplaced"].items(), key=lambda kv: (-kv[1], kv[0]))
+        listed = ", ".join(f"{f} ({n})" for f, n in ranked[:5])
+        if len(ranked) > 5:
+            listed += (f" and {len(ranked) - 5} more folders "
+                       f"({sum(n for _f, n in ranked[5:])} items; --json lists them all)")
         click.echo(f"note: could not place items recorded in folders missing on this "
                    f"machine: {listed}; 'dream collect --project NAME PATH...' places them, "
                    "'dream projects move' moves them later")

@@ -27,14 +27,18 @@ def _agent(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
 
 
 # -- install / uninstall -------------------------------------------------------------------
-def _scope_options(fn):
-    fn = click.option("--dry-run", is_flag=True,
-                      help="Print what would change and write nothing.")(fn)
-    fn = click.option("--user", "scope", flag_value="user",
-                      help="Wire Dream in for every project of this user (home config).")(fn)
-    fn = click.option("--project", "scope", flag_value="project", default=True,
-                      help="Wire Dream in for the current repository only (default).")(fn)
-    return fn
+def _scope_options(verb: str):
+    """--user / --project / --dry-run, worded for install ('Wire Dream in') or uninstall
+    ('Take Dream out')."""
+    def add(fn):
+        fn = click.option("--dry-run", is_flag=True,
+                          help="Print what would change and write nothing.")(fn)
+        fn = click.option("--user", "scope", flag_value="user",
+                          help=f"{verb} for every project of this user (home config).")(fn)
+        fn = click.option("--project", "scope", flag_value="project", default=True,
+                          help=f"{verb} for the current repository only (default).")(fn)
+        return fn
+    return add
 
 
 def _print_plan(plan, as_json: bool, dry_run: bool) -> None:
@@ -52,14 +56,15 @@ def _print_plan(plan, as_json: bool, dry_run: bool) -> None:
 
 @click.command()
 @click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
-@_scope_options
+@_scope_options("Wire Dream in")
 @json_option
 def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Wire Dream into an agent: MCP server, skills, hooks and the brief.
 
     Claude Code gets the MCP server (.mcp.json or ~/.claude.json), the memory and dream
     skills, and hooks that call 'dream hook' (its SessionStart hook prints the brief). Pi gets
-    the skills and a marked block in AGENTS.md (Pi has no MCP). Codex gets
+    the skills, an extension (.pi/extensions/dream.ts) that calls 'dream hook' and adds the
+    brief to the system prompt, and a marked block in AGENTS.md (Pi has no MCP). Codex gets
     [mcp_servers.dream] in config.toml, hooks in hooks.json, the skills and a marked block
     in AGENTS.md.
     Running it twice changes nothing; 'dream uninstall' restores the files byte for byte.
@@ -73,7 +78,7 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
 
 @click.command()
 @click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
-@_scope_options
+@_scope_options("Take Dream out")
 @json_option
 def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Take Dream out of an agent again, leaving every other setting as it was."""

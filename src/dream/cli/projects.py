@@ -15,9 +15,21 @@ def register(cli: click.Group) -> None:
 @json_option
 @click.pass_context
 def projects(ctx: click.Context, as_json: bool) -> None:
-    """List known project keys with their names, folders and item counts."""
+    """List known project keys with their names, folders and item counts ('dream projects'
+    or 'dream projects list')."""
     if ctx.invoked_subcommand is not None:
         return
+    _list(as_json)
+
+
+@projects.command("list")
+@json_option
+def projects_list(as_json: bool) -> None:
+    """List known project keys with their names, folders and item counts."""
+    _list(as_json)
+
+
+def _list(as_json: bool) -> None:
     from dream.core.projects import list_projects
 
     rows = list_projects(get_app())

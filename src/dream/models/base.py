@@ -83,6 +83,19 @@ def register_provider(name: str, factory: ProviderFactory | str) -> None:
     _REGISTRY[name] = factory
 
 
+def known_provider(spec: str) -> ProviderFactory | str:
+    """The registered factory of ``spec``'s provider; an unknown name is a ModelError (a
+    dry run checks this much without building the provider or reading its key)."""
+    name = (spec or "rules").partition(":")[0]
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise ModelError(
+            f"unknown model provider '{name}'",
+            f"use one of {', '.join(sorted(_REGISTRY))} (for example --model rules)",
+        )
+    return factory
+
+
 def get_provider(spec: str, settings: dict[str, Any] | None = None) -> Provider:
     """Build a provider from a spec such as ``openai:gpt-4o-mini``.
 
@@ -90,12 +103,7 @@ def get_provider(spec: str, settings: dict[str, Any] | None = None) -> Provider:
     names, timeouts); entry points pass it in, providers never read config themselves.
     """
     name, _, arg = (spec or "rules").partition(":")
-    factory = _REGISTRY.get(name)
-    if factory is None:
-        raise ModelError(
-            f"unknown model provider '{name}'",
-            f"use one of {', '.join(sorted(_REGISTRY))} (for example --model rules)",
-        )
+    factory = known_provider(spec)
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         try:

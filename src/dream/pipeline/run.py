@@ -23,7 +23,7 @@ from dream.db import utcnow
 from dream.errors import BadInput, DreamError, ModelError
 from dream.items import Item
 from dream.models import pricing as price_table
-from dream.models.base import Provider, get_provider
+from dream.models.base import Provider, get_provider, known_provider
 from dream.pipeline import commit as git_commit
 from dream.pipeline import spool
 from dream.pipeline.answers import ANSWER_SOURCE, answer_ops
@@ -135,6 +135,7 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
     if opts.apply not in ("auto", "review"):
         raise BadInput(f"unknown --apply '{opts.apply}'", "use auto or review")
     if opts.dry_run:
+        known_provider(opts.model)          # a typo in --model is named, not priced at $0
         return [price_run(conn, scopes, opts, project_key)]
     provider = None if opts.only_ids else _provider(opts)    # a bad --model fails here
     spool.release_stale_claims(conn)

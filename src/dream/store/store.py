@@ -129,10 +129,16 @@ class Store:
         return entry.get("name") if entry else None
 
     def project_key_for_name(self, name: str) -> str | None:
+        """The key of the project named or keyed ``name``; names are made lower case
+        ('M-Claude' becomes 'm-claude'), so a name in another case finds it too when only
+        one project matches that way."""
         for key, entry in self.projects.items():
             if entry.get("name") == name or key == name:
                 return key
-        return None
+        folded = name.casefold()
+        loose = [key for key, entry in self.projects.items()
+                 if str(entry.get("name") or "").casefold() == folded or key.casefold() == folded]
+        return loose[0] if len(loose) == 1 else None
 
     def describe(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "scope": self.scope, "path": str(self.path)}

@@ -1,0 +1,39 @@
+"""Mistakes a newcomer makes get one line that says how to fix them (found by trying Dream
+as a new user would)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import REPO_ROOT
+
+
+def run_cli(*args: str, cwd, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dream", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "src"), **env})
+
+
+def test_a_home_that_is_a_file_is_named_not_crashed_on(repo, tmp_path):
+    home = tmp_path / "homefile"
+    home.write_text("not a folder")
+    for args in (("init",), ("status",), ("search", "x")):
+        proc = run_cli(*args, cwd=repo, DREAM_HOME=str(home))
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "is a file" in proc.stderr
+        assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert home.read_text() == "not a folder"
+
+
+def test_a_dry_run_names_an_unknown_model(dream, repo):
+    dream("init")
+    result = dream("run", "--model", "foo:bar", "--dry-run", ok=False)
+    assert result.exit_code == 1 and "unknown model provider 'foo'" in result.output
+    assert "Nothing was called" in dream("run", "--dry-run").output
+
+
+def test_uninstall_help_says_what_it_does(dream):
+    text = dream("uninstall", "--help").output
+    assert "Take Dream out for the current repository" in text and "Wire Dream in" not in text
