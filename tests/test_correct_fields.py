@@ -69,3 +69,26 @@ def test_kinds_with_named_slots_take_any_field_name() -> None:
         "a todo has no field 'colour'. valid fields: title, status, due, owner."
     with pytest.raises(BadInput, match="not a field name"):
         check("standing", "two words", "x")
+
+
+def test_a_correction_that_changes_nothing_is_not_reported_as_done(dream, repo, dream_home,
+                                                                 tmp_path):
+    """A record whose evidence is dated after now (a clock set wrong where it was said) keeps
+    its field against a correction typed now: that is said, never 'corrected'."""
+    dream("init")
+    stage(tmp_path, "day1", [{"id": "d1", "time": "2099-03-09T18:00:00Z",
+                              "stream": "sms-jordan", "role": "other", "author": "Jordan",
+                              "text": "Dinner at Nobu on Friday at 7pm, booked."}])
+    run_json(dream, "--model", "rules")
+    key = next(k for k in records(dream_home, "events") if k.startswith("dinner-nobu"))
+    result = dream("correct", f"@user/events/{key}", "time", "20:00", ok=False)
+    assert result.exit_code == 1 and "changed nothing" in result.output
+    assert "corrected" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert records(dream_home, "events")[key].get("time") == "19:00"
+
+
+def test_every_note_type_the_offline_provider_writes_can_be_corrected() -> None:
+    from dream.detect.finding import NOTE_KINDS
+
+    for kind in NOTE_KINDS:
+        assert check("note", "type", kind) == ("type", kind)

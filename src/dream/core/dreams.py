@@ -127,7 +127,16 @@ def correct(app: App, address: str, field: str, value: str) -> Correction:
     item_id = record_correction(app.db, scope, relpath, field, value)
     opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])
     done = run_dream(app.db, app.home.notes_path, [scope], opts, key)
-    return Correction(done[-1], item_id, address, field, value, kind)
+    run = done[-1]
+    if run.status == "ok" and not run.commit:
+        # never say "corrected" when the record did not change
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(run.details.dropped.items()))
+        raise BadInput(
+            f"the correction of {field} at {address} changed nothing (run {run.id}"
+            + (f"; dropped: {why}" if why else "") + ")",
+            f"the record may already say this, or a statement dated later than now holds "
+            f"the field: see 'dream show {address}' and its history")
+    return Correction(run, item_id, address, field, value, kind)
 
 
 def decide(app: App, run_id: str, promote: bool) -> Run:

@@ -14,7 +14,8 @@ from datetime import date
 from dream.errors import BadInput
 from dream.kinds.records import EVENT_STATUSES, NOTE_STATUSES, TODO_STATUSES
 
-NOTE_TYPES = ("correction", "directive", "preference", "failure", "fact")
+NOTE_TYPES = ("correction", "directive", "preference", "failure", "fact", "command", "thread",
+              "decision")   # the last three are written by the offline provider too
 QUESTION_STATUSES = ("open", "answered")
 
 # kind -> field -> type: "text", "date" (YYYY-MM-DD), "time" (HH:MM) or a tuple of values
