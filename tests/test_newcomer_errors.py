@@ -37,3 +37,20 @@ def test_a_dry_run_names_an_unknown_model(dream, repo):
 def test_uninstall_help_says_what_it_does(dream):
     text = dream("uninstall", "--help").output
     assert "Take Dream out for the current repository" in text and "Wire Dream in" not in text
+
+
+def test_a_folder_never_initialised_gets_no_dream_and_no_review(dream, repo, dream_home,
+                                                                 tmp_path):
+    dream("init")
+    plain = tmp_path / "plain-folder"
+    plain.mkdir()
+    env = {"DREAM_HOME": str(dream_home)}
+    head_before = subprocess.run(["git", "rev-parse", "HEAD"], cwd=dream_home / "notes",
+                                 capture_output=True, text=True).stdout
+    for args in (("begin",), ("review", "start")):
+        proc = run_cli(*args, cwd=plain, **env)
+        assert proc.returncode == 1 and "dream init" in proc.stderr, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1
+    assert not list((dream_home / "notes").glob(".dream.lock.*"))       # no lock taken
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=dream_home / "notes",
+                          capture_output=True, text=True).stdout == head_before

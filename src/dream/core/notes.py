@@ -40,6 +40,7 @@ def begin(app: App, project: str | None, owner: str, session_id: str | None = No
           ) -> DreamSession:
     """Open a dream over PROJECT (a name or key a store knows) or the current project."""
     current = app.current_project(project)
+    current.require_store()     # a folder no store manages has no memory to dream over
     return DreamSession.begin(app.notes_store(), app.db, current.key, current.name, owner,
                               session_id=session_id)
 

@@ -52,10 +52,16 @@ def resolve_project(app: App, project: str | None = None) -> Project:
     known to a store, or a key that has items in the spool)."""
     app.home.require()
     try:
-        return app.current_project(project)
+        current = app.current_project(project)
     except NotManaged:
         if project is None:
             raise
+    else:
+        if current.store is not None or app.db.execute(
+                "SELECT 1 FROM items WHERE project_key=? LIMIT 1", (current.key,)).fetchone():
+            return current
+        raise NotManaged(f"{current.root or app.cwd} is not initialised and nothing was "
+                         "collected for it", "run 'dream init' here, then 'dream collect'")
     if app.db.execute("SELECT 1 FROM items WHERE project_key=? LIMIT 1", (project,)).fetchone():
         name = project.rsplit("-", 1)[0] if "-" in project else project
         return Project(project, name, None, None)
