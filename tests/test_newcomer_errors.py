@@ -54,3 +54,10 @@ def test_a_folder_never_initialised_gets_no_dream_and_no_review(dream, repo, dre
     assert not list((dream_home / "notes").glob(".dream.lock.*"))       # no lock taken
     assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=dream_home / "notes",
                           capture_output=True, text=True).stdout == head_before
+
+
+def test_an_empty_search_is_a_mistake_in_both_searches(dream, repo):
+    dream("init")
+    for args in (("search", ""), ("search", "  "), ("history", "search", "")):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and "no words" in result.output, args
