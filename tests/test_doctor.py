@@ -206,3 +206,31 @@ def test_doctor_reports_pending_migrations_without_applying_them(dream, repo, dr
     assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == tables_before
     conn.close()
     assert [c for c in checks(dream) if c["name"] == "migrations"][0]["status"] == "ok"
+
+
+def test_doctor_points_at_settings_dream_never_reads(dream, repo, dream_home):
+    dream("init")
+    config = dream_home / "config.toml"
+    config.write_text(config.read_text().replace("[run]\n", "[run]\nbrief_tokenz = 10\n")
+                      + "\n[serch]\nscore_budget = 5\n")
+    found = checks(dream)                              # a warning: nothing fails
+    settings = [c for c in found if c["name"] == "settings"]
+    assert settings and settings[0]["status"] == "warn"
+    assert "[run] brief_tokenz" in settings[0]["message"] and "[serch]" in settings[0]["message"]
+
+
+def test_config_values_are_named_where_they_were_set(dream, repo, dream_home):
+    dream("init")
+    config = dream_home / "config.toml"
+    text = config.read_text()
+    config.write_text(text.replace("pack_tokens = 12000", "pack_tokens = -5"))
+    result = dream("run", ok=False)
+    assert result.exit_code == 1 and "run.pack_tokens in" in result.output
+    assert "DREAM_PACK_TOKENS" not in result.output
+    config.write_text(text.replace('apply = "auto"', 'apply = "sometimes"'))
+    result = dream("run", ok=False)
+    assert result.exit_code == 1 and "run.apply in" in result.output
+    assert "--apply" not in result.output
+    config.write_text(text.replace('default = "rules"', 'default = "rules"\ntimeout = "soon"'))
+    result = dream("run", ok=False)
+    assert result.exit_code == 1 and "timeout must be a number of seconds" in result.output

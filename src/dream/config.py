@@ -26,7 +26,37 @@ TYPED: dict[tuple[str, str], tuple[type | tuple[type, ...], str]] = {
     ("run", "brief_tokens"): (int, "a whole number such as 2000"),
     ("run", "apply"): (str, '"auto" or "review"'),
     ("search", "score_budget"): (int, "a whole number such as 20000"),
+    ("model", "timeout"): ((int, float), "a number of seconds such as 60"),
+    ("model", "max_retries"): (int, "a whole number such as 2"),
 }
+
+
+# the keys Dream reads in each section ([pricing."MODEL"] tables are named by the user);
+# anything else is most likely a typo, which 'dream doctor' points out
+KNOWN: dict[str, frozenset[str] | None] = {
+    "model": frozenset({"default", "openai_base_url", "openai_api_key_env",
+                        "openai_response_format", "anthropic_base_url",
+                        "anthropic_api_key_env", "timeout", "max_retries"}),
+    "run": frozenset({"pack_tokens", "brief_tokens", "apply"}),
+    "collect": frozenset({"me"}),
+    "search": frozenset({"score_budget"}),
+    "automations": frozenset({"context_window", "context_windows", "before_compaction",
+                              "after_pause", "pause_hours"}),
+    "hooks": frozenset({"collect_on", "transcript_dirs"}),
+    "pricing": None,
+    "stores": None,
+}
+
+
+def unknown_settings(data: dict[str, Any]) -> list[str]:
+    """Sections and keys of a parsed config.toml that Dream never reads ('[run] brief_tokenz')."""
+    out = []
+    for section, value in data.items():
+        if section not in KNOWN:
+            out.append(f"[{section}]")
+        elif KNOWN[section] is not None and isinstance(value, dict):
+            out += [f"[{section}] {key}" for key in value if key not in KNOWN[section]]
+    return out
 
 
 def _type_name(value: Any) -> str:

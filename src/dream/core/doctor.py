@@ -24,7 +24,7 @@ from typing import Any
 
 from dream import db, runs
 from dream.app import App
-from dream.config import Config
+from dream.config import Config, unknown_settings
 from dream.errors import DreamError
 from dream.index.sync import indexable
 from dream.notes.dreaming import held_locks, lock_state, read_lock
@@ -214,10 +214,16 @@ def diagnose(app: App) -> list[Check]:
         return [Check("home", str(app.home.root), "fail", "no Dream home here",
                       "run 'dream init' in a repository")]
     try:
-        Config.load(app.home.config_path)
+        config = Config.load(app.home.config_path)
         checks.append(Check("config", str(app.home.config_path), "ok", "config.toml is valid"))
     except DreamError as exc:
         return [Check("config", str(app.home.config_path), "fail", exc.message, exc.hint)]
+    unknown = unknown_settings(config.data)
+    if unknown:
+        checks.append(Check("settings", str(app.home.config_path), "warn",
+                            f"Dream reads no {', '.join(unknown[:5])}"
+                            + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""),
+                            "a typo? the README's configuration table lists every key"))
     checks += check_database(app)
     conn = None
     # the index and run checks read the current schema: not before the migrations apply

@@ -48,14 +48,17 @@ def scope_of(app: App, address: str) -> tuple[Scope, str, str | None]:
 def run_options(app: App, **kw: Any) -> RunOptions:
     """RunOptions from the command's flags, then the environment, then config.toml."""
     cfg = app.config
-    pack = kw.pop("pack_tokens", None) or os.environ.get(PACK_ENV) or cfg.get(
-        "run", "pack_tokens", PACK_TOKENS)
+    flag, env = kw.pop("pack_tokens", None), os.environ.get(PACK_ENV)
+    pack = flag or env or cfg.get("run", "pack_tokens", PACK_TOKENS)
+    # a bad value is named where it was set: the flag, the variable or config.toml
+    where = ("--pack-tokens" if flag else f"{PACK_ENV}" if env else
+             f"run.pack_tokens in {cfg.path}")
     try:
         pack = int(pack)
         if pack < 500:
             raise ValueError(pack)
     except (TypeError, ValueError):
-        raise BadInput(f"{PACK_ENV}={pack!r} is not a number of tokens of at least 500",
+        raise BadInput(f"{where} = {pack!r} is not a number of tokens of at least 500",
                        "set it to e.g. 12000") from None
     model = kw.pop("model", None) or cfg.get("model", "default", "rules")
     brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
@@ -64,7 +67,12 @@ def run_options(app: App, **kw: Any) -> RunOptions:
     except (TypeError, ValueError):
         raise BadInput(f"run.brief_tokens in {cfg.path} must be a whole number",
                        "set it to e.g. 2000") from None
-    apply = kw.pop("apply", None) or cfg.get("run", "apply", "auto")
+    flag_apply = kw.pop("apply", None)
+    apply = flag_apply or cfg.get("run", "apply", "auto")
+    if apply not in ("auto", "review"):
+        where = "--apply" if flag_apply else f"run.apply in {cfg.path}"
+        raise BadInput(f"{where} = {apply!r} is not a way to apply a run",
+                       "use auto or review")
     # a caller with its own provider settings or prices (a benchmark's local server)
     # passes them; everyone else gets config.toml's
     settings = kw.pop("model_settings", None) or dict(cfg.data.get("model", {}))
