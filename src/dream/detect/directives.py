@@ -283,7 +283,8 @@ _LEAD_IN = re.compile(
     r"|(?:quick |friendly |a )?reminder|heads[- ]up)\b"
     r"[\s,.!:;—–-]*"
     r"|(?:you keep forgetting|you forgot(?: again)?|like i said|for the (?:\w+ )?time"
-    r"|wrong again|next time)\b[\s,.!:;—–-]*"
+    r"|wrong again|next time|from now on|from here on(?: out)?|going forward|moving forward"
+    r"|in (?:the )?future)\b[\s,.!:;—–-]*"
     r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
     r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
     r"\b[\s,:;-]*)+",
