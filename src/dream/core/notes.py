@@ -39,6 +39,7 @@ def notes_context(app: App, owner: str = CLI_OWNER, dream: DreamSession | None =
 def begin(app: App, project: str | None, owner: str, session_id: str | None = None
           ) -> DreamSession:
     """Open a dream over PROJECT (a name or key a store knows) or the current project."""
+    app.home.require()
     current = app.current_project(project)
     current.require_store()     # a folder no store manages has no memory to dream over
     return DreamSession.begin(app.notes_store(), app.db, current.key, current.name, owner,
