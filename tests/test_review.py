@@ -199,7 +199,7 @@ def test_update_of_a_note_and_version_conflict(dream, planted, dream_home):
     [update2] = [p for p in again["proposals"] if p["replaces"]]
     dream("review", "accept", update2["slug"])
     body = (notes / "projects/proj/tooling.md").read_text().split("---", 2)[2]
-    assert "use pnpm, not npm" in body and "Use npm to install" not in body
+    assert "use pnpm, not npm" in body.lower() and "Use npm to install" not in body
     assert "The API lives in src/api." in body          # what else the note knew is kept
 
 
