@@ -580,12 +580,11 @@ def _line_mark(writer: _Writer, kind: str, path: Path, st: os.stat_result,
                report: CollectReport) -> watermark.FileMark:
     """The watermark to read a line file from (a fresh one when the file was replaced)."""
     mark = watermark.load(writer.conn, str(path), kind)
-    if watermark.replaced(mark, path, st):
-        report.files_replaced += 1
-        mark = watermark.FileMark(str(path), kind, known=True)
-    elif mark.known and mark.source != kind:
-        # read before as another kind (a wrong --source): read it again, from the start,
-        # as this kind; item ids are stable, so what was kept then is not doubled
+    replaced = watermark.replaced(mark, path, st)
+    report.files_replaced += replaced
+    # a replaced file, or one read before as another kind (a wrong --source), is read again
+    # from the start as this kind; item ids are stable, so what was kept then is not doubled
+    if replaced or (mark.known and mark.source != kind):
         mark = watermark.FileMark(str(path), kind, known=True)
     mark.source = kind
     return mark
