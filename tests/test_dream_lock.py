@@ -192,16 +192,22 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_shutdown_releases_lock_without_final_commit(dream, home, tmp_path, sig):
+def _start_holder(dream, home, tmp_path, *extra: str, **popen) -> subprocess.Popen:
+    """A process holding an open dream over the project, with one note edited in it."""
     name = home["name"]
     dream("notes", "write", f"@projects/{name}/a", "alpha")
     script = tmp_path / "holder.py"
     script.write_text(SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
-                             f"@projects/{name}/a", "foreground"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
+                             f"@projects/{name}/a", *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, **popen)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_shutdown_releases_lock_without_final_commit(dream, home, tmp_path, sig):
+    name = home["name"]
+    proc = _start_holder(dream, home, tmp_path, "foreground")
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         lock = home["notes"] / f".dream.lock.{name}"
@@ -224,14 +230,8 @@ def test_an_ignored_sigint_stays_ignored_and_keeps_the_lock(dream, home, tmp_pat
     """A dream started with SIGINT ignored (a shell's background job) goes on after a
     SIGINT, holding its lock; SIGTERM still releases it."""
     name = home["name"]
-    dream("notes", "write", f"@projects/{name}/a", "alpha")
-    script = tmp_path / "holder.py"
-    script.write_text(SCRIPT)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, str(script), str(home["repo"]), home["key"], name,
-                             f"@projects/{name}/a"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    proc = _start_holder(dream, home, tmp_path,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     lock = home["notes"] / f".dream.lock.{name}"
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
