@@ -15,85 +15,558 @@ from typing import Any
 from dream.kinds.text import MONTHS, WEEKDAYS
 
 ACTIVITIES = [
-    "birthday party", "dinner", "lunch", "breakfast", "brunch", "coffee", "drinks", "meeting",
-    "appointment", "flight", "concert", "movie", "interview", "party", "wedding", "barbecue",
-    "bbq", "picnic", "hike", "trip", "game", "call", "reservation", "booking", "table",
-    "check-up", "checkup", "session", "class", "lesson", "review", "haircut", "service",
-    "night", "club", "tickets", "vaccination", "workshop", "conference", "rehearsal",
-    "practice", "training", "match", "show", "play", "visit", "exam", "tour", "recital",
-    "retro", "standup", "stand-up", "demo", "meetup", "catch-up", "sync",
-    "offsite", "retreat", "climbing", "bouldering", "yoga", "pilates", "swim", "gig",
-    "festival", "exhibition", "opening", "vernissage", "premiere", "screening", "tasting",
-    "ceremony", "funeral", "christening", "graduation", "reunion", "sleepover", "playdate",
-    "surgery", "operation", "scan", "therapy", "physio", "physiotherapy", "massage",
-    "consultation", "holiday", "vacation", "getaway", "viewing", "football", "tennis",
-    "squash", "badminton", "golf", "opera", "ballet", "musical", "quiz", "karaoke",
-    "potluck", "housewarming", "lecture", "seminar", "webinar", "course", "audition",
-    "fitting", "barbecue", "checkup", "cookout", "jour fixe", "examination",
-    "leaving party", "leaving drinks", "long run", "group run", "parkrun", "run club",
-    "bike ride", "board game night", "game night",
+    "birthday party",
+    "dinner",
+    "lunch",
+    "breakfast",
+    "brunch",
+    "coffee",
+    "drinks",
+    "meeting",
+    "appointment",
+    "flight",
+    "concert",
+    "movie",
+    "interview",
+    "party",
+    "wedding",
+    "barbecue",
+    "bbq",
+    "picnic",
+    "hike",
+    "trip",
+    "game",
+    "call",
+    "reservation",
+    "booking",
+    "table",
+    "check-up",
+    "checkup",
+    "session",
+    "class",
+    "lesson",
+    "review",
+    "haircut",
+    "service",
+    "night",
+    "club",
+    "tickets",
+    "vaccination",
+    "workshop",
+    "conference",
+    "rehearsal",
+    "practice",
+    "training",
+    "match",
+    "show",
+    "play",
+    "visit",
+    "exam",
+    "tour",
+    "recital",
+    "retro",
+    "standup",
+    "stand-up",
+    "demo",
+    "meetup",
+    "catch-up",
+    "sync",
+    "offsite",
+    "retreat",
+    "climbing",
+    "bouldering",
+    "yoga",
+    "pilates",
+    "swim",
+    "gig",
+    "festival",
+    "exhibition",
+    "opening",
+    "vernissage",
+    "premiere",
+    "screening",
+    "tasting",
+    "ceremony",
+    "funeral",
+    "christening",
+    "graduation",
+    "reunion",
+    "sleepover",
+    "playdate",
+    "surgery",
+    "operation",
+    "scan",
+    "therapy",
+    "physio",
+    "physiotherapy",
+    "massage",
+    "consultation",
+    "holiday",
+    "vacation",
+    "getaway",
+    "viewing",
+    "football",
+    "tennis",
+    "squash",
+    "badminton",
+    "golf",
+    "opera",
+    "ballet",
+    "musical",
+    "quiz",
+    "karaoke",
+    "potluck",
+    "housewarming",
+    "lecture",
+    "seminar",
+    "webinar",
+    "course",
+    "audition",
+    "fitting",
+    "barbecue",
+    "checkup",
+    "cookout",
+    "jour fixe",
+    "examination",
+    "leaving party",
+    "leaving drinks",
+    "long run",
+    "group run",
+    "parkrun",
+    "run club",
+    "bike ride",
+    "board game night",
+    "game night",
 ]
 # whom an appointment is with: "appointment with the dentist" is a dentist appointment
-PROFESSIONS = {"dentist", "doctor", "gp", "dermatologist", "physio", "physiotherapist",
-               "optician", "vet", "hairdresser", "barber", "therapist", "gynaecologist",
-               "gynecologist", "orthodontist", "osteopath", "midwife", "surgeon", "specialist",
-               "cardiologist", "paediatrician", "pediatrician", "psychologist", "chiropractor",
-               "podiatrist", "dietitian", "nutritionist", "ophthalmologist", "notary",
-               "lawyer", "accountant", "mechanic", "plumber", "electrician"}
+PROFESSIONS = {
+    "dentist",
+    "doctor",
+    "gp",
+    "dermatologist",
+    "physio",
+    "physiotherapist",
+    "optician",
+    "vet",
+    "hairdresser",
+    "barber",
+    "therapist",
+    "gynaecologist",
+    "gynecologist",
+    "orthodontist",
+    "osteopath",
+    "midwife",
+    "surgeon",
+    "specialist",
+    "cardiologist",
+    "paediatrician",
+    "pediatrician",
+    "psychologist",
+    "chiropractor",
+    "podiatrist",
+    "dietitian",
+    "nutritionist",
+    "ophthalmologist",
+    "notary",
+    "lawyer",
+    "accountant",
+    "mechanic",
+    "plumber",
+    "electrician",
+}
 _PROFESSION_RE = re.compile(r"\b(" + "|".join(sorted(PROFESSIONS)) + r")(?:'s)?\b", re.I)
 # activities of more than one word, read before single words ("jour fixe")
 _PHRASE_ACTS = [a for a in ACTIVITIES if " " in a and a.split()[0] not in ("birthday",)]
 # a table that is a booking: "a table for 6", "got us a table at", "booked a table"
-TABLE_BOOKED = re.compile(r"\btables? (?:for|at|is|was|has|now)\b|\b(?:book(?:ed)?|reserv(?:e|ed)|"
-                          r"got|get|have|grab(?:bed)?)\b[^.!?]{0,12}\btable\b", re.I)
+TABLE_BOOKED = re.compile(
+    r"\btables? (?:for|at|is|was|has|now)\b|\b(?:book(?:ed)?|reserv(?:e|ed)|"
+    r"got|get|have|grab(?:bed)?)\b[^.!?]{0,12}\btable\b",
+    re.I,
+)
 _ACT_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in ACTIVITIES) + r")s?\b", re.I)
 BOOKING_WORDS = {"reservation", "booking", "table"}
 # heads that name an event only with a word in front ("car service", "game night")
-NEEDS_MODIFIER = {"service", "night", "club", "show", "play", "match", "review", "session",
-                   "class", "tour", "practice", "training", "visit", "lesson"}
+NEEDS_MODIFIER = {
+    "service",
+    "night",
+    "club",
+    "show",
+    "play",
+    "match",
+    "review",
+    "session",
+    "class",
+    "tour",
+    "practice",
+    "training",
+    "visit",
+    "lesson",
+}
 GENERIC = BOOKING_WORDS | {"appointment", "plan", "tickets"}
 # words that cannot be the first part of a compound activity ("budget review", "team lunch")
-_NOT_MODIFIER = {
-    "a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that", "these",
-    "those", "next", "last", "new", "first", "same", "other", "another", "any", "some", "no",
-    "of", "to", "for", "at", "on", "in", "with", "by", "from", "and", "or", "but", "is", "are",
-    "was", "were", "be", "been", "have", "has", "had", "having", "go", "going", "went", "do",
-    "doing", "did", "get", "getting", "got", "make", "making", "made", "book", "booked",
-    "booking", "cancel", "cancelled", "canceled", "moved", "move", "confirmed", "confirm",
-    "reminder", "invitation", "update", "re", "fwd", "i", "we", "you", "they", "he", "she",
-    "it", "me", "us", "them", "what", "when", "where", "which", "who", "how", "about", "after",
-    # more articles and possessives ("meinen Friseurtermin"; the common ones are below)
-    "meinen", "meinem", "meiner", "unserem", "des", "einem", "einer", "mes", "mis", "uno",
-    "before", "big", "small", "quick", "nice", "great", "good", "fun", "today",
-    "tonight", "tomorrow", "yesterday", "weekly", "daily", "usual", "regular", "planned",
-    "upcoming", "attend", "attending", "join", "joining", "skip", "miss", "enjoy", "enjoyed",
-    "tickets", "ticket", "dear", "hi", "hello", "hey", "yes", "ok", "okay", "so",
-    "all", "also", "just", "still", "then", "up", "out", "one", "two", "late", "early",
-    "morning", "evening", "afternoon", "please", "can", "could", "will", "would", "should",
-    "must", "let", "lets", "let's", "not", "don't", "didn't", "won't", "can't", "really",
-    "very", "whole", "entire", "annual", "yearly", "monthly", "each", "every", "free",
-    # words that judge an event rather than name its kind ("an awesome night")
-    "awesome", "amazing", "wonderful", "lovely", "fantastic", "incredible", "special",
-    "perfect", "beautiful", "crazy", "wild", "relaxing", "long", "short", "busy", "quiet",
-    "favorite", "favourite", "fave", "best", "worst", "cool", "epic", "huge", "little", "real",
-    "different", "similar", "own", "kind", "sort", "memorable", "unforgettable", "fun-filled",
-    "successful", "exciting", "boring", "final", "last-minute", "such", "more", "most",
-    "love", "loved", "like", "liked", "hate", "want", "wanted", "need", "needed", "try",
-    "tried", "see", "saw", "seen", "watch", "watched", "host", "hosted", "hosting", "organise",
-    "organize", "organised", "organized", "plan", "set", "schedule", "scheduled",
-    "second", "third", "fourth", "fifth", "sixth", "bought", "took", "playing", "watching", "taking", "missing", "skipping", "enjoying",
-    "loving", "trying", "mind", "lost", "won", "left", "kept", "felt", "thought",
-    # articles and possessives of German, French and Spanish ("der Termin", "la cena")
-    "der", "die", "das", "den", "dem", "ein", "eine", "einen", "mein", "meine", "unser",
-    "le", "la", "les", "un", "une", "mon", "ma", "notre", "el", "los", "las", "una", "mi",
-    "nuestra", "nuestro", "del", "au", "al", "zum", "zur", "beim",
-    # and their other little words ("votre rendez-vous", "tengo cita", "Lust auf Abendessen")
-    "votre", "vos", "ton", "ta", "tes", "son", "sa", "ses", "leur", "nos", "cette", "ce",
-    "pour", "avec", "chez", "tengo", "tienes", "tiene", "tenemos", "su", "sus", "tu", "tus",
-    "este", "esta", "ese", "esa", "para", "con", "ihr", "ihre", "ihren", "ihrem", "dein",
-    "deine", "deinen", "unsere", "unseren", "euer", "eure", "ist", "hab", "habe", "haben",
-    "hat", "wird", "wurde", "für", "auf", "lust", "mit", "bei", "nach", "vom",
-} | set(WEEKDAYS) | set(MONTHS)
+_NOT_MODIFIER = (
+    {
+        "a",
+        "an",
+        "the",
+        "my",
+        "your",
+        "our",
+        "his",
+        "her",
+        "their",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "next",
+        "last",
+        "new",
+        "first",
+        "same",
+        "other",
+        "another",
+        "any",
+        "some",
+        "no",
+        "of",
+        "to",
+        "for",
+        "at",
+        "on",
+        "in",
+        "with",
+        "by",
+        "from",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "having",
+        "go",
+        "going",
+        "went",
+        "do",
+        "doing",
+        "did",
+        "get",
+        "getting",
+        "got",
+        "make",
+        "making",
+        "made",
+        "book",
+        "booked",
+        "booking",
+        "cancel",
+        "cancelled",
+        "canceled",
+        "moved",
+        "move",
+        "confirmed",
+        "confirm",
+        "reminder",
+        "invitation",
+        "update",
+        "re",
+        "fwd",
+        "i",
+        "we",
+        "you",
+        "they",
+        "he",
+        "she",
+        "it",
+        "me",
+        "us",
+        "them",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "how",
+        "about",
+        "after",
+        # more articles and possessives ("meinen Friseurtermin"; the common ones are below)
+        "meinen",
+        "meinem",
+        "meiner",
+        "unserem",
+        "des",
+        "einem",
+        "einer",
+        "mes",
+        "mis",
+        "uno",
+        "before",
+        "big",
+        "small",
+        "quick",
+        "nice",
+        "great",
+        "good",
+        "fun",
+        "today",
+        "tonight",
+        "tomorrow",
+        "yesterday",
+        "weekly",
+        "daily",
+        "usual",
+        "regular",
+        "planned",
+        "upcoming",
+        "attend",
+        "attending",
+        "join",
+        "joining",
+        "skip",
+        "miss",
+        "enjoy",
+        "enjoyed",
+        "tickets",
+        "ticket",
+        "dear",
+        "hi",
+        "hello",
+        "hey",
+        "yes",
+        "ok",
+        "okay",
+        "so",
+        "all",
+        "also",
+        "just",
+        "still",
+        "then",
+        "up",
+        "out",
+        "one",
+        "two",
+        "late",
+        "early",
+        "morning",
+        "evening",
+        "afternoon",
+        "please",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "must",
+        "let",
+        "lets",
+        "let's",
+        "not",
+        "don't",
+        "didn't",
+        "won't",
+        "can't",
+        "really",
+        "very",
+        "whole",
+        "entire",
+        "annual",
+        "yearly",
+        "monthly",
+        "each",
+        "every",
+        "free",
+        # words that judge an event rather than name its kind ("an awesome night")
+        "awesome",
+        "amazing",
+        "wonderful",
+        "lovely",
+        "fantastic",
+        "incredible",
+        "special",
+        "perfect",
+        "beautiful",
+        "crazy",
+        "wild",
+        "relaxing",
+        "long",
+        "short",
+        "busy",
+        "quiet",
+        "favorite",
+        "favourite",
+        "fave",
+        "best",
+        "worst",
+        "cool",
+        "epic",
+        "huge",
+        "little",
+        "real",
+        "different",
+        "similar",
+        "own",
+        "kind",
+        "sort",
+        "memorable",
+        "unforgettable",
+        "fun-filled",
+        "successful",
+        "exciting",
+        "boring",
+        "final",
+        "last-minute",
+        "such",
+        "more",
+        "most",
+        "love",
+        "loved",
+        "like",
+        "liked",
+        "hate",
+        "want",
+        "wanted",
+        "need",
+        "needed",
+        "try",
+        "tried",
+        "see",
+        "saw",
+        "seen",
+        "watch",
+        "watched",
+        "host",
+        "hosted",
+        "hosting",
+        "organise",
+        "organize",
+        "organised",
+        "organized",
+        "plan",
+        "set",
+        "schedule",
+        "scheduled",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "bought",
+        "took",
+        "playing",
+        "watching",
+        "taking",
+        "missing",
+        "skipping",
+        "enjoying",
+        "loving",
+        "trying",
+        "mind",
+        "lost",
+        "won",
+        "left",
+        "kept",
+        "felt",
+        "thought",
+        # articles and possessives of German, French and Spanish ("der Termin", "la cena")
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "ein",
+        "eine",
+        "einen",
+        "mein",
+        "meine",
+        "unser",
+        "le",
+        "la",
+        "les",
+        "un",
+        "une",
+        "mon",
+        "ma",
+        "notre",
+        "el",
+        "los",
+        "las",
+        "una",
+        "mi",
+        "nuestra",
+        "nuestro",
+        "del",
+        "au",
+        "al",
+        "zum",
+        "zur",
+        "beim",
+        # and their other little words ("votre rendez-vous", "tengo cita", "Lust auf Abendessen")
+        "votre",
+        "vos",
+        "ton",
+        "ta",
+        "tes",
+        "son",
+        "sa",
+        "ses",
+        "leur",
+        "nos",
+        "cette",
+        "ce",
+        "pour",
+        "avec",
+        "chez",
+        "tengo",
+        "tienes",
+        "tiene",
+        "tenemos",
+        "su",
+        "sus",
+        "tu",
+        "tus",
+        "este",
+        "esta",
+        "ese",
+        "esa",
+        "para",
+        "con",
+        "ihr",
+        "ihre",
+        "ihren",
+        "ihrem",
+        "dein",
+        "deine",
+        "deinen",
+        "unsere",
+        "unseren",
+        "euer",
+        "eure",
+        "ist",
+        "hab",
+        "habe",
+        "haben",
+        "hat",
+        "wird",
+        "wurde",
+        "für",
+        "auf",
+        "lust",
+        "mit",
+        "bei",
+        "nach",
+        "vom",
+    }
+    | set(WEEKDAYS)
+    | set(MONTHS)
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -102,7 +575,7 @@ def _head(word: str) -> str | None:
     if w in ACTIVITIES:
         return w
     if w.endswith("s") and w[:-1] in ACTIVITIES and w[:-1] not in NEEDS_MODIFIER:
-        return w[:-1]       # "dance classes", "movie nights": a habit, not one event
+        return w[:-1]  # "dance classes", "movie nights": a habit, not one event
     return None
 
 
@@ -118,30 +591,42 @@ def activity_of(clause: str) -> str | None:
     found: list[str] = []
     for i, m in enumerate(words):
         head = _head(m[0])
-        if head is None or (head == "call" and re.match(r"\s+(?:it |this |that |the \w+ )?off\b",
-                                                        clause[m.end():], re.I)):
+        if head is None or (
+            head == "call"
+            and re.match(r"\s+(?:it |this |that |the \w+ )?off\b", clause[m.end() :], re.I)
+        ):
             continue
         if head == "table" and not TABLE_BOOKED.search(clause):
-            continue        # "can someone bring a folding table?": furniture, no booking
+            continue  # "can someone bring a folding table?": furniture, no booking
         nxt = words[i + 1] if i + 1 < len(words) else None
         nxt_word = nxt[0].lower() if nxt is not None else ""
-        if nxt is not None and clause[m.end():nxt.start()].strip() == "" and (
-                (_head(nxt_word) and _head(nxt_word) not in GENERIC) or
-                nxt_word.rstrip("s") in NEEDS_MODIFIER):
-            continue        # "game" in "game night": the later noun is the head
+        if (
+            nxt is not None
+            and clause[m.end() : nxt.start()].strip() == ""
+            and (
+                (_head(nxt_word) and _head(nxt_word) not in GENERIC)
+                or nxt_word.rstrip("s") in NEEDS_MODIFIER
+            )
+        ):
+            continue  # "game" in "game night": the later noun is the head
         mods: list[str] = []
         j, end = i - 1, m.start()
         while j >= 0 and len(mods) < 2:
             w = words[j]
-            gap = clause[w.end():end]
+            gap = clause[w.end() : end]
             lw = w[0].lower()
-            verb_ok = lw == "book" and head in NEEDS_MODIFIER and not mods    # "book club"
-            if gap.strip() != "" or (lw in _NOT_MODIFIER and not verb_ok) or "'" in lw or \
-                    len(lw) < 3 or lw.endswith("ed"):       # "booked", "missed": verbs
+            verb_ok = lw == "book" and head in NEEDS_MODIFIER and not mods  # "book club"
+            if (
+                gap.strip() != ""
+                or (lw in _NOT_MODIFIER and not verb_ok)
+                or "'" in lw
+                or len(lw) < 3
+                or lw.endswith("ed")
+            ):  # "booked", "missed": verbs
                 break
-            before = clause[:w.start()].rstrip()
+            before = clause[: w.start()].rstrip()
             if w[0][0].isupper() and before and before[-1] not in ".!?:;,(\"'":
-                break       # a name in front ("Jordan dinner") is a participant, not a kind
+                break  # a name in front ("Jordan dinner") is a participant, not a kind
             mods.insert(0, lw)
             end, j = w.start(), j - 1
         if head in NEEDS_MODIFIER and not mods:
@@ -153,13 +638,13 @@ def activity_of(clause: str) -> str | None:
     chosen = (specific or found)[0]
     if chosen == "appointment":
         who = _PROFESSION_RE.search(clause)
-        if who:     # "an appointment with the dermatologist", "dentist appointment"
+        if who:  # "an appointment with the dermatologist", "dentist appointment"
             return f"{who[1].lower()} appointment"
     return chosen
 
 
 def same_activity(a: str | None, b: str | None) -> bool:
-    """"team lunch" and "lunch" are one activity; "birthday party" and "birthday lunch" not."""
+    """ "team lunch" and "lunch" are one activity; "birthday party" and "birthday lunch" not."""
     if not a or not b:
         return False
     a, b = _same_head(a), _same_head(b)
@@ -170,124 +655,191 @@ _HEADS = {"lesson": "class", "course": "class", "checkup": "check-up", "bbq": "b
 
 
 def _same_head(activity: str) -> str:
-    """"yoga lesson" and "yoga class" name one kind of event."""
+    """ "yoga lesson" and "yoga class" name one kind of event."""
     words = activity.split()
     return " ".join([*words[:-1], _HEADS.get(words[-1], words[-1])])
-CANCEL = re.compile(r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
-                     r"not happening|postpone[ds]?|will not take place|won'?t take place|"
-                     r"is off\b|fell through|didn'?t work out|no longer (?:possible|available|"
-                     r"operates?)|will no longer operate|scrap(?:ped|ping)?)\b",
-                     re.I)
+
+
+CANCEL = re.compile(
+    r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
+    r"not happening|postpone[ds]?|will not take place|won'?t take place|"
+    r"is off\b|fell through|didn'?t work out|no longer (?:possible|available|"
+    r"operates?)|will no longer operate|scrap(?:ped|ping)?)\b",
+    re.I,
+)
 # "reply C to cancel", "we may have to cancel": not a cancellation (yet)
-CANCEL_NOT = re.compile(r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
-                         r"\bto cancel\b|\b(?:(?<!\d\s)may(?!\s+\d)|might|could|if|whether|in case)\b"
-                         r"[^.!?]{0,20}"
-                         r"\bcancel", re.I)
-CONFIRM = re.compile(r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
-                      r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
-                      r"locked in|all set|got (?:us )?a table|made a reservation|"
-                      r"i'?ll be (?:there|at)\b|(?:yes|yeah|yep|ooh)[,!]? i'?m there\b|"
-                      r"(?:is|that'?s) perfect|accepted\b|"
-                      r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar|"
-                      r"wouldn'?t miss it|won'?t miss it|we'?re in\b|count us in|i'?m down\b|"
-                      r"i'?m up for|up for it|i'?m game\b|(?:is|are|sounds) fine\b|suits (?:me|us)|"
-                      r"(?:that|this|it|\w+day|\d(?:am|pm)|\d:\d\d) works\b|"
-                      r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
-                      r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
-                      r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
-                      r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w)|"
-                      r"can'?t wait\b|^\W*(?:\w+day|tonight|tomorrow) it is\b)|"
-                      # a whole reply that is a yes ("👍 yes!", "Yes, perfect!")
-                      r"^\W*(?:yes+|yay|yep|yeah|absolutely|definitely|of course|obviously|"
-                      r"for sure|oui|sí|ja|klar|"
-                      r"claro)\W*$|^\W*(?:(?:yes|yep|yeah|sure|ok|okay|oui|sí|ja)\W+)?(?:perfect|"
-                      r"great|lovely|awesome|brilliant|super|excellent|wonderful)\W*$", re.I)
-DECLINE = re.compile(r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
-                      r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
-                      r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
-                      r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
-                      re.I)
+CANCEL_NOT = re.compile(
+    r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
+    r"\bto cancel\b|\b(?:(?<!\d\s)may(?!\s+\d)|might|could|if|whether|in case)\b"
+    r"[^.!?]{0,20}"
+    r"\bcancel",
+    re.I,
+)
+CONFIRM = re.compile(
+    r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
+    r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
+    r"locked in|all set|got (?:us )?a table|made a reservation|"
+    r"i'?ll be (?:there|at)\b|(?:yes|yeah|yep|ooh)[,!]? i'?m there\b|"
+    r"(?:is|that'?s) perfect|accepted\b|"
+    r"(?:put|add)\b[^.!?]{0,60}\b(?:in|to|into|on) my calendar|"
+    r"wouldn'?t miss it|won'?t miss it|we'?re in\b|count us in|i'?m down\b|"
+    r"i'?m up for|up for it|i'?m game\b|(?:is|are|sounds) fine\b|suits (?:me|us)|"
+    r"(?:that|this|it|\w+day|\d(?:am|pm)|\d:\d\d) works\b|"
+    r"we'?ll be there|see you (?:tomorrow|tonight|soon|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|got (?:them|the tickets|"
+    r"tickets|us tickets)|bought (?:the |our |two |2 )?tickets|"
+    r"(?:in|on) (?:the|my) (?:calendar|diary)|^(?:deal|in)\b(?!\s+\w+\s+\w)|"
+    r"can'?t wait\b|^\W*(?:\w+day|tonight|tomorrow) it is\b)|"
+    # a whole reply that is a yes ("👍 yes!", "Yes, perfect!")
+    r"^\W*(?:yes+|yay|yep|yeah|absolutely|definitely|of course|obviously|"
+    r"for sure|oui|sí|ja|klar|"
+    r"claro)\W*$|^\W*(?:(?:yes|yep|yeah|sure|ok|okay|oui|sí|ja)\W+)?(?:perfect|"
+    r"great|lovely|awesome|brilliant|super|excellent|wonderful)\W*$",
+    re.I,
+)
+DECLINE = re.compile(
+    r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
+    r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
+    r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
+    r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
+    re.I,
+)
 # a proposal or a question, not an announcement of something fixed
-TENTATIVE = re.compile(r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
-                        r"want to|wanna|let'?s|might|(?<!\d\s)may(?!\s+\d)|if|any chance|are you|"
-                        r"do you|thinking of|planning to|hoping to|would you)\b", re.I)
+TENTATIVE = re.compile(
+    r"\?\s*$|\b(?:should|could|would|shall|maybe|perhaps|how about|what about|"
+    r"want to|wanna|let'?s|might|(?<!\d\s)may(?!\s+\d)|if|any chance|are you|"
+    r"do you|thinking of|planning to|hoping to|would you)\b",
+    re.I,
+)
 FULL_DATE = re.compile(
     r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|(?:jan|feb|mar|apr|may|jun|jul|aug|"
     r"sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b)|\b20\d\d-\d\d-\d\d\b|"
     r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-    r"\.?,?\s+20\d\d\b", re.I)
-TICKETS_FOR = re.compile(r"\b(?i:tickets?)\s*(?:(?i:for|to)|:)\s*(?:(?i:the)\s+)?"
-                          r"([A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,4})")
-PAST = re.compile(r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (?:week|month|"
-                   r"year|weekend|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
-                   r"sunday)|used to|i'?ve been|we'?ve been)\b", re.I)
-FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
-                     r"plan(?:ning)? to|can'?t wait|looking forward)\b", re.I)
+    r"\.?,?\s+20\d\d\b",
+    re.I,
+)
+TICKETS_FOR = re.compile(
+    r"\b(?i:tickets?)\s*(?:(?i:for|to)|:)\s*(?:(?i:the)\s+)?"
+    r"([A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,4})"
+)
+PAST = re.compile(
+    r"\b(?:went|was|were|had|did|took|saw|got|ago|yesterday|last (?:week|month|"
+    r"year|weekend|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)|used to|i'?ve been|we'?ve been)\b",
+    re.I,
+)
+FUTURE = re.compile(
+    r"\b(?:will|'ll|going to|gonna|tomorrow|tonight|next|upcoming|soon|"
+    r"plan(?:ning)? to|can'?t wait|looking forward)\b",
+    re.I,
+)
 # slots offered to choose from ("we can offer Thursday at 17:30 or Friday at 8:30"): the
 # plan's day is the one taken, not the ones offered
-_DAYS = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|"
-         r"donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|"
-         r"dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo")
-OFFER = re.compile(r"\b(?:could offer|can offer|we can do|i can do|could do|can also do|"
-                   r"proposer|vous proposer|anbieten|ofrecer|ofrecerle|ofrecerte|"
-                   r"let me know which)\b|\b(?:or|ou|oder|o)\s+(?:the\s+|le\s+|el\s+|den\s+|"
-                   r"am\s+)?(?:following\s+)?(?:" + _DAYS + r"|\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:am|pm|"
-                   r"uhr)\b|\d{1,2}\.?\s+(?:of\s+|de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
-                   r"oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juin|juil|août|sept|déc|ene|abr|"
-                   r"ago|dic)\w*)", re.I)
+_DAYS = (
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|"
+    r"donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|"
+    r"dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo"
+)
+OFFER = re.compile(
+    r"\b(?:could offer|can offer|we can do|i can do|could do|can also do|"
+    r"proposer|vous proposer|anbieten|ofrecer|ofrecerle|ofrecerte|"
+    r"let me know which)\b|\b(?:or|ou|oder|o)\s+(?:the\s+|le\s+|el\s+|den\s+|"
+    r"am\s+)?(?:following\s+)?(?:" + _DAYS + r"|\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:am|pm|"
+    r"uhr)\b|\d{1,2}\.?\s+(?:of\s+|de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juin|juil|août|sept|déc|ene|abr|"
+    r"ago|dic)\w*)",
+    re.I,
+)
 # a clause that says something is not so ("I can't make 7", "ich schaff es nicht")
-NEGATED = re.compile(r"\b(?:not|never|nicht|kein(?:e|en)?|pas|jamais|no|nunca|cant|dont|wont|"
-                     r"didnt|doesnt|isnt|arent|wasnt|couldnt|havent)\b|\w+n['’]t\b", re.I)
+NEGATED = re.compile(
+    r"\b(?:not|never|nicht|kein(?:e|en)?|pas|jamais|no|nunca|cant|dont|wont|"
+    r"didnt|doesnt|isnt|arent|wasnt|couldnt|havent)\b|\w+n['’]t\b",
+    re.I,
+)
 # negations that say nothing is off: "can't wait", "no worries"
-_BENIGN = re.compile(r"\b(?:can'?t wait|cannot wait|no worries|no problem|not bad|no pasa nada|"
-                     r"pas de souci|pas de problème|kein problem|nicht schlecht)\b", re.I)
+_BENIGN = re.compile(
+    r"\b(?:can'?t wait|cannot wait|no worries|no problem|not bad|no pasa nada|"
+    r"pas de souci|pas de problème|kein problem|nicht schlecht)\b",
+    re.I,
+)
 
 
 def negated(clause: str) -> bool:
     """Whether the clause says something is not so ("I can't make 7")."""
     return bool(NEGATED.search(_BENIGN.sub(" ", clause)))
+
+
 # a short yes to a question ("sure", "ok", "klar", "vale", "d'accord")
-ACCEPTED = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|yeah|fine|of course|no problem|klar|ja|gerne|"
-                      r"passt|vale|sí|claro|oui|d'accord|ok(?:ay)?)\b", re.I)
+ACCEPTED = re.compile(
+    r"^\W*(?:sure|ok(?:ay)?|yes|yep|yeah|fine|of course|no problem|klar|ja|gerne|"
+    r"passt|vale|sí|claro|oui|d'accord|ok(?:ay)?)\b",
+    re.I,
+)
 # a question asking for a change ("could we move it to 14:00?", "how about Sunday?")
-ASK_CHANGE = re.compile(r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
-                         r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b|"
-                         r"\b(?:können|könnten) wir\b|\bon peut\b|\bpourrait-on\b|"
-                         r"\bon pourrait\b|\bpodemos\b|\bpodríamos\b|^\W*(?:mejor|plutôt|lieber|"
-                         r"rather|instead)\b", re.I)
-_VENUE_NOUNS = (r"room|studio|court|hall|gate|platform|terminal|track|field|floor|building|"
-                r"office|suite|stage|pitch|lane")
+ASK_CHANGE = re.compile(
+    r"^(?:\w+,\s+)?(?:could|can|shall|should|may) (?:we|you|i)\b|"
+    r"\b(?:how|what) about\b|\bis it possible\b|\bwould\b.*\bwork\b|"
+    r"\b(?:können|könnten) wir\b|\bon peut\b|\bpourrait-on\b|"
+    r"\bon pourrait\b|\bpodemos\b|\bpodríamos\b|^\W*(?:mejor|plutôt|lieber|"
+    r"rather|instead)\b",
+    re.I,
+)
+_VENUE_NOUNS = (
+    r"room|studio|court|hall|gate|platform|terminal|track|field|floor|building|"
+    r"office|suite|stage|pitch|lane"
+)
 # "room Kepler", "studio Lotus" -> the name; "court 5", "gate B12" -> the whole
-_VENUE = re.compile(r"\b(?i:(" + _VENUE_NOUNS + r"))\s+(?:([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)?)|"
-                    r"(\d+[A-Z]?|[A-Z]\d+))\b")
-_PLACE_KINDS = (r"trailhead|station|airport|park|entrance|library|museum|stadium|cafe|café|"
-                r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
-                r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
-                r"center|arena|club|office|school")
-PLACE = re.compile(r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to|make it|"
-                   r"change it to)[\s:]+"
-                    r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
-                    r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
-                    r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)")
+_VENUE = re.compile(
+    r"\b(?i:(" + _VENUE_NOUNS + r"))\s+(?:([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)?)|"
+    r"(\d+[A-Z]?|[A-Z]\d+))\b"
+)
+_PLACE_KINDS = (
+    r"trailhead|station|airport|park|entrance|library|museum|stadium|cafe|café|"
+    r"hotel|restaurant|gym|campus|church|square|beach|bar|pub|clinic|hospital|"
+    r"market|theatre|theater|cinema|pool|lake|bridge|tower|garden|gardens|centre|"
+    r"center|arena|club|office|school"
+)
+PLACE = re.compile(
+    r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to|make it|"
+    r"change it to)[\s:]+"
+    r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
+    r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
+    r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)"
+)
 # "Lisbon is booked": the place booked; "Honest Burgers in Soho": the venue, not the area
-BOOKED_PLACE = re.compile(r"\b([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3})\s+(?:is|are)\s+"
-                          r"(?:booked|reserved|confirmed)\b")
-VENUE_IN = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'&-]+(?:\s+(?:[A-Z][\w'&-]+|de|da|del|la|"
-                      r"le|du))*\s+[A-Z][\w'&-]+|[A-Z][\w'&-]{3,})\s+(?:in|on)\s+([A-Z][\w'-]+)")
+BOOKED_PLACE = re.compile(
+    r"\b([A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3})\s+(?:is|are)\s+"
+    r"(?:booked|reserved|confirmed)\b"
+)
+VENUE_IN = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'&-]+(?:\s+(?:[A-Z][\w'&-]+|de|da|del|la|"
+    r"le|du))*\s+[A-Z][\w'&-]+|[A-Z][\w'&-]{3,})\s+(?:in|on)\s+([A-Z][\w'-]+)"
+)
 # a street and number with no other place named: "Lindenweg 12", "Calle Mayor 5"
-ADDRESS = re.compile(r"\b((?:[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|"
-                     r"ring|damm|ufer))|(?:[Cc]alle|[Rr]ue|[Aa]venida|[Pp]laza|[Pp]aseo)\s+"
-                     r"(?:de\s+(?:la\s+)?|des\s+|du\s+)?[A-Z][\w'-]+)\s+\d{1,4}[a-z]?\b")
-CLAUSE_RE = re.compile(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
-                        r"he|she|you)\b)", re.I)
-_REPLACE = re.compile(r"\b(instead|new booking|new reservation|new appointment|rebooked|"
-                      r"switched to|moved (?:it )?to)\b", re.I)
+ADDRESS = re.compile(
+    r"\b((?:[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|"
+    r"ring|damm|ufer))|(?:[Cc]alle|[Rr]ue|[Aa]venida|[Pp]laza|[Pp]aseo)\s+"
+    r"(?:de\s+(?:la\s+)?|des\s+|du\s+)?[A-Z][\w'-]+)\s+\d{1,4}[a-z]?\b"
+)
+CLAUSE_RE = re.compile(
+    r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
+    r"he|she|you)\b)",
+    re.I,
+)
+_REPLACE = re.compile(
+    r"\b(instead|new booking|new reservation|new appointment|rebooked|"
+    r"switched to|moved (?:it )?to)\b",
+    re.I,
+)
 # a change of an existing plan: "now at 10", "pushed to Friday", "moved to 14:00"
-MOVE = re.compile(r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
-                  r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
-                  r"(?: back| forward| it| the \w+)? (?:to|until|till|for|by)|new (?:time|date|"
-                  r"start)|instead|starts? later|starts? earlier)\b", re.I)
+MOVE = re.compile(
+    r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
+    r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
+    r"(?: back| forward| it| the \w+)? (?:to|until|till|for|by)|new (?:time|date|"
+    r"start)|instead|starts? later|starts? earlier)\b",
+    re.I,
+)
 # not a plan: deadlines, to-dos, reminders, expiry dates, deliveries, sales, bills
 NOT_PLAN = re.compile(
     r"\b(?:deadline|due (?:date|by|on|at)|is due|are due|expir(?:es|ed|y|ation)|valid (?:until|"
@@ -300,65 +852,105 @@ NOT_PLAN = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening)|"
     r"jeden (?:tag|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
     r"tous les (?:jours|lundis|mardis|mercredis|jeudis|vendredis|samedis|dimanches)|"
-    r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b", re.I)
+    r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b",
+    re.I,
+)
 # a clause that refers to the plan being talked about ("see you then", "it's at 8 now")
-REFER = re.compile(r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|sure|sounds|"
-                   r"i'?ll book|i'?m booking|"
-                   r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
-                   r"passt|genau)\b", re.I)
+REFER = re.compile(
+    r"\b(?:it|that|this|then|there|same|see you|works|ok(?:ay)?|sure|sounds|"
+    r"i'?ll book|i'?m booking|"
+    r"deal|perfect|great|yes|yep|yeah|let'?s|we|us|ja|oui|sí|vale|d'accord|"
+    r"passt|genau)\b",
+    re.I,
+)
 # a booking made under a name: the name is not a participant
-BOOKING_NAME = re.compile(r"\b(?:under(?: the name(?: of)?)?|in the name of|name(?: on (?:the )?"
-                          r"booking)?:?|auf den namen|au nom de|a nombre de)\s+[\"“']?"
-                          r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
+BOOKING_NAME = re.compile(
+    r"\b(?:under(?: the name(?: of)?)?|in the name of|name(?: on (?:the )?"
+    r"booking)?:?|auf den namen|au nom de|a nombre de)\s+[\"“']?"
+    r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+)
 REBOOK = re.compile(r"\b(new (?:booking|reservation|appointment|date)|rebook(?:ed)?)\b", re.I)
 
 
 # someone else's appointment: "Oma's dentist is at 10:30", "Opa hat morgen einen Termin
 # beim Zahnarzt", "Mia has her swimming lesson": theirs, not a plan of the user's
-_THEIRS = (r"(?:appointment|dentist|doctor|check-?up|lesson|class|exam|examination|interview|"
-           r"haircut|surgery|operation|vaccination|therapy|physio\w*|training|practice|recital|"
-           r"dermatologist|consultation|scan)")
-THIRD_PARTY = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]+(?:'s|’s|s')\s+(?:\w+\s+){0,2}" + _THEIRS + r"\b|"
-                         r"\b[A-ZÄÖÜ][a-zäöüß]+ (?:has|hat|a|tiene)\s+(?:\w+\s+){0,6}?" + _THEIRS +
-                         r"\b")
+_THEIRS = (
+    r"(?:appointment|dentist|doctor|check-?up|lesson|class|exam|examination|interview|"
+    r"haircut|surgery|operation|vaccination|therapy|physio\w*|training|practice|recital|"
+    r"dermatologist|consultation|scan)"
+)
+THIRD_PARTY = re.compile(
+    r"\b[A-ZÄÖÜ][a-zäöüß]+(?:'s|’s|s')\s+(?:\w+\s+){0,2}" + _THEIRS + r"\b|"
+    r"\b[A-ZÄÖÜ][a-zäöüß]+ (?:has|hat|a|tiene)\s+(?:\w+\s+){0,6}?" + _THEIRS + r"\b"
+)
 # "shall we meet at the café on Saturday": a meet-up
-MEET = re.compile(r"\b(?:meet(?:ing)? up|(?:shall|should|can|could|let'?s|let us|we(?:'ll| will)?) "
-                  r"meet|meet (?:you|me|us) (?:at|in|on|outside|by)|meet at)\b", re.I)
+MEET = re.compile(
+    r"\b(?:meet(?:ing)? up|(?:shall|should|can|could|let'?s|let us|we(?:'ll| will)?) "
+    r"meet|meet (?:you|me|us) (?:at|in|on|outside|by)|meet at)\b",
+    re.I,
+)
 # "booked Bella Vista", "Lisbon is booked": a booking, whatever its kind
 BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
 # "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
-UNTIL = re.compile(r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"
-                   r"hasta las|bis um)\s+"
-                   r"[^,.;:!?()\n]{0,30}?(?=\s*(?:[,.;:!?()\n]|\band\b|\bund\b|\bet\b|$))",
-                   re.I)
+UNTIL = re.compile(
+    r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"
+    r"hasta las|bis um)\s+"
+    r"[^,.;:!?()\n]{0,30}?(?=\s*(?:[,.;:!?()\n]|\band\b|\bund\b|\bet\b|$))",
+    re.I,
+)
 SAME_DAY = re.compile(r"\bsame (?:day|date)\b", re.I)
 SAME_TIME = re.compile(r"\bsame time\b", re.I)
 # a clock time written without am/pm: "7:30", "at 7" (not "19:30", "07:30", "7pm")
-BARE_CLOCK = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
-                        r"uhr|h\b|heures))(?![\d:])", re.I)
+BARE_CLOCK = re.compile(
+    r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
+    r"uhr|h\b|heures))(?![\d:])",
+    re.I,
+)
 # kinds of event held in the evening: their bare "7:30" is half past seven at night
-EVENING = {"dinner", "drinks", "party", "concert", "show", "gig", "movie", "night", "club",
-           "barbecue", "bbq", "reservation", "table", "booking", "theatre", "opera"}
+EVENING = {
+    "dinner",
+    "drinks",
+    "party",
+    "concert",
+    "show",
+    "gig",
+    "movie",
+    "night",
+    "club",
+    "barbecue",
+    "bbq",
+    "reservation",
+    "table",
+    "booking",
+    "theatre",
+    "opera",
+}
 # a plan told as shared: "we", "our", "you and me", "your inbox too", "wir", "on", "nos"
-SHARED = re.compile(r"\b(?:we|us|our|ours|together|both of us|you and me|you and i|your|"
-                    r"wir|uns|unser|zusammen|nous|on|ensemble|nosotros|nos|juntos)\b", re.I)
+SHARED = re.compile(
+    r"\b(?:we|us|our|ours|together|both of us|you and me|you and i|your|"
+    r"wir|uns|unser|zusammen|nous|on|ensemble|nosotros|nos|juntos)\b",
+    re.I,
+)
 _WITH = re.compile(r"\b(?:with|and|&|plus)\s+$", re.I)
 
 
 def with_name(clause: str, name: str) -> bool:
     """Whether ``name`` follows "with" or "and" in the clause ("dinner with Lena and Tom")."""
     for m in re.finditer(re.escape(name), clause):
-        before = clause[:m.start()]
-        if _WITH.search(before) or re.search(r"\bwith\s+(?:[A-Z][\w'-]+,?\s+)+(?:and\s+)?$",
-                                              before):
+        before = clause[: m.start()]
+        if _WITH.search(before) or re.search(
+            r"\bwith\s+(?:[A-Z][\w'-]+,?\s+)+(?:and\s+)?$", before
+        ):
             return True
     return False
 
 
-_PERSONISH = re.compile(r"\b([A-Z][a-zß-öø-ÿ]+)(?:'s|’s)(?!\s+[A-Z])|"
-                        r"\b(?:with|mit|avec|con|for|für|pour|para|and|und|et|take|taking|"
-                        r"bring|bringing|pick up|picking up|drop off|walk)\s+"
-                        r"([A-Z][a-zß-öø-ÿ]+)\b(?!['’]s\s+[A-Z])")
+_PERSONISH = re.compile(
+    r"\b([A-Z][a-zß-öø-ÿ]+)(?:'s|’s)(?!\s+[A-Z])|"
+    r"\b(?:with|mit|avec|con|for|für|pour|para|and|und|et|take|taking|"
+    r"bring|bringing|pick up|picking up|drop off|walk)\s+"
+    r"([A-Z][a-zß-öø-ÿ]+)\b(?!['’]s\s+[A-Z])"
+)
 
 
 def person_names(text: str) -> set[str]:
@@ -377,8 +969,7 @@ def nearer_clock(clock: str, known: str) -> str:
     elif h == 12:
         return clock
     here, later, there = h * 60 + m, (h + 12) * 60 + m, kh * 60 + km
-    return f"{h + 12:02d}:{m:02d}" if abs(later - there) < abs(here - there) else \
-        f"{h:02d}:{m:02d}"
+    return f"{h + 12:02d}:{m:02d}" if abs(later - there) < abs(here - there) else f"{h:02d}:{m:02d}"
 
 
 def evening(clock: str) -> str:
@@ -392,16 +983,16 @@ class Plan:
     activity: str
     handle_row: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
-    steps: list[tuple[str, dict[str, str]]] = field(default_factory=list)   # (evidence, fields)
+    steps: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # (evidence, fields)
     participants: list[str] = field(default_factory=list)
     stream: str | None = None
     said: Any = None
-    subject: str | None = None      # what tickets are for ("Tickets for Hamlet")
-    user_in: bool | None = None     # the user proposed, booked or joined it
-    named: set[str] = field(default_factory=set)    # items with a clause naming it
-    shared: bool = False            # the user told of it as theirs and someone else's
-    organiser: str | None = None    # who named it first ("" for the user)
-    asked: dict[str, str] = field(default_factory=dict)     # a change asked for, not agreed
+    subject: str | None = None  # what tickets are for ("Tickets for Hamlet")
+    user_in: bool | None = None  # the user proposed, booked or joined it
+    named: set[str] = field(default_factory=set)  # items with a clause naming it
+    shared: bool = False  # the user told of it as theirs and someone else's
+    organiser: str | None = None  # who named it first ("" for the user)
+    asked: dict[str, str] = field(default_factory=dict)  # a change asked for, not agreed
     asked_by: str = ""
 
 
@@ -430,22 +1021,62 @@ def venues(clause: str) -> list[str]:
     for m in _VENUE.finditer(clause):
         if m[2] and m[2].split()[0].lower() in _NOT_PLACE:
             continue
-        if m[2]:    # "Room Elbe" is the room's name; "room Kepler" says which room
+        if m[2]:  # "Room Elbe" is the room's name; "room Kepler" says which room
             out.append(f"{m[1]} {m[2]}" if m[1][0].isupper() else m[2])
         else:
             out.append(f"{m[1].lower()} {m[3]}")
     return out
 
 
-_NOT_PLACE = {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that",
-              "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-              "january", "february", "march", "april", "may", "june", "july", "august",
-              "september", "october", "november", "december", "noon", "i", "it", "least",
-              "all", "first", "last", "next", "home", "work", "case", "time", "order"}
+_NOT_PLACE = {
+    "the",
+    "a",
+    "an",
+    "my",
+    "your",
+    "our",
+    "his",
+    "her",
+    "their",
+    "this",
+    "that",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "noon",
+    "i",
+    "it",
+    "least",
+    "all",
+    "first",
+    "last",
+    "next",
+    "home",
+    "work",
+    "case",
+    "time",
+    "order",
+}
 
 
 def same_place(a: str | None, b: str | None) -> bool:
-    """"Trattoria Da Mario" and "Da Mario" are one place; "the Red Lion" and "Red Lion"."""
+    """ "Trattoria Da Mario" and "Da Mario" are one place; "the Red Lion" and "Red Lion"."""
     if not a or not b:
         return False
     wa = [w for w in re.findall(r"\w+", a.lower()) if w not in ("the", "a")]
@@ -456,12 +1087,28 @@ def same_place(a: str | None, b: str | None) -> bool:
         return True
     short, long_ = (wa, wb) if len(wa) < len(wb) else (wb, wa)
     n = len(short)
-    return any(long_[i:i + n] == short for i in range(len(long_) - n + 1)) and \
-        any(len(w) > 3 for w in short)
+    return any(long_[i : i + n] == short for i in range(len(long_) - n + 1)) and any(
+        len(w) > 3 for w in short
+    )
 
 
-_CONNECTORS = {"de", "del", "la", "le", "du", "des", "of", "the", "da", "di", "von", "zum",
-               "zur", "am", "y"}
+_CONNECTORS = {
+    "de",
+    "del",
+    "la",
+    "le",
+    "du",
+    "des",
+    "of",
+    "the",
+    "da",
+    "di",
+    "von",
+    "zum",
+    "zur",
+    "am",
+    "y",
+}
 
 
 _NAME_WORDS = {"last", "first", "next", "home", "time", "order", "case", "least"}
@@ -474,15 +1121,17 @@ def place_name(raw: str) -> str | None:
 
     words = []
     if re.match(r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?(?:\s|$)", raw):
-        return None         # "booked Sat 7:30": a day, no place
+        return None  # "booked Sat 7:30": a day, no place
     for n, word in enumerate(raw.removeprefix("the ").split()):
-        if (word.lower() in _NOT_PLACE and not (n == 0 and word == "The") and
-                not (n > 1 and word[0].isupper() and word.lower() in _NAME_WORDS)) or \
-                is_date_word(word.rstrip(",.")):
-            break           # (but "The Old Blue Last", "The First Cut": part of a name)
+        if (
+            word.lower() in _NOT_PLACE
+            and not (n == 0 and word == "The")
+            and not (n > 1 and word[0].isupper() and word.lower() in _NAME_WORDS)
+        ) or is_date_word(word.rstrip(",.")):
+            break  # (but "The Old Blue Last", "The First Cut": part of a name)
         words.append(word)
     if words == ["The"]:
         return None
     while words and words[-1] in _CONNECTORS:
-        words.pop()                 # "Café de Flore de": a connector ends no name
+        words.pop()  # "Café de Flore de": a connector ends no name
     return " ".join(words) or None
