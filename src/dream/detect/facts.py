@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from dream.detect.cues import english_cues
 from dream.detect.finding import Finding
@@ -115,9 +116,24 @@ _MY_BIRTHDAY = re.compile(r"\bmy birthday (?!party|dinner|drinks|lunch|cake)(?:i
                           r"(?:on |at )?([^.;!?\n]{2,40})", re.I)
 
 
+_YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+
+
+def birthday_value(span: str, said: datetime | None) -> str | None:
+    """The date a birthday is on: ``YYYY-MM-DD`` when the words give the year (of birth),
+    else ``--MM-DD`` (ISO 8601's day without a year): "Mum's birthday is on the 18th of
+    August" is every year's 18 August, not this year's."""
+    when = find_date(span, said)
+    if when is None:
+        return None
+    year = _YEAR.search(span)
+    return f"{year[0]}{when[4:]}" if year else "--" + when[5:]
+
+
 def birthdays(item: Item) -> list[Finding]:
-    """Birthdays on the page of the person named, with the date as the value (a birthday
-    whose date the text does not give is not filled)."""
+    """Birthdays on the page of the person named, with the date as the value, without a
+    year unless one is said (a birthday whose date the text does not give is not
+    filled)."""
     out: list[Finding] = []
     said = parse_when(item.said_at)
     seen: set[str] = set()
@@ -125,7 +141,7 @@ def birthdays(item: Item) -> list[Finding]:
     author = getattr(item, "author", None)
     m = _MY_BIRTHDAY.search(text)
     if m and item.role == "other" and author:     # "my birthday is on the 20th", said by Tom
-        when = find_date(m[1], said)
+        when = birthday_value(m[1], said)
         if when:
             seen.add(author)
             out.append(Finding("wiki", {"name": author, "birthday": when}, [item.id],
@@ -136,7 +152,7 @@ def birthdays(item: Item) -> list[Finding]:
             if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen or \
                     is_date_word(person.split()[0]):
                 continue
-            when = find_date(m[2], said)
+            when = birthday_value(m[2], said)
             if when is None:
                 continue
             seen.add(person)
