@@ -703,3 +703,40 @@ def test_where_someone_moved_is_the_place_without_when():
     pages = [_fields(o) for o in rules([me("Update: Rita moved to Porto last month.",
                                            stream="assistant")]) if o["op"] == "wiki.fill"]
     assert {"name": "Rita", "home": "Porto"} in pages
+
+
+# -- a business's mail: its contact lines are no plan or to-do; its own words confirm ----------
+def test_a_business_mails_contact_lines_are_no_call_and_no_to_do():
+    ops = rules([they("Harbour Dental", "Your check-up on Thursday 14 May at 09:40 is "
+                      "confirmed.\nTo change or cancel, call 0161 496 0733 at least 24 hours "
+                      "ahead.\nNeed to change? Reply to this email."),
+                 they("Harbour Dental", "Please call us on 0161 496 0733 to arrange a new "
+                      "appointment.")])
+    evs = _events(ops)
+    assert [e["date"] for e in evs.values()] == ["2026-05-14"]
+    assert all(e.get("status") == "confirmed" and e.get("activity") != "call"
+               for e in evs.values())
+    assert not [o for o in ops if o["op"] == "todo.open"]
+
+
+def test_a_clinics_confirmation_then_its_cancellation_of_your_appointment():
+    first = events([they("Paws Clinic", "This confirms Rex's appointment:\nDate: Tuesday 12 "
+                         "May 2026\nTime: 16:20\nReason: yearly check-up")])
+    (key, ev), = first.items()
+    assert ev["status"] == "confirmed" and ev["date"] == "2026-05-12"
+    row = _row("R1", key, **ev)
+    later = events([they("Paws Clinic", "We're sorry: the vet is unwell and we have had to "
+                         "cancel Rex's appointment on Tuesday 12 May at 16:20.",
+                         at="2026-05-11T08:00:00Z")], [row])
+    assert later == {"R1": {"status": "cancelled"}} or later["R1"]["status"] == "cancelled"
+
+
+def test_a_salon_moving_your_appointment_moves_the_booking_and_off_sick_cancels_nothing():
+    row = _row("R1", "reservation-studio-nine-2026-05-14", activity="reservation",
+               date="2026-05-14", time="17:45", place="Studio Nine",
+               participants="Studio Nine", status="confirmed")
+    evs = events([they("Studio Nine", "Your appointment has moved\n\nAaron is off sick on "
+                       "Thursday, so we've moved your appointment to Friday 15 May 2026, "
+                       "same time (17:45), with Aaron.", at="2026-05-11T09:30:00Z")], [row])
+    assert list(evs) == ["R1"] and evs["R1"]["date"] == "2026-05-15"
+    assert evs["R1"].get("status") != "cancelled"

@@ -14,6 +14,11 @@ sentence is cut in two at each line end and the forwarded block's own header ("D
   studio address and office hours under a name are no plan);
 - drops the subject line of a reply ("Subject: Re: Annulation de votre rendez-vous du 9
   juin"): it repeats what the first mail said, not what this one says;
+- drops the sentences that say how to reach the sender: one giving a phone number ("To
+  change or cancel, call 01632 960 412", "Please call us on 0161 496 0733 to arrange a new
+  appointment") or asking for a reply to this mail ("Need to change? Reply to this
+  email"). They are the sender's standing contact lines, neither a plan ("call") nor a
+  to-do of the reader's; what the reader will do is in their own words;
 - joins a wrapped line to the next one when it is long, ends without a sentence mark, and
   the next line goes on in lower case or is long too — a short labelled line ("Date:
   Saturday 20 June 2026", "Time: 19:30") stays a line of its own.
@@ -42,6 +47,11 @@ _SIGNATURE = re.compile(r"\n\s*(?:--\s*\n|(?:best(?: regards| wishes)?|kind rega
                         r"atentamente)\b[^\n]{0,40}(?:\n|$))", re.I)
 _REPLY_SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto)\s*:\s*(?:re|aw|antw|tr|rv|"
                             r"sv|vs)\s*:", re.I)
+# a phone number: a leading + or 0, then at least 8 more digits in groups
+_PHONE = r"(?<![\w.:/-])(?:\+|0)\d(?:[ ()/-]?\d){8,}(?![\w:])"
+_CONTACT = re.compile(r"[^.!?\n]*(?:" + _PHONE + r"|\breply to (?:this|the) (?:e-?mail|message|"
+                      r"mail)\b|\b(?:répondez|antworten sie|responda)\b[^.!?\n]{0,20}"
+                      r"(?:e-?mail|courriel|mail|correo))[^.!?\n]*[.!?]?", re.I)
 _WRAP = 55       # a line at least this long, cut without a sentence mark, was wrapped
 
 
@@ -76,7 +86,7 @@ def readable(text: str) -> str:
                 continue
         keep.append(line)
         i += 1
-    return _unwrap(keep)
+    return _CONTACT.sub("", _unwrap(keep))
 
 
 def _unwrap(lines: list[str]) -> str:

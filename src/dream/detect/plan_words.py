@@ -663,7 +663,7 @@ def _same_head(activity: str) -> str:
 CANCEL = re.compile(
     r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
     r"not happening|postpone[ds]?|will not take place|won'?t take place|"
-    r"is off\b|fell through|didn'?t work out|no longer (?:possible|available|"
+    r"is off\b(?! sick| ill| work| today| tomorrow)|fell through|didn'?t work out|no longer (?:possible|available|"
     r"operates?)|will no longer operate|scrap(?:ped|ping)?)\b",
     re.I,
 )
@@ -677,6 +677,8 @@ CANCEL_NOT = re.compile(
 )
 CONFIRM = re.compile(
     r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
+    # a booking's own confirmation mail: "This confirms Biscuit's appointment"
+    r"(?:this|we) (?:hereby )?confirms?\b|(?<!awaiting )(?<!pending )confirmation\b|"
     r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
     r"locked in|all set|got (?:us )?a table|made a reservation|"
     r"i'?ll be (?:there|at)\b|(?:yes|yeah|yep|ooh)[,!]? i'?m there\b|"
@@ -836,7 +838,8 @@ _REPLACE = re.compile(
 MOVE = re.compile(
     r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
     r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
-    r"(?: back| forward| it| the \w+)? (?:to|until|till|for|by)|new (?:time|date|"
+    r"(?: back| forward| it| (?:the|your|our|my|his|her|their) \w+)? (?:to|until|till|for|by)|"
+    r"new (?:time|date|"
     r"start)|instead|starts? later|starts? earlier)\b",
     re.I,
 )

@@ -222,8 +222,10 @@ class PlanReader:
             if plan is None:
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and THIRD_PARTY.search(clause) \
-                    and item.role != "user":
-                self.plans.remove(plan)     # "Oma's dentist is at 10:30": someone else's
+                    and item.role != "user" and (group or status != "confirmed"):
+                # "Oma's dentist is at 10:30": someone else's; but a confirmation sent to
+                # the user alone ("This confirms Rex's appointment") is a booking they keep
+                self.plans.remove(plan)
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and \
                     negated(clause) and status not in ("cancelled", "declined"):
@@ -521,6 +523,11 @@ class PlanReader:
             return self._new_plan(activity or (same[-1].activity if same else "plan"))
         if activity is None:
             return self.plans[-1] if self.plans else None
+        if activity.split()[-1] in GENERIC:
+            # "your appointment" again in the message that named the booking: that booking
+            for plan in reversed(self.plans):
+                if item_id in plan.named:
+                    return plan
         for plan in reversed(self.plans):
             if same_activity(plan.activity, activity) and (
                     not date or not plan.fields.get("date") or plan.fields["date"] == date or
@@ -572,14 +579,18 @@ class PlanReader:
             f = row["fields"]
             if how == "place":
                 return bool(place) and same_place(f.get("place"), place)
-            if how == "day":     # the same kind of event on the same day
+            if how == "day":     # the same kind of event on the same day ("your
+                #                  appointment on 9 June" is the check-up booked that day)
                 return bool(date) and (f.get("date") == date or
                                        weekday_of(f.get("date")) == weekday) and \
-                    (activity is None or same_activity(f.get("activity"), activity))
+                    (activity is None or activity.split()[-1] in GENERIC or
+                     same_activity(f.get("activity"), activity))
             if f.get("status") in ("declined", "cancelled") or place:
                 return False
-            if activity and not same_activity(f.get("activity"), activity):
-                return False
+            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
+            if activity and not same_activity(f.get("activity"), activity) and \
+                    not (activity.split()[-1] in GENERIC and wanted & parts):
+                return False    # "your appointment" of the salon is the booking with it
             if same_day and date and f.get("date") and f["date"] != date:
                 return False    # a booking for another day is another plan
             if same_day and activity is None and not wanted:
