@@ -555,3 +555,40 @@ def test_what_the_user_said_to_run_right_after_a_failure_is_its_lesson():
     assert "workspace:" in pitfall
     assert pitfall.endswith("The user said: Use pnpm test here, npm can't read the workspace "
                             "protocol.")
+
+
+def test_a_cause_line_is_what_went_wrong_not_advice_a_summary_or_a_log_level():
+    from dream.detect.failures import cause_line
+    # advice to the reader is no cause: the line that says what happened is
+    assert cause_line(
+        "Exit code 1\n\n NX   Daemon process terminated and closed the connection\n\n"
+        "Please rerun the command, which will restart the daemon.\nIf you get this error "
+        "again, check for any errors in the daemon process logs found in: /x/daemon.log\n\n"
+        "Pass --verbose to see the stacktrace.") == \
+        "NX   Daemon process terminated and closed the connection"
+    # a summary that points up takes the failure above it, even one logged as a warning
+    assert cause_line(
+        "[INFO] --- maven-enforcer-plugin:3.4.1:enforce (enforce-maven) @ app ---\n"
+        "[WARNING] Rule 1: org.apache.maven.enforcer.rules.version.RequireMavenVersion failed "
+        "with message:\nDetected Maven Version: 3.6.3 is not in the allowed range [3.9.6,).\n"
+        "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:"
+        "maven-enforcer-plugin:3.4.1:enforce (enforce-maven) on project app: Some Enforcer "
+        "rules have failed. Look above for specific messages explaining why the rule failed."
+    ) == "Detected Maven Version: 3.6.3 is not in the allowed range [3.9.6,)."
+    # a last "Failed to <do something>." names nothing; the line above it does
+    assert cause_line(
+        "Resolving dependencies...\nBecause app requires Flutter SDK version 3.22.3, version "
+        "solving failed.\nFailed to update packages.") == \
+        "Because app requires Flutter SDK version 3.22.3, version solving failed."
+    # a log level in front of each line ("[error]") hides no exception
+    assert cause_line(
+        "[error] ## Exception when compiling 214 sources to /x/classes\n"
+        "[error] java.lang.OutOfMemoryError: Metaspace\n[error] java.base/java.lang.Class"
+        "Loader.defineClass1(Native Method)\n[error] Total time: 96 s") == \
+        "java.lang.OutOfMemoryError: Metaspace"
+    # an exception class named without Error or Exception, after pytest's E marker
+    assert cause_line(
+        "ImportError while loading conftest '/x/tests/conftest.py'.\ntests/conftest.py:3: in "
+        "<module>\n    raise ImproperlyConfigured(\nE   django.core.exceptions.Improperly"
+        "Configured: Requested setting INSTALLED_APPS, but settings are not configured.") \
+        .startswith("django.core.exceptions.ImproperlyConfigured: Requested setting")

@@ -50,7 +50,10 @@ _CAUSE_LINE = [
                r"|Interrupt)\b.*|^\s*panic: .*|.*\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)\s*$"
                r"|^\s*\*\*\s*\((?:\w+\.)*\w+\)\s.*"      # Elixir: ** (CompileError) ...
                # JavaScript's bare "Error: @prisma/client did not initialize yet. ..."
-               r"|^\s*(?:Uncaught\s+)?Error: (?!Command failed|Process completed)\S.*"),
+               r"|^\s*(?:Uncaught\s+)?Error: (?!Command failed|Process completed)\S.*"
+               # a fully qualified exception whatever its name ("E   django.core.exceptions.
+               # ImproperlyConfigured: Requested setting ...")
+               r"|^\s*(?:E\s+)?(?:[a-z_]\w*\.){2,}[A-Z]\w*: \S.*"),
     # a compiler's or linker's own diagnostic ("src/a.ts(3,4): error TS2339: ...", "x.go:3:1:
     # ...", "undefined reference to `f'"), or a checker's marked finding ("✖ type may not be
     # empty", "❌ Secrets detected!")
@@ -86,8 +89,20 @@ _SUMMARY = re.compile(
     r"|husky - |[✖✗×]\s+(?:found )?\d+ problems?|Build FAILED|For more information about this"
     r"|(?:npm (?:ERR!|error) )?(?:code|errno|syscall) \S+$|(?:npm (?:ERR!|error) )?A complete"
     r" log|Some specs? failed|\d+ examples?, \d+ failures?)", re.IGNORECASE)
-# a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error")
-_PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout)\]|npm (?:ERR!|error))\s*")
+# a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error"), and
+# the error level a build tool tags its lines with ("[error]" in sbt, "[ERROR]" in Maven)
+_PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout|error|ERROR|fatal|FATAL)\]|npm (?:ERR!|error))\s*")
+# a line that speaks to the reader: advice on what to try next, not what went wrong ("Please
+# rerun the command", "If you get this error again, check ...", "Pass --verbose to see ...")
+_ADVICE = re.compile(r"^\W*(?:if you\b|please\b|pass --|try\b|you (?:can|may|might|should|must"
+                     r" either)\b|see\b|check\b|look\b|consider\b|did you mean\b|to (?:see|fix"
+                     r"|resolve|get)\b|for (?:more|details|the full)\b|run with\b|re-?run\b"
+                     r"|stack trace is suppressed)", re.I)
+# a line that says the cause is above it ("Look above for specific messages", "see above")
+_POINTS_UP = re.compile(r"\b(?:look|see|scroll|check)\s+(?:\w+\s+){0,2}above\b", re.I)
+# a last line that only says a step failed, naming nothing ("Failed to update packages.")
+_BARE_FAILED = re.compile(r"^\s*(?:failed to|could not|unable to)\s+\w+(?:\s+\w+){0,2}\s*[.!]?\s*$",
+                          re.I)
 
 
 # a warning beside a failure is not its cause ("** WARNING: connection is not using a
@@ -112,18 +127,43 @@ def cause_line(text: str) -> str:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
-    causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _WARNING.match(ln)]
-    for pool in (causes, lines):
+    up = next((n for n, ln in enumerate(lines) if _POINTS_UP.search(ln)), None)
+    if up:                                  # "... Look above for specific messages"
+        above = _named_above(lines[:up])
+        if above:
+            return above
+    causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _WARNING.match(ln)
+              and not _ADVICE.match(ln) and not _BARE_FAILED.match(ln)]
+    for pool in (causes, [ln for ln in lines if not _ADVICE.match(ln)]):
         for n, pattern in enumerate(_CAUSE_LINE):
             # a traceback ends with its exception; a compiler lists its first error first
             for line in (reversed(pool) if n == 0 else pool):
                 if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
-                    line = re.sub(r"^\s*E\s+(?=[A-Z])", "", line).strip()
+                    line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line).strip()
                     return _with_message(line, pool) if n == 0 else line
     for line in causes + lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+def _named_above(lines: list[str]) -> str | None:
+    """The cause a summary points up to: the last line above it that says something failed
+    or is wrong, warnings included (Maven's enforcer reports its rule as a warning), with
+    its message when it ends with a colon."""
+    told = [_LEVEL.sub("", ln) for ln in lines if not _INFO.match(ln)]
+    for line in reversed(told):
+        if _SUMMARY.match(line) or _ADVICE.match(line) or _NOISE_LINE.match(line):
+            continue
+        if _FAILED_WORDS.search(line):
+            return _with_message(line.strip(), told)
+    return None
+
+
+_LEVEL = re.compile(r"^\s*\[(?:warn(?:ing)?|WARN(?:ING)?)\]\s*")
+_INFO = re.compile(r"^\s*\[(?:info|INFO|debug|DEBUG)\]")
+_FAILED_WORDS = re.compile(r"\b(?:failed|failure|error|not in the allowed|not allowed|violat\w*"
+                           r"|denied|refused|missing|invalid|not found|cannot|can't)\b", re.I)
 
 
 def _with_message(line: str, pool: list[str]) -> str:
