@@ -740,3 +740,19 @@ def test_a_salon_moving_your_appointment_moves_the_booking_and_off_sick_cancels_
                        "same time (17:45), with Aaron.", at="2026-05-11T09:30:00Z")], [row])
     assert list(evs) == ["R1"] and evs["R1"]["date"] == "2026-05-15"
     assert evs["R1"].get("status") != "cancelled"
+
+
+# -- a yes held back is no yes: the plan stays a suggestion -----------------------------------
+@pytest.mark.parametrize("ask, reply", [
+    ("Lunch at Dishoom on Friday at 1?", "Happy to in principle, but I don't know my "
+     "schedule yet. I'll let you know!"),
+    ("Mittagessen im Café Lotte am Freitag um 13 Uhr?", "Im Prinzip gerne, aber ich weiß "
+     "noch nicht, wann die Schulung endet. Ich sag dir Bescheid!"),
+    ("On pourrait déjeuner ensemble vendredi midi, au Café Marly ?", "Avec plaisir en "
+     "principe, mais je ne connais pas encore le programme. Je te redis !"),
+    ("¿Comemos en Casa Dani el viernes a las 14:00?", "En principio me apunto, pero aún no "
+     "sé si salgo pronto. Te digo algo."),
+])
+def test_a_yes_held_back_writes_no_plan(ask, reply):
+    assert events([they("Camille", ask), me(reply)]) == {} or all(
+        e.get("status") != "confirmed" for e in events([they("Camille", ask), me(reply)]).values())

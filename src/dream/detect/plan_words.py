@@ -297,6 +297,37 @@ _NOT_MODIFIER = (
         "how",
         "about",
         "after",
+        # modal verbs and pronouns of German, French and Spanish ("on pourrait déjeuner",
+        # "podríamos cenar": no "pourrait lunch")
+        "pourrait",
+        "pourrions",
+        "pourriez",
+        "peut",
+        "peux",
+        "veux",
+        "voulez",
+        "allons",
+        "vais",
+        "faire",
+        "nous",
+        "vous",
+        "ensemble",
+        "podríamos",
+        "podemos",
+        "puedes",
+        "quieres",
+        "vamos",
+        "hacer",
+        "juntos",
+        "könnten",
+        "können",
+        "wollen",
+        "sollen",
+        "sollten",
+        "machen",
+        "gehen",
+        "wir",
+        "uns",
         # more articles and possessives ("meinen Friseurtermin"; the common ones are below)
         "meinen",
         "meinem",
@@ -704,6 +735,14 @@ DECLINE = re.compile(
     r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
     r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
     r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
+    re.I,
+)
+# a yes held back ("in principle, but I don't know the programme yet; I'll let you know"):
+# no yes yet, the plan stays a suggestion
+HEDGED = re.compile(
+    r"\b(?:in principle|not sure yet|(?:don'?t|do not) know yet|i'?ll let you know|"
+    r"let you know|get back to you|we'?ll see|let'?s see|tentative(?:ly)?|no promises|"
+    r"pencil(?:led)? (?:it )?in)\b",
     re.I,
 )
 # a proposal or a question, not an announcement of something fixed

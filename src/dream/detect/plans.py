@@ -46,6 +46,7 @@ from dream.detect.plan_words import (
     FULL_DATE,
     FUTURE,
     GENERIC,
+    HEDGED,
     MEET,
     MOVE,
     NEEDS_MODIFIER,
@@ -148,8 +149,10 @@ class PlanReader:
                 status = "cancelled"
             elif DECLINE.search(clause) and not ASK_CHANGE.search(text):
                 status = "declined"         # "can't at 7, could we do 8?" asks to move it
-            elif CONFIRM.search(clause) and not clause.rstrip().endswith("?"):
+            elif CONFIRM.search(clause) and not clause.rstrip().endswith("?") and \
+                    not HEDGED.search(clause):
                 status = "confirmed"        # "see you Thursday?" asks, it does not confirm
+                #                             ("happy to in principle, but ...": not yet)
             group = stream in self.groups
             if group and item.role != "user" and status in ("declined", "confirmed"):
                 # in a group, someone else joining or dropping out neither makes the plan
