@@ -756,3 +756,29 @@ def test_a_salon_moving_your_appointment_moves_the_booking_and_off_sick_cancels_
 def test_a_yes_held_back_writes_no_plan(ask, reply):
     assert events([they("Camille", ask), me(reply)]) == {} or all(
         e.get("status") != "confirmed" for e in events([they("Camille", ask), me(reply)]).values())
+
+
+# -- "13:00, not 12:30": the old value names the plan it corrects -----------------------------
+@pytest.mark.parametrize("who, text, time", [
+    ("Robin", "Change: the restaurant called, we're on at 13:00 on Saturday, not 12:30!",
+     "13:00"),
+    ("Anna", "Korrektur: nicht 12:30, sondern 13:15 - die Krone hat erst dann Platz", "13:15"),
+    ("SNCF", "Nouveau départ : 13:04 (au lieu de 12:30)", "13:04"),
+    ("Carmen", "Ojo, la comida es a las 14:00 y no a las 12:30", "14:00"),
+])
+def test_a_time_said_with_the_one_it_replaces_corrects_the_plan_that_had_it(who, text, time):
+    row = _row("R1", "lunch-krone-2026-05-09", activity="lunch", date="2026-05-09",
+               time="12:30", place="Krone", status="confirmed")
+    other = _row("R2", "dinner-rovi-2026-05-09", activity="dinner", date="2026-05-09",
+                 time="19:30", place="Rovi", status="confirmed")
+    msg = me(text) if who == "Robin" else they(who, text)
+    evs = events([msg], [row, other])
+    assert evs["R1"]["time"] == time and "R2" not in evs
+
+
+def test_a_time_correction_two_plans_could_be_about_changes_neither():
+    rows = [_row("R1", "lunch-krone", activity="lunch", date="2026-05-09", time="12:30",
+                 status="confirmed"),
+            _row("R2", "lunch-lotte", activity="lunch", date="2026-05-10", time="12:30",
+                 status="confirmed")]
+    assert "time" not in str(events([they("Anna", "nicht 12:30, sondern 13:00!")], rows))

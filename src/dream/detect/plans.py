@@ -84,6 +84,11 @@ from dream.kinds.dates import WORD_HOUR, day_of_month, is_date_word, range_start
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 INSTEAD = re.compile(r"\binstead\b", re.I)
+# the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
+_NOT_THIS_TIME = re.compile(
+    r"(?:\b(?:not|nicht|pas|no|instead of|au lieu de|en vez de|en lugar de|statt|anstatt|"
+    r"rather than)\s+)(?P<rest>(?:(?:um|at|à|a las?|at|for|de|el|la|for)\s+){0,2}"
+    r"(?:\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:uhr|h|am|pm)\b|halb \w+))", re.I)
 
 
 @dataclass
@@ -108,6 +113,7 @@ class PlanReader:
         if author:
             self.talking.setdefault(stream, set()).add(author)
         self._joins(item, stream, author, said, text)
+        text = self._corrected_times(item, text, stream)
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
@@ -380,6 +386,49 @@ class PlanReader:
             plan.fields.update(fields)
             plan.steps.append((item.id, fields))
             plan.stream, plan.said = stream, said
+
+    def _corrected_times(self, item: Item, text: str, stream: str) -> str:
+        """A time said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht um 12:30",
+        "nicht 19 Uhr, sondern 19:30", "départ 09:04 (au lieu de 08:04)") changes the plan
+        that has the old time: the old value names the plan, whoever says it, so it
+        needs no activity. Only when one live plan (of this call or the scope) has that
+        time and, if the sentence names a day, that day; otherwise nothing changes. The
+        old time is taken out of the text, so no other reading takes it for a plan's."""
+        out = text
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+            m = _NOT_THIS_TIME.search(sentence)
+            if not m:
+                continue
+            old = find_time(m[0][m.start("rest") - m.start():])
+            new = find_time(sentence[:m.start()] + " " + sentence[m.end():])
+            out = out.replace(m[0], " ", 1)
+            if not old or not new or old == new:
+                continue
+            day = find_date(sentence, parse_when(item.said_at))
+            loaded = {p.handle_row for p in self.plans if p.handle_row}
+            hits = [p for p in self.plans if p.fields.get("time") == old and
+                    p.fields.get("status") not in ("cancelled", "declined") and
+                    (not day or not p.fields.get("date") or p.fields["date"] == day)]
+            rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
+                    and r["fields"].get("time") == old and
+                    r["fields"].get("status") not in ("cancelled", "declined") and
+                    (not day or not r["fields"].get("date") or r["fields"]["date"] == day)]
+            if len(hits) + len(rows) != 1:
+                continue
+            if hits:
+                plan = hits[0]
+            else:
+                f = rows[0]["fields"]
+                plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
+                            fields=dict(f), participants=[p.strip() for p in
+                                                          f.get("participants", "").split(",")
+                                                          if p.strip()])
+                self.plans.append(plan)
+            plan.fields["time"] = new
+            plan.steps.append((item.id, {"time": new}))
+            plan.named.add(item.id)
+            plan.stream, plan.said = stream, parse_when(item.said_at)
+        return out
 
     def _joins(self, item: Item, stream: str, author: str | None, said: Any,
                text: str) -> None:
