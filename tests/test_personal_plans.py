@@ -782,3 +782,34 @@ def test_a_time_correction_two_plans_could_be_about_changes_neither():
             _row("R2", "lunch-lotte", activity="lunch", date="2026-05-10", time="12:30",
                  status="confirmed")]
     assert "time" not in str(events([they("Anna", "nicht 12:30, sondern 13:00!")], rows))
+
+
+# -- a plan is continued only while it is the topic -------------------------------------------
+def test_a_day_said_after_other_topics_is_not_an_older_plans_and_a_yes_answers_the_latest():
+    msgs = [they("Kat", "Frankenjura in August anyone?? cheap flights to Nuremberg",
+                 stream="g", at="2026-05-04T18:40:00Z"),
+            they("Mo", "gym tonight? 8ish", stream="g", at="2026-05-04T19:10:00Z"),
+            they("Jess", "cant, physio", stream="g", at="2026-05-04T19:11:00Z"),
+            they("Ollie", "https://example.org/video", stream="g", at="2026-05-04T19:30:00Z"),
+            they("Kat", "that guy is not human", stream="g", at="2026-05-04T19:31:00Z"),
+            me("ok proper plan: Stanage, Saturday 16 May. who's in?", stream="g",
+               at="2026-05-04T20:02:00Z"),
+            they("Jess", "in!", stream="g", at="2026-05-04T20:03:00Z"),
+            they("Mo", "in", stream="g", at="2026-05-04T20:03:30Z")]
+    assert not [e for e in events(msgs).values() if "flight" in e.get("activity", "")
+                and (e.get("status") == "confirmed" or e.get("date"))]
+
+
+def test_a_booking_naming_the_plans_place_continues_it_after_other_talk():
+    msgs = [they("Mama", "Samstag 14.3. Mittagessen im Gasthaus Krone?", stream="g",
+                 at="2026-05-04T18:31:00Z"),
+            they("Gabi", "Krone ist toll", stream="g", at="2026-05-04T18:33:00Z"),
+            they("Bernd", "Hat jemand den Schlüssel gesehen?", stream="g",
+                 at="2026-05-04T18:45:00Z"),
+            they("Mama", "Liegt in der Schale", stream="g", at="2026-05-04T18:47:00Z"),
+            they("Papa", "Das Spiel gestern, unfassbar", stream="g", at="2026-05-04T19:02:00Z"),
+            they("Felix", "Genau!!", stream="g", at="2026-05-04T19:03:00Z"),
+            me("Ich hab gerade in der Krone angerufen: Samstag 14.3. um 12:30 ist reserviert",
+               stream="g", at="2026-05-04T19:20:00Z")]
+    evs = [e for e in events(msgs).values() if e.get("place", "").endswith("Krone")]
+    assert len(evs) == 1 and evs[0]["status"] == "confirmed" and evs[0]["time"] == "12:30"

@@ -1036,6 +1036,7 @@ class Plan:
     organiser: str | None = None  # who named it first ("" for the user)
     asked: dict[str, str] = field(default_factory=dict)  # a change asked for, not agreed
     asked_by: str = ""
+    last_seen: int = 0  # the stream's message count when it was last named or changed
 
 
 def near(a, b, hours: int = 12) -> bool:

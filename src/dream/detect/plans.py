@@ -84,6 +84,7 @@ from dream.kinds.dates import WORD_HOUR, day_of_month, is_date_word, range_start
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 INSTEAD = re.compile(r"\binstead\b", re.I)
+_TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 # the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
 _NOT_THIS_TIME = re.compile(
     r"(?:\b(?:not|nicht|pas|no|instead of|au lieu de|en vez de|en lugar de|statt|anstatt|"
@@ -101,6 +102,8 @@ class PlanReader:
     groups: set[str] = field(default_factory=set)       # streams where several others talk
     speakers: set[str] = field(default_factory=set)     # people who write in the call
     talking: dict[str, set[str]] = field(default_factory=dict)   # stream -> others in it
+    dated: dict[str, str] = field(default_factory=dict)   # stream -> last message with a when
+    seen: dict[str, int] = field(default_factory=dict)    # stream -> messages read in it
     plans: list[Plan] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
 
@@ -112,6 +115,7 @@ class PlanReader:
         text = english_cues(readable(text))
         if author:
             self.talking.setdefault(stream, set()).add(author)
+        self.seen[stream] = self.seen.get(stream, 0) + 1
         self._joins(item, stream, author, said, text)
         text = self._corrected_times(item, text, stream)
         for clause in CLAUSE_RE.split(text):
@@ -205,6 +209,20 @@ class PlanReader:
                         (last.stream != stream and not (moved and last.handle_row)):
                     continue
                 same_message = item.id in last.named
+                if not same_message and not moved and not last.handle_row and \
+                        self.seen[stream] - last.last_seen > _TALKED_ABOUT and \
+                        not same_place(place, last.fields.get("place")):
+                    # talked about: named or changed within the last few messages of the
+                    # thread, or its place named; a day said after other topics came up
+                    # is not that plan's
+                    continue
+                answered = self.dated.get(stream)
+                if status and not (moved or date or clock or place) and not same_message and \
+                        answered and not last.asked and \
+                        answered not in last.named | {h for h, _ in last.steps}:
+                    # a yes or no answers the latest message that said a day or a time
+                    # ("Stanage, Saturday 18 July, who's in?" - "in!"), not an older plan
+                    continue
                 if not same_message and not moved and not last.handle_row and not (
                         near(last.said, said) and (status or REFER.search(clause))):
                     continue
@@ -252,6 +270,7 @@ class PlanReader:
                         plan.activity = replaced.activity   # "a table instead": the dinner
             if activity:
                 plan.named.add(item.id)
+                plan.last_seen = self.seen[stream]
                 if plan.organiser is None:
                     plan.organiser = author or ""
             if len(self.plans) > n_plans and not plan.handle_row and status is None and \
@@ -386,6 +405,9 @@ class PlanReader:
             plan.fields.update(fields)
             plan.steps.append((item.id, fields))
             plan.stream, plan.said = stream, said
+            plan.last_seen = self.seen[stream]
+        if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
+            self.dated[stream] = item.id
 
     def _corrected_times(self, item: Item, text: str, stream: str) -> str:
         """A time said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht um 12:30",
