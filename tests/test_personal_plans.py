@@ -813,3 +813,26 @@ def test_a_booking_naming_the_plans_place_continues_it_after_other_talk():
                stream="g", at="2026-05-04T19:20:00Z")]
     evs = [e for e in events(msgs).values() if e.get("place", "").endswith("Krone")]
     assert len(evs) == 1 and evs[0]["status"] == "confirmed" and evs[0]["time"] == "12:30"
+
+
+@pytest.mark.parametrize("text, place", [
+    ("Change of plan for the offsite: not Lakeside Lodge but The Foundry. Same day.",
+     "The Foundry"),
+    ("Achtung: nicht im Lakeside Lodge, sondern in der Alten Mühle!", "Alten Mühle"),
+    ("Changement : pas au Lakeside Lodge mais chez Sophie, même heure.", "Sophie"),
+])
+def test_a_place_said_with_the_one_it_replaces_moves_the_plan_that_had_it(text, place):
+    row = _row("R1", "offsite-lakeside-lodge", activity="offsite", date="2026-05-14",
+               time="09:30", place="Lakeside Lodge", status="confirmed")
+    evs = events([they("Rhea", text)], [row])
+    assert place in evs["R1"]["place"] and "Lakeside" not in str(evs["R1"])
+
+
+def test_another_day_in_someone_elses_message_naming_the_plan_is_not_its_day():
+    msgs = [they("Rhea", "Offsite is confirmed: Thursday 14 May at Lakeside Lodge, 9:30 start",
+                 stream="c"),
+            me("Great, I'll be there", stream="c"),
+            they("Tom", "Heads-up before it gets weird at the offsite: my last day here is "
+                 "29 May", stream="c")]
+    (ev,) = events(msgs).values()
+    assert ev["date"] == "2026-05-14" and ev["place"] == "Lakeside Lodge"

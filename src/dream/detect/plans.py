@@ -84,6 +84,13 @@ from dream.kinds.dates import WORD_HOUR, day_of_month, is_date_word, range_start
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 INSTEAD = re.compile(r"\binstead\b", re.I)
+# a place said with the one it replaces: "not Lakeside Lodge but The Foundry", "nicht im
+# Adler, sondern in der Krone", "pas au Comptoir mais chez Sophie", "no en X sino en Y"
+_NAME = r"(?:[Tt]he\s+|[Ll][ae]\s+|[Ll]'|[Ee]l\s+)?[A-ZÄÖÜÉ][\w'&-]*(?:\s+(?:de\s+|del\s+|la\s+)?[A-ZÄÖÜÉ][\w'&-]*){0,3}"
+_PREP = r"(?:(?:at|in|im|in der|au|à|à la|en|en el|chez|bei|with|to)\s+)?"
+_NOT_THIS_PLACE = re.compile(
+    r"\b(?:not|nicht|pas|no)\s+" + _PREP + r"(?P<old>" + _NAME + r")\s*,?\s+"
+    r"(?:but|sondern|mais|sino)\s+" + _PREP + r"(?P<new>" + _NAME + r")")
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 # the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
 _NOT_THIS_TIME = re.compile(
@@ -132,8 +139,10 @@ class PlanReader:
             date = find_date(UNTIL.sub(" ", clause), said)
             clock = find_time(UNTIL.sub(" ", clause))
             places = venues(clause)
+            # ("Offsite is confirmed": the event itself, no place)
             places += [p for p in (place_name(m[1]) for m in BOOKED_PLACE.finditer(clause))
-                       if p and p.lower() not in self.speakers and p not in places]
+                       if p and p.lower() not in self.speakers and p not in places and
+                       not activity_of(p)]
             for m in VENUE_IN.finditer(clause):
                 venue = place_name(m[1]) if not is_date_word(m[2]) else None
                 if venue and venue.lower() not in self.speakers and \
@@ -293,6 +302,14 @@ class PlanReader:
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
+            # a plan's day changes by a move, a correction or its organiser: another day in
+            # someone else's message naming it ("before the offsite: my last day here is 29
+            # May") is the day of something else
+            if date and had and date != had and not moved and not REBOOK.search(clause) and \
+                    plan.organiser is not None and (author or "") != plan.organiser and \
+                    plan.fields.get("status") not in ("cancelled", "declined") and \
+                    status not in ("cancelled", "declined"):
+                date = None
             # a new booking after a cancelled one is another event, not a move
             if status != "cancelled" and date and had and date != had and (
                     plan.fields.get("status") in ("cancelled", "declined") or
@@ -410,12 +427,13 @@ class PlanReader:
             self.dated[stream] = item.id
 
     def _corrected_times(self, item: Item, text: str, stream: str) -> str:
-        """A time said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht um 12:30",
-        "nicht 19 Uhr, sondern 19:30", "départ 09:04 (au lieu de 08:04)") changes the plan
-        that has the old time: the old value names the plan, whoever says it, so it
-        needs no activity. Only when one live plan (of this call or the scope) has that
-        time and, if the sentence names a day, that day; otherwise nothing changes. The
-        old time is taken out of the text, so no other reading takes it for a plan's."""
+        """A time or place said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht
+        um 12:30", "nicht 19 Uhr, sondern 19:30", "départ 09:04 (au lieu de 08:04)", "not
+        Lakeside Lodge but The Foundry") changes the plan that has the old value: the old
+        value names the plan, whoever says it, so it needs no activity. Only when one live
+        plan (of this call or the scope) has that value and, if the sentence names a day,
+        that day; otherwise nothing changes. The old value is taken out of the text, so no
+        other reading takes it for a plan's."""
         out = text
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
             m = _NOT_THIS_TIME.search(sentence)
@@ -426,31 +444,47 @@ class PlanReader:
             out = out.replace(m[0], " ", 1)
             if not old or not new or old == new:
                 continue
-            day = find_date(sentence, parse_when(item.said_at))
-            loaded = {p.handle_row for p in self.plans if p.handle_row}
-            hits = [p for p in self.plans if p.fields.get("time") == old and
-                    p.fields.get("status") not in ("cancelled", "declined") and
-                    (not day or not p.fields.get("date") or p.fields["date"] == day)]
-            rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
-                    and r["fields"].get("time") == old and
-                    r["fields"].get("status") not in ("cancelled", "declined") and
-                    (not day or not r["fields"].get("date") or r["fields"]["date"] == day)]
-            if len(hits) + len(rows) != 1:
-                continue
-            if hits:
-                plan = hits[0]
-            else:
-                f = rows[0]["fields"]
-                plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
-                            fields=dict(f), participants=[p.strip() for p in
-                                                          f.get("participants", "").split(",")
-                                                          if p.strip()])
-                self.plans.append(plan)
-            plan.fields["time"] = new
-            plan.steps.append((item.id, {"time": new}))
-            plan.named.add(item.id)
-            plan.stream, plan.said = stream, parse_when(item.said_at)
+            self._correct(item, stream, sentence, "time", old, new)
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", out):
+            m = _NOT_THIS_PLACE.search(sentence)
+            if m and place_name(m["old"]) and place_name(m["new"]):
+                if self._correct(item, stream, sentence, "place", place_name(m["old"]),
+                                 place_name(m["new"])):
+                    out = out.replace(m[0], " " + m["new"], 1)
         return out
+
+    def _correct(self, item: Item, stream: str, sentence: str, name: str, old: str,
+                 new: str) -> bool:
+        """Set ``name`` to ``new`` on the one live plan whose ``name`` is ``old`` (and whose
+        day is the sentence's, if it names one); none or several: nothing changes."""
+        def has(f: dict[str, str]) -> bool:
+            return f.get(name) == old if name == "time" else same_place(f.get(name), old)
+
+        day = find_date(sentence, parse_when(item.said_at))
+        loaded = {p.handle_row for p in self.plans if p.handle_row}
+        hits = [p for p in self.plans if has(p.fields) and
+                p.fields.get("status") not in ("cancelled", "declined") and
+                (not day or not p.fields.get("date") or p.fields["date"] == day)]
+        rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
+                and has(r["fields"]) and
+                r["fields"].get("status") not in ("cancelled", "declined") and
+                (not day or not r["fields"].get("date") or r["fields"]["date"] == day)]
+        if len(hits) + len(rows) != 1:
+            return False
+        if hits:
+            plan = hits[0]
+        else:
+            f = rows[0]["fields"]
+            plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
+                        fields=dict(f), participants=[p.strip() for p in
+                                                      f.get("participants", "").split(",")
+                                                      if p.strip()])
+            self.plans.append(plan)
+        plan.fields[name] = new
+        plan.steps.append((item.id, {name: new}))
+        plan.named.add(item.id)
+        plan.stream, plan.said = stream, parse_when(item.said_at)
+        return True
 
     def _joins(self, item: Item, stream: str, author: str | None, said: Any,
                text: str) -> None:
