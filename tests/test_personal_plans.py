@@ -836,3 +836,31 @@ def test_another_day_in_someone_elses_message_naming_the_plan_is_not_its_day():
                  "29 May", stream="c")]
     (ev,) = events(msgs).values()
     assert ev["date"] == "2026-05-14" and ev["place"] == "Lakeside Lodge"
+
+
+# -- fields from the plan's own talk: a question or a way of travelling changes nothing --------
+def test_a_question_about_something_else_and_how_someone_travels_move_no_plan():
+    row = _row("R1", "wedding-hacienda-san-rafael-2026-09-19", activity="wedding",
+               date="2026-09-19", time="18:00", place="Hacienda San Rafael",
+               participants="Carmen", status="confirmed")
+    msgs = [they("Carmen", "¡Ojo! Javi dice que la boda se adelanta a las 17:00",
+                 stream="c", at="2026-09-02T18:40:00Z"),
+            me("Vale, pues a las 17:00. Gracias por avisar", stream="c",
+               at="2026-09-02T18:41:00Z"),
+            they("Carmen", "¿Quieres que vayamos juntas en coche el viernes?", stream="c",
+                 at="2026-09-02T18:45:00Z"),
+            me("Lo miro y te digo, igual voy en AVE", stream="c", at="2026-09-02T18:50:00Z")]
+    ev = events(msgs, [row])["R1"]
+    assert ev.get("time") == "17:00" and "date" not in ev and "place" not in ev
+
+
+# -- a title in the words the plan was named in ------------------------------------------------
+@pytest.mark.parametrize("ask, word", [
+    ("¿Cena en Casa Mono el viernes 15 a las 21:30?", "Cena"),
+    ("Abendessen im Lokal Eins am Freitag, den 15. um 19 Uhr?", "Abendessen"),
+    ("Dîner au Bouillon Chartier vendredi 15 à 20h ?", "Dîner"),
+    ("Dinner at Dishoom on Friday 15th at 7.30pm?", "Dinner"),
+])
+def test_a_plans_title_names_its_kind_in_the_language_it_was_said_in(ask, word):
+    (ev,) = events([they("Ola", ask), me("Yes! Count me in")]).values()
+    assert ev["title"].startswith(word) and ev["activity"] == "dinner"

@@ -82,6 +82,43 @@ def _cues() -> tuple[list[tuple[re.Pattern[str], Any]], re.Pattern[str]]:
     return cues, anything
 
 
+@cache
+def _activity_words() -> list[tuple[str, re.Pattern[str], bool]]:
+    """(English meaning, pattern of its phrases in the message's language, read by the last
+    part of a compound) for every kind of event the word files name."""
+    out: list[tuple[str, re.Pattern[str], bool]] = []
+    for lang in LANGUAGES:
+        table = words(lang)
+        for english, phrases in table.get("activities", {}).items():
+            alts = "|".join(sorted(phrases, key=len, reverse=True))
+            out.append((english, re.compile(r"(?<![\w-])(?:" + alts + r")(?![\w-])", re.I),
+                        False))
+        for english, phrases in table.get("patterns", {}).items():
+            for p in phrases:
+                out.append((english, re.compile(r"(?<![\w-])" + p + r"(?![\w-])", re.I), False))
+        for english, phrases in table.get("compounds", {}).items():
+            alts = "|".join(phrases)
+            out.append((english, re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]{2,}?(?:" + alts + r")\b"),
+                        True))
+    return out
+
+
+def said_as(activity: str, text: str) -> str | None:
+    """The words of ``text`` (as it was said) that :func:`english_cues` reads as the kind
+    of event ``activity``: "boda" for a wedding in a Spanish message, "Teamessen" for a team
+    meal. None when the text says it in English or not at all."""
+    head = activity.split()[-1]
+    for english, rx, compound in _activity_words():
+        meaning = english.replace("\\1 ", "")
+        if meaning != activity and meaning != head and not (compound and
+                                                           activity.endswith(" " + meaning)):
+            continue
+        m = rx.search(text)
+        if m and m[0].lower() != activity.lower():
+            return m[0]
+    return None
+
+
 def english_cues(text: str) -> str:
     """``text`` with its German, French and Spanish cue words in English."""
     cues, anything = _cues()

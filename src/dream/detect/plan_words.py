@@ -1037,6 +1037,7 @@ class Plan:
     asked: dict[str, str] = field(default_factory=dict)  # a change asked for, not agreed
     asked_by: str = ""
     last_seen: int = 0  # the stream's message count when it was last named or changed
+    said_as: str | None = None  # its kind in the words of the message that named it
 
 
 def near(a, b, hours: int = 12) -> bool:

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from dream.detect import todos
-from dream.detect.cues import english_cues
+from dream.detect.cues import english_cues, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_words import (
@@ -119,7 +119,8 @@ class PlanReader:
         said = parse_when(item.said_at)
         author = getattr(item, "author", None) if item.role == "other" else None
         stream = conversation(item.stream)
-        text = english_cues(readable(text))
+        said_text = readable(text)
+        text = english_cues(said_text)
         if author:
             self.talking.setdefault(stream, set()).add(author)
         self.seen[stream] = self.seen.get(stream, 0) + 1
@@ -280,6 +281,8 @@ class PlanReader:
             if activity:
                 plan.named.add(item.id)
                 plan.last_seen = self.seen[stream]
+                if plan.said_as is None and same_activity(activity, plan.activity):
+                    plan.said_as = said_as(plan.activity, said_text) or ""
                 if plan.organiser is None:
                     plan.organiser = author or ""
             if len(self.plans) > n_plans and not plan.handle_row and status is None and \
@@ -302,6 +305,14 @@ class PlanReader:
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
+            # nor its place: "igual voy en AVE" is how someone travels there ("on court 5,
+            # not court 3" names the old place: a correction)
+            old_place = plan.fields.get("place")
+            if place and old_place and not same_place(place, old_place) and not moved and \
+                    not REBOOK.search(clause) and plan.organiser is not None and \
+                    (author or "") != plan.organiser and \
+                    old_place.lower() not in clause.lower():
+                place = None
             # a plan's day changes by a move, a correction or its organiser: another day in
             # someone else's message naming it ("before the offsite: my last day here is 29
             # May") is the day of something else
@@ -330,8 +341,12 @@ class PlanReader:
             if OFFER.search(clause) and status is None:
                 date = clock = None     # offered slots: the one taken says the day
             # a question ("could we move it to 14:00?") proposes; it does not move a plan
-            question = (clause.rstrip().endswith("?") or TENTATIVE.search(clause)) and \
-                ASK_CHANGE.search(clause)
+            # (and so does any question that does not name the plan: "¿quieres que vayamos
+            # juntas en coche el viernes?" asks about a ride, it does not move the wedding)
+            question = ((clause.rstrip().endswith("?") or TENTATIVE.search(clause)) and
+                        ASK_CHANGE.search(clause)) or \
+                (clause.rstrip().endswith("?") and activity is None and not moved and
+                 item.id not in plan.named)
             if question and status is None and (plan.handle_row or plan.steps):
                 asked = {k: v for k, v in (("date", date), ("time", clock), ("place", place))
                          if v and v != plan.fields.get(k)}
@@ -739,6 +754,13 @@ class PlanReader:
             what = plan.activity
             if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
                 what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
+            if plan.said_as:
+                # "Boda – Hacienda San Rafael": the kind of event in the words it was said in
+                # (the record's key and activity stay English, so it is one record whatever
+                # language later messages use)
+                said = plan.said_as[0].upper() + plan.said_as[1:]
+                titles[id(plan)] = f"{said} – {who}" if who else said
+                continue
             titles[id(plan)] = f"{what[0].upper()}{what[1:]} {prep} {who}" if who else \
                 what.capitalize()
         for plan in self.plans:
