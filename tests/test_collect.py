@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import zipfile
@@ -254,3 +255,62 @@ def test_config_names_the_person_in_personal_streams(dream, home: Path, tmp_path
     rows = items(home)
     assert [(r["role"], r["kind"], r["stream"]) for r in rows] == [
         ("user", "statement", "mail:1@x"), ("other", "message", "mail:1@x")]
+
+
+def _claude_line(uuid: str, when: str, text: str, cwd: str) -> str:
+    return json.dumps({"type": "user", "sessionId": "s-times", "cwd": cwd, "uuid": uuid,
+                       "timestamp": when, "message": {"role": "user", "content": text}})
+
+
+def test_a_time_that_is_no_time_or_in_the_future_is_replaced_and_reported(
+        dream_proc, dream_home: Path, repo: Path, tmp_path: Path) -> None:
+    """A line dated 2099 or 'garbage-time' is kept (nothing lost) with the time of the line
+    before it, each one reported with its file:line, and the brief is never 'As of 2099';
+    the last good time carries over to lines a later collect reads from the grown file."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    log = tmp_path / "times.jsonl"
+    log.write_text("\n".join([
+        _claude_line("u1", "2026-11-30T10:00:00Z", "Always run make check before committing.",
+                     str(repo)),
+        _claude_line("u2", "2099-01-01T10:00:00Z", "Never push to main directly.", str(repo)),
+        _claude_line("u3", "garbage-time", "Use pnpm, not npm.", str(repo))]) + "\n")
+    proc = dream_proc("collect", "--json", "--source", "claude_code", str(log), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["new_items"] == 3 and report["skipped"] == 0 and report["retimed"] == 2
+    assert [(r["where"], r["reason"]) for r in report["retimed_items"]] == [
+        (f"{log}:2", "timestamp 2099-01-01T10:00:00.000Z is more than a day in the future; "
+                     "kept with the time of the line before (2026-11-30T10:00:00.000Z)"),
+        (f"{log}:3", "timestamp 'garbage-time' is not a time; kept with the time of the "
+                     "line before (2026-11-30T10:00:00.000Z)")]
+    assert [r["said_at"] for r in items(dream_home)] == ["2026-11-30T10:00:00.000Z"] * 3
+    # a grown file: its new first line has a bad time, the one before it was good
+    with log.open("a") as handle:
+        handle.write(_claude_line("u4", "2026-11-30T11:00:00Z", "Keep commits small.",
+                                  str(repo)) + "\n")
+        handle.write(_claude_line("u5", "9999-12-31T23:59:59Z", "Prefer ruff.",
+                                  str(repo)) + "\n")
+    proc = dream_proc("collect", "--source", "claude_code", str(log), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 items kept with a replaced time" in proc.stdout
+    assert f"time replaced at {log}:5: timestamp 9999-12-31T23:59:59.000Z is more than " \
+        "a day in the future; kept with the time of the line before " \
+        "(2026-11-30T11:00:00.000Z)" in proc.stdout
+    assert items(dream_home)[-1]["said_at"] == "2026-11-30T11:00:00.000Z"
+    assert dream_proc("run", cwd=repo).returncode == 0
+    brief = (dream_home / "notes" / "projects" / repo.name / "brief.md").read_text()
+    assert "As of 2026-11-30T11:00:00.000Z." in brief and "2099" not in brief
+
+
+def test_a_bad_time_at_the_head_of_a_file_takes_the_file_time(dream, home: Path,
+                                                             tmp_path: Path) -> None:
+    log = tmp_path / "chat.jsonl"
+    log.write_text(json.dumps({"text": "We meet on Friday.", "role": "other",
+                               "time": "half past nine"}) + "\n"
+                   + json.dumps({"text": "And no time at all.", "role": "other"}) + "\n")
+    os.utime(log, (1764583200, 1764583200))              # 2025-12-01T10:00:00Z
+    report = collect_json(dream, "--source", "jsonl", str(log))
+    assert report["retimed"] == 1 and report["retimed_items"][0]["line"] == 1
+    assert "kept with the file's modification time " \
+           "(2025-12-01T10:00:00.000Z)" in report["retimed_items"][0]["reason"]
+    assert [r["said_at"] for r in items(home)] == ["2025-12-01T10:00:00.000Z", None]

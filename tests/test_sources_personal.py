@@ -12,7 +12,7 @@ from pathlib import Path
 from test_sources import read
 
 from dream.sources import detect
-from dream.sources.base import FileContext
+from dream.sources.base import UNREADABLE_TIME, FileContext
 from dream.spool.gate import gate
 
 MBOX = b"""From jordan@example.com Mon Mar  9 10:00:00 2026
@@ -101,7 +101,9 @@ def test_mbox_threads_roles_and_broken_encodings(tmp_path: Path) -> None:
     assert "Shall we" not in reply.text
     # unknown charset and invalid bytes: decoded with replacement, not dropped
     assert broken.author == "Sam Müller" and "I will be late" in broken.text
-    assert html.text == "Subject: café\n\nCafé  opens  at 9" and html.said_at is None
+    # a Date header that is no date is marked for collect to replace and report
+    assert html.text == "Subject: café\n\nCafé  opens  at 9"
+    assert html.said_at == UNREADABLE_TIME + "not a date"
     assert all(gate(m) == ("message", 1) for m in messages)
 
 

@@ -75,6 +75,13 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
             click.echo(f"  skipped {skip['where']}: {skip['reason']}")
         if report.skipped > 20:
             click.echo(f"  ... and {report.skipped - 20} more (see --json)")
+        if report.retimed:
+            click.echo(f"{report.retimed} items kept with a replaced time "
+                       "(theirs was no time or more than a day in the future):")
+            for item in report.retimes[:20]:
+                click.echo(f"  time replaced at {item['where']}: {item['reason']}")
+            if report.retimed > 20:
+                click.echo(f"  ... and {report.retimed - 20} more (see --json)")
         _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
             click.echo("No transcripts found for this repository "

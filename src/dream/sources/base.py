@@ -231,6 +231,21 @@ def iso_utc(value: Any) -> str | None:
     return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{dt.microsecond // 1000:03d}Z"
 
 
+# what :func:`said_at_of` returns for a time a record gives that is no time: collect keeps
+# the message with a neighbour's time and reports the line (dream.spool.collect.settle_times)
+UNREADABLE_TIME = "unreadable time: "
+
+
+def said_at_of(value: Any) -> str | None:
+    """``iso_utc(value)``, except that a value given but unreadable as a time ('garbage-time')
+    comes back as ``UNREADABLE_TIME`` and the value, so collect can keep the message with a
+    neighbour's time and say which line had it; a record without a time gives None."""
+    said_at = iso_utc(value)
+    if said_at is None and value is not None and str(value).strip():
+        return UNREADABLE_TIME + " ".join(str(value).split())[:60]
+    return said_at
+
+
 _PROJECT_CACHE: dict[str, str] = {}
 # every recorded folder this process has keyed: folder -> (key, exists on this machine,
 # the git remote the transcript recorded for it, normalised, or None); collect reads it to

@@ -28,10 +28,10 @@ from dream.sources.base import (
     Message,
     Skip,
     content_blocks,
-    iso_utc,
     json_objects,
     project_key_for,
     project_of,
+    said_at_of,
     text_of,
 )
 
@@ -107,7 +107,7 @@ class ClaudeCode:
             ctx.state["cwd"] = cwd  # stored redacted: the key is made from the raw folder
             ctx.state["project"] = project_key_for(cwd)
         project = project_of(ctx.state)
-        said_at = iso_utc(record.get("timestamp"))
+        said_at = said_at_of(record.get("timestamp"))
         uuid = record.get("uuid")
 
         def msg(block: int, role: str, text: str, **extra: Any) -> Message:

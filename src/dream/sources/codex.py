@@ -37,10 +37,10 @@ from dream.sources.base import (
     FileContext,
     Message,
     Skip,
-    iso_utc,
     parse_json,
     project_key_for,
     project_of,
+    said_at_of,
     text_of,
 )
 from dream.store.project import normal_remote
@@ -153,7 +153,7 @@ class Codex:
                 continue
             stream = state.get("session") or ctx.path.stem
             project = project_of(state)
-            said_at = iso_utc(record.get("timestamp"))
+            said_at = said_at_of(record.get("timestamp"))
 
             msg = _maker(ctx, stream, number, said_at, project)
 

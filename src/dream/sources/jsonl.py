@@ -21,9 +21,9 @@ from dream.sources.base import (
     FileContext,
     Message,
     Skip,
-    iso_utc,
     json_objects,
     project_key_for,
+    said_at_of,
 )
 
 KIND = "jsonl"
@@ -60,7 +60,7 @@ class Jsonl:
                 ref=ctx.ref(number),
                 role=role,
                 text=text,
-                said_at=iso_utc(record.get("time")),
+                said_at=said_at_of(record.get("time")),
                 author=str(author) if author else None,
                 tool_name=str(record["tool"]) if record.get("tool") else None,
                 is_error=bool(is_error) if is_error is not None else None,

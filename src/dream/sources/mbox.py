@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc
+from dream.sources.base import FileContext, Message, Skip, iso_utc, said_at_of
 
 KIND = "mbox"
 _FROM_RE = re.compile(rb"^From \S+")
@@ -142,7 +142,7 @@ class Mbox:
             try:
                 said_at = iso_utc(email.utils.parsedate_to_datetime(date).isoformat())
             except (TypeError, ValueError, IndexError):
-                said_at = None
+                said_at = said_at_of(date)   # reported by collect, kept with a neighbour's time
         body = f"Subject: {subject}\n\n{text}" if subject else text
         yield Message(stream=f"mail:{root.strip('<>')}", ref=ctx.ref(line),
                       role="user" if mine else "other", text=body, said_at=said_at,

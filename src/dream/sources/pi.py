@@ -19,14 +19,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dream.sources.base import (
+    UNREADABLE_TIME,
     FileContext,
     Message,
     Skip,
     content_blocks,
-    iso_utc,
     json_objects,
     project_key_for,
     project_of,
+    said_at_of,
     text_of,
 )
 
@@ -68,7 +69,7 @@ class Pi:
                 continue
             stream = state.get("session") or ctx.path.stem.split("_")[-1]
             project = project_of(state)
-            said_at = iso_utc(record.get("timestamp"))
+            said_at = said_at_of(record.get("timestamp"))
             entry_id = record.get("id")
 
             msg = _maker(ctx, stream, number, said_at, project, entry_id)
@@ -90,9 +91,11 @@ class Pi:
             if not isinstance(message, dict):
                 yield ctx.skip(number, "message entry without a message")
                 continue
-            if said_at is None:
-                msg = _maker(ctx, stream, number, iso_utc(message.get("timestamp")), project,
-                             entry_id)
+            if said_at is None or said_at.startswith(UNREADABLE_TIME):
+                inner = said_at_of(message.get("timestamp"))
+                if inner is not None and (said_at is None or
+                                          not inner.startswith(UNREADABLE_TIME)):
+                    msg = _maker(ctx, stream, number, inner, project, entry_id)
             yield from self._message(message, msg, ctx, number)
 
     def _message(self, message: dict[str, Any], msg: Any, ctx: FileContext,

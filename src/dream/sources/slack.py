@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc
+from dream.sources.base import FileContext, Message, Skip, iso_utc, said_at_of
 
 KIND = "slack"
 _MAX_MEMBER = 64 * 1024 * 1024
@@ -121,7 +121,7 @@ class Slack:
         try:
             said_at = iso_utc(float(ts))
         except ValueError:
-            said_at = None
+            said_at = said_at_of(ts)   # reported by collect, kept with a neighbour's time
         yield Message(stream=stream, ref=f"{ctx.path}!{where}", role="user" if mine else "other",
                       text=text, said_at=said_at, author=real or handle,
                       key=f"{channel}/{ts}", meta=record.get("subtype") in _META_SUBTYPES,

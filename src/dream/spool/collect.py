@@ -28,6 +28,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,13 @@ from dream.app import App
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.sources import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, detect, get
-from dream.sources.base import SEEN_FOLDERS, looks_binary, parse_guarded, parse_json
+from dream.sources.base import (
+    SEEN_FOLDERS,
+    UNREADABLE_TIME,
+    looks_binary,
+    parse_guarded,
+    parse_json,
+)
 from dream.sources.discovery import discover
 from dream.spool import watermark
 from dream.spool.entities import EntityFinder
@@ -81,6 +88,8 @@ class CollectReport:
     redacted: int = 0          # secrets replaced by placeholders
     skipped: int = 0
     skips: list[dict[str, Any]] = field(default_factory=list)
+    retimed: int = 0           # kept with a neighbour's time: theirs was none or in the future
+    retimes: list[dict[str, Any]] = field(default_factory=list)
     bytes_read: int = 0
     seconds: float = 0.0
     by_source: dict[str, int] = field(default_factory=dict)
@@ -92,6 +101,12 @@ class CollectReport:
             self.skips.append({"file": item.path, "line": item.line, "where": item.where(),
                                "reason": item.reason})
 
+    def retime(self, item: Skip) -> None:
+        self.retimed += 1
+        if len(self.retimes) < MAX_SKIPS_LISTED:
+            self.retimes.append({"file": item.path, "line": item.line, "where": item.where(),
+                                 "reason": item.reason})
+
     @property
     def nothing_readable(self) -> bool:
         """True when material was there but none of it could be read."""
@@ -102,6 +117,7 @@ class CollectReport:
             "new_items": self.new_items, "evidence": self.evidence,
             "duplicates": self.duplicates, "redacted": self.redacted,
             "skipped": self.skipped, "skipped_items": self.skips,
+            "retimed": self.retimed, "retimed_items": self.retimes,
             "files": self.files, "files_read": self.files_read,
             "files_unchanged": self.files_unchanged, "files_replaced": self.files_replaced,
             "files_failed": self.files_failed, "bytes_read": self.bytes_read,
@@ -119,20 +135,83 @@ def item_id(source: str, message: Message) -> str:
 
 # rows (entities still "[]"), each with its participants and whether it is a person's
 # words; the skips; the number of messages; the number of secrets redacted; the recorded
-# folders keyed so far (folder -> (key, exists on this machine))
+# folders keyed so far (folder -> (key, exists on this machine)); the lines kept with a
+# replaced time
 Prepared = tuple[list[tuple[tuple[Any, ...], list[str], bool]], list[Skip], int, int,
-                 dict[str, tuple[str, bool]]]
+                 dict[str, tuple[str, bool]], list[Skip]]
+
+FUTURE_SLACK = timedelta(days=1)   # a time further ahead of the collect's clock is wrong
+_LAST_TIME = "last_said_at"        # the file's last good time, kept in its state
+
+
+def settle_times(messages: Iterable[Message | Skip], path: str, now: str,
+                 state: dict[str, Any], retimed: list[Skip]) -> Iterator[Message | Skip]:
+    """Messages whose time can be believed; nothing is dropped.
+
+    A time a record gives that is no time (``garbage-time``) or that lies more than a day
+    past the collect's clock (``2099-...``: a wrong clock or an edited file) would date the
+    evidence wrongly and make a brief read "As of 2099". Such a message is kept with the
+    time of the line before it in the same file (``state`` carries that time from chunk to
+    chunk and collect to collect), or, at the head of a file, with the file's modification
+    time (never past ``now``); the line is appended to ``retimed`` with the reason. A
+    message without any time stays without one."""
+    limit = (datetime.strptime(now[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+             + FUTURE_SLACK).strftime("%Y-%m-%dT%H:%M:%S.999Z")
+    for message in messages:
+        said_at = message.said_at if type(message) is Message else None
+        if not said_at:
+            yield message
+            continue
+        if said_at.startswith(UNREADABLE_TIME):
+            why = f"timestamp {said_at[len(UNREADABLE_TIME):]!r} is not a time"
+        elif said_at > limit:
+            why = f"timestamp {said_at} is more than a day in the future"
+        else:
+            state[_LAST_TIME] = said_at
+            yield message
+            continue
+        fallback = state.get(_LAST_TIME)
+        source = "the time of the line before"
+        if not fallback:
+            fallback, source = _file_time(path, now), "the file's modification time"
+        message.said_at = fallback
+        retimed.append(Skip(path, _line_of(message.ref, path),
+                            f"{why}; kept with {source} ({fallback})"))
+        yield message
+
+
+def _file_time(path: str, now: str) -> str:
+    """The file's modification time in the spool's format, or ``now`` if that is earlier
+    (or the file cannot be read)."""
+    try:
+        mtime = datetime.fromtimestamp(os.stat(path.split("!", 1)[0]).st_mtime, UTC)
+    except (OSError, ValueError, OverflowError):
+        return now[:23] + "Z"
+    return min(mtime.strftime("%Y-%m-%dT%H:%M:%S.") + f"{mtime.microsecond // 1000:03d}Z",
+               now[:23] + "Z")
+
+
+def _line_of(ref: str, path: str) -> int | None:
+    """The line number a reference ``path:line[#block]`` names, or None."""
+    if ref.startswith(path + ":"):
+        number = ref[len(path) + 1:].split("#", 1)[0]
+        if number.isdigit():
+            return int(number)
+    return None
 
 
 def prepare(source: str, path: str, messages: Iterable[Message | Skip],
-            now: str) -> Prepared:
-    """Gate, truncate and redact messages into rows: no database, so it runs in a worker."""
+            now: str, state: dict[str, Any] | None = None) -> Prepared:
+    """Gate, truncate and redact messages into rows: no database, so it runs in a worker.
+    ``state``: the file's state, where :func:`settle_times` keeps its last good time."""
     rows: list[tuple[tuple[Any, ...], list[str], bool]] = []
     skips: list[Skip] = []
+    retimed: list[Skip] = []
     hits = 0
     fields = _Fields()
     field = fields.redact
-    for message in messages:
+    for message in settle_times(messages, path, now, {} if state is None else state,
+                                retimed):
         if isinstance(message, Skip):
             skips.append(message)
             continue
@@ -154,7 +233,10 @@ def prepare(source: str, path: str, messages: Iterable[Message | Skip],
                       evidence, "[]", now, field(message.channel)),
                      [field(p) for p in message.participants],
                      kind in ("statement", "message")))
-    return rows, skips, len(rows), hits + sum(fields.found.values()), dict(SEEN_FOLDERS)
+    for item in retimed:      # the reason quotes the record: redacted like the rest
+        item.reason = redact(item.reason)[0]
+    return (rows, skips, len(rows), hits + sum(fields.found.values()), dict(SEEN_FOLDERS),
+            retimed)
 
 
 class _Fields:
@@ -200,19 +282,22 @@ class _Writer:
         self.pending = 0  # rows written since the last commit
 
     def rows(self, source: str, path: str, messages: Iterable[Message | Skip],
-             counts: dict[str, int]) -> list[tuple[Any, ...]]:
-        prepared = prepare(source, path, messages, self.now)
+             counts: dict[str, int], state: dict[str, Any] | None = None
+             ) -> list[tuple[Any, ...]]:
+        prepared = prepare(source, path, messages, self.now, state)
         return self.finish(prepared, counts)
 
     def finish(self, prepared: Prepared, counts: dict[str, int]) -> list[tuple[Any, ...]]:
         """Rows of a prepared chunk: entities found here, in collection order (names
         learned from one file are found in the next), skips and counts reported."""
-        rows, skips, messages, hits, folders = prepared
+        rows, skips, messages, hits, folders, retimed = prepared
         report = self.report
         placement = report.placement
         placement.learn(folders)
         for item in skips:
             report.skip(item)
+        for item in retimed:
+            report.retime(item)
         counts["skips"] += len(skips)
         counts["messages"] += messages
         report.redacted += hits
@@ -500,7 +585,8 @@ def _chunk(kind: str, source_path: str, parser: Any, ctx: FileContext, lines: li
     if too_long:
         numbered = [(n, line) for n, line in numbered if len(line) <= line_max]
     prepared = prepare(kind, source_path,
-                       chain(parse_guarded(parser, iter(numbered), ctx), too_long), now)
+                       chain(parse_guarded(parser, iter(numbered), ctx), too_long), now,
+                       ctx.state)
     return ("chunk", size, len(lines), at_end, prepared, ctx.state)
 
 
@@ -786,9 +872,11 @@ def _collect_file(writer: _Writer, kind: str, path: Path, st: os.stat_result,
         return counts
     ctx = FileContext(path, {}, writer.me)
     messages = get(kind).parse_file(path, ctx)
-    rows = writer.rows(kind, str(path), islice(messages, ROWS_PER_TRANSACTION), counts)
+    rows = writer.rows(kind, str(path), islice(messages, ROWS_PER_TRANSACTION), counts,
+                       ctx.state)
     while True:
-        batch = writer.rows(kind, str(path), islice(messages, ROWS_PER_TRANSACTION), counts)
+        batch = writer.rows(kind, str(path), islice(messages, ROWS_PER_TRANSACTION), counts,
+                            ctx.state)
         if not batch:
             break
         counts["new"] += _transaction(writer, rows, None, path)
