@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 
 import pytest
 from conftest import git
@@ -30,7 +31,7 @@ def test_write_makes_one_commit_with_trailers_and_front_matter(dream, home):
     body = git(home["notes"], "log", "-1", "--format=%B")
     assert f"Dream-Project: {home['key']}" in body and "Dream-Store:" in body
     files = git(home["notes"], "show", "--name-only", "--format=", "HEAD").split()
-    assert files == [f"projects/{home['name']}/tea.md"]
+    assert files == [f"projects/{home['name']}/tea.md"]   # no brief yet: no run made one
     text = (home["notes"] / "projects" / home["name"] / "tea.md").read_text()
     assert text.startswith("---\nstatus: live\n") and "created:" in text
     assert text.endswith("# Tea\n\nGreen tea in the morning.\n")
@@ -159,3 +160,80 @@ def test_crumpling_a_note_record_corrects_its_status(dream, home, dream_home, tm
                                         ).read_text()                # no stray front matter
     assert key not in (home["notes"] / "user" / "brief.md").read_text()
     assert git(home["notes"], "rev-list", "--count", f"{before}..HEAD") == "1"
+
+
+def _collect_one_statement(dream_proc, repo, tmp_path, text: str, n: int = 1) -> None:
+    log = tmp_path / f"s{n}.jsonl"
+    log.write_text(json.dumps({"type": "user", "sessionId": f"s{n}", "cwd": str(repo),
+                               "uuid": f"u{n}", "timestamp": "2026-11-30T10:00:00Z",
+                               "message": {"role": "user", "content": text}}) + "\n")
+    assert dream_proc("collect", "--source", "claude_code", str(log), cwd=repo).returncode == 0
+
+
+def test_a_written_note_reaches_the_project_brief_in_its_own_commit(
+        dream_proc, repo, dream_home, tmp_path) -> None:
+    """A note written with the notes tools below @projects/<name>/ or @user/ is shown in
+    that scope's brief: by the first run when it was written before any, then re-rendered
+    in the note's own commit, and gone once crumpled. Session notes are not shown."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    notes = dream_home / "notes"
+    brief = notes / "projects" / repo.name / "brief.md"
+    proc = dream_proc("notes", "write", f"@projects/{repo.name}/deploy",
+                      "# Deploying\nDeploys go through make release; never terraform apply "
+                      "by hand.", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert not brief.exists()                    # no run yet: the first one renders it
+    _collect_one_statement(dream_proc, repo, tmp_path, "Always use pnpm, not npm.")
+    assert dream_proc("run", cwd=repo).returncode == 0
+    shown = "- Deploying: Deploys go through make release; never terraform apply by hand. " \
+            "[deploy.md]"
+    assert shown in brief.read_text() and "pnpm" in brief.read_text()
+    assert dream_proc("brief", cwd=repo).stdout.count(shown) == 1
+    # a brief exists now: a written note reaches it in the note's own commit
+    assert dream_proc("notes", "write", f"@projects/{repo.name}/release",
+                      "Tag releases as vYYYY.MM.", cwd=repo).returncode == 0
+    assert "- Tag releases as vYYYY.MM. [release.md]" in brief.read_text()
+    changed = subprocess.run(["git", "show", "--name-only", "--format=", "HEAD"], cwd=notes,
+                             capture_output=True, text=True).stdout.split()
+    assert sorted(changed) == [f"projects/{repo.name}/brief.md",
+                               f"projects/{repo.name}/release.md"]
+    # a session note is no written note of the project: its brief is not touched
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=notes, capture_output=True,
+                          text=True).stdout
+    assert dream_proc("notes", "write", "@sessions/s1/todo", "resume here",
+                      cwd=repo).returncode == 0
+    assert subprocess.run(["git", "diff", "--name-only", head.strip(), "HEAD"], cwd=notes,
+                          capture_output=True, text=True).stdout.split() == \
+        ["sessions/s1/todo.md"]
+    # crumpling takes it out; a dream's end re-renders the brief with what it changed
+    assert dream_proc("notes", "crumple", f"@projects/{repo.name}/deploy",
+                      cwd=repo).returncode == 0
+    assert "Deploying" not in brief.read_text() and "pnpm" in brief.read_text()
+    assert dream_proc("begin", cwd=repo).returncode == 0
+    assert dream_proc("notes", "update", f"@projects/{repo.name}/release",
+                      "Tag releases as vN.", cwd=repo).returncode == 0
+    assert "vYYYY.MM" in brief.read_text()       # pending until the dream ends
+    assert dream_proc("end", cwd=repo).returncode == 0
+    assert "- Tag releases as vN. [release.md]" in brief.read_text()
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=notes, capture_output=True,
+                          text=True).stdout == ""
+    # no personal brief yet (no personal items were dreamed over): a @user/ note makes none
+    assert dream_proc("notes", "write", "@user/coffee", "I take my coffee black.",
+                      cwd=repo).returncode == 0
+    assert "no brief yet" in dream_proc("brief", "--user", cwd=repo).stdout
+
+
+def test_a_scope_with_too_many_written_notes_counts_them_in_the_brief(
+        dream, dream_proc, repo, dream_home, tmp_path, monkeypatch) -> None:
+    from dream.pipeline import state as state_mod
+
+    monkeypatch.setattr(state_mod, "WRITTEN_MAX", 2)
+    dream("init")
+    _collect_one_statement(dream_proc, repo, tmp_path, "Always use pnpm, not npm.")
+    dream("run")
+    for n in range(3):
+        dream("notes", "write", f"@projects/{repo.name}/n{n}", f"note number {n}")
+    text = (dream_home / "notes" / "projects" / repo.name / "brief.md").read_text()
+    assert "note number" not in text       # the third write: counted, not listed
+    assert f"3 notes written with the notes tools, too many to list here: find them with " \
+           f"'dream notes find' or 'dream notes list @projects/{repo.name}'" in text

@@ -59,6 +59,28 @@ def test_a_run_left_for_review_is_promoted_or_discarded_by_a_person(dream, repo,
     assert again.exit_code == 1 and "already promoted" in again.output
 
 
+def test_a_brief_rendered_on_both_sides_is_rendered_again_when_promoting(
+        dream, repo, dream_home, tmp_path):
+    """A note written while a run waits for review re-renders the brief on the main line,
+    and the run rendered its own: the two briefs are no conflict of content, so the merge
+    renders the brief again from the merged records and notes."""
+    dream("init")
+    notes = dream_home / "notes"
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    run_json(dream, "--model", "rules")                    # applied: user/brief.md exists
+    dream("notes", "write", "@user/before", "written before the second run")
+    stage(tmp_path, "cancel_rebook.jsonl")
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    dream("notes", "write", "@user/scratch", "written while the run waited")
+    promoted = json.loads(dream("runs", "promote", out["id"], "--json").output)
+    assert promoted["details"]["decision"] == "promoted"
+    brief = (notes / "user" / "brief.md").read_text()
+    assert "- written while the run waited [scratch.md]" in brief and "Nobu" in brief
+    assert "- written before the second run [before.md]" in brief
+    assert git(notes, "status", "--porcelain") == ""
+    assert "Dream-Run: " + out["id"] in git(notes, "log", "-1", "--format=%B")
+
+
 def test_promoting_over_newer_conflicting_content_is_refused(dream, repo, dream_home,
                                                             tmp_path):
     dream("init")

@@ -202,8 +202,10 @@ class DreamTools:
                 "note": "deleted from the work tree; dream_end commits it"}
 
     def dream_end(self, a: dict[str, Any]) -> Any:
+        from dream.core.notes import end as end_dream
+
         dream = self._open_dream()
-        sha = dream.end()
+        sha = end_dream(self.app, dream)
         self.dream = None
         return {"run_id": dream.run_id, "commit": sha, "project": dream.project_name,
                 "released": True}

@@ -191,9 +191,12 @@ def forget(address: str, as_json: bool) -> None:
 @json_option
 def end(project: str | None, as_json: bool) -> None:
     """Commit the open dream's changes as one commit and release its lock."""
-    dream = _open_dream(get_app(), project)
+    from dream.core.notes import end as end_dream
+
+    app = get_app()
+    dream = _open_dream(app, project)
     files = dream.pending_files()
-    sha = dream.end()
+    sha = end_dream(app, dream)
     result = {"run_id": dream.run_id, "project": dream.project_name, "commit": sha,
               "files": files, "lock_released": True}
     if as_json:

@@ -152,7 +152,8 @@ def decide(app: App, run_id: str, promote: bool) -> Run:
     from dream.pipeline.decide import decide as decide_run
 
     app.home.require()
-    return decide_run(app.db, app.stores.all(), app.home.notes_path, run_id, promote)
+    return decide_run(app.db, app.stores.all(), app.home.notes_path, run_id, promote,
+                      int(app.config.get("run", "brief_tokens", 2000)))
 
 
 def list_runs(app: App, limit: int = 30) -> list[Run]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dream.app import App
+from dream.core.dreams import scopes_for
 from dream.errors import BadInput, NotManaged
 from dream.notes.dreaming import CLI_OWNER, DreamSession
 from dream.notes.service import NoteChange, NotesService
@@ -32,8 +33,73 @@ def notes_context(app: App, owner: str = CLI_OWNER, dream: DreamSession | None =
     current = app.current_project()
     if dream is None and owner == CLI_OWNER:
         dream = DreamSession.open(store, app.db, current.name, owner=CLI_OWNER)
-    service = NotesService(store, app.db, project_key=current.key, dream=dream)
+    service = NotesService(store, app.db, project_key=current.key, dream=dream,
+                           brief=lambda relpath, data: brief_with(app, relpath, data))
     return NotesContext(store, current, dream, service)
+
+
+def brief_with(app: App, relpath: str, data: bytes) -> tuple[str, bytes] | None:
+    """The brief of the scope a note in the notes home belongs to, re-rendered with the
+    note as ``data``, so the note and the brief that shows it are one commit (see
+    :func:`brief_after`)."""
+    return brief_after(app, {relpath: data})
+
+
+def brief_after(app: App, changes: dict[str, bytes | None]) -> tuple[str, bytes] | None:
+    """The brief of the scope the changed notes in the notes home belong to (one scope:
+    ``projects/<name>`` or ``user``), re-rendered from HEAD with the changes (a path's new
+    bytes, or None for a note removed): (path, bytes), or None when no brief in the notes
+    home shows these notes (session notes, records a run keys, a project whose Primary
+    Store is another store), when the scope has no brief yet (its first run renders one),
+    or when the brief would not change. A brief shows its scope's live written notes
+    (:func:`dream.pipeline.render.sections`)."""
+    from dream.errors import DreamError
+    from dream.pipeline.answers import address_project
+    from dream.pipeline.render import render_brief
+    from dream.pipeline.state import load_state, written_note
+
+    if not changes:
+        return None
+    first = next(iter(changes))
+    try:
+        scopes, _key = scopes_for(app, address_project("@" + first))
+    except DreamError:
+        return None
+    notes = app.notes_store()
+    scope = next((s for s in scopes if first.startswith(s.root + "/")
+                  and s.store.path.resolve() == notes.path.resolve()), None)
+    if scope is None:
+        return None
+    head = notes.repo.head()
+    state = None
+    for relpath, data in changes.items():
+        if not relpath.startswith(scope.root + "/"):
+            continue
+        rel = relpath[len(scope.root) + 1:]
+        note = written_note(rel, data) if data is not None else None
+        if data is not None and note is None:
+            continue                        # a record, the brief, not Markdown: not shown
+        if state is None:
+            state = load_state(scope, head)
+        if note is None:
+            state.written.pop(rel, None)
+        else:
+            state.add_written(note)
+    path = f"{scope.root}/brief.md"
+    current = notes.repo.read_at(head, path) if head and state is not None else None
+    if current is None:         # no brief yet, or nothing it shows: the first run renders it
+        return None
+    brief = render_brief(state, int(app.config.get("run", "brief_tokens", 2000)))
+    data_out = brief.encode("utf-8")
+    return None if data_out == current else (path, data_out)
+
+
+def end(app: App, dream: DreamSession) -> str | None:
+    """End ``dream``: one commit of its changes and its project's brief re-rendered with
+    the written notes it changed; the lock is released. The commit, or None."""
+    return dream.end(brief=lambda paths: brief_after(app, {
+        p: (dream.store.path / p).read_bytes() if (dream.store.path / p).is_file() else None
+        for p in paths}))
 
 
 def begin(app: App, project: str | None, owner: str, session_id: str | None = None

@@ -112,13 +112,15 @@ def fts_query(text: str) -> str:
 
 def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
            project_key: str | None = None, include_crumpled: bool = False,
-           offset: int = 0, score_budget: int | None = None) -> list[Hit]:
+           offset: int = 0, score_budget: int | None = None,
+           briefs: bool = True) -> list[Hit]:
     """The best ``limit`` documents of ``store`` for ``query``, best first.
 
     Only this store's documents are searched. With ``project_key``, notes that belong to
     another project (``projects/<other>/`` or session notes whose ``project`` is another
     key or missing) are left out; the rest of the store is searched. Crumpled notes are
-    left out unless ``include_crumpled``. Call :func:`dream.index.sync` first to search the
+    left out unless ``include_crumpled``; briefs (rendered from the rest) unless ``briefs``.
+    Call :func:`dream.index.sync` first to search the
     store's HEAD.
     """
     match = plan_match(conn, query, score_budget)
@@ -131,6 +133,8 @@ def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
     params: list[Any] = [store.id]
     if not include_crumpled:
         where.append("(d.status IS NULL OR d.status != 'crumpled')")
+    if not briefs:
+        where.append("(d.kind IS NULL OR d.kind != 'brief')")
     if project_key is not None:
         name = store.project_name(project_key)
         where.append("(d.home IS NULL OR d.home = 'user'"

@@ -37,7 +37,7 @@ import secrets
 import signal
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -350,7 +350,8 @@ class DreamSession:
                 continue
             for file in sorted(top.rglob("*.md")):
                 rel = file.relative_to(root).as_posix()
-                if any(p.startswith(".") for p in rel.split("/")) or file.is_symlink():
+                if any(p.startswith(".") for p in rel.split("/")) or file.is_symlink() \
+                        or rel == f"projects/{self.project_name}/brief.md":  # no note
                     continue
                 meta, _ = quick_meta(file.read_bytes().decode("utf-8", "replace"))
                 if rel.startswith("sessions/") and meta.get("project") != self.project_key:
@@ -383,14 +384,23 @@ class DreamSession:
             self.record(address.relpath)
         return address.relpath
 
-    def end(self) -> str | None:
+    def end(self, brief: Callable[[list[str]], tuple[str, bytes] | None] | None = None
+            ) -> str | None:
         """Commit the dream's changes as one commit and release the lock. Returns the
-        commit, or None when the dream changed nothing."""
+        commit, or None when the dream changed nothing. ``brief``: given the changed paths,
+        the project's brief re-rendered with them (path, bytes), committed along."""
         self._require_open()
         # if the commit fails the lock stays: the dream is still open and can be ended again
         with write_lock(self.store.path, "dream end"):
+            files = self.pending_files()
+            rendered = brief(files) if brief is not None and files else None
+            if rendered is not None:
+                target = self.store.path / rendered[0]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(rendered[1])
+                files = [*files, rendered[0]]
             sha = self.store.repo.commit_files(
-                f"Dream over {self.project_name}", self.pending_files(),
+                f"Dream over {self.project_name}", files,
                 trailers=self.trailers("dream"))
             self._clear_journal()
             index.sync(self.conn, self.store)  # reads only the paths the commit changed

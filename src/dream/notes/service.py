@@ -19,6 +19,7 @@ import itertools
 import os
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,17 +132,32 @@ def _write_file(target: Path, data: bytes, new: bool, store_root: Path) -> None:
             pass
 
 
+def _is_brief(relpath: str) -> bool:
+    """Whether ``relpath`` is a scope's brief (``projects/<name>/brief.md``,
+    ``user/brief.md``): rendered by Dream from the notes, not a note itself."""
+    parts = relpath.split("/")
+    return parts[-1] == "brief.md" and (parts[:1] == ["user"] and len(parts) == 2 or
+                                        parts[:1] == ["projects"] and len(parts) == 3)
+
+
 def _now() -> str:
     return utcnow()[:19] + "Z"
 
 
+# given a note's path and its new bytes, the brief of the note's scope re-rendered with it
+# (path, bytes), or None when no brief in this store shows the note or the brief is unchanged
+BriefWith = Callable[[str, bytes], "tuple[str, bytes] | None"]
+
+
 class NotesService:
     def __init__(self, store: Store, conn: sqlite3.Connection,
-                 project_key: str | None = None, dream: DreamSession | None = None) -> None:
+                 project_key: str | None = None, dream: DreamSession | None = None,
+                 brief: BriefWith | None = None) -> None:
         self.store = store
         self.conn = conn
         self.project_key = project_key   # recorded in new session notes
         self.dream = dream
+        self.brief = brief               # outside a dream, committed with the note
 
     # -- helpers ---------------------------------------------------------------------------
     def _locate(self, raw: str) -> tuple[Address, Path]:
@@ -188,23 +204,33 @@ class NotesService:
         if len(data) > MAX_NOTE_BYTES:
             raise BadInput(f"the note is larger than {MAX_NOTE_BYTES} bytes",
                            "split it into several notes")
+        brief = self.brief(address.relpath, data) if self.brief and self.dream is None \
+            else None
         target.parent.mkdir(parents=True, exist_ok=True)
         _write_file(target, data, new=old is None, store_root=self.store.path)
         digest = sha256(data)
         if self.dream is not None:
             self.dream.record(address.relpath)  # committed by the dream's end
             return NoteChange(str(address), address.relpath, action, digest, None, True)
+        files = {address.relpath: (target, old)}
+        if brief is not None:
+            brief_file = resolve_inside(self.store.path, brief[0])
+            before = brief_file.read_bytes() if brief_file.is_file() else None
+            files[brief[0]] = (brief_file, before)
+            brief_file.parent.mkdir(parents=True, exist_ok=True)
+            _write_file(brief_file, brief[1], new=before is None, store_root=self.store.path)
         try:
             sha = self.store.repo.commit_files(
-                f"{action.capitalize()} note {address}", [address.relpath],
+                f"{action.capitalize()} note {address}", list(files),
                 trailers=self._trailers(address, data))
         except BaseException:
-            if old is None:
-                target.unlink(missing_ok=True)
-            else:
-                target.write_bytes(old)
-            self.store.repo.git("update-index", "--add", "--remove", "--", address.relpath,
-                                check=False)
+            for relpath, (path, previous) in files.items():
+                if previous is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    path.write_bytes(previous)
+                self.store.repo.git("update-index", "--add", "--remove", "--", relpath,
+                                    check=False)
             raise
         if self.dream is None:
             index.sync(self.conn, self.store)
@@ -325,7 +351,8 @@ class NotesService:
                            "for example --page 2 --per-page 10")
         index.sync(self.conn, self.store)
         hits = index.search(self.conn, self.store, query, limit=per_page + 1,
-                            offset=(page - 1) * per_page, include_crumpled=crumpled)
+                            offset=(page - 1) * per_page, include_crumpled=crumpled,
+                            briefs=False)
         rows = [{"address": "@" + h.path, **h.as_dict()} for h in hits[:per_page]]
         return FindPage(query, page, per_page, rows, len(hits) > per_page)
 
@@ -344,7 +371,8 @@ class NotesService:
                 continue
             for file in sorted((top if top != root else base).rglob("*.md")):
                 relpath = file.relative_to(root).as_posix()
-                if any(p.startswith(".") for p in relpath.split("/")) or file.is_symlink():
+                if any(p.startswith(".") for p in relpath.split("/")) or file.is_symlink() \
+                        or _is_brief(relpath):
                     continue
                 meta, body = quick_meta(file.read_bytes().decode("utf-8", "replace"))
                 note_status = meta.get("status") or "live"

@@ -39,7 +39,10 @@ def _lock_names(run: Run) -> list[str]:
     return sorted({root.rsplit("/", 1)[-1] for root in run.details.scopes})
 
 
-def _merge(store: Store, sha: str, run_id: str) -> str:
+def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str:
+    """Merge the run branch into the store's moved branch. A conflict only in briefs (a
+    note written meanwhile re-rendered its scope's brief) is no conflict of content: the
+    briefs are rendered again from the merged records and notes, in the merge commit."""
     repo = store.repo
     message = (f"Promote dream run {run_id} (merged: the store moved since the run)\n\n"
                f"Dream-Run: {run_id}\nDream-Pass: promote\nDream-Store: {store.id}")
@@ -47,16 +50,47 @@ def _merge(store: Store, sha: str, run_id: str) -> str:
                     env=repo.identity_env())
     del proc
     if repo.git("rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).strip():
-        repo.git("merge", "--abort", check=False)
-        raise VersionConflict(
-            f"run {run_id} changes records that were changed in store '{store.name}' since",
-            "newer content is never overwritten: discard this run ('dream runs discard RUN') "
-            "and dream again ('dream run --redo')")
+        clashes = repo.git("diff", "--name-only", "-z", "--diff-filter=U",
+                           check=False).split("\0")
+        clashes = [c for c in clashes if c]
+        if not clashes or any(c.rsplit("/", 1)[-1] != "brief.md" for c in clashes):
+            repo.git("merge", "--abort", check=False)
+            raise VersionConflict(
+                f"run {run_id} changes records that were changed in store '{store.name}' "
+                "since",
+                "newer content is never overwritten: discard this run ('dream runs discard "
+                "RUN') and dream again ('dream run --redo')")
+        try:
+            repo.git("checkout", "--theirs", "--", *clashes)
+            repo.git("add", "--", *clashes)
+            repo.git("commit", "-q", "--no-edit", "--no-verify", env=repo.identity_env())
+        except BaseException:
+            repo.git("merge", "--abort", check=False)
+            raise
+        _render_briefs(store, clashes, brief_tokens)
     return repo.require_head()
 
 
+def _render_briefs(store: Store, paths: list[str], brief_tokens: int) -> None:
+    """Render the briefs at ``paths`` from the records and notes at HEAD, into HEAD."""
+    from dream.pipeline.render import render_brief
+    from dream.pipeline.state import Scope, load_state
+
+    repo = store.repo
+    head = repo.require_head()
+    for path in paths:
+        root = path.rsplit("/", 1)[0]
+        scope = Scope(store=store, root=root, project_key=None,
+                      name=root.rsplit("/", 1)[-1])
+        brief = render_brief(load_state(scope, head), brief_tokens).encode("utf-8")
+        (store.path / path).write_bytes(brief)
+    repo.git("add", "--", *paths)
+    repo.git("commit", "-q", "--amend", "--no-edit", "--no-verify", "--allow-empty",
+             env=repo.identity_env())
+
+
 def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_id: str,
-           promote: bool) -> Run:
+           promote: bool, brief_tokens: int = 2000) -> Run:
     """Promote or discard a run left for review. The decision is taken under the run's
     dream locks and the write locks of the stores it wrote, and the run is read again once
     they are held: of two racing decisions one wins and the other is refused."""
@@ -76,7 +110,7 @@ def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_
                     base = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
                                           check=False).strip() or None
                     if not git_commit.promote(store.repo, sha, base):
-                        _merge(store, sha, run.id)
+                        _merge(store, sha, run.id, brief_tokens)
                     heads[store.id] = store.repo.require_head()
                     sync_index(conn, store)
             details = run.details

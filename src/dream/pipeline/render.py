@@ -6,7 +6,8 @@ cancelled or declined in the last 7 days, so a plan that fell through is seen on
 than silently dropped); open to-dos; standing facts; "Later" (confirmed plans 30 to 365
 days ahead); the memory notes (in a project's brief first how to work here (commands),
 rules (directives and corrections), decisions (the user's answers to the agent's questions),
-known pitfalls (failures) and open threads, then every other note). An event line never repeats in its "with ..."
+known pitfalls (failures) and open threads, then the notes written with the notes tools
+(live ones, newest first), then every other note). An event line never repeats in its "with ..."
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
@@ -21,7 +22,7 @@ from datetime import timedelta
 from dream import tokens
 from dream.kinds.records import Record, one_line
 from dream.kinds.text import parse_when
-from dream.pipeline.state import State
+from dream.pipeline.state import State, WrittenNote
 
 NEAR_BEFORE = timedelta(days=2)
 NEAR_AFTER = timedelta(days=30)
@@ -80,8 +81,22 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
             mine.sort(key=lambda r: (PURPOSE_ORDER.get(r.get("purpose"), 9), r.key))
         out.append((title, [_note_line(r) for r in mine]))
     placed = {t for _, types in NOTE_SECTIONS for t in types} if project else set()
+    written = sorted((n for n in state.written.values() if n.status == "live"),
+                     key=lambda n: (_neg(n.updated), n.path))
+    lines = [line for n in written if (line := _written_line(n))]
+    if state.written_beyond:
+        lines = [f"- {state.written_beyond} notes written with the notes tools, too many to "
+                 f"list here: find them with 'dream notes find' or 'dream notes list "
+                 f"{state.scope.address_prefix}'"]
+    out.append(("Written notes", lines))
     out.append(("Notes", [_note_line(r) for r in notes if r.get("type") not in placed]))
     return out
+
+
+def _written_line(note: WrittenNote) -> str:
+    """A written note's line: its title and text on one line, or '' when it has neither."""
+    text = ": ".join(x for x in (note.title, note.text) if x)
+    return f"- {_clip(text, 240)} [{note.path}]" if text else ""
 
 
 def _within(value: str, now, start: timedelta, end: timedelta, undated: bool) -> bool:

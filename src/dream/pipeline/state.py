@@ -14,11 +14,15 @@ from datetime import UTC, timedelta
 from dream.detect.prose import stems
 from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path, record_path
 from dream.kinds.text import find_date, parse_when, sentences
+from dream.store.document import quick_meta, title_of
 from dream.store.store import Store
 
 EVENT_WINDOW_BEFORE = timedelta(days=14)
 TOUCH_TEXT_CHARS = 2000    # of each evidence item, for the words a run's bundles say
 TOUCH_ROWS = 100           # at most this many touched rows in a prompt
+# a scope with more plain documents than this has its written notes counted, not read, for
+# the brief (which could not list them all within its cap; search finds them)
+WRITTEN_MAX = 200
 
 
 @dataclass
@@ -33,15 +37,60 @@ class Scope:
         return "@" + self.root
 
 
+@dataclass(frozen=True)
+class WrittenNote:
+    """A note a person or an agent wrote with the notes tools (``dream notes write``, MCP
+    ``notes_write``) below a scope's root: a plain document, not a record a run keys."""
+    path: str                 # below the scope root, e.g. 'deploy.md'
+    title: str | None         # its 'title' or first '# ' heading, when it has one
+    text: str                 # the body on one line, without that heading
+    status: str               # live | crumpled
+    updated: str
+
+
+def written_note(path: str, data: bytes) -> WrittenNote | None:
+    """The written note a file below a scope root holds, or None when it is none: a
+    record (front matter with kind and key), the brief, a hidden file or not Markdown."""
+    name = path.rsplit("/", 1)[-1]
+    if not path.endswith(".md") or path == "brief.md" or \
+            any(part.startswith(".") for part in path.split("/")):
+        return None
+    text = data.decode("utf-8", "replace")
+    if Record.loads(text) is not None:
+        return None
+    meta, body = quick_meta(text)
+    title = title_of(meta, body, path)
+    lines = body.splitlines()
+    heading = next((i for i, line in enumerate(lines[:40]) if line.startswith("# ")), None)
+    if heading is not None and not meta.get("title"):
+        del lines[heading]
+    explicit = title != name.removesuffix(".md")
+    return WrittenNote(path, title if explicit else None, " ".join(" ".join(lines).split()),
+                       meta.get("status") or "live", meta.get("updated") or "")
+
+
 @dataclass
 class State:
     scope: Scope
     commit: str | None
     records: dict[tuple[str, str], Record] = field(default_factory=dict)
     adopted: set[tuple[str, str]] = field(default_factory=set)    # records edited by hand
+    written: dict[str, WrittenNote] = field(default_factory=dict)  # by path below the root
+    written_beyond: int = 0   # more files that may be written notes than WRITTEN_MAX: unread
 
     def get(self, kind: str, key: str) -> Record | None:
         return self.records.get((kind, key))
+
+    def add_written(self, note: WrittenNote | None) -> None:
+        """Add (or replace) a written note; past WRITTEN_MAX they are only counted."""
+        if note is None:
+            return
+        if self.written_beyond:
+            self.written_beyond += note.path not in self.written
+            return
+        self.written[note.path] = note
+        if len(self.written) > WRITTEN_MAX:
+            self.written_beyond = len(self.written)
 
     def standing(self) -> Record | None:
         return self.records.get(("standing", STANDING_KEY))
@@ -128,12 +177,15 @@ def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> Sta
     if kind is not None:
         folder = record_path(kind, "key").rpartition("/")[0]
         under = prefix + (folder + "/" if folder else "")
+    candidates: list[tuple[str, str, str]] = []     # files that may be written notes
     for path, sha in repo.list_files(commit, under):
         if not path.startswith(prefix):
             continue
         rel = path[len(prefix):]
         found = kind_of_path(rel)
         if found is None or (kind is not None and found[0] != kind):
+            if kind is None and rel.endswith(".md") and rel != "brief.md":
+                candidates.append((path, rel, sha))
             continue
         parsed = _PARSED.get(sha)
         if parsed is None:
@@ -147,13 +199,35 @@ def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> Sta
                 _PARSED.clear()
             _PARSED[sha] = parsed
         cached, edited_text = parsed
-        if cached is None:
+        if cached is None:              # a file in a record's folder that is no record
+            if kind is None:
+                state.add_written(_written(repo, commit, path, rel, sha))
             continue
         rec = _copy(cached)
         if edited_text is not None and adopt_edits(rec, edited_text, repo, commit, path):
             state.adopted.add((rec.kind, rec.key))
         state.records[(rec.kind, rec.key)] = rec
+    if len(candidates) > WRITTEN_MAX:
+        state.written_beyond = len(candidates)      # too many to read for a brief
+    else:
+        for path, rel, sha in candidates:
+            state.add_written(_written(repo, commit, path, rel, sha))
     return state
+
+
+def _written(repo, commit: str, path: str, rel: str, sha: str) -> WrittenNote | None:
+    """The written note at ``path`` (cached by blob id like records), or None."""
+    if not rel.endswith(".md") or rel == "brief.md":
+        return None
+    if sha not in _WRITTEN:
+        data = repo.read_at(commit, path)
+        if len(_WRITTEN) > _PARSED_MAX:
+            _WRITTEN.clear()
+        _WRITTEN[sha] = written_note(rel, data) if data is not None else None
+    return _WRITTEN[sha]
+
+
+_WRITTEN: dict[str, WrittenNote | None] = {}
 
 
 # parsed records by git blob id (a content hash): a run in a long process (--rounds, the
