@@ -73,10 +73,14 @@ def test_kinds_with_named_slots_take_any_field_name() -> None:
 
 def test_a_correction_that_changes_nothing_is_not_reported_as_done(dream, repo, dream_home,
                                                                  tmp_path):
-    """A record whose evidence is dated after now (a clock set wrong where it was said) keeps
-    its field against a correction typed now: that is said, never 'corrected'."""
+    """A record whose evidence is dated after now (a clock set some hours wrong where it
+    was said; collect replaces a time more than a day ahead) keeps its field against a
+    correction typed now: that is said, never 'corrected'."""
+    from datetime import UTC, datetime, timedelta
+
+    ahead = (datetime.now(UTC) + timedelta(hours=12)).strftime("%Y-%m-%dT%H:%M:%SZ")
     dream("init")
-    stage(tmp_path, "day1", [{"id": "d1", "time": "2099-03-09T18:00:00Z",
+    stage(tmp_path, "day1", [{"id": "d1", "time": ahead,
                               "stream": "sms-jordan", "role": "other", "author": "Jordan",
                               "text": "Dinner at Nobu on Friday at 7pm, booked."}])
     run_json(dream, "--model", "rules")
