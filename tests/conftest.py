@@ -140,3 +140,17 @@ def dream_proc():
                               capture_output=True, text=True, env=env, timeout=timeout)
 
     return _run
+
+
+@pytest.fixture
+def other_project(make_repo, dream_proc):
+    """Make another repository (``other`` by default) a project the home knows, as
+    'dream init' in it does; returns its path."""
+
+    def _make(name: str = "other") -> Path:
+        path = make_repo(name)
+        proc = dream_proc("init", cwd=path)
+        assert proc.returncode == 0, proc.stderr
+        return path
+
+    return _make

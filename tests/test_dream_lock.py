@@ -72,7 +72,8 @@ def test_edits_are_committed_once_by_end(dream, home):
     assert [h["path"] for h in hits] == [f"projects/{name}/b.md"]
 
 
-def test_reach_inside_a_dream(dream, home):
+def test_reach_inside_a_dream(dream, home, other_project):
+    other_project()
     dream("notes", "write", "@projects/other/x", "other project")
     dream("notes", "write", "@sessions/s1/mine", "session note of this project")
     dream("notes", "write", "@sessions/s2/theirs", "x", "--project", "other-00000000")

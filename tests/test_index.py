@@ -95,7 +95,8 @@ def test_search_hit_fields_and_limit(dream, home):
 
 
 def test_search_uses_only_the_primary_store_and_the_current_project(dream, home, make_repo,
-                                                                    monkeypatch):
+                                                                    monkeypatch, other_project):
+    other_project()
     dream("notes", "write", f"@projects/{home['name']}/mine", "kiwi harvest")
     dream("notes", "write", "@projects/other/theirs", "kiwi other project")
     dream("notes", "write", "@sessions/s1/sess", "kiwi session")
@@ -138,7 +139,8 @@ def test_migration_from_the_previous_schema(tmp_path):
     assert Home  # the module imports cleanly
 
 
-def test_filtered_candidates_fall_back_to_exact_ranking(dream, home):
+def test_filtered_candidates_fall_back_to_exact_ranking(dream, home, other_project):
+    other_project()
     for i in range(45):
         dream("notes", "write", f"@projects/other/k{i}", "kiwi kiwi kiwi orchard")
     dream("notes", "write", f"@projects/{home['name']}/mine", "a kiwi")

@@ -72,3 +72,28 @@ def test_a_rule_keeps_no_lead_in_about_time():
     assert plain_rule("Going forward use pnpm here.") == "Use pnpm here."
     assert plain_rule("In future, run make check first.") == "Run make check first."
     assert plain_rule("Future releases ship on Fridays.") == "Future releases ship on Fridays."
+
+
+def test_a_note_for_a_project_no_store_knows_is_refused_and_makes_no_folder(
+        repo, dream_home):
+    assert run_cli("init", cwd=repo).returncode == 0
+    notes = dream_home / "notes"
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=notes, capture_output=True,
+                          text=True).stdout
+    for name, says in (("nosuch", f"no project is named 'nosuch' (known projects: "
+                                  f"{repo.name}). write to one of them, or make the project "
+                                  f"known with 'dream init'"),
+                       (repo.name.upper(), f"write to @projects/{repo.name}/deploy"),
+                       (None, f"write to @projects/{repo.name}/deploy")):
+        if name is None:    # its key: the folder must be its name
+            import json
+            name = json.loads(run_cli("status", "--json", cwd=repo).stdout)["project_key"]
+        proc = run_cli("notes", "write", f"@projects/{name}/deploy", "use make release",
+                       cwd=repo)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+        assert says in proc.stderr and "Traceback" not in proc.stderr
+        assert not (notes / "projects" / name).exists()
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=notes, capture_output=True,
+                          text=True).stdout == head
+    assert run_cli("notes", "write", f"@projects/{repo.name}/deploy", "use make release",
+                   cwd=repo).returncode == 0

@@ -34,8 +34,15 @@ def notes_context(app: App, owner: str = CLI_OWNER, dream: DreamSession | None =
     if dream is None and owner == CLI_OWNER:
         dream = DreamSession.open(store, app.db, current.name, owner=CLI_OWNER)
     service = NotesService(store, app.db, project_key=current.key, dream=dream,
-                           brief=lambda relpath, data: brief_with(app, relpath, data))
+                           brief=lambda relpath, data: brief_with(app, relpath, data),
+                           projects=lambda: known_projects(app))
     return NotesContext(store, current, dream, service)
+
+
+def known_projects(app: App) -> dict[str, str]:
+    """Every project a store knows, by name: name -> key."""
+    return {str(entry["name"]): key for store in app.stores.all()
+            for key, entry in store.projects.items() if entry.get("name")}
 
 
 def brief_with(app: App, relpath: str, data: bytes) -> tuple[str, bytes] | None:

@@ -152,12 +152,35 @@ BriefWith = Callable[[str, bytes], "tuple[str, bytes] | None"]
 class NotesService:
     def __init__(self, store: Store, conn: sqlite3.Connection,
                  project_key: str | None = None, dream: DreamSession | None = None,
-                 brief: BriefWith | None = None) -> None:
+                 brief: BriefWith | None = None,
+                 projects: Callable[[], dict[str, str]] | None = None) -> None:
         self.store = store
         self.conn = conn
         self.project_key = project_key   # recorded in new session notes
         self.dream = dream
         self.brief = brief               # outside a dream, committed with the note
+        self.projects = projects         # the projects stores know: name -> key
+
+    def _check_project(self, address: Address) -> None:
+        """A new note under ``@projects/<name>/`` needs a project some store knows by that
+        name (or a folder of notes already there): a typo or a key would make a folder
+        nothing reads (no brief, no dream)."""
+        if address.home != "projects" or self.projects is None or not address.owner:
+            return
+        if (self.store.path / "projects" / address.owner).is_dir():
+            return
+        known = self.projects()
+        if address.owner in known:
+            return
+        meant = next((name for name, key in sorted(known.items())
+                      if address.owner.casefold() in (name.casefold(), key.casefold())), None)
+        if meant is not None:
+            raise BadAddress(f"no project is named '{address.owner}'",
+                             f"write to @projects/{meant}/{address.path.removesuffix('.md')}")
+        listed = ", ".join(sorted(known)) if known else "none yet"
+        raise BadAddress(f"no project is named '{address.owner}' (known projects: {listed})",
+                         "write to one of them, or make the project known with 'dream init' "
+                         "in its repository ('dream init --name NAME' names it)")
 
     # -- helpers ---------------------------------------------------------------------------
     def _locate(self, raw: str) -> tuple[Address, Path]:
@@ -285,6 +308,8 @@ class NotesService:
                 meta["project"] = project
         self._check_write(address, exists, old_meta.get("project") if exists else
                           meta.get("project"))
+        if not exists:
+            self._check_project(address)
         meta["created"] = old_meta.get("created") or now
         meta["updated"] = now
         meta.update({k: v for k, v in doc.meta.items() if k not in meta})
