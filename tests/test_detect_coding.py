@@ -592,3 +592,44 @@ def test_a_cause_line_is_what_went_wrong_not_advice_a_summary_or_a_log_level():
         "<module>\n    raise ImproperlyConfigured(\nE   django.core.exceptions.Improperly"
         "Configured: Requested setting INSTALLED_APPS, but settings are not configured.") \
         .startswith("django.core.exceptions.ImproperlyConfigured: Requested setting")
+
+
+def test_the_fix_is_the_step_the_failure_names_a_setting_or_the_projects_own_wrapper():
+    # a setting in front of the same command is a retry of it, and that retry is the fix
+    daemon = "Exit code 1\n NX   Daemon process terminated and closed the connection"
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "npx nx test cart-ui"), ("fail", daemon),
+        ("call", "NX_DAEMON=false npx nx test cart-ui"), ("ok", "Tests: 9 passed")]),
+        _session("claude-2", [
+            ("call", "npx nx test catalog-ui"), ("fail", daemon),
+            ("call", "NX_DAEMON=false npx nx test catalog-ui"), ("ok", "Tests: 6 passed")], 10))
+    assert "Daemon process terminated" in pitfall and "Fix: run `NX_DAEMON=false npx nx" in pitfall
+    # the step the message said to run, not the flag the retry happened to add
+    unpinned = ("ERROR: /x/BUILD.bazel:12:13: no such package '@maven//': the lock file must "
+                "be regenerated. To update it, please run:\n    REPIN=1 bazel run "
+                "@unpinned_maven//:pin\nERROR: Build did NOT complete successfully")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "./tools/bazel test //q:all"), ("fail", unpinned),
+        ("call", "REPIN=1 ./tools/bazel run @unpinned_maven//:pin"), ("ok", "pinned"),
+        ("call", "./tools/bazel test //q:all --keep_going"), ("ok", "2 tests pass")]))
+    assert pitfall.endswith("Fix: run `REPIN=1 ./tools/bazel run @unpinned_maven//:pin`.")
+    # the same arguments through the project's wrapper, after a retry that failed otherwise
+    old = "[ERROR] Rule 1: RequireMavenVersion failed: Detected Maven Version: 3.6.3 is not " \
+          "in the allowed range [3.9.6,)."
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "mvn -q -pl core test"), ("fail", old),
+        ("call", "./mvnw -q -pl core test"), ("fail", "[ERROR] X.java:[4,1] cannot find symbol"),
+        ("call", "./mvnw -q -pl core test"), ("ok", "BUILD SUCCESS")]),
+        _session("codex-2", [("call", "mvn -q -pl core test"), ("fail", old),
+                             ("call", "./mvnw -q -pl core test"), ("ok", "BUILD SUCCESS")], 10))
+    assert "3.6.3" in pitfall and pitfall.endswith("Fix: run `./mvnw -q -pl core test`.")
+    # a program handed to a version manager ("fvm flutter"); a version query is no fix
+    [pitfall] = _pitfalls(_session("pi-1", [
+        ("call", "flutter test"), ("fail", "Because app requires Flutter SDK version 3.22.3, "
+                                           "version solving failed.\nFailed to update packages."),
+        ("call", "flutter --version"), ("ok", "Flutter 3.27.1"),
+        ("call", "fvm flutter test"), ("ok", "All tests passed!")]),
+        _session("pi-2", [("call", "flutter test"), ("fail", "Because app requires Flutter SDK "
+                                                             "version 3.22.3, version solving failed."),
+                          ("call", "fvm flutter test"), ("ok", "All tests passed!")], 10))
+    assert "version solving failed" in pitfall and pitfall.endswith("Fix: run `fvm flutter test`.")

@@ -182,10 +182,15 @@ def toolchain(command: str) -> str:
         else ""
 
 
+_SETTINGS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+")
+
+
 def command_key(part: str) -> str:
     """The words of a command that name what it does, without paths, files and flags'
     values: ``go test ./cmd/...`` and ``go test ./...`` are one command."""
     words = []
+    # settings in front of the program are not what it does: "NX_DAEMON=false npx nx test"
+    part = _SETTINGS.sub("", part.strip()) or part
     for n, w in enumerate(part.split()):
         if n == 0 and "/" in w:
             words.append(w)         # the program itself: ./gradlew, bin/rails, ./manage.py

@@ -136,16 +136,22 @@ def _fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str
     return min(common, key=len) if common else None
 
 
-def _shows(fix: str, run: CommandRun) -> bool:
-    """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
-    update it: go mod tidy"), or it is the same program through a runner or another tool
-    for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
+def _named_by(fix: str, run: CommandRun) -> bool:
+    """The failure's output names the step (two of its words in a row: "To update
+    maven_install.json, please run: REPIN=1 bazel run @unpinned_maven//:pin")."""
     text = " ".join(noise.strip_ansi(run.item.text or "")[:2000].lower().split())
     for step in shell.chain(fix):
         words = [w for w in step.lower().split() if not w.startswith("-") and "=" not in w]
         if any(f"{a} {b}" in text for a, b in zip(words, words[1:])):
             return True
-    return _wraps(fix, run.command) or _replaces(fix, run.command)
+    return False
+
+
+def _shows(fix: str, run: CommandRun) -> bool:
+    """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
+    update it: go mod tidy"), or it is the same program through a runner or another tool
+    for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
+    return _named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command)
 
 
 def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]],
@@ -248,10 +254,13 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     the first step between the failure and the retry that can change something."""
     if at > 0:
         return " && ".join(parts[:at])
+    steps = [r for r in after[:n] if not r.failed and not shell.looks(r.command)]
+    named = [r.command for r in steps if _named_by(r.command, failing)]
+    if named:
+        return named[0]         # the step the failure itself said to run, then the retry
     added = _flags(run.command) - _flags(failing.command)
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
-    steps = [r for r in after[:n] if not r.failed and not shell.looks(r.command)]
     return steps[0].command if steps else None
 
 
@@ -303,9 +312,10 @@ _RUNNERS = frozenset({"uv", "poetry", "bundle", "npx", "bunx", "pnpm", "yarn", "
 def _wraps(run: str, failing: str) -> bool:
     """``uv run pytest -q`` wraps ``pytest -q``: the same program through a runner."""
     inner, outer = _last_part(failing).split(), _last_part(run).split()
-    if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1]:
+    if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1] or len(outer) < 2:
         return False
-    return outer[0] in _RUNNERS and inner[0] in outer[1:4]
+    # a known runner, or any program the failing one is handed to ("fvm flutter test")
+    return outer[0] in _RUNNERS and inner[0] in outer[1:4] or outer[1] == inner[0]
 
 
 def _replaces(run: str, failing: str) -> bool:
@@ -314,6 +324,8 @@ def _replaces(run: str, failing: str) -> bool:
     a, b = _last_part(run).split(), _last_part(failing).split()
     if len(a) < 2 or len(b) < 2 or a[0] == b[0]:
         return False
+    if a[1:] == b[1:]:
+        return True             # the same arguments to another program: ./mvnw for mvn
     same_purpose = _jobs(run) & _jobs(failing)
     args = {w for w in a[1:] if not w.startswith("-")} & {w for w in b[1:]
                                                          if not w.startswith("-")}

@@ -148,6 +148,8 @@ def looks(step: str) -> bool:
         step = chain(remote[1])[-1] if remote[1] else step
     prog = commands.program(step).lower()
     words = step.split()
+    if len(words) == 2 and re.match(r"^(?:--?version|-v|version)$", words[1]):
+        return True             # "java -version", "node --version": asks what is installed
     return prog in _QUIET or prog in _LOOKING and (prog != "git" or len(words) > 1 and
                                                    words[1] in _GIT_LOOKS)
 
