@@ -633,3 +633,44 @@ def test_the_fix_is_the_step_the_failure_names_a_setting_or_the_projects_own_wra
                                                              "version 3.22.3, version solving failed."),
                           ("call", "fvm flutter test"), ("ok", "All tests passed!")], 10))
     assert "version solving failed" in pitfall and pitfall.endswith("Fix: run `fvm flutter test`.")
+
+
+def _rules(*sessions: list[dict]) -> list[str]:
+    return [n["text"] for n in _run(*sessions) if n["type"] in ("correction", "directive")]
+
+
+def test_the_request_that_starts_a_session_is_its_task_unless_a_sentence_is_for_every_time():
+    assert _rules(_session("codex-1", [
+        ("user", "Add a SynonymExpander and wire it in. Use commons-text for the tokenizer. "
+                 "And use ./tools/bazel, never whatever bazel is on PATH.")])) == \
+        ["Use ./tools/bazel, never whatever bazel is on PATH."]
+    for task in ("admin CSV export writes dates as 23/10/2026, should be ISO 8601",
+                 "pls add a roundToCents helper. the tests in PricingTests must still pass",
+                 "the sync queue retries forever on a 422. stop retrying on 4xx and test it"):
+        assert _rules(_session("pi-1", [("user", task)])) == [], task
+    # how the project works, said in the request: "we stay on", "pinned to"
+    assert _rules(_session("codex-1", [
+        ("user", "bump Serilog. we stay on EF Core 8 because the Oracle provider lags.")])) == \
+        ["We stay on EF Core 8 because the Oracle provider lags."]
+
+
+def test_a_rule_keeps_its_other_half_said_next_to_it_and_loses_a_pointer_back():
+    said = [("assistant", "Running mvn."),
+            ("user", "dont use the system mvn, it's ancient. always ./mvnw from the repo root"),
+            ("assistant", "Ok."),
+            ("user", "and dont run the full `test`, it takes 15 min. only testOnly of the spec "
+                     "you touch"),
+            ("assistant", "Ok."),
+            ("user", "one thing: do NOT change public signatures in invoice-api. if something "
+                     "has to go, deprecate it and add the new method next to it"),
+            ("assistant", "Ok."),
+            ("user", "stop. I said it last week: no pip in this repo. I told you last week."),
+            ("assistant", "Ok."),
+            ("user", "dont use npm test in this repo. use npx vitest run")]
+    assert _rules(_session("claude-1", said)) == [
+        "Dont use the system mvn, it's ancient; always ./mvnw from the repo root.",
+        "Dont run the full `test`, it takes 15 min; only testOnly of the spec you touch.",
+        "Do NOT change public signatures in invoice-api; if something has to go, deprecate it "
+        "and add the new method next to it.",
+        "Do not use pip in this repo.",
+        "Use npx vitest run, not npm test."]

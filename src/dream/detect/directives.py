@@ -285,11 +285,21 @@ _LEAD_IN = re.compile(
     r"|(?:you keep forgetting|you forgot(?: again)?|like i said|for the (?:\w+ )?time"
     r"|wrong again|next time|from now on|from here on(?: out)?|going forward|moving forward"
     r"|in (?:the )?future)\b[\s,.!:;—–-]*"
-    r"|(?:i (?:said|told you|asked you|already said)(?: that)?|as i said)\b[\s,:;-]*"
+    r"|(?:(?:like |as )?i (?:said|say|told you|asked you|already said|mentioned)"
+    r"(?: (?:it|this|that|so))?(?: (?:before|already|earlier|last \w+|yesterday|twice|again))*"
+    r"(?: that)?|as i said)\b[\s,.!:;-]*"
+    # "same as last time:", "one thing:", "third time now."
+    r"|(?:same as (?:before|last time|last week|yesterday)|(?:one|another|one more|one last)"
+    r" thing|(?:second|third|fourth|\w+th) time(?: now)?)\b[\s,.!:;—–-]*"
     r"|(?:please |also |and )?(?:remember|keep in mind|note|for future reference)(?: that)?"
     r"\b[\s,:;-]*)+",
     re.IGNORECASE,
 )
+
+
+def without_lead_in(sentence: str) -> str:
+    """The sentence without its conversational lead-in (possibly nothing)."""
+    return _LEAD_IN.sub("", sentence.strip()).strip()
 
 
 def plain_rule(sentence: str) -> str:
@@ -434,12 +444,16 @@ def repeated(groups: list[Group]) -> list[Group]:
     return [g for g in groups if len(g.items) >= 2]
 
 
+# a program's subcommand is part of what is rejected: "don't use npm test" rejects `npm test`,
+# not npm
+_SUBCOMMAND = r"(?:\s+(?:test|run|install|build|start|exec|lint|format|ci|add|publish|serve|dev"
+_SUBCOMMAND += r"|check)\b)?"
 _REJECTED = [
     re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+)?([\w.+#/-]+(?:\s[\w.+#/-]+)?)",
                re.IGNORECASE),
     re.compile(r"\b(?:don'?t|do not|never|stop|no longer)\s+(?:use|using|run|running|call"
-               r"|calling|add|adding)\s+([\w.+#/:-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*"
-               r"[\w.+#/:-]+)*)", re.IGNORECASE),
+               r"|calling|add|adding)\s+([\w.+#/:-]+" + _SUBCOMMAND + r"(?:\s*(?:,|\bor\b|\band\b"
+               r"|\bnor\b)\s*[\w.+#/:-]+" + _SUBCOMMAND + r")*)", re.IGNORECASE),
     re.compile(r"\bnot\s+(?:(?:plain|bare|just|the|a|raw|direct|a\s+bare)\s+)?([\w.+#/-]+)"
                r"(?:\s+directly)?\s*$", re.IGNORECASE),
 
@@ -464,5 +478,9 @@ def rejected_terms(sentence: str) -> list[str]:
                 if term and term not in FILLER and term not in ("here", "it", "them") and \
                         len(term) > 1:
                     # "no console logs!": the phrase; "don't use npm here": its first word
-                    out.append(term if pattern is _REJECTED_PHRASE else term.split()[0])
+                    # ("npm test": the program and its subcommand)
+                    words = term.split()
+                    two = len(words) > 1 and re.fullmatch(_SUBCOMMAND, " " + words[1], re.I)
+                    out.append(term if pattern is _REJECTED_PHRASE else
+                               " ".join(words[:2]) if two else words[0])
     return list(dict.fromkeys(out))

@@ -106,6 +106,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
     text = _without_complaints(text)
+    if not directives.without_lead_in(text).strip(" .!?,;:"):
+        return None             # "I told you last week.": only points back, says no rule
     plain = directives.plain_rule(text)
     loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
                  directives.HOUSE_RULE.search(text) or
@@ -143,7 +145,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not body:
         return None
     reason = _reason(body, following)
-    if reason:
+    if reason and reason.lower().rstrip(" .!") not in body.lower():
         body = f"{body}; {reason}"
     body += "."
     if len(body.split()) < 2 or len(body) > 240:
@@ -258,9 +260,8 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     if not rejected and not positive and _NEGATIVE.match(body):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
-            if other and re.match(r"^(?:please\s+)?(?:use|run|call|go through|open|create|ask"
-                                  r"|write|add|put|keep)\b", other, re.I) \
-                    and not directives.rejected_terms(other) and len(other.split()) <= 12:
+            if other and _WHAT_TO_DO.match(other) and not directives.rejected_terms(other) \
+                    and not directives.is_question(other) and len(other.split()) <= 16:
                 return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
         return body
     if not rejected or positive:
@@ -280,6 +281,12 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     return body
 
 
+# what to do instead, said next to a rule that only says what not to do: an instruction
+# ("use the testcontainer", "always ./mvnw from the repo root", "only testOnly of the spec you
+# touch"), also under a condition ("if something has to go, deprecate it ...")
+_WHAT_TO_DO = re.compile(r"^(?:if\s[^,]{3,60},\s*(?!(?:i|you|we|it|this|that|they|he|she|there"
+                         r"|the|an?)\b)[@\w]|(?:please\s+)?(?:use|run|call|go through|open|create"
+                         r"|ask|write|add|put|keep|always|only|instead)\b)", re.I)
 # one tool instead of another, said tersely
 _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s*(?:use\s+)?"
                        r"(?P<y1>`?[\w./@-]+(?:\s+[\w./@-]+){0,3}`?)$"
@@ -417,11 +424,13 @@ def user_words(item: Item) -> str | None:
 
 
 def said_rules(item: Item, first_answers: bool, text: str | None = None,
-               opening: bool = False) -> list[tuple[str, str]]:
+               opening: bool = False, starts: bool = False) -> list[tuple[str, str]]:
     """(rule, kind) for each correction or directive in a coding session's statement
     (``first_answers``: the statement answers an assistant turn; ``text``: the user's
     words when they are not the item's whole text; ``opening``: the session's first
-    statement, whose "X should Y" asks for the work of the session)."""
+    statement, whose "X should Y" asks for the work of the session; ``starts``: that
+    statement starts the session, before the agent said anything, so it is the task and only a
+    sentence said for every time or for the whole project is a rule)."""
     text = noise.strip_paste(item.text if text is None else text)
     sents = directives.split(text)
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
@@ -430,6 +439,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     for n, sent in enumerate(sents):
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
+        if out and last == n - 1 and _taken(sent, out[-1][0]):
+            continue                # the other half of the rule before it, already in it
         kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
             directives.classify(directives.plain_rule(sent), coding=True)
         if kind not in ("correction", "directive"):
@@ -439,6 +450,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                 _STANDING_WORDS.search(sent)) or
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
+        if starts and not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)):
+            continue                # the task that starts the session, not a standing rule
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],
                          sents[n + 1] if n + 1 < len(sents) else None)
         if rule is None:
@@ -452,6 +465,12 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     return out
 
 
+def _taken(sentence: str, rule: str) -> bool:
+    """The sentence is already part of ``rule`` (as its other half or its reason)."""
+    said = noise.clean_words(noise.strip_paste(sentence)).strip().rstrip(".!").lower()
+    return len(said) > 12 and said in rule.lower()
+
+
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
 _BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
 # said for every time or as an aside: a rule even in the request that opens a session
@@ -463,9 +482,23 @@ _STANDING_WORDS = re.compile(r"^(?:fyi|btw|note|heads up|reminder)\b|\b(?:every|
                              r"|changelog|docs?)\b"
                              r"|\b(?:before|after)\s+(?:you|we|any|commit|push|merg|run|deploy)",
                              re.I)
+# what makes a sentence of the request that opens a session a rule beyond that session's task
+# ("use commons-text for the tokenizer", "the tests must still pass", "stop retrying on 4xx"
+# are the task): a word for every time or for the whole project, or a rule said as a negation
+_FOR_EVERY_TASK = re.compile(
+    r"\b(?:always|never|every|each|whenever|from now on|going forward|no longer|only ever"
+    r"|in this (?:repo|repository|project|codebase)|here\W*$|(?:pinned|locked) (?:on|to|at)|(?:is|are) (?:off[- ]limits|forbidden"
+    r"|not allowed)|we (?:always |only |never )?(?:use|run|build|test|deploy|keep|commit|pin|format"
+    r"|lint|prefer|don'?t|do not)|(?:don'?t|do not|dont)\s+\w+|(?:must|should|may)(?:\s+not|n'?t)|(?:before|after)\s+(?:you|we|any"
+    r"|every|each|commit|push|merg|deploy))\b", re.I)
 # a request that opens a session, said with "should": what to build, not how to work
 _TASK_SHOULD = re.compile(r"^(?:(?:the|a|an|all|every|each)\s+)?[\w/.`-]+(?:\s+[\w/.`'-]+){0,12}"
                           r"\s+(?:should|must|needs? to)\b(?!\s+(?:always|never))", re.I)
+
+
+def starts_session(item: Item, before: Item | None) -> bool:
+    """The statement is said before the agent said anything in its session."""
+    return before is None or before.stream != item.stream or before.role != "assistant"
 
 
 def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
@@ -484,6 +517,6 @@ def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
         opening = not rejected and item.stream not in opened
         opened.add(item.stream)
         for rule, _kind in said_rules(item, rejected or directives.after_assistant(before),
-                                      words, opening):
+                                      words, opening, opening and starts_session(item, before)):
             out.append(directives.Sentence(rule, item))
     return out

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from dream.detect import directives, preferences
 from dream.detect.finding import Finding
 from dream.detect.prose import STOP, clean, is_coding, is_prose
-from dream.detect.rules import RuleBook, said_rules, user_words
+from dream.detect.rules import RuleBook, said_rules, starts_session, user_words
 from dream.items import Item
 from dream.kinds import text as ktext
 from dream.kinds.records import slug_key
@@ -41,7 +41,8 @@ class StatementReader:
         opening = item.stream not in self.opened
         self.opened.add(item.stream)
         if coding:
-            for rule, kind in said_rules(item, answers, opening=opening):
+            for rule, kind in said_rules(item, answers, opening=opening,
+                                         starts=opening and starts_session(item, prev)):
                 self.rules.add(rule, kind, item)
         out: list[Finding] = []
         sents = ktext.sentences(item.text)
