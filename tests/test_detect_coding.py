@@ -674,3 +674,16 @@ def test_a_rule_keeps_its_other_half_said_next_to_it_and_loses_a_pointer_back():
         "and add the new method next to it.",
         "Do not use pip in this repo.",
         "Use npx vitest run, not npm test."]
+
+
+def test_a_flag_said_to_be_for_once_and_scripts_that_repeat_what_ran_are_no_way_to_work():
+    manifest = '{\n  "scripts": {\n    "test": "vitest run",\n    "lint": "eslint ."\n  }\n}'
+    notes = _run(_session("codex-1", [
+        ("call", "cat package.json"), ("ok", manifest),
+        ("call", "./mvnw -q test"), ("ok", "BUILD SUCCESS"),
+        ("user", "skip the javadoc for this one, -Dmaven.javadoc.skip=true, I'll fix it "
+                 "tomorrow"),
+        ("call", "./mvnw -q -Dmaven.javadoc.skip=true install"), ("ok", "BUILD SUCCESS")]))
+    # the install ran only with the flag of that day; the scripts add nothing to what ran
+    assert sorted(n["text"] for n in notes if n["type"] == "command") == \
+        ["Test: `./mvnw -q test`"]

@@ -225,11 +225,14 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
     how often and in how many sessions it ran."""
     said = " ".join(" ".join((i.text or "").split()) for i in items
                     if i.evidence and i.role == "user" and i.kind == "statement")
+    once = temporary_flags(items)
     seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
     for runs in [*by_session(items).values(), pasted(items)]:
         for run in runs:
             if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
                 continue
+            if set(_flags(run.command)) & once:
+                continue            # run with a flag the user said is for this once
             for name, part in purposes(run.command):
                 # a task tracker's subcommands are one way of working: one line for them all
                 key = part.split()[0] if name == "tasks" else command_key(part)
@@ -254,6 +257,29 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                   "said": f"{_n(len(ran), 'time')} in {_n(sessions, 'session')}"}
         out.append(Finding("command", fields, [r.item.id for _, r in ran][-5:],
                            name=f"command {name} {key}"))
+    return out
+
+
+# said of one moment: "for this one", "right now", "drop it once they fix that", "tomorrow"
+_TEMPORARY = re.compile(r"\b(?:for now|right now|for this (?:one|time|pr|change|run)|this time"
+                        r"|at the moment|today|tomorrow|later|until|drop it|once (?:they|we|it"
+                        r"|that|this)\b)", re.I)
+
+
+def _flags(text: str) -> list[str]:
+    return [f.rstrip(".,;:") for f in re.findall(r"(?<![\w/-])--?[A-Za-z][\w.=:-]*", text)]
+
+
+def temporary_flags(items: Sequence[Item]) -> set[str]:
+    """Flags the user named in a sentence about one moment ("skip the javadoc for this one,
+    -Dmaven.javadoc.skip=true", "the --keep_going is only because main is broken right
+    now"): a command run with one of them is a workaround of that day, not how to work."""
+    out: set[str] = set()
+    for i in items:
+        if i.evidence and i.role == "user" and i.kind == "statement":
+            for sent in (i.text or "").splitlines():
+                if _TEMPORARY.search(sent):
+                    out.update(_flags(sent))
     return out
 
 

@@ -139,7 +139,9 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     out += said
     out += pitfalls.pitfalls(coding_items)
     # a command the user's rules reject ("not rubocop", "don't use npx") is no way to work
-    out += howto.without_rejected(howto.how_to_work(coding_items) + howto.declared(coding_items),
+    # the scripts a project declares say how to work only when no command that ran does
+    learned = howto.how_to_work(coding_items)
+    out += howto.without_rejected(learned or howto.declared(coding_items),
                                   [f for f in said if f.kind in ("correction", "directive")])
     out += decisions.decisions(coding_items)
     out += decisions.chosen_options(coding_items)
