@@ -114,7 +114,16 @@ HOUSE_RULE = re.compile(
     r"|\bonly (?:on|in) (?:ci|staging|prod(?:uction)?|docker)\b"
     r"|^no\s+(?:[\w-]+\s+){0,2}(?:on|in|to|into|for)\s+(?:shared|main|master|prod|production|any"
     r"|release)\b"
-    r"|\bso\s+`?[\w./-]+(?:\s+[\w./=-]+){0,3}`?,\s*not\s+\S", re.I)
+    r"|\bso\s+`?[\w./-]+(?:\s+[\w./=-]+){0,3}`?,\s*not\s+\S"
+    # always or never before a command: "before push always `sbt scalafmtCheckAll`"
+    r"|\b(?:always|never)\s+(?:`[^`]+`|\.{0,2}/[\w./-]+)"
+    # a tool named for every time: "buildifier every time you touch a BUILD file"
+    r"|^(?:(?:good|ok|okay|also|and|yes)[,.!]?\s+)*(?!(?:it|this|that|they|he|she|i|we|you|the|a"
+    r"|an|there)\b)[\w.@/`-]+(?:\s+[\w.@/`-]+)?\s+(?:every\s+time|each\s+time|(?:before|after)"
+    r"\s+(?:every|each))\b"
+    # where all of one kind of work goes: "every flutter and dart command goes through fvm"
+    r"|^(?:\w+\W+)?(?:every\w*|all)\b[^.?]{0,40}?\b(?:goes|go)\s+(?:through|via)\s+`?[\w./-]+",
+    re.I)
 # how "we" do it here: "we use bun", "we always pin versions", "we don't squash"
 WE_DO = re.compile(r"\bwe (?:always |only |never |don'?t |do not )?(?:use|run|build|test|deploy|"
                    r"write|keep|commit|pin|ship|format|lint|prefer|squash|rebase|merge|name|"
