@@ -19,7 +19,8 @@ of the items they rest on:
 - :mod:`~dream.detect.todos`: to-dos and their completion;
 - :mod:`~dream.detect.facts`: standing facts and facts about people;
 - :mod:`~dream.detect.rules`: a coding session's directives and corrections as durable
-  rules, grouped; :mod:`~dream.detect.statements` reads statements for the run;
+  rules, grouped (each written by :mod:`~dream.detect.rule_text`);
+  :mod:`~dream.detect.statements` reads statements for the run;
 - :mod:`~dream.detect.decisions`: answers the user gave to the agent's questions;
 - :mod:`~dream.detect.threads`: open threads (unanswered last requests);
 - :mod:`~dream.detect.noise`: pastes, prompts, spinners and swearing kept out of notes;

@@ -1,0 +1,338 @@
+"""Rule text: the durable instruction a classified sentence of a coding session gives.
+
+A sentence the directive detector classifies (:mod:`dream.detect.directives`) becomes a
+rule only when it still says something once taken out of its conversation:
+
+- pasted terminal output, spinners and swearing are cut off (:mod:`dream.detect.noise`);
+  the conversational lead-in ("no,", "I told you to", "I said it last week:", "remember
+  that") goes, and a sentence that is nothing else is no rule;
+- a correction that only answers the last turn ("no, the block should stay as is", "no,
+  that's not it") is no rule: it needs a standing marker (always, never, don't, must,
+  should, instead, rather than, "use Y, not X", "we use ...") whose subject is not a
+  bare "this"/"that"/"it"/"the X" about the code at hand;
+- a correction that says only what not to do takes what to do from the sentence next to
+  it in the same statement, so the rule keeps both halves ("Use uv run pytest, not npm.",
+  "Don't use the system mvn; always ./mvnw from the repo root.");
+- an invariant stated inside a report ("I think X doesn't adhere to the invariant that
+  every line ... must not be wider than the width") keeps the clause that states it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dream.detect import directives, noise
+
+MARKER = re.compile(
+    r"\b(?:always|never|don'?t|do not|must(?:n'?t| not| never| always)"
+    r"|should(?:n'?t| not| never| always)|no longer"
+    r"|from now on|going forward|every time|each time|whenever|instead|rather than"
+    r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
+    r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
+    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden"
+    r"|refrain from|only ever)\b"
+    r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
+    r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+    r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
+    r"\s+over\s"
+    r"|^no\s+\w+(?:\s+\w+)?\s+please\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
+    r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
+    r"|\bplease,?\s+not\s+\w"
+    r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
+    r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
+    # where things are: "the frontend lives in web/, not app/"
+    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+", re.I)
+# what a passing decision needs besides the marker: a modal or an instruction
+MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
+                          r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
+                          r"|^no \w+(?: \w+)?!|\bi(?: would|'d)? (?:only )?(?:want|replace)\b",
+                          re.I)
+# a name from the code or the machine: a file, path, flag, identifier or command
+_CODE = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
+                   r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
+_DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
+                      r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
+                      r"is|was|stays?|can)\b", re.I)
+# a word that names something outside this one conversation: a tool, file, flag or term
+_ANCHOR = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
+                     r"|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b(?:tests?|commits?|branch|main|npm|"
+                     r"pnpm|yarn|uv|pip|pytest|make|docker|git|lint|linter|format|logs?|"
+                     r"console|migrations?|schema|api|ci|readme|docs?|config|types?|"
+                     r"dependencies|deps|errors?|warnings?|spelling|comments?)\b")
+_REPORTED = re.compile(r"\bshould (?:work|be (?:fine|good|ok|okay|fixed|done|there)|fix|pass|"
+                       r"now|help)\b|\bwhat (?:should|must)\b|\bi should\b", re.I)
+# "this repository", "this project": the scope a rule is for, not a pointer into the talk
+_SCOPE = r"(?:repo|repository|project|codebase|monorepo|package|workspace|team|app)\b"
+# a decision said in passing that is about this moment, this file, or an opinion
+_PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|this time|imo|"
+                      r"never mind|nevermind|don'?t (?:bother|worry)|"
+                      r"i think|i feel|i guess|maybe|probably|perhaps|you can|let me|let'?s|"
+                      r"i don'?t (?:think|tink|know|understand|see|get)|these (?!" + _SCOPE +
+                      r")\w+|this (?!" + _SCOPE + r")\w+|that \w+ (?:should|must)|those \w+)\b",
+                      re.I)
+# "here" at the end of an instruction that names nothing from the project: this spot in
+# the code ("use a map here"), not this repository ("we use pnpm here")
+_LOCAL = re.compile(r"\bhere\W*$", re.I)
+# said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
+_NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment)\b"
+                  r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
+_NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
+_THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
+                       r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
+                       r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it(?! a habit)|this"
+                       r"|that|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
+_REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
+_LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
+                   r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
+_POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)\b|\b(?:should|"
+                       r"must)\s+(?:return|throw|raise|log|use|call|be|go|live|stay)\b", re.I)
+
+
+def rule_text(sentence: str, neighbours: list[str], following: str | None = None) -> str | None:
+    """The instruction a classified sentence gives, cleaned and self-contained, or None
+    when it says nothing outside its conversation. ``neighbours`` are the sentences around
+    it (one of them may say what to do instead); ``following`` is the next one, kept as the
+    rule's reason when it explains it."""
+    text = noise.clean_words(noise.strip_paste(sentence)).strip()
+    if not text or noise.is_feeling(text) or directives.is_question(text):
+        return None
+    text = _without_complaints(text)
+    if not directives.without_lead_in(text).strip(" .!?,;:"):
+        return None             # "I told you last week.": only points back, says no rule
+    plain = directives.plain_rule(text)
+    loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
+                 directives.HOUSE_RULE.search(text) or
+                 directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
+                 directives.NEXT_TIME.search(text))
+    if loose and not MARKER_LOOSE.search(text):
+        return None
+    if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
+        return None             # "add X: it should ...", "X rounds down, it should round up"
+    bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
+    body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
+    no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
+    if no_x:                    # "no global ktlint please, use the gradle task"
+        body = f"Don't use {no_x[1]}; {no_x[2]}"
+    elif re.match(r"^No\s+(?:more\s+)?(?=\w)", body) and not re.match(r"^No\s+(?:one|longer)\b",
+                                                                      body):
+        body = re.sub(r"^No\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log ..."
+    body = _after_topic(body)
+    body = _LEAD.sub("", body).strip()
+    body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
+        else body               # "I want to inform ... only the first time" -> "Inform ..."
+    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body):
+        return None             # "should be dimmer", "X should be that": the code at hand
+    marker_clause = _marker_clause(body)
+    if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
+            marker_clause) and not _REMEMBER.match(text):
+        return None             # "the block should stay as is": about the code at hand
+    if _PASSING.search(body) or _NOW.search(text) or \
+            loose and (_REPORTED.search(body) or len(body.split()) > 25):
+        return None             # "it should work now", "for now", "imo": no standing rule
+    if len(directives.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
+            _ANCHOR.search(body) or _CODE.search(body)):
+        return None             # "never again", "stop, wait", "use a map here"
+    body = _both_halves(body, neighbours).rstrip(" .!,;")
+    if not body:
+        return None
+    reason = _reason(body, following)
+    if reason and reason.lower().rstrip(" .!") not in body.lower():
+        body = f"{body}; {reason}"
+    body += "."
+    if len(body.split()) < 2 or len(body) > 240:
+        return None
+    first = body.split()[0]
+    return body if re.search(r"[a-z][A-Z]|\w[:/]\w", first) else body[0].upper() + body[1:]
+
+
+def _after_topic(body: str) -> str:
+    """A rule said after the topic it is about ("the db reset you might be tempted to do:
+    migrate:fresh is off limits ...") without that topic."""
+    m = re.match(r"^[^:`]{10,80}?:\s+(?=\S)", body)
+    if m and MARKER.search(body[m.end():]) and not MARKER.search(body[:m.end()]):
+        rest = body[m.end():]
+        return rest
+    return body
+
+
+def said_how(text: str) -> bool:
+    """A sentence that says how the project does something: a convention ("tests run with
+    ..."), an instruction on how to do a job ("typecheck with ..."), something to remember,
+    or an instruction for every time."""
+    return bool(directives.CONVENTION.search(text) or directives.HOW.search(text) or
+                directives.WE_DO.search(text) or directives.KEEP.search(text) or
+                re.match(r"^not\s+\S+\s*[—–-]|^it'?s\s+\S+\s+(?:here|in this repo),?\s+not\s", text,
+                         re.I) or
+                _REMEMBER.match(text) or
+                directives.EVERY_TIME.search(text) and _IMPERATIVE_START.match(text))
+
+
+# something to remember, said as a clause: "remember that the staging db is read-only",
+# "remember the commit format: type: subject" (not "remember the X file")
+_REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that\s+\S+.*\s(?:is|are"
+                       r"|has|have|must|should|needs?|runs?|goes|lives?)\b|to\b|(?:the|our)\s"
+                       r"[^:]{1,40}:\s*\S)", re.I)
+# a wish said in the first person before what to do
+_WISH = re.compile(r"^i(?: would| 'd|'d)? (?:(?:really )?(?:want|like|prefer) to|would)\s+"
+                   r"(?=(?:" + directives.INSTRUCTION_VERBS + r"|inform|replace|have|show|keep"
+                   r"|ask|make|treat|return)\b)", re.I)
+_IMPERATIVE_START = re.compile(r"^(?:please\s+)?(?:run|use|format|lint|check|test|build|call"
+                               r"|update|add|write|keep|commit|push)\b", re.I)
+# a task for this session, not a rule: "add partial release to holds: ... should split ..."
+_TASK = re.compile(r"^(?:please\s+)?(?:add|fix|implement|create|write|make(?! sure)|update"
+                   r"|rename|refactor|remove|delete|change|move|bump|port|migrate|set up"
+                   r"|wire|hook up|build|port)\b", re.I)
+# a complaint said beside a rule: "the full suite takes forever", "I've said this twice now"
+_COMPLAINT = re.compile(
+    r"\b(?:takes? (?:forever|ages|so long)|(?:is|are|was) (?:so |too |really )?slow|insane"
+    r"|annoying|ridiculous|i(?:'ve| have)? (?:already )?(?:said|told you|asked) (?:this|that|it)"
+    r"|(?:twice|three times|again|already) now|for the (?:\w+ )?time|sick of|tired of"
+    r"|drives me|come on)\b", re.I)
+
+
+def _without_complaints(text: str) -> str:
+    """The sentence without clauses that only complain; unchanged when nothing is left."""
+    clauses = re.split(r"(?<=[,;])\s+|\s+[—–-]\s+", text)
+    kept = [c for c in clauses if not _COMPLAINT.search(c)]
+    if not kept or len(kept) == len(clauses):
+        return text
+    return " ".join(kept).rstrip(" ,;") + ("." if text.rstrip().endswith(".") else "")
+
+
+def _about_the_code_at_hand(text: str) -> bool:
+    """A passing "should"/"must" whose clause is about "it"/"this"/"that" and names
+    nothing from the code: a report on the code being changed."""
+    m = MARKER_LOOSE.search(text)
+    if not m:
+        return False
+    start = max(text.rfind(",", 0, m.start()), text.rfind(";", 0, m.start()))
+    clause = text[start + 1:].strip()
+    return bool(re.match(r"^(?:but\s+|and\s+|so\s+)?(?:it|this|that|they|these|those)\s+"
+                         r"(?:\w+\s+)?(?:should|must|needs?)\b", clause, re.I)) and \
+        not _CODE.search(clause)
+
+
+# a reason says something: it has a verb ("the integration tests need the staging VPN")
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|needs?|can|can't|cannot|"
+                     r"won't|will|would|isn't|aren't|doesn't|don't|didn't|go|goes|runs?|sits?|"
+                     r"breaks?|fails?|takes?|selects?|points?|uses?|rejects?|requires?|"
+                     r"depends?|expects?|chokes?|hangs?|blocks?|sets?|reads?|writes?|owns?|"
+                     r"lives?|resolves?|checks?|only works|works)\b", re.I)
+
+
+def _parts(text: str) -> frozenset[str]:
+    """Content words with identifiers split ("integrationTest" -> integration, test)."""
+    return directives.words(re.sub(r"(?<=[a-z])(?=[A-Z])|[_.-]+", " ", text))
+
+
+_BARE_COMMAND = re.compile(r"^`?(?:" + "|".join(
+    ("uv", "pnpm", "npm", "yarn", "bun", "bunx", "npx", "mix", "go", "cargo", "make", "poetry",
+     "pip", "bundle", "just", "deno", "gradle", r"\./gradlew", "mvn", "docker", "dotnet",
+     "pytest", "ruff", "cmake", "ctest", "rake", "rails", r"bin/rails", "tox", "nox", "mise"))
+    + r")\b[\w\s./:=@-]*`?$")
+
+
+def _both_halves(body: str, neighbours: list[str]) -> str:
+    """A rule that only says what not to use takes what to use from a sentence next to it:
+    "We don't use jest or npm here." + "bun test." -> "Use bun test, not jest or npm"."""
+    lowered = body[:1].lower() + body[1:]
+    swapped = _NOT_THIS.match(lowered)
+    if swapped:                 # "not npm — pnpm", "it's pnpm here, not npm"
+        use, avoid = (swapped["y1"], swapped["x1"]) if swapped["x1"] else \
+            (swapped["y2"], swapped["x2"])
+        if {use.lower().strip("`"), avoid.lower().strip("`")} & _PLAIN_WORDS:
+            return ""               # "it's fine here, not there": no tool named
+        return f"Use {use.strip('`')}, not {avoid.strip('`')}"
+    if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
+        body = f"Use {lowered}"     # "uv run pytest, not pytest"
+    rejected = directives.rejected_terms(body)
+    positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
+                                       flags=re.I))
+    if not rejected and not positive and _NEGATIVE.match(body):
+        for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
+            other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
+            if other and _WHAT_TO_DO.match(other) and not directives.rejected_terms(other) \
+                    and not directives.is_question(other) and len(other.split()) <= 16:
+                return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
+        return body
+    if not rejected or positive:
+        return body
+    for other in neighbours:
+        other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
+        if not other or directives.rejected_terms(other) or directives.is_question(other):
+            continue
+        if _BARE_COMMAND.match(other):
+            return f"Use {other.strip('`')}, not {' or '.join(rejected)}"
+        if _POSITIVE.search(other):
+            other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", directives.plain_rule(other),
+                           flags=re.I).rstrip(".!")
+            first, _, rest = _split_reason(other)
+            rule = f"{first}, not {' or '.join(rejected)}"
+            return f"{rule}; {rest}" if rest else rule
+    return body
+
+
+# what to do instead, said next to a rule that only says what not to do: an instruction
+# ("use the testcontainer", "always ./mvnw from the repo root", "only testOnly of the spec you
+# touch"), also under a condition ("if something has to go, deprecate it ...")
+_WHAT_TO_DO = re.compile(r"^(?:if\s[^,]{3,60},\s*(?!(?:i|you|we|it|this|that|they|he|she|there"
+                         r"|the|an?)\b)[@\w]|(?:please\s+)?(?:use|run|call|go through|open|create"
+                         r"|ask|write|add|put|keep|always|only|instead)\b)", re.I)
+# one tool instead of another, said tersely
+_NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s*(?:use\s+)?"
+                       r"(?P<y1>`?[\w./@-]+(?:\s+[\w./@-]+){0,3}`?)$"
+                       r"|^it'?s\s+(?P<y2>`?[\w./@-]+`?)\s+(?:here|in this repo),?\s+not\s+"
+                       r"(?P<x2>`?[\w./@-]+`?)$", re.I)
+_PLAIN_WORDS = {"fine", "there", "here", "that", "this", "it", "ok", "okay", "good", "right",
+                "wrong", "better", "worse", "so", "true", "false", "one", "the", "yet", "now"}
+_NEGATIVE = re.compile(r"^(?:don'?t|do not|never|stop|avoid|no more)\b", re.I)
+
+
+def _split_reason(text: str) -> tuple[str, str, str]:
+    """An instruction and the reason said after it ("run make plan — it selects ...")."""
+    m = re.search(r"\s+[—–-]\s+|;\s+|,\s+(?=(?:it|this|which|that|they)\b)", text)
+    if not m:
+        return text, "", ""
+    return text[:m.start()], m.group(0), text[m.end():]
+
+
+def _reason(rule: str, following: str | None) -> str | None:
+    """The next sentence as the rule's reason: a short statement (no question, request,
+    rule of its own or complaint) about something the rule names."""
+    if not following:
+        return None
+    text = noise.clean_words(noise.strip_paste(following)).strip().rstrip(" .!")
+    if not text or len(text.split()) > 22 or len(text.split()) < 3 or \
+            directives.is_question(text) or _COMPLAINT.search(text) or \
+            directives.classify(text, coding=True) or _TASK.match(text) or \
+            re.match(r"^(?:can|could|would|please|let'?s|ok|okay|thanks|lol|also|alright|so"
+                     r"|and|now|next|then)\b", text, re.I) or _PASSING.search(text) or \
+            re.search(r"\b(?:i(?: would|'d)? suggest|we should|maybe|i think)\b", text, re.I) or \
+            re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
+        return None
+    if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
+            _BARE_COMMAND.match(text[:1].lower() + text[1:]) or \
+            re.match(r"^(?:just|only|even|not)\b", text, re.I):
+        return None             # "bundle exec rspec x.rb", "just the request spec": no reason
+    return text[0].lower() + text[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) \
+        else text
+
+
+def _clause(text: str) -> str:
+    """Within a report ("I think ... the invariant that every line must ..."), the clause
+    that states the rule."""
+    if not _REPORT.match(text):
+        return text
+    for m in re.finditer(r"\bthat\s+", text):
+        rest = text[m.end():]
+        if MARKER.search(rest.split(".")[0]):
+            return rest.split(". ")[0]
+    return text
+
+
+def _marker_clause(text: str) -> str:
+    m = MARKER.search(text)
+    if not m:
+        return text
+    start = max(text.rfind(",", 0, m.start()), text.rfind(";", 0, m.start()))
+    return text[start + 1:].strip() if start >= 0 else text
