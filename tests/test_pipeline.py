@@ -561,3 +561,27 @@ def test_a_run_with_nothing_here_names_the_projects_whose_items_wait(dream, repo
     assert "nothing to dream over" in out
     assert "1 collected items belong to other projects: elsewhere-" in out
     assert "dream init" in out
+
+
+def test_a_run_says_how_many_items_wait_and_how_to_take_them(dream_proc, repo, dream_home,
+                                                              tmp_path):
+    """A run claims at most --max-items: it says how many items still wait and how to take
+    them (another run, or --rounds), and --json carries 'remaining'."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    log = tmp_path / "chat.jsonl"
+    log.write_text("".join(json.dumps({"stream": "sms:sam", "role": "other", "author": "Sam",
+                                       "text": f"Note {i}: the boiler needs a check.",
+                                       "time": f"2026-03-0{i + 1}T09:00:00Z"}) + "\n"
+                           for i in range(5)))
+    assert dream_proc("collect", "--source", "jsonl", str(log), cwd=repo).returncode == 0
+    proc = dream_proc("run", "--max-items", "2", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 more items wait (a run takes at most 2): 'dream run' again takes the next 2, " \
+           "'dream run --rounds 2' takes them all" in proc.stdout
+    proc = dream_proc("run", "--max-items", "2", "--json", cwd=repo)
+    assert json.loads(proc.stdout)["remaining"] == 1
+    proc = dream_proc("run", "--max-items", "2", "--rounds", "2", "--json", cwd=repo)
+    out = json.loads(proc.stdout)
+    assert out["items"] == 1 and out["remaining"] == 0
+    proc = dream_proc("run", cwd=repo)
+    assert "more items wait" not in proc.stdout

@@ -36,6 +36,7 @@ class RunDetails:
     project_root: str | None = None                                  # review dreams
     project_name: str | None = None
     failed_passes: list[str] = field(default_factory=list)
+    remaining: int | None = None          # items still waiting after the run (dream runs)
     extra: dict[str, Any] = field(default_factory=dict)
     present: frozenset[str] = field(default_factory=frozenset, repr=False, compare=False)
 

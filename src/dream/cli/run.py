@@ -119,20 +119,32 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
                                pack_tokens=pack_tokens,
                                max_items=max_items)
     rows = [r.as_dict() for r in done]
+    remaining = done[-1].details.remaining
     if as_json:
         if len(rows) == 1:
-            emit_json(rows[0])
+            emit_json({**rows[0], "remaining": remaining})
         else:       # --rounds: one object with every run and the totals
             emit_json({"rounds": len(rows), "status": rows[-1]["status"],
                        "items": sum(r["items"] for r in rows),
-                       "calls": sum(r["calls"] for r in rows), "runs": rows})
+                       "calls": sum(r["calls"] for r in rows), "remaining": remaining,
+                       "runs": rows})
     else:
         for r in rows:
             _print_run(r, ran_before)
         if all(r["items"] == 0 for r in rows):
             point_elsewhere(app, key)
+        elif remaining and not dry_run:
+            _print_remaining(remaining, max_items)
     if rows[-1]["status"] == "failed":
         raise SystemExit(1)
+
+
+def _print_remaining(remaining: int, max_items: int) -> None:
+    """Say that a run left items waiting (it claims at most --max-items) and how to go on."""
+    rounds = -(-remaining // max_items)
+    click.echo(f"{remaining:,} more items wait (a run takes at most {max_items:,}): "
+               f"'dream run' again takes the next {min(remaining, max_items):,}, "
+               f"'dream run --rounds {rounds}' takes them all")
 
 
 def point_elsewhere(app: App, key: str | None) -> None:

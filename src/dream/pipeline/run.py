@@ -161,7 +161,16 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
             break
         if not any(spool.pending_count(conn, s.project_key) for s in scopes):
             break
+    _record_remaining(conn, rows[-1], scopes)
     return rows
+
+
+def _record_remaining(conn: sqlite3.Connection, row: Run, scopes: list[Scope]) -> None:
+    """Write down on the last run how many items of its scopes still wait for a run (a run
+    claims at most ``max_items``; another run or ``--rounds`` takes the rest)."""
+    keys = list(dict.fromkeys(s.project_key for s in scopes))
+    row.details.remaining = sum(spool.pending_count(conn, key) for key in keys)
+    update_run(conn, row.id, details=row.details)
 
 
 def _provider(opts: RunOptions) -> Provider:
