@@ -371,3 +371,34 @@ def test_a_project_name_in_another_case_is_found(make_repo, monkeypatch, dream):
     assert [r["name"] for r in listed] == ["m-claude"]
     assert dream("run", "--project", "M-Claude").exit_code == 0
     assert dream("run", "--project", "m-claude").exit_code == 0
+
+
+@pytest.mark.parametrize("folder", [r"C:\Users\me\code\WebApp", "C:/Users/me/code/webapp/",
+                                    "/c/Users/me/code/webapp",
+                                    r"\\?\C:\Users\me\code\webapp",
+                                    r"\\fileserver\share\WEBAPP"])
+def test_a_windows_folder_is_placed_by_its_name_like_a_posix_one(webapp, dream, tmp_path,
+                                                                 dream_home, monkeypatch,
+                                                                 folder):
+    """Sessions recorded on Windows (drive letters, backslashes, Git Bash's /c/..., long
+    paths, shares) match this repository by their last folder name, in any case."""
+    file = transcript(tmp_path / "copied" / "s1.jsonl", folder)
+    out = dream("collect", str(file)).output
+    assert f"recorded in {folder} (not on this machine) in this repository's project" in out
+    assert set(spool(dream_home)) == {here_key()}
+    # discovery finds the session in Claude Code's folder for that Windows path too
+    claude = tmp_path / "claude"
+    encoded = "".join(c if c.isalnum() else "-" for c in folder)
+    transcript(claude / encoded / "s2.jsonl", folder, session="s2")
+    monkeypatch.setenv("DREAM_CLAUDE_DIR", str(claude))
+    found = json.loads(dream("collect", "--json").output)
+    assert found["files"] == 1 and found["projects"]["attributed"] == {folder: 5}
+
+
+def test_a_windows_folder_of_another_name_keeps_a_readable_key_of_its_own(webapp, dream,
+                                                                        tmp_path, dream_home):
+    file = transcript(tmp_path / "copied" / "s1.jsonl", r"C:\Users\me\code\Billing")
+    out = dream("collect", str(file)).output
+    assert r"could not place items recorded in folders missing on this machine: " \
+           r"C:\Users\me\code\Billing" in out
+    assert [k for k in spool(dream_home) if k.startswith("billing-")]

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from dream.store.project import identify, slug
+from dream.store.project import folder_name, identify, slug
 
 ROLES = ("user", "assistant", "tool", "other", "system")
 SOURCE_KINDS = ("claude_code", "pi", "codex", "jsonl", "mbox", "slack", "textchat")
@@ -272,7 +272,7 @@ def project_key_for(cwd: str | None, remote: str | None = None) -> str | None:
     if exists:
         key = identify(path).key
     else:
-        key = f"{slug(path.name)}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+        key = f"{slug(folder_name(cwd))}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     _PROJECT_CACHE[cwd] = key
     SEEN_FOLDERS[cwd] = (key, exists, remote)
     return key

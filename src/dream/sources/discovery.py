@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from dream.sources.base import parse_json, project_key_for
-from dream.store.project import ProjectId, identify, normal_remote, remotes, slug
+from dream.store.project import ProjectId, folder_name, identify, normal_remote, remotes, slug
 
 _CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
 
@@ -97,7 +97,8 @@ def moved_here(recorded: str, project: ProjectId, remote: str | None = None) -> 
     path = Path(recorded)
     if not project.in_git or path.is_dir():
         return False
-    if slug(path.name) == project.name:
+    name = folder_name(recorded)        # POSIX or Windows spelling, any case
+    if name and slug(name) == project.name:
         return True
     return remote is not None and remote in _remotes_of(project.root)
 

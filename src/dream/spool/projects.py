@@ -24,13 +24,12 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.secrets import redact
-from dream.store.project import ProjectId, remotes, slug
+from dream.store.project import ProjectId, folder_name, remotes, slug
 from dream.store.store import Store
 
 
@@ -72,7 +71,8 @@ class Placement:
             return self.forced, None
         if exists or self.here is None or not self.here.in_git:
             return key, None
-        if slug(Path(folder).name) == self.here.name:
+        name = folder_name(folder)      # POSIX or Windows spelling, any case
+        if name and slug(name) == self.here.name:
             return self.here.key, "folder name"
         if remote is not None:
             if self._remotes is None:

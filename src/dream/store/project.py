@@ -63,6 +63,25 @@ def slug(text: str) -> str:
     return out[:48] or "project"
 
 
+# the long-path and device prefixes of Windows ('\\?\C:\...', '\\?\UNC\server\...')
+_WINDOWS_PREFIX_RE = re.compile(r"^(?:[\\/]{2}[?.][\\/](?:UNC[\\/])?)", re.IGNORECASE)
+_SEPARATORS_RE = re.compile(r"[\\/]+")
+_DRIVE_RE = re.compile(r"^[A-Za-z]:$")
+
+
+def folder_name(folder: str) -> str:
+    """The last component of a folder a transcript recorded, in any spelling a session on
+    another machine writes: POSIX (``/home/me/proj``), Windows (``C:\\Users\\me\\proj``,
+    ``C:/Users/me/proj``), Git Bash or MSYS (``/c/Users/me/proj``), long paths
+    (``\\\\?\\C:\\...``) and shares (``\\\\server\\share\\proj``); trailing
+    separators are ignored. '' for a root or a bare drive. Compared through :func:`slug`,
+    which lower-cases, so names match case-insensitively."""
+    parts = [p for p in _SEPARATORS_RE.split(_WINDOWS_PREFIX_RE.sub("", folder.strip())) if p]
+    if not parts or _DRIVE_RE.match(parts[-1]):
+        return ""
+    return parts[-1]
+
+
 def _git(cwd: Path, *args: str) -> str | None:
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
