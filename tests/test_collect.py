@@ -314,3 +314,19 @@ def test_a_bad_time_at_the_head_of_a_file_takes_the_file_time(dream, home: Path,
     assert "kept with the file's modification time " \
            "(2025-12-01T10:00:00.000Z)" in report["retimed_items"][0]["reason"]
     assert [r["said_at"] for r in items(home)] == ["2025-12-01T10:00:00.000Z", None]
+
+
+def test_a_key_in_pasted_gitleaks_colours_never_reaches_the_spool(dream, home: Path,
+                                                                  tmp_path: Path) -> None:
+    key = "sk-proj-" + "Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXc" + "V2bN7mQ4wE9r"
+    pasted = (f"Finding:     OPENAI_API_KEY=\x1b[1;31m{key}\x1b[0m\n"
+              "Secret:      \x1b[1;31m" + key + "\x1b[0m\nRuleID:      openai-api-key\n")
+    log = tmp_path / "leak.jsonl"
+    log.write_text(json.dumps({"type": "user", "sessionId": "s-leak", "cwd": str(tmp_path),
+                               "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z",
+                               "message": {"role": "user", "content": pasted}}) + "\n")
+    report = collect_json(dream, "--source", "claude_code", str(log))
+    assert report["new_items"] == 1 and report["redacted"] >= 2
+    stored = items(home)[0]["text"]
+    assert key not in stored and key[:20] not in stored and "[REDACTED:" in stored
+    assert "RuleID:      openai-api-key" in stored        # the rest of the paste is kept

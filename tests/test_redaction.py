@@ -191,3 +191,27 @@ def test_a_release_the_table_may_not_cover_imports_the_detector_at_once() -> Non
                              "importlib.reload(r)\n"
                              "assert r._Detector.loaded()\n")
     assert "detect_secrets" in modules
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_secret_in_terminal_colours_is_redacted(kind: str) -> None:
+    """Pasted terminal output (a gitleaks finding prints the key in red) wraps a secret in
+    ANSI escape sequences, as the ESC byte or spelled out; redaction sees through them."""
+    plant = PLANTS[kind]
+    for before, after in (("\x1b[1;31m", "\x1b[0m"), ("\\x1b[31m", "\\x1b[0m"),
+                          ("\\u001b[33m", "\\u001b[0m"), ("^[[31m", "^[[0m")):
+        text = plant.text.replace(plant.secret, f"{before}{plant.secret}{after}")
+        out, count = redact(f"Finding:     {text}\nRuleID:      generic-api-key")
+        assert plant.secret not in out and count >= 1, (kind, before, out)
+        assert redact(out) == (out, 0)
+    # colours inside the secret split it: still found
+    half = len(plant.secret) // 2
+    split = plant.text.replace(plant.secret, f"\x1b[31m{plant.secret[:half]}\x1b[1m"
+                                             f"{plant.secret[half:]}\x1b[0m")
+    out, count = redact(split)
+    assert plant.secret not in out and count >= 1, (kind, out)
+
+
+def test_colours_without_a_secret_are_kept() -> None:
+    text = "\x1b[32m3 passed\x1b[0m in 0.2s; token rotation \x1b[1mdone\x1b[0m"
+    assert redact(text) == (text, 0)

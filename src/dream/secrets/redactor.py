@@ -178,8 +178,31 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
     return rule.pattern.sub(sub, text), hits
 
 
+# terminal escape sequences (colours, cursor moves, titles), as the ESC byte writes them and
+# as pasted logs spell them out ('\x1b[31m', '\u001b[0m', '\033[1m', '^[[31m')
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+                      r"|(?:\\x1b|\\u001b|\\033|\^\[)\[[0-?]*[ -/]*[@-~]", re.IGNORECASE)
+_ANSI_HINTS = ("\x1b", "\\x1b", "\\u001b", "\\033", "^[[")
+
+
 def redact(text: str) -> tuple[str, int]:
-    """Return ``text`` with every secret replaced by a stable placeholder, and the count."""
+    """Return ``text`` with every secret replaced by a stable placeholder, and the count.
+
+    Terminal colour codes are seen through: a text holding escape sequences (pasted
+    ``gitleaks`` output colours a key red) is also read without them, and when that shows
+    more secrets the text is kept without its escape sequences (which carry no meaning in
+    stored evidence), redacted; otherwise the text keeps them."""
+    out, count = _redact(text)
+    if text and any(hint in text for hint in _ANSI_HINTS):
+        plain = _ANSI_RE.sub("", text)
+        if plain != text:
+            plain_out, plain_count = _redact(plain)
+            if plain_count > count:
+                return plain_out, plain_count
+    return out, count
+
+
+def _redact(text: str) -> tuple[str, int]:
     if not text:
         return text, 0
     lowered = text.lower()
