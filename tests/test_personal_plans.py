@@ -864,3 +864,27 @@ def test_a_question_about_something_else_and_how_someone_travels_move_no_plan():
 def test_a_plans_title_names_its_kind_in_the_language_it_was_said_in(ask, word):
     (ev,) = events([they("Ola", ask), me("Yes! Count me in")]).values()
     assert ev["title"].startswith(word) and ev["activity"] == "dinner"
+
+
+# -- a to-do closed by naming its thing as done, in its own words --------------------------------
+@pytest.mark.parametrize("take, done", [
+    ("I'll renew my passport this week, promise", "Passport renewal done btw"),
+    ("Ich übernehme die Tischreservierung", "Tisch ist reserviert: Zur Linde, Freitag"),
+    ("Je m'occupe du gâteau", "Gâteau commandé à la pâtisserie, c'est fait"),
+    ("Me encargo del regalo de la lista", "Regalo comprado ✅"),
+])
+def test_a_to_do_is_closed_by_its_thing_said_done(take, done):
+    first = rules([me(take)])
+    (opened,) = [o for o in first if o["op"] == "todo.open"]
+    row = {"handle": "R1", "kind": "todo", "key": "t", "fields": {**_fields(opened),
+                                                                   "status": "open"}}
+    later = rules([me(done, at="2026-05-06T10:00:00Z")], [row])
+    assert [o["row"] for o in later if o["op"] == "todo.close"] == ["R1"]
+
+
+def test_a_done_mark_naming_a_thing_two_to_dos_share_closes_neither():
+    rows = [{"handle": f"R{n}", "kind": "todo", "key": f"t{n}",
+             "fields": {"title": title, "status": "open"}}
+            for n, title in ((1, "Renew my passport this week"),
+                             (2, "Find the passport photos for the visa"))]
+    assert not [o for o in rules([me("passport renewal done")], rows) if o["op"] == "todo.close"]

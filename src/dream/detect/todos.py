@@ -92,6 +92,17 @@ _VERBISH = {"bring", "send", "buy", "book", "order", "sort", "look", "check", "c
             "tomorrow", "weekend", "today", "later", "soon"}
 
 
+def _things(text: str) -> set[str]:
+    """The words of a to-do's text that may name its thing (not its verb or when)."""
+    return {w for w in re.findall(r"[^\W\d_]{4,}", text.lower())} - STOP - _VERBISH - {
+        "this", "that", "promise", "btw", "also", "then", "there", "here", "today", "ahora",
+        "heute", "morgen", "demain", "mañana", "ist", "sind", "est", "está"}
+
+
+def _same_thing(a: str, b: str) -> bool:
+    return a == b or (len(a) >= 5 and len(b) >= 5 and (a[:5] in b or b[:5] in a))
+
+
 def _task(raw: str) -> str:
     """The task of a request or commitment, without its trailing time and politeness."""
     task = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f\u200d]+", " ", raw)
@@ -403,4 +414,13 @@ class TodoReader:
             score = overlap / len(tw)
             if (overlap >= 2 or score >= 0.5 and overlap >= 1) and score > best_score:
                 best, best_score = (handle, name), score
-        return best
+        if best != (None, None):
+            return best
+        # "Passport renewal done" closes "Renew my passport this week, promise", "Tisch ist
+        # reserviert" closes "Ich übernehme die Tischreservierung": the thing the to-do is
+        # about named again (a word sharing its first five letters, compounds included),
+        # when exactly one open to-do is about it
+        said = _things(sent)
+        hits = [(handle, name) for handle, name, title in candidates
+                if any(_same_thing(a, b) for a in said for b in _things(title))]
+        return hits[0] if len(hits) == 1 else (None, None)
