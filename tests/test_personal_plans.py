@@ -888,3 +888,26 @@ def test_a_done_mark_naming_a_thing_two_to_dos_share_closes_neither():
             for n, title in ((1, "Renew my passport this week"),
                              (2, "Find the passport photos for the visa"))]
     assert not [o for o in rules([me("passport renewal done")], rows) if o["op"] == "todo.close"]
+
+
+# -- offers and "next week" ---------------------------------------------------------------------
+def test_the_users_offer_is_their_to_do_and_a_refusal_or_question_is_not():
+    assert [t["title"] for t in todos([me("I can pick up the cake on Saturday morning")])] == \
+        ["Pick up the cake on Saturday morning"]
+    assert todos([me("I can't pick up the cake, sorry")]) == []
+    assert todos([me("I could bring the salad?")]) == []
+
+
+@pytest.mark.parametrize("text, day", [
+    ("Dinner at Dishoom on Friday next week at 7pm?", "2026-05-15"),
+    ("Abendessen im Lokal Eins nächste Woche Dienstag um 19 Uhr?", "2026-05-12"),
+    ("Dîner au Bouillon Chartier vendredi de la semaine prochaine à 20h ?", "2026-05-15"),
+    ("¿Cena en Casa Mono el jueves de la semana que viene a las 21:30?", "2026-05-14"),
+])
+def test_a_weekday_next_week_is_that_day_of_the_following_week(text, day):
+    (ev,) = events([they("Ola", text), me("Yes! Count me in")]).values()
+    assert ev["date"] == day
+
+
+def test_next_week_alone_names_no_day():
+    assert events([they("Ola", "Dinner at Dishoom next week?"), me("Yes! Count me in")]) == {}

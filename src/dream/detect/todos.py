@@ -62,7 +62,9 @@ DEADLINE = re.compile(r"\b(?:is|are) due\b|\bdue (?:by|on)\b|\bdeadline\b|\babga
                       r"\bdate limite\b|\bfecha l[ií]mite\b|\bà rendre\b|\bfällig\b", re.I)
 # the user taking a task on in English; the other languages' phrases are in words/*.toml
 _TAKE_ON = re.compile(
-    r"\b(?:i'?ll|i will|i'?m going to|i am going to|i'?m gonna)\s+(?:(?:just|also|quickly|"
+    # an offer is taken on too: "I can pick up the cake", "happy to book it"
+    r"\b(?:i'?ll|i will|i'?m going to|i am going to|i'?m gonna|i can|i could|"
+    r"(?:i'?m )?happy to)\s+(?:(?:just|also|quickly|"
     r"then|happily|definitely|gladly)\s+)?((?:bring|send|buy|book|order|sort|look (?:at|into)|"
     r"check|call|pay|pick up|get|transfer|text|email|write|print|ask|organi[sz]e|arrange|"
     r"handle|reserve|renew|return|fix|prepare|finish|submit|confirm|collect|drop off|grab|"

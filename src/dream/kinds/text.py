@@ -115,11 +115,23 @@ def _mk(year: int, month: int, day: int) -> date | None:
         return None
 
 
+_NEXT_WEEK = re.compile(r"\b(?:next week|the week after|nächste[n]? woche|kommende[n]? woche|"
+                        r"semaine prochaine|la semaine d'après|semana que viene|"
+                        r"próxima semana|proxima semana)\b", re.I)
+
+
 def find_date(text: str, ref: datetime | None) -> str | None:
     """The first date the text names, as YYYY-MM-DD, resolved against ``ref`` (when it was
     said). Dates without a year take the next such date on or after ``ref``."""
     base = (ref or datetime(2000, 1, 1)).date()
     text = dates.range_start(text)
+    if _NEXT_WEEK.search(text):
+        # "Friday next week", "nächste Woche Dienstag", "el jueves de la semana que viene":
+        # that weekday in the calendar week after the one it was said in ("next week"
+        # alone names no day)
+        wd = weekday_only(text)
+        if wd is not None:
+            return (base + timedelta(days=7 - base.weekday() + wd)).isoformat()
     m = _ISO_DATE.search(text)
     if m:
         d = _mk(int(m[1]), int(m[2]), int(m[3]))
