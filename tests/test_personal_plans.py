@@ -911,3 +911,19 @@ def test_a_weekday_next_week_is_that_day_of_the_following_week(text, day):
 
 def test_next_week_alone_names_no_day():
     assert events([they("Ola", "Dinner at Dishoom next week?"), me("Yes! Count me in")]) == {}
+
+
+# -- what someone says of themselves goes on their page -----------------------------------------
+@pytest.mark.parametrize("who, text, slot, value", [
+    ("Mo", "fyi for the newbies: I'm allergic to wasp stings", "allergies", "wasp stings"),
+    ("Lucía", "Ojo que soy alérgica al kiwi, no lo pongáis en la macedonia", "allergies",
+     "kiwi"),
+    ("Jonas", "denkt bitte dran: ich hab eine Nussallergie", "allergies", "Nuss"),
+    ("Tom", "Heads-up: I'm joining Helix Bio as staff engineer in June", "work", "Helix Bio"),
+    ("Marta", "Y apuntad: mi cumple es el 12 de junio", "birthday", "--06-12"),
+    ("Carmen", "Y no te olvides que el 3 de octubre es mi cumple", "birthday", "--10-03"),
+])
+def test_what_someone_says_of_themselves_goes_on_their_page(who, text, slot, value):
+    pages = [_fields(o) for o in rules([they(who, text)]) if o["op"] == "wiki.fill"]
+    assert {"name": who, slot: value} in pages
+    assert not [o for o in rules([they(who, text)]) if o["op"] == "standing.set"]

@@ -40,6 +40,12 @@ _STANDING = [
                 + _CAPS + r")"), "employer"),
     (re.compile(r"\b[Ii](?:'ve| have)? (?:just )?joined (" + _CAPS + r") as\b"), "employer"),
     (re.compile(r"\bi(?:'m| am) allergic to ([^.,;!?\n]{2,60})", re.I), "allergies"),
+    # "I have a nut allergy", "ich hab eine Nussallergie"
+    (re.compile(r"\b(?:i|ich)(?: have|'ve got| hab| habe) (?:a|an|eine) ([^\W\d_]+?)[ -]?(?:allergy|allergie)\b",
+                re.I), "allergies"),
+    # "I'm joining Helix Bio as staff engineer", "I'm joining Acme in June"
+    (re.compile(r"\b[Ii](?:'m| am) (?:joining|starting at|moving to a job at) (" + _CAPS +
+                r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "employer"),
     (re.compile(r"\b[Ii] live in ([A-Z][\w .'-]{1,60}?)(?=[.,;!?\n]|$| and | with )"), "home"),
     (re.compile(r"\b(?:[Ii] work|[Ii]'?m working|[Ii] am working) (?:at|for) "
                 r"([A-Z][\w&.' -]{1,60}?)(?=[.,;!?\n]|$| and | as | since )"),
@@ -112,8 +118,12 @@ def standing(item: Item) -> list[Finding]:
     return out
 
 
-_MY_BIRTHDAY = re.compile(r"\bmy birthday (?!party|dinner|drinks|lunch|cake)(?:is |falls |will be )?"
-                          r"(?:on |at )?([^.;!?\n]{2,40})", re.I)
+_MY_BIRTHDAY = re.compile(r"\b(?:my|mi|mon|ma|mein|meinen) birthday (?!party|dinner|drinks|lunch|"
+                          r"cake)(?:is |falls |will be |es |est |c'est |ist )?"
+                          r"(?:on |at |el |le |am )?([^.;!?\n]{2,40})", re.I)
+# "el 3 de octubre es mi cumple", "le 3 mai c'est mon anniversaire": the day first
+_MY_BIRTHDAY_AFTER = re.compile(r"([^.;!?\n,]{2,30}?)\s+(?:is|es|est|c'est|ist)\s+"
+                                r"(?:my|mi|mon|ma|mein) birthday\b", re.I)
 
 
 _YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
@@ -139,7 +149,7 @@ def birthdays(item: Item) -> list[Finding]:
     seen: set[str] = set()
     text = english_cues(item.text)
     author = getattr(item, "author", None)
-    m = _MY_BIRTHDAY.search(text)
+    m = _MY_BIRTHDAY.search(text) or _MY_BIRTHDAY_AFTER.search(text)
     if m and item.role == "other" and author:     # "my birthday is on the 20th", said by Tom
         when = birthday_value(m[1], said)
         if when:
@@ -161,11 +171,22 @@ def birthdays(item: Item) -> list[Finding]:
     return out
 
 
+_OWN_SLOTS = {"allergies": "allergies", "employer": "work", "home": "home", "diet": "diet"}
+
+
 def wiki(item: Item) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
-    ...")."""
+    ..."); what someone else says of themselves ("I'm allergic to wasp stings", "soy
+    alérgica al kiwi", "I'm joining Helix Bio as staff engineer") goes on their page."""
     out: list[Finding] = birthdays(item)
     text = english_cues(item.text)
+    author = getattr(item, "author", None)
+    if item.role == "other" and author and "@" not in author:
+        for f in standing(item):
+            for name, value in f.fields.items():
+                if name in _OWN_SLOTS:
+                    out.append(Finding("wiki", {"name": author, _OWN_SLOTS[name]: value},
+                                       [item.id], name=author))
     for rx in _WIKI:
         for m in rx.finditer(text):
             out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):
