@@ -927,3 +927,21 @@ def test_what_someone_says_of_themselves_goes_on_their_page(who, text, slot, val
     pages = [_fields(o) for o in rules([they(who, text)]) if o["op"] == "wiki.fill"]
     assert {"name": who, slot: value} in pages
     assert not [o for o in rules([they(who, text)]) if o["op"] == "standing.set"]
+
+
+@pytest.mark.parametrize("ask, fix, day, time", [
+    ("Chicos, ¿cena de piso este sábado?", "Venga, sábado 9 a las 21h aquí en casa", "2026-05-09",
+     "21:00"),
+    ("Dinner at ours this Saturday?", "Go on then, Saturday 9th at 8pm here", "2026-05-09",
+     "20:00"),
+])
+def test_the_user_fixing_day_and_time_of_the_plan_talked_about_agrees_to_it(ask, fix, day, time):
+    msgs = [they("Lucía", ask, stream="g"), they("Pablo", "Me apunto!!", stream="g"),
+            they("Marta", "Yo también", stream="g"), me(fix, stream="g")]
+    (ev,) = events(msgs).values()
+    assert (ev["date"], ev["time"], ev["status"]) == (day, time, "confirmed")
+
+
+def test_a_spanish_task_verb_with_yo_is_a_to_do():
+    assert [t["title"] for t in todos([me("Uf. Yo llamo al casero mañana por lo de la caldera")])
+            ] == ["Yo llamo al casero mañana por lo de la caldera"]

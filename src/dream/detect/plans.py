@@ -234,7 +234,8 @@ class PlanReader:
                     # ("Stanage, Saturday 18 July, who's in?" - "in!"), not an older plan
                     continue
                 if not same_message and not moved and not last.handle_row and not (
-                        near(last.said, said) and (status or REFER.search(clause))):
+                        near(last.said, said) and (status or REFER.search(clause) or
+                                              (item.role == "user" and date and clock))):
                     continue
                 if group and not same_message and not moved and item.role != "user" and \
                         (last.organiser is None or (author or "") != last.organiser):
@@ -371,7 +372,9 @@ class PlanReader:
             # the user telling of their own plan, with its day and time, as a fact
             # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
             ahead = bool(date and said is not None and date > said.date().isoformat())
-            if status is None and item.role == "user" and activity and date and clock and \
+            # (or fixing the day and time of the plan being talked about: "Venga, sábado 7
+            # a las 21h aquí en casa" after "¿cena de piso este sábado?")
+            if status is None and item.role == "user" and date and clock and \
                     not TENTATIVE.search(clause) and (ahead or not PAST.search(clause)) and \
                     not negated(clause) and \
                     plan.fields.get("status", "proposed") == "proposed":
