@@ -945,3 +945,21 @@ def test_the_user_fixing_day_and_time_of_the_plan_talked_about_agrees_to_it(ask,
 def test_a_spanish_task_verb_with_yo_is_a_to_do():
     assert [t["title"] for t in todos([me("Uf. Yo llamo al casero mañana por lo de la caldera")])
             ] == ["Yo llamo al casero mañana por lo de la caldera"]
+
+
+def test_a_team_meal_chosen_from_two_days_then_fixed_by_its_organiser_and_corrected():
+    msgs = [they("Anna", "Teamessen vor der Sommerpause! Vorschläge: Do 14.5. oder Fr 15.5.? "
+                 "Bitte abstimmen", stream="t", at="2026-05-04T09:00:00Z"),
+            they("Mert", ":two:", stream="t", at="2026-05-04T09:01:00Z"),
+            me("Fr 15.5. passt mir besser", stream="t", at="2026-05-04T09:02:00Z"),
+            they("Sophie", ":two: donnerstags hab ich Chor", stream="t",
+                 at="2026-05-04T09:03:00Z"),
+            they("Anna", "Eindeutig: Freitag, 15.5., 19 Uhr im Restaurant Zur Linde.",
+                 stream="t", at="2026-05-04T09:05:00Z")]
+    (key, ev), = events(msgs).items()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "19:00", "confirmed")
+    assert ev["title"].startswith("Teamessen") and "Linde" in ev["place"]
+    fixed = events([they("Anna", "Korrektur zum Teamessen: nicht 19 Uhr, sondern 19:30",
+                         stream="t", at="2026-05-06T09:00:00Z")],
+                   [_row("R1", key, **ev)])
+    assert fixed["R1"]["time"] == "19:30"

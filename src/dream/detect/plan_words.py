@@ -17,6 +17,7 @@ from dream.kinds.text import MONTHS, WEEKDAYS
 ACTIVITIES = [
     "birthday party",
     "dinner",
+    "meal",
     "lunch",
     "breakfast",
     "brunch",

@@ -235,7 +235,8 @@ class PlanReader:
                     continue
                 if not same_message and not moved and not last.handle_row and not (
                         near(last.said, said) and (status or REFER.search(clause) or
-                                              (item.role == "user" and date and clock))):
+                                              ((item.role == "user" or (author or "") == last.organiser) and
+                                               date and clock))):
                     continue
                 if group and not same_message and not moved and item.role != "user" and \
                         (last.organiser is None or (author or "") != last.organiser):
