@@ -963,3 +963,14 @@ def test_a_team_meal_chosen_from_two_days_then_fixed_by_its_organiser_and_correc
                          stream="t", at="2026-05-06T09:00:00Z")],
                    [_row("R1", key, **ev)])
     assert fixed["R1"]["time"] == "19:30"
+
+
+@pytest.mark.parametrize("text, place", [
+    ("Votre réservation est confirmée.\nAller : vendredi 15 mai 2026\nParis Gare de Lyon 08:04 "
+     "→ Lyon Part-Dieu 10:01", "Lyon Part-Dieu"),
+    ("Your trip is confirmed: Friday 15 May 2026, London Euston 08:30 -> Manchester Piccadilly "
+     "10:40", "Manchester Piccadilly"),
+])
+def test_a_journey_written_with_an_arrow_goes_to_its_destination(text, place):
+    (ev,) = events([they("Rail Booking", "Confirmation de votre voyage\n\n" + text)]).values()
+    assert ev["place"] == place and ev["date"] == "2026-05-15" and ev["status"] == "confirmed"

@@ -91,6 +91,10 @@ _PREP = r"(?:(?:at|in|im|in der|au|à|à la|en|en el|chez|bei|with|to)\s+)?"
 _NOT_THIS_PLACE = re.compile(
     r"\b(?:not|nicht|pas|no)\s+" + _PREP + r"(?P<old>" + _NAME + r")\s*,?\s+"
     r"(?:but|sondern|mais|sino)\s+" + _PREP + r"(?P<new>" + _NAME + r")")
+# a journey written with an arrow: "Paris Gare de Lyon 08:04 → Lyon Part-Dieu 10:01",
+# "LHR -> JFK"; its place is where it goes
+_ROUTE = re.compile(r"[A-Z][\w'.-]*(?:\s+[\w'.-]+){0,4}?\s*(?:\d{1,2}[:h.]\d\d\s*)?"
+                    r"(?:→|->|⇒|➔|⟶)\s*(?P<to>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})")
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 # the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
 _NOT_THIS_TIME = re.compile(
@@ -157,6 +161,9 @@ class PlanReader:
             weak = {p for p, prep in loose if prep == "in"}
             if not places:
                 places = [m[0] for m in ADDRESS.finditer(clause)][:1]
+            route = _ROUTE.search(clause)
+            if route:   # "Paris Gare de Lyon 08:04 → Lyon Part-Dieu 10:01": where it goes
+                places = [route["to"].strip()] + [p for p in places if p not in route[0]]
             known = {e.lower() for e in getattr(item, "entities", None) or []} | self.known_names
             found = names(clause, known=known)
             for kp in sorted(self._known_places()):
