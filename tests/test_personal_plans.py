@@ -268,10 +268,18 @@ def test_a_booking_name_is_no_participant(text, booked_as):
     ("L'anniversaire de Margaux est le 21 mai, on fait une surprise ?", "Margaux",
      "--05-21"),
     ("el cumple de mi sobrino Mateo es el 21 de mayo", "Mateo", "--05-21"),
+    ("Leute, nicht vergessen: Oma wird am 21. Mai 80!!", "Oma", "--05-21"),
+    ("Léa aura 30 ans le 21 mai, on fait une surprise ?", "Léa", "--05-21"),
+    ("Javi cumple 40 el 21 de mayo", "Javi", "--05-21"),
 ])
 def test_a_birthday_is_a_date_on_the_persons_page(text, person, day):
     pages = [_fields(o) for o in rules([they("Tante Bea", text)]) if o["op"] == "wiki.fill"]
     assert {"name": person, "birthday": day} in pages
+
+
+def test_a_number_that_is_no_age_on_a_day_is_no_birthday():
+    assert not [o for o in rules([they("Ola", "Das Wetter wird morgen 25 Grad")])
+                if o["op"] == "wiki.fill"]
 
 
 def test_a_birthday_keeps_a_year_only_when_one_is_said():

@@ -74,6 +74,12 @@ _BIRTHDAY = [
     re.compile(_PERSON + r"'s birthday (?!party|dinner|drinks|celebration|lunch|cake|gift|"
                r"present)(?:is |falls |will be )?(?:on |at )?([^.;!?\n]{2,60})"),
     re.compile(r"\bbirthday of " + _PERSON + r" (?:is )?(?:on )?([^.;!?\n]{2,60})"),
+    # "Oma wird am 14. März 80", "Léa aura 30 ans le 25 mai", "Javi cumple 40 el 3 de mayo":
+    # turning an age on a day, in German, French and Spanish
+    re.compile(_PERSON + r" wird (?:am )?(\d{1,2}\.\s*[A-Za-zÄÖÜäöü]{3,}\.?|\d{1,2}\.\d{1,2}\.?) "
+               r"\d{1,3}\b"),
+    re.compile(_PERSON + r" (?:aura \d{1,3} ans|(?:cumple|birthday) \d{1,3}(?: años)?) "
+               r"((?:le|el) [^.;!?\n]{2,30})"),
     re.compile(_PERSON + r" (?:turns \d{1,3}|has (?:her|his|their) birthday|celebrates (?:her|"
                r"his|their) birthday) (?:on )?([^.;!?\n]{2,60})"),
     # read after the cue words: "el birthday de tu prima Valentina es el 14 de agosto",
