@@ -982,3 +982,25 @@ def test_a_team_meal_chosen_from_two_days_then_fixed_by_its_organiser_and_correc
 def test_a_journey_written_with_an_arrow_goes_to_its_destination(text, place):
     (ev,) = events([they("Rail Booking", "Confirmation de votre voyage\n\n" + text)]).values()
     assert ev["place"] == place and ev["date"] == "2026-05-15" and ev["status"] == "confirmed"
+
+
+@pytest.mark.parametrize("ask, sent", [
+    ("Peux-tu m'envoyer le rapport trimestriel avant jeudi ?",
+     "Voilà le rapport trimestriel en pièce jointe."),
+    ("Kannst du mir den Quartalsbericht bis Donnerstag schicken?",
+     "Anbei der Quartalsbericht mit den Zahlen."),
+    ("¿Me puedes mandar el informe trimestral antes del jueves?",
+     "Aquí tienes el informe trimestral adjunto."),
+    ("Can you send me the quarterly report by Thursday?",
+     "Attached is the quarterly report."),
+])
+def test_a_request_to_the_user_in_four_languages_and_the_thing_sent_attached(ask, sent):
+    (opened,) = [o for o in rules([they("Marc", ask)]) if o["op"] == "todo.open"]
+    row = {"handle": "R1", "kind": "todo", "key": "t", "fields": {**_fields(opened),
+                                                                   "status": "open"}}
+    later = rules([me(sent, at="2026-05-06T10:00:00Z")], [row])
+    assert [o["row"] for o in later if o["op"] == "todo.close"] == ["R1"]
+
+
+def test_a_spanish_task_taken_on_with_yo_after_the_verb():
+    assert [t["title"] for t in todos([me("Me encargo yo del regalo de la lista de bodas")])]

@@ -48,9 +48,11 @@ TASK_VERBS = re.compile(
     r"schedule|cancel|return|order|fix|finish|prepare the|print|post|reply|write|check|update|"
     r"confirm|invite|collect|drop off|clean|ship|deploy|merge|upload|share)\b", re.I)
 TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forget to|"
-                         r"remember to)\s+(.{3,160})", re.I)
-DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of)\b",
-                   re.I)
+                         r"remember to|peux-tu|pourrais-tu|tu peux|tu pourrais|kannst du|"
+                         r"könntest du|(?:me |nos )?puedes|(?:me |nos )?podrías)\s+(.{3,160})", re.I)
+# (a thing sent "attached" is sent: "Voilà le rapport en pièce jointe", "anbei", "adjunto")
+DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of|"
+                  r"attached|en pièce jointe|ci-joint|im anhang|anbei|adjunto)\b", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -277,7 +279,15 @@ class TodoReader:
                 if row or name:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
-        return out
+        closed: set[tuple[str | None, str | None]] = set()
+        kept = []
+        for f in out:       # "the contract is attached. All done": closed once
+            if f.kind == "todo_done":
+                if (f.row, f.name) in closed:
+                    continue
+                closed.add((f.row, f.name))
+            kept.append(f)
+        return kept
 
     def _open(self, task: str, due: str, item: Item, author: str | None,
               loose: bool = False) -> list[Finding]:
