@@ -82,6 +82,8 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
                 click.echo(f"  time replaced at {item['where']}: {item['reason']}")
             if report.retimed > 20:
                 click.echo(f"  ... and {report.retimed - 20} more (see --json)")
+        for item in report.notes[:20]:
+            click.echo(f"  note {item['file']}: {item['note']}")
         _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
             click.echo("No transcripts found for this repository "

@@ -1,8 +1,7 @@
 """WhatsApp/Signal-style text exports: one message per line, continuation lines appended.
 
-Recognised line shapes (date order day-first or month-first, decided per file: a first
-field above 12 means day-first, a second field above 12 means month-first, otherwise
-day-first):
+Recognised line shapes (date order day-first or month-first, decided per file by
+:func:`_day_first`, see docs/formats.md):
 
     12/03/2024, 09:15 - Jordan: See you at 7          (WhatsApp, Android)
     [12/03/2024, 09:15:22] Jordan: See you at 7       (WhatsApp, iOS)
@@ -26,7 +25,7 @@ from dream.sources.base import FileContext, Message, Skip
 
 KIND = "textchat"
 _LINE_RES = [
-    re.compile(r"^\u200e?\[?(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{2,4}),? "
+    re.compile(r"^\u200e?\[?(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})[/.](?P<y>\d{2,4}),? "
                r"(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?:\s?[APap]\.?[Mm]\.?)?)\]?"
                r"(?: -|:)? (?P<rest>.*)$"),
     re.compile(r"^\u200e?\[(?P<y>\d{4})-(?P<b>\d{2})-(?P<a>\d{2})[ T]"
@@ -42,6 +41,53 @@ def _decode(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
+
+
+def _spread(readings: list[str | None]) -> tuple[int, int, float]:
+    """How far one reading of a file's dates is from a chat export's shape: the number of
+    impossible dates, the number of steps back in time between consecutive lines (an
+    export lists messages in the order they were sent), and the days from the first to
+    the last line."""
+    seen = [datetime.fromisoformat(r[:19]) for r in readings if r]
+    back = sum(1 for one, two in zip(seen, seen[1:], strict=False) if two < one)
+    days = (max(seen) - min(seen)).total_seconds() / 86400 if seen else 0.0
+    return len(readings) - len(seen), back, days
+
+
+def _day_first(dated: list[tuple[str, str, str, str, str]]) -> tuple[bool, str | None]:
+    """Whether the numeric dates (a, b, year, clock, separator) of one file are day-first,
+    and a note when the dates themselves could not tell. In order, the first rule that
+    decides:
+
+    1. a first field above 12 means day-first, a second above 12 month-first;
+    2. dots (``05.12.26``) mean day-first: no locale writes month first with dots;
+    3. of the two readings, the one whose lines run forward in time, then the one whose
+       lines lie closer together (an export covers one stretch of a conversation: a
+       day-by-day export of 11/3 and 11/4 is two days in November, not March and April);
+    4. still tied (every line on one date): the clock. A 12-hour clock with AM/PM is
+       the form of the US locale (``12/5/26, 9:14 PM``), month first; a 24-hour clock is
+       the European form, day first. This guess is reported once per file.
+    """
+    if any(int(a) > 12 for a, *_ in dated):
+        return True, None
+    if any(int(b) > 12 for _, b, *_ in dated):
+        return False, None
+    if any(sep == "." for *_, sep in dated):
+        return True, None
+    if all(a == b for a, b, *_ in dated):
+        return True, None  # both readings agree
+    day = _spread([_when(a, b, y, c, True, False) for a, b, y, c, _ in dated])
+    month = _spread([_when(a, b, y, c, False, False) for a, b, y, c, _ in dated])
+    guess = "day and month order not given by the dates; read"
+    if day[:2] != month[:2]:
+        return day < month, None
+    if day[2] != month[2]:
+        first = day < month
+        return first, (f"{guess} {'day' if first else 'month'} first (the reading whose "
+                       "dates lie closer together)")
+    if any(c.rstrip(".").upper().endswith("M") for _, _, _, c, _ in dated):
+        return False, f"{guess} month first (12-hour clock with AM/PM, the US form)"
+    return True, f"{guess} day first (24-hour clock, the European form)"
 
 
 def _when(a: str, b: str, year: str, clock: str, day_first: bool, iso: bool) -> str | None:
@@ -69,7 +115,7 @@ class TextChat:
 
     def parse_file(self, path: Path, ctx: FileContext) -> Iterator[Message | Skip]:
         entries: list[list] = []  # [line, a, b, y, time, iso, rest-lines]
-        firsts: list[tuple[int, int]] = []
+        dated: list[tuple[str, str, str, str, str]] = []
         with open(path, "rb") as handle:
             for number, raw in enumerate(handle, 1):
                 line = _decode(raw).rstrip("\r\n").lstrip("\ufeff")
@@ -80,7 +126,8 @@ class TextChat:
                         entries.append([number, match["a"], match["b"], match["y"],
                                         match["time"], iso, [match["rest"]]])
                         if not iso:
-                            firsts.append((int(match["a"]), int(match["b"])))
+                            dated.append((match["a"], match["b"], match["y"],
+                                          match["time"], match["sep"]))
                         break
                 else:
                     if entries:
@@ -89,11 +136,9 @@ class TextChat:
                         yield ctx.skip(number, "not a chat export line (no date and time)")
         if not entries:
             return
-        day_first = True
-        if any(a > 12 for a, _ in firsts):
-            day_first = True
-        elif any(b > 12 for _, b in firsts):
-            day_first = False
+        day_first, note = _day_first(dated)
+        if note:
+            ctx.state["note"] = note
         stream = f"chat:{path.stem}"
         me = ctx.me
         people = sorted({m["name"].strip() for e in entries

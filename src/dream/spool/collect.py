@@ -90,6 +90,7 @@ class CollectReport:
     skips: list[dict[str, Any]] = field(default_factory=list)
     retimed: int = 0           # kept with a neighbour's time: theirs was none or in the future
     retimes: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # read, but with a guess
     bytes_read: int = 0
     seconds: float = 0.0
     by_source: dict[str, int] = field(default_factory=dict)
@@ -107,6 +108,10 @@ class CollectReport:
             self.retimes.append({"file": item.path, "line": item.line, "where": item.where(),
                                  "reason": item.reason})
 
+    def note(self, path: str, text: str) -> None:
+        if len(self.notes) < MAX_SKIPS_LISTED:
+            self.notes.append({"file": path, "note": text})
+
     @property
     def nothing_readable(self) -> bool:
         """True when material was there but none of it could be read."""
@@ -118,6 +123,7 @@ class CollectReport:
             "duplicates": self.duplicates, "redacted": self.redacted,
             "skipped": self.skipped, "skipped_items": self.skips,
             "retimed": self.retimed, "retimed_items": self.retimes,
+            "notes": self.notes,
             "files": self.files, "files_read": self.files_read,
             "files_unchanged": self.files_unchanged, "files_replaced": self.files_replaced,
             "files_failed": self.files_failed, "bytes_read": self.bytes_read,
@@ -883,5 +889,7 @@ def _collect_file(writer: _Writer, kind: str, path: Path, st: os.stat_result,
         rows = batch
     mark.size, mark.mtime, mark.lines = st.st_size, st.st_mtime, 0
     counts["new"] += _transaction(writer, rows, mark, path)
+    if ctx.state.get("note"):  # a guess the source had to make, once per file
+        report.note(str(path), ctx.state["note"])
     report.bytes_read += st.st_size
     return counts
