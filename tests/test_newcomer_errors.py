@@ -66,7 +66,7 @@ def test_an_empty_search_is_a_mistake_in_both_searches(dream, repo):
 def test_a_rule_keeps_no_lead_in_about_time():
     """'From now on, keep commits small' is kept as 'Keep commits small': the lead-in says
     when the rule started, which a brief read in a later session does not need."""
-    from dream.detect.directives import plain_rule
+    from dream.detect.wording import plain_rule
 
     assert plain_rule("From now on, keep commits small.") == "Keep commits small."
     assert plain_rule("Going forward use pnpm here.") == "Use pnpm here."

@@ -4,17 +4,20 @@ Each module reads spool items (:class:`~dream.items.Item`) in the order they
 were said and returns typed findings (:class:`~dream.detect.finding.Finding`) with the ids
 of the items they rest on:
 
-- :mod:`~dream.detect.directives`: directives and corrections (and the review's grouping
-  of sentences that say the same rule);
+- :mod:`~dream.detect.directives`: directives and corrections, read in the words of
+  :mod:`~dream.detect.wording` (a sentence's lead-in, content words and rejected terms);
+  :mod:`~dream.detect.grouping`: the review's grouping of sentences that say the same rule;
 - :mod:`~dream.detect.preferences`: preferences and things to remember;
 - :mod:`~dream.detect.commands`: shell commands that ran, and repeated procedures;
 - :mod:`~dream.detect.howto`: how to work here (install, build, test, lint, format, run
-  and release commands that worked, and the scripts a project declares);
+  and release commands that worked; :mod:`~dream.detect.scripts`: the scripts a project
+  declares);
 - :mod:`~dream.detect.failures`: failures, named by their root-cause line so that repeats
   collide;
 - :mod:`~dream.detect.pitfalls`: known pitfalls (repeated shell failures, one per cause
-  whatever tool ran them, with the step that fixed them), shown through
-  :mod:`~dream.detect.shell` (a command and its output as a note shows them);
+  whatever tool ran them, with the step that fixed them, or what the user said about them:
+  :mod:`~dream.detect.remarks`), shown through :mod:`~dream.detect.shell` (a command and
+  its output as a note shows them);
 - :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
 - :mod:`~dream.detect.todos`: to-dos and their completion;
 - :mod:`~dream.detect.facts`: standing facts and facts about people;

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import commands, directives, failures, howto, noise, shell
+from dream.detect import commands, failures, howto, noise, remarks, shell
 from dream.detect.commands import CommandRun
 from dream.detect.finding import Finding
 from dream.items import Item
@@ -92,7 +92,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         if all(i.role == "user" for i in failed):
             continue            # only ever pasted: the user reports it, the agent never ran it
         cause = failures.cause_line(failed[0].text)
-        told = _explained(failed, items, cause) or _told_fix(failed, items)
+        told = remarks.explained(failed, items, cause) or remarks.told_fix(failed, items)
         setup = ENVIRONMENT.search(cause) or any(
             ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
             if _ERROR_LINE.search(line))
@@ -335,55 +335,6 @@ def _replaces(run: str, failing: str) -> bool:
 def _jobs(command: str) -> set[str]:
     """What a command is for, adding one package counted as installing."""
     return {name for name, rx in howto.PURPOSES if rx.search(_last_part(command))}
-
-
-def _explained(failed: list[Item], items: Sequence[Item], cause: str) -> str | None:
-    """What the user said right after a failure about its cause: the sentence of their
-    next statement that names a word of the cause line that is a name from the code
-    (``peek_token``, ``ZSTD``), without pasted output."""
-    names = {w.lower() for w in re.findall(r"`([^`]+)`|\b([A-Za-z]+_\w+|[a-z]+[A-Z]\w*)\b",
-                                           cause) for w in w if w}
-    if not names:
-        return None
-    for fail in failed:
-        later = [i for i in items if i.stream == fail.stream and i.seq > fail.seq]
-        said = next((i for i in later if i.evidence and i.role == "user" and
-                     i.kind == "statement"), None)
-        if said is None:
-            continue
-        for sent in directives.split(noise.strip_paste(said.text)):
-            if any(n in sent.lower() for n in names) and len(sent) <= 200 and \
-                    not directives.is_question(sent):
-                sent = _ASIDE.sub("", sent)
-                return noise.clean_words(directives.plain_rule(sent)).rstrip(" .")
-    return None
-
-
-def _told_fix(failed: list[Item], items: Sequence[Item]) -> str | None:
-    """What the user told the agent to run instead, right after a failure: the sentence of
-    their next statement, before the agent ran anything else, that says to run, use, start
-    or install a command ("start the db first: docker compose up -d db")."""
-    for fail in failed:
-        later = [i for i in items if i.stream == fail.stream and i.seq > fail.seq][:4]
-        said = next((i for i in later if i.evidence and i.role == "user" and
-                     i.kind == "statement"), None)
-        if said is None or any(i.kind == "tool_result" and i.seq < said.seq for i in later):
-            continue
-        for sent in directives.split(noise.strip_paste(said.text)):
-            sent = _ASIDE.sub("", sent).strip()
-            if len(sent) > 160 or directives.is_question(sent) or not _TOLD.match(sent):
-                continue
-            named = re.findall(r"`([^`]+)`", sent) or [sent]
-            if any(howto.purposes(n) or shell.chain(n) and howto.purposes(
-                    re.sub(_TOLD, "", n)) for n in named):
-                return noise.clean_words(directives.plain_rule(sent)).rstrip(" .")
-    return None
-
-
-_TOLD = re.compile(r"^(?:please\s+)?(?:you (?:need|have) to\s+|first,?\s+|just\s+)?(?:run|use|start"
-                   r"|install|try|call)\b", re.I)
-_ASIDE = re.compile(r"^(?:(?:ah|oh|right|yeah|yes|ok|okay|hm+|damn|ugh|sorry)\b[\s,.!:-]*)+",
-                    re.I)
 
 
 def _answer(command: str, text: str) -> bool:

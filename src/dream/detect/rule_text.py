@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import directives, noise
+from dream.detect import directives, noise, wording
 
 MARKER = re.compile(
     r"\b(?:always|never|don'?t|do not|must(?:n'?t| not| never| always)"
@@ -97,9 +97,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
     text = _without_complaints(text)
-    if not directives.without_lead_in(text).strip(" .!?,;:"):
+    if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
-    plain = directives.plain_rule(text)
+    plain = wording.plain_rule(text)
     loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
                  directives.HOUSE_RULE.search(text) or
                  directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
@@ -109,7 +109,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
-    body = f"Avoid {bare_no[1]}" if bare_no else _clause(directives.plain_rule(text))
+    body = f"Avoid {bare_no[1]}" if bare_no else _clause(wording.plain_rule(text))
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
@@ -129,7 +129,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if _PASSING.search(body) or _NOW.search(text) or \
             loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
-    if len(directives.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
+    if len(wording.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
             _ANCHOR.search(body) or _CODE.search(body)):
         return None             # "never again", "stop, wait", "use a map here"
     body = _both_halves(body, neighbours).rstrip(" .!,;")
@@ -222,7 +222,7 @@ _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|needs?|can|
 
 def _parts(text: str) -> frozenset[str]:
     """Content words with identifiers split ("integrationTest" -> integration, test)."""
-    return directives.words(re.sub(r"(?<=[a-z])(?=[A-Z])|[_.-]+", " ", text))
+    return wording.words(re.sub(r"(?<=[a-z])(?=[A-Z])|[_.-]+", " ", text))
 
 
 _BARE_COMMAND = re.compile(r"^`?(?:" + "|".join(
@@ -245,13 +245,13 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         return f"Use {use.strip('`')}, not {avoid.strip('`')}"
     if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
-    rejected = directives.rejected_terms(body)
+    rejected = wording.rejected_terms(body)
     positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
                                        flags=re.I))
     if not rejected and not positive and _NEGATIVE.match(body):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
-            if other and _WHAT_TO_DO.match(other) and not directives.rejected_terms(other) \
+            if other and _WHAT_TO_DO.match(other) and not wording.rejected_terms(other) \
                     and not directives.is_question(other) and len(other.split()) <= 16:
                 return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
         return body
@@ -259,12 +259,12 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         return body
     for other in neighbours:
         other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
-        if not other or directives.rejected_terms(other) or directives.is_question(other):
+        if not other or wording.rejected_terms(other) or directives.is_question(other):
             continue
         if _BARE_COMMAND.match(other):
             return f"Use {other.strip('`')}, not {' or '.join(rejected)}"
         if _POSITIVE.search(other):
-            other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", directives.plain_rule(other),
+            other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", wording.plain_rule(other),
                            flags=re.I).rstrip(".!")
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"

@@ -7,7 +7,7 @@ anything, is the session's task: only a sentence said for every time or for the 
 project is a rule in it.
 
 Paraphrases of one rule (sentences whose content words overlap enough,
-:func:`dream.detect.directives.same`) are grouped, with the count of times and sessions.
+:func:`dream.detect.wording.same`) are grouped, with the count of times and sessions.
 A rule's name keeps its negations (never, not, don't, no), so its record name says the
 same thing as the rule.
 """
@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dream.detect import directives, noise, spelling
+from dream.detect import directives, grouping, noise, spelling, wording
 from dream.detect.finding import Finding
 from dream.detect.rule_text import MARKER, rule_text, said_how
 from dream.items import Item
@@ -36,7 +36,7 @@ def name_words(text: str, limit: int = 8) -> str:
         w = w.strip(".'")
         if w in ("don't", "dont"):
             w = "do-not"            # a record name says "do not": no spelling of it is lost
-        if (w in keep or w == "do-not" or (w not in directives.FILLER and len(w) > 1)) and \
+        if (w in keep or w == "do-not" or (w not in wording.FILLER and len(w) > 1)) and \
                 w not in out:
             out.append(w.replace("'", ""))
         if len(out) >= limit:
@@ -58,9 +58,9 @@ class RuleBook:
     groups: list[list[Said]] = field(default_factory=list)
 
     def add(self, text: str, kind: str, item: Item) -> None:
-        words = directives.words(directives.core(text))
+        words = wording.words(wording.core(text))
         for grp in self.groups:
-            if directives.same(directives.words(directives.core(grp[0].text)), words):
+            if wording.same(wording.words(wording.core(grp[0].text)), words):
                 grp.append(Said(text, kind, item))
                 return
         self.groups.append([Said(text, kind, item)])
@@ -70,7 +70,7 @@ class RuleBook:
         not type), a word the user mistyped is written as the session spells it."""
         out = []
         for grp in self.groups:
-            best = directives.fullest([directives.Sentence(s.text, s.item) for s in grp])
+            best = grouping.fullest([grouping.Sentence(s.text, s.item) for s in grp])
             latest = next(s for s in grp if s.text == best.text and s.item is best.item)
             kind = "correction" if any(s.kind == "correction" for s in grp) else "directive"
             items = list({s.item.id: s.item for s in grp}.values())
@@ -113,7 +113,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     statement starts the session, before the agent said anything, so it is the task and only a
     sentence said for every time or for the whole project is a rule)."""
     text = noise.strip_paste(item.text if text is None else text)
-    sents = directives.split(text)
+    sents = wording.split(text)
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     out: list[tuple[str, str]] = []
     last = -2
@@ -123,7 +123,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         if out and last == n - 1 and _taken(sent, out[-1][0]):
             continue                # the other half of the rule before it, already in it
         kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
-            directives.classify(directives.plain_rule(sent), coding=True)
+            directives.classify(wording.plain_rule(sent), coding=True)
         if kind not in ("correction", "directive"):
             continue
         if opening and (_TASK_SHOULD.search(sent) and not (
@@ -182,10 +182,10 @@ def starts_session(item: Item, before: Item | None) -> bool:
     return before is None or before.stream != item.stream or before.role != "assistant"
 
 
-def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
+def corrections(items: Sequence[Item]) -> list[grouping.Sentence]:
     """The rules the user statements among ``items`` give (a session's items in order, so
     a statement's previous item is known), exactly as the dream run reads them."""
-    out: list[directives.Sentence] = []
+    out: list[grouping.Sentence] = []
     prev: dict[str, Item] = {}
     opened: set[str] = set()
     for item in items:
@@ -199,5 +199,5 @@ def corrections(items: Sequence[Item]) -> list[directives.Sentence]:
         opened.add(item.stream)
         for rule, _kind in said_rules(item, rejected or directives.after_assistant(before),
                                       words, opening, opening and starts_session(item, before)):
-            out.append(directives.Sentence(rule, item))
+            out.append(grouping.Sentence(rule, item))
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import directives, noise
+from dream.detect import directives, noise, wording
 from dream.detect.finding import Finding
 from dream.items import Item
 
@@ -42,7 +42,7 @@ def threads(items: Sequence[Item]) -> list[Finding]:
                        and not i.evidence for i in session[asked[-1] + 1:])
         if answered:
             continue
-        sents = directives.split(noise.strip_paste(last.text))
+        sents = wording.split(noise.strip_paste(last.text))
         if not sents or directives.is_question(sents[0]) or not REQUEST.match(sents[0]):
             continue
         request = noise.clean_words(sents[0]).rstrip(" .!")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dream.detect import decisions, facts, failures, howto, pitfalls
+from dream.detect import decisions, facts, failures, howto, pitfalls, scripts
 from dream.detect.finding import Finding, conversation
 from dream.detect.plan_words import person_names
 from dream.detect.plans import PlanReader
@@ -141,7 +141,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     # a command the user's rules reject ("not rubocop", "don't use npx") is no way to work
     # the scripts a project declares say how to work only when no command that ran does
     learned = howto.how_to_work(coding_items)
-    out += howto.without_rejected(learned or howto.declared(coding_items),
+    out += howto.without_rejected(learned or scripts.declared(coding_items),
                                   [f for f in said if f.kind in ("correction", "directive")])
     out += decisions.decisions(coding_items)
     out += decisions.chosen_options(coding_items)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import directives, pitfalls, rules
+from dream.detect import grouping, pitfalls, rules, wording
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -27,13 +27,13 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = directives.repeated(directives.group(rules.corrections(ev.items)))
+    groups = grouping.repeated(grouping.group(rules.corrections(ev.items)))
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)
         lesson = clip(f"{rule} (the user had to say this {plural(n, 'time')})", 200)
         result.candidates.append(Candidate(
-            slug=slugify(NAME, "rule " + " ".join(directives.ordered_words(rule))),
+            slug=slugify(NAME, "rule " + " ".join(wording.ordered_words(rule))),
             pass_name=NAME,
             kind="instruction",
             title=clip(f"Add to {ev.agent_file}: {rule}", 120),

@@ -13,7 +13,7 @@ named in the journal and not proposed.
 
 from __future__ import annotations
 
-from dream.detect import directives, rules
+from dream.detect import grouping, rules, wording
 from dream.passes.base import (
     Candidate,
     PassResult,
@@ -33,22 +33,22 @@ NAME = "corrections"
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     found = rules.corrections(ev.items)
-    groups = directives.group(found)
-    repeated = directives.repeated(groups)
+    groups = grouping.group(found)
+    repeated = grouping.repeated(groups)
     for grp in repeated:
         result.candidates.append(_candidate(ev, grp.rule, grp.sentences, "repeated"))
     confirmed, unbacked = [], []
     if ev.handoff:
         for line in handoff_section(ev.handoff.text, "correction"):
-            w = directives.words(line)
-            if any(directives.same(g.words, w) for g in repeated):
+            w = wording.words(line)
+            if any(wording.same(g.words, w) for g in repeated):
                 confirmed.append(line)
                 continue
-            backing = [s for s in found if directives.same(directives.words(s.text), w)]
+            backing = [s for s in found if wording.same(wording.words(s.text), w)]
             if not backing:
-                backing = [directives.Sentence(t, i) for i in ev.statements()
-                           for t in directives.sentences(i)
-                           if directives.same(directives.words(t), w)]
+                backing = [grouping.Sentence(t, i) for i in ev.statements()
+                           for t in wording.sentences(i)
+                           if wording.same(wording.words(t), w)]
             if backing:
                 confirmed.append(line)
                 cand = _candidate(ev, backing[-1].text, backing, "handoff")
@@ -72,14 +72,14 @@ def run(ev: Evidence) -> PassResult:
     return result
 
 
-def _candidate(ev: Evidence, rule: str, said: list[directives.Sentence], why: str) -> Candidate:
+def _candidate(ev: Evidence, rule: str, said: list[grouping.Sentence], why: str) -> Candidate:
     items: list[Item] = list({s.item.id: s.item for s in said}.values())
     sessions = list(dict.fromkeys(i.stream for i in items))
     n = len(items)
     text = clip(rule, 200)
     change = new_note(ev, NAME, text, "correction", items,
-                      key=slugify(NAME, " ".join(directives.ordered_words(rule))).removeprefix(NAME + "-"))
-    slug = slugify(NAME, " ".join(directives.ordered_words(rule)))
+                      key=slugify(NAME, " ".join(wording.ordered_words(rule))).removeprefix(NAME + "-"))
+    slug = slugify(NAME, " ".join(wording.ordered_words(rule)))
     return Candidate(
         slug=slug,
         pass_name=NAME,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import directives, rules, threads
+from dream.detect import grouping, rules, threads, wording
 from dream.detect.preferences import ABOUT_USER as _ABOUT_USER
 from dream.passes.base import (
     Candidate,
@@ -47,23 +47,23 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = directives.repeated(directives.group(rules.corrections(ev.items)))
+    repeated = grouping.repeated(grouping.group(rules.corrections(ev.items)))
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
-    wanted = directives.memories(statements)
+    wanted = grouping.memories(statements)
     wanted += [s for s in rules.corrections(ev.items)
                if _STANDING.search(s.text) and not _NOT_A_RULE.search(s.text)
                and s.item.id + s.text not in covered
                and not any(s.text == w.text and s.item.id == w.item.id for w in wanted)]
     wanted = [s for s in wanted if not _FORGET.search(s.text)]
-    for grp in directives.group(wanted):
+    for grp in grouping.group(wanted):
         sentence = grp.latest
         known = next((n for n in live if _says(n, grp.words)), None)
         if known is not None:
             journal_known.append(f"{known.address}: {clip(sentence.text, 80)}")
             continue
         about_user = bool(_ABOUT_USER.search(sentence.text))
-        text = clip(directives.plain_rule(sentence.text), 240)
-        slug_words = slugify(NAME, " ".join(directives.ordered_words(text))).removeprefix(
+        text = clip(wording.plain_rule(sentence.text), 240)
+        slug_words = slugify(NAME, " ".join(wording.ordered_words(text))).removeprefix(
             NAME + "-")
         change = new_note(ev, NAME, text,
                           "preference" if about_user else "directive"
@@ -71,7 +71,7 @@ def run(ev: Evidence) -> PassResult:
                           grp.items, scope="user" if about_user else "project", key=slug_words)
         result.candidates.append(Candidate(
             slug=slugify(NAME, ("prefer " if about_user else "remember ") + " ".join(
-                directives.ordered_words(text))),
+                wording.ordered_words(text))),
             pass_name=NAME, kind="memory",
             title=clip(f"Remember: {text}", 120),
             size="S", risk="low", items=grp.items, change=change,
@@ -127,7 +127,7 @@ def _threads(ev: Evidence, live: list[Note]) -> list[Candidate]:
         items = [i for i in ev.items if i.id in finding.evidence]
         found.append((finding.text.removeprefix("Unfinished: ").rstrip("."), items, []))
     for text, items, cited in found:
-        if not items or any(_says(n, directives.words(text)) for n in live):
+        if not items or any(_says(n, wording.words(text)) for n in live):
             continue
         change = new_note(ev, NAME, f"Unfinished: {text}.", "thread", items,
                           key="thread-" + slugify(NAME, text).removeprefix(NAME + "-"))
@@ -145,7 +145,7 @@ def _at(ev: Evidence) -> list[str]:
 
 
 def _body_words(note: Note) -> frozenset[str]:
-    return directives.words(note_text(note.text))
+    return wording.words(note_text(note.text))
 
 
 def _says(note: Note, words: frozenset[str]) -> bool:
@@ -156,9 +156,9 @@ def _says(note: Note, words: frozenset[str]) -> bool:
 def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
     out: list[Candidate] = []
     done: set[str] = set()
-    sentences = rules.corrections(ev.items) + directives.memories(statements)
+    sentences = rules.corrections(ev.items) + grouping.memories(statements)
     for sentence in sorted(sentences, key=lambda s: -s.item.seq):   # newest first
-        for term in directives.rejected_terms(sentence.text):
+        for term in wording.rejected_terms(sentence.text):
             for note in live:
                 if note.address in done:
                     continue
@@ -201,11 +201,11 @@ def _forgets(ev: Evidence, live: list[Note], statements) -> tuple[list[Candidate
     out: list[Candidate] = []
     kept_user: list[str] = []
     for item in statements:
-        for sentence in directives.sentences(item):
+        for sentence in wording.sentences(item):
             match = _FORGET.search(sentence)
             if not match:
                 continue
-            words = directives.words(match.group(1) or match.group(2) or "")
+            words = wording.words(match.group(1) or match.group(2) or "")
             for note in live:
                 if not _says(note, words):
                     continue

@@ -1,0 +1,157 @@
+"""The review's grouping of sentences that say the same thing (:func:`group`).
+
+Two sentences are one rule when their content words overlap enough
+(:func:`dream.detect.wording.same`), or, said in two statements, when they name one thing
+from the code or one tool and share another word (:func:`alike`); deterministic,
+order-independent. A group's rule is the fullest way the user said it (:func:`fullest`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dream.detect import preferences
+from dream.detect.directives import classify
+from dream.detect.wording import (
+    core,
+    normalised,
+    plain_rule,
+    rejected_terms,
+    same,
+    sentences,
+    words,
+)
+from dream.items import Item
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    item: Item
+
+
+@dataclass
+class Group:
+    """Sentences that say the same thing."""
+
+    key: str                                   # normalised text of the first sentence
+    words: frozenset[str]
+    sentences: list[Sentence] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(s.item.stream for s in self.sentences))
+
+    @property
+    def items(self) -> list[Item]:
+        return list({s.item.id: s.item for s in self.sentences}.values())
+
+    @property
+    def latest(self) -> Sentence:
+        return max(self.sentences, key=lambda s: (s.item.said_at or "", s.item.seq))
+
+    @property
+    def rule(self) -> str:
+        """The fullest way the user said it (:func:`fullest`), every sentence of that
+        statement that is in the group."""
+        best = fullest(self.sentences)
+        parts = list(dict.fromkeys(plain_rule(s.text).rstrip(".!") for s in
+                                   [best, *self.sentences] if s.item.id == best.item.id))
+        # a part that says what an earlier (fuller) part says adds nothing
+        kept: list[str] = []
+        for p in parts:
+            if not any(words(core(p)) <= words(core(o)) or same(words(core(p)),
+                                                              words(core(o))) for o in kept):
+                kept.append(p)
+        return ". ".join(kept) + "."
+
+
+_CODEISH = re.compile(r"`[^`]+`|(?<!\w)--?[a-zA-Z][\w-]*|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+"
+                      r"|\b[a-z]+[A-Z]\w*")
+_TOOLISH = re.compile(r"\b(?:uv|pnpm|npm|yarn|bun|npx|mix|go|cargo|make|poetry|pip|bundle|deno|"
+                      r"gradle|mvn|docker|dotnet|pytest|ruff|cmake|rails|rake|git|tsc|jest)\b")
+
+
+def fullest(said: list[Sentence]) -> Sentence:
+    """Of sentences that say one rule, the one a reader learns most from: both halves
+    ("use Y, not X"), then the most names from the code and tools, then the most words;
+    the latest when they tie (a paraphrase adds nothing, but a fuller one does)."""
+    def score(s: Sentence) -> tuple:
+        both = bool(rejected_terms(s.text)) and bool(re.search(
+            r"\b(?:use|run|call|prefer|instead)\b", s.text, re.I))
+        names = len(_CODEISH.findall(s.text)) + len(_TOOLISH.findall(s.text))
+        return (both, min(names, 4), len(words(s.text)), s.item.said_at or "", s.item.seq)
+    return max(said, key=score)
+
+
+# a name from the code or the machine that a rule is about: a file, a flag, a task
+_NAMED = re.compile(r"`([^`]+)`|\b([\w-]+\.(?:md|json|toml|ya?ml|lock|txt|cfg|ini|py|rb|go|rs"
+                    r"|ts|js|sum|mod|gradle|prisma))\b|(?<!\w)-{1,2}([a-z][\w-]+)|\b(\w+:[\w:]+)\b",
+                    re.I)
+
+
+def named(sentence: str) -> frozenset[str]:
+    """The names from the code a sentence mentions ("CHANGELOG.md", "migrate:fresh", the
+    flag "-race" as "race"), lower-cased."""
+    return frozenset(next(g for g in m.groups() if g).lower().strip("`")
+                     for m in _NAMED.finditer(sentence))
+
+
+# tools whose name says what a rule is about ("linting is standardrb here, not rubocop" / "we
+# don't use rubocop directly, it's standardrb"); git, go and make name too much to count
+_TOOL_NAMES = re.compile(
+    r"\b(?:uv|pnpm|npm|yarn|bun|npx|bunx|poetry|pip|pipx|bundler|deno|gradle|gradlew|mvn|maven"
+    r"|docker|podman|dotnet|pytest|ruff|black|mypy|pyright|cmake|rails|rake|tsc|jest|vitest"
+    r"|mocha|rspec|rubocop|standardrb|eslint|prettier|biome|ktlint|golangci-lint|terraform|helm"
+    r"|alembic|prisma|lombok|nvm|mise|asdf|pyenv|rbenv|tox|nox|just|cargo|clippy|rustfmt"
+    r"|storybook|playwright|cypress|webpack|vite|turbo|nx|lerna)\b", re.I)
+
+
+def alike(a: Sentence | Group, b: Sentence) -> bool:
+    """Two rules about one name from the code that share another content word, or about one
+    tool that share another word that says something: the same rule in other words ("whenever something user-visible
+    changes, put a line under Unreleased in CHANGELOG.md" / "every user-facing change gets an
+    entry in CHANGELOG.md")."""
+    first = a.sentences[0].text if isinstance(a, Group) else a.text
+    shared = words(core(first)) & words(core(b.text))
+    if named(first) & (named(b.text) | words(b.text)) and len(shared) >= 2:
+        return True
+    tools = {t.lower() for t in _TOOL_NAMES.findall(first)} & \
+        {t.lower() for t in _TOOL_NAMES.findall(b.text)}
+    return bool(tools) and len(shared - _GENERIC) >= 2
+
+
+_GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
+                      "sure", "every", "time"})
+
+
+def group(found: list[Sentence]) -> list[Group]:
+    """Group sentences that say the same thing (:func:`same`, or :func:`alike` across
+    statements), in evidence order (deterministic)."""
+    groups: list[Group] = []
+    for sentence in sorted(found, key=lambda s: s.item.seq):
+        w = words(core(sentence.text))
+        if len(w) < 2:
+            continue
+        target = next((g for g in groups if same(g.words, w)), None) or next(
+            (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
+             and alike(g, sentence)), None)
+        if target is None:
+            target = Group(key=normalised(sentence.text), words=w)
+            groups.append(target)
+        target.sentences.append(sentence)
+    return groups
+
+
+def memories(statements: Sequence[Item]) -> list[Sentence]:
+    """Sentences asking to be remembered, and preferences as the run classifies them."""
+    return [Sentence(s, item) for item in statements for s in sentences(item)
+            if preferences.is_memory(s) or classify(s, coding=True) == "preference"]
+
+
+def repeated(groups: list[Group]) -> list[Group]:
+    """Groups said at least twice (in two statements)."""
+    return [g for g in groups if len(g.items) >= 2]
+
