@@ -97,3 +97,29 @@ def test_a_note_for_a_project_no_store_knows_is_refused_and_makes_no_folder(
                           text=True).stdout == head
     assert run_cli("notes", "write", f"@projects/{repo.name}/deploy", "use make release",
                    cwd=repo).returncode == 0
+
+
+def test_every_search_refuses_a_query_without_words_with_one_shared_line(repo, dream_home):
+    """'dream search', 'dream history search' and the API share one check: the same line,
+    exit 1, whatever the query's punctuation."""
+    assert run_cli("init", cwd=repo).returncode == 0
+    said = set()
+    for args in (("search", "--", "?!"), ("search", "--", "  "), ("history", "search", "..."),
+                 ("history", "search", "--", "-- *")):
+        proc = run_cli(*args, cwd=repo)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, (args, proc.stderr)
+        said.add(proc.stderr)
+    assert said == {"error: the search query has no words. give at least one word to "
+                    "search for.\n"}
+    from dream import api
+    from dream.errors import BadInput
+
+    try:
+        api.search("***", path=repo, home=dream_home)
+    except BadInput as exc:
+        assert exc.one_line() == said.pop().removeprefix("error: ").strip()
+    else:
+        raise AssertionError("the API searched for no words")
+    # a word anywhere is enough, and 'OR' alone is a word to search for
+    assert run_cli("history", "search", "OR", cwd=repo).returncode == 0
+    assert run_cli("search", "deploy?", cwd=repo).returncode == 0

@@ -36,6 +36,7 @@ from dream.errors import (
 )
 from dream.home import Home
 from dream.index import Hit
+from dream.index.query import require_words
 from dream.notes.address import document_path
 from dream.store.document import decode, sha256
 from dream.store.store import Store
@@ -198,6 +199,7 @@ def _search(app: App, store: Store, project_key: str | None, query: str, limit: 
     (``offset`` skips the best hits already shown, for a page of results)."""
     if not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise BadInput(f"limit must be between 1 and {MAX_LIMIT}", "for example --limit 8")
+    require_words(query)            # the one check every search shares
     index.sync(app.db, store)
     budget = app.config.get("search", "score_budget")
     if budget is not None and (not isinstance(budget, int) or budget < 0):

@@ -9,7 +9,7 @@ import click
 from dream import api, index
 from dream.app import App
 from dream.cli.common import emit_json, get_app, json_option
-from dream.errors import BadInput, NoDream
+from dream.errors import NoDream
 from dream.notes.dreaming import CLI_OWNER, DreamSession, lock_held_error, lock_path, read_lock
 from dream.store.store import Store
 
@@ -29,9 +29,6 @@ def _primary(app: App) -> tuple[api.Discovery, Store]:
 @json_option
 def search(query: str, limit: int, as_json: bool) -> None:
     """Search the Primary Store of the current repository (never another store)."""
-    if not any(ch.isalnum() for ch in query):
-        # as 'dream history search' says it: an empty query is a mistake, not "no hits"
-        raise BadInput("the search query has no words", "give at least one word to search for")
     app = get_app()
     found, store = _primary(app)
     hits = api._search(app, store, found.project_key or "", query, limit)

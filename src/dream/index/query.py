@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from dream.errors import BadInput
 from dream.store.store import Store
 
 MAX_TERMS = 32
@@ -34,6 +35,14 @@ class Hit:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def require_words(query: str) -> None:
+    """Refuse a search query without a word to search for: one mistake, named the same way
+    by every search (``dream search``, ``dream history search``, their MCP tools and the
+    API), never an empty result that looks like "nothing found"."""
+    if not _WORD_RE.search(query or ""):
+        raise BadInput("the search query has no words", "give at least one word to search for")
 
 
 def query_words(text: str) -> list[str]:

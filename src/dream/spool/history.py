@@ -16,7 +16,7 @@ from typing import Any
 
 from dream.db import utcnow
 from dream.errors import BadInput
-from dream.index.query import STOPWORDS
+from dream.index.query import STOPWORDS, require_words
 
 SEARCH_PAGE = 20
 SHOW_PAGE = 50
@@ -32,15 +32,15 @@ def fts_query(query: str) -> str:
     ranks first. Requiring every word would find nothing for most questions. A trailing
     ``*`` keeps prefix matching; an explicit ``OR`` is accepted and changes nothing.
     """
+    require_words(query)            # the one check every search shares
+    tokens = query.split()
+    if any(token != "OR" for token in tokens):
+        tokens = [token for token in tokens if token != "OR"]
     terms: list[tuple[str, bool]] = []
-    for token in query.split():
-        if token == "OR":
-            continue
+    for token in tokens:
         prefix = token.endswith("*")
         for word in _WORD_RE.findall(token):
             terms.append((word.replace('"', "").lower(), prefix))
-    if not terms:
-        raise BadInput("the search query has no words", "give at least one word to search for")
     kept = [term for term in terms if term[0] not in STOPWORDS] or terms
     return " OR ".join(f'"{word}"' + ("*" if prefix else "")
                        for word, prefix in dict.fromkeys(kept))
