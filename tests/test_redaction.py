@@ -199,7 +199,8 @@ def test_a_secret_in_terminal_colours_is_redacted(kind: str) -> None:
     ANSI escape sequences, as the ESC byte or spelled out; redaction sees through them."""
     plant = PLANTS[kind]
     for before, after in (("\x1b[1;31m", "\x1b[0m"), ("\\x1b[31m", "\\x1b[0m"),
-                          ("\\u001b[33m", "\\u001b[0m"), ("^[[31m", "^[[0m")):
+                          ("\\u001b[33m", "\\u001b[0m"), ("^[[31m", "^[[0m"),
+                          ("[1;3;m", "[0m")):          # the ESC lost in a copy
         text = plant.text.replace(plant.secret, f"{before}{plant.secret}{after}")
         out, count = redact(f"Finding:     {text}\nRuleID:      generic-api-key")
         assert plant.secret not in out and count >= 1, (kind, before, out)
@@ -213,5 +214,5 @@ def test_a_secret_in_terminal_colours_is_redacted(kind: str) -> None:
 
 
 def test_colours_without_a_secret_are_kept() -> None:
-    text = "\x1b[32m3 passed\x1b[0m in 0.2s; token rotation \x1b[1mdone\x1b[0m"
+    text = "\x1b[32m3 passed\x1b[0m in 0.2s; token rotation \x1b[1mdone\x1b[0m [0m"
     assert redact(text) == (text, 0)

@@ -180,9 +180,13 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
 
 # terminal escape sequences (colours, cursor moves, titles), as the ESC byte writes them and
 # as pasted logs spell them out ('\x1b[31m', '\u001b[0m', '\033[1m', '^[[31m')
+# as the ESC byte writes them and as pasted logs spell them out ('\x1b[31m', '\u001b[0m',
+# '\033[1m', '^[[31m'), or colour codes whose ESC a copy lost ('[1;31m', '[0m')
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-                      r"|(?:\\x1b|\\u001b|\\033|\^\[)\[[0-?]*[ -/]*[@-~]", re.IGNORECASE)
+                      r"|(?:\\x1b|\\u001b|\\033|\^\[)\[[0-?]*[ -/]*[@-~]"
+                      r"|\[[0-9;]{0,16}m", re.IGNORECASE)
 _ANSI_HINTS = ("\x1b", "\\x1b", "\\u001b", "\\033", "^[[")
+_COLOUR_LEFT_RE = re.compile(r"\[[0-9;]{0,16}m")      # a colour code without its ESC
 
 
 def redact(text: str) -> tuple[str, int]:
@@ -193,7 +197,8 @@ def redact(text: str) -> tuple[str, int]:
     more secrets the text is kept without its escape sequences (which carry no meaning in
     stored evidence), redacted; otherwise the text keeps them."""
     out, count = _redact(text)
-    if text and any(hint in text for hint in _ANSI_HINTS):
+    if text and (any(hint in text for hint in _ANSI_HINTS) or
+                 ("[" in text and _COLOUR_LEFT_RE.search(text))):
         plain = _ANSI_RE.sub("", text)
         if plain != text:
             plain_out, plain_count = _redact(plain)
