@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT
 
 # deprecated in click 8.5, removed in click 9 (click/__init__.py __getattr__)
@@ -59,3 +60,53 @@ def test_license_is_an_spdx_string_as_the_newest_setuptools_wants() -> None:
     data = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     assert data["project"]["license"] == "MIT"
     assert "setuptools>=77" in data["build-system"]["requires"]
+
+
+def _externally_managed_python() -> str | None:
+    """A system Python on this machine marked externally managed (PEP 668), or None."""
+    import shutil
+
+    for name in ("/usr/bin/python3", shutil.which("python3") or ""):
+        if name and os.path.exists(name):
+            proc = subprocess.run([name, "-c", (
+                "import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join("
+                "sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')) and "
+                "sys.prefix == sys.base_prefix else 1)")], capture_output=True)
+            if proc.returncode == 0:
+                return name
+    return None
+
+
+def test_the_test_command_uses_a_venv_where_pip_may_not_install(tmp_path) -> None:
+    """scripts/test installs with the Python scripts/python-for-install names: the given
+    one, or for an externally managed system Python a virtual environment made once."""
+    script = REPO_ROOT / "scripts" / "python-for-install"
+    assert "scripts/python-for-install" in (REPO_ROOT / "scripts" / "test").read_text()
+    plain = subprocess.run(["bash", str(script), sys.executable], capture_output=True,
+                           text=True, timeout=60)
+    if sys.prefix == sys.base_prefix and _externally_managed_python() == sys.executable:
+        pytest.skip("the test runs in an externally managed Python")
+    assert plain.returncode == 0 and plain.stdout.strip() == sys.executable
+    managed = _externally_managed_python()
+    if managed is None:
+        pytest.skip("no externally managed system Python on this machine (PEP 668)")
+    env = {**os.environ, "DREAM_VENV": str(tmp_path / "venv")}
+    made = subprocess.run(["bash", str(script), managed], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == f"{tmp_path / 'venv'}/bin/python"
+    assert "is externally managed (PEP 668)" in made.stderr
+    pip = subprocess.run([made.stdout.strip(), "-m", "pip", "--version"], capture_output=True,
+                         text=True, timeout=120)
+    assert pip.returncode == 0 and str(tmp_path / "venv") in pip.stdout
+    again = subprocess.run(["bash", str(script), managed], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert again.stdout == made.stdout and again.stderr == ""      # made once
+
+
+def test_the_quickstart_says_what_to_do_where_pip_refuses() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    quick = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    assert "python3 -m pip install . && python3 -m dream demo" in quick
+    assert "externally managed" in quick and "python3 -m venv .venv" in quick
+    assert "pipx install ." in quick and "bash scripts/test" in quick
