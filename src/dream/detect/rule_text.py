@@ -47,15 +47,17 @@ MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
                           r"|^no \w+(?: \w+)?!|\bi(?: would|'d)? (?:only )?(?:want|replace)\b",
                           re.I)
+# a quoted name, a file, a path, a flag or a camelCase identifier: what both patterns below
+# take as a name from outside the conversation
+_NAMED = (r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
+          r"|\b[a-z]+[A-Z]\w*")
 # a name from the code or the machine: a file, path, flag, identifier or command
-_CODE = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
-                   r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
+_CODE = re.compile(_NAMED + r"|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
 _DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
                       r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
                       r"is|was|stays?|can)\b", re.I)
 # a word that names something outside this one conversation: a tool, file, flag or term
-_ANCHOR = re.compile(r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
-                     r"|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b(?:tests?|commits?|branch|main|npm|"
+_ANCHOR = re.compile(_NAMED + r"|\b[A-Z]{2,}\w*|\b(?:tests?|commits?|branch|main|npm|"
                      r"pnpm|yarn|uv|pip|pytest|make|docker|git|lint|linter|format|logs?|"
                      r"console|migrations?|schema|api|ci|readme|docs?|config|types?|"
                      r"dependencies|deps|errors?|warnings?|spelling|comments?)\b")
