@@ -439,7 +439,8 @@ def sealed(folder: Path) -> bool:
 
 def set_name_of(folder: Path) -> str:
     folder = folder.resolve()
-    return f"{folder.parent.name}_{folder.name}" if sealed(folder) else folder.name
+    named = sealed(folder) or folder.parent.name.startswith("heldout_v")   # "coding" alone says nothing
+    return f"{folder.parent.name}_{folder.name}" if named else folder.name
 
 
 def scenario_projects(root: Path, set_name: str, quick: bool) -> list[Project]:

@@ -105,7 +105,8 @@ def sealed(folder: Path) -> bool:
 
 def set_name_of(root: Path) -> str:
     root = root.resolve()
-    return f"{root.parent.name}_{root.name}" if sealed(root) else root.name
+    named = sealed(root) or root.parent.name.startswith("heldout_v")   # "coding" alone says nothing
+    return f"{root.parent.name}_{root.name}" if named else root.name
 
 
 def load_scenarios(only: str | None = None, root: Path = SCENARIOS) -> list[Scenario]:
