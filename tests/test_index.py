@@ -228,3 +228,30 @@ def test_memory_columns_migration_rebuilds_the_index_from_git(dream, home):
     assert conn.execute("SELECT root, kind, state FROM documents WHERE path='user/tea.md'"
                         ).fetchone() == ("user", "note", "live")
     conn.close()
+
+
+def test_search_returns_the_records_never_the_brief_rendered_from_them(dream, home, tmp_path):
+    """A brief is derived from the records and notes (``dream brief`` prints it); a search
+    hit is the record itself, in the CLI, the API (and so MCP and context) and the web
+    page's memory search alike."""
+    from test_scenarios import stage
+
+    from dream import api
+    from dream.app import App
+    from dream.core.memory import search_memory
+
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    dream("run", "--model", "rules")
+    brief = home["notes"] / "user" / "brief.md"
+    assert "Nobu" in brief.read_text(encoding="utf-8")        # the brief would match
+    cli = [h["path"] for h in json.loads(dream("search", "Nobu", "--json").output)["hits"]]
+    assert cli and all(p.startswith("user/events/") for p in cli), cli
+    assert [h.path for h in api.search("Nobu")] == cli
+    snap = api.snapshot("dinner at Nobu")
+    assert snap.documents and not any(d.path.endswith("brief.md") for d in snap.documents)
+    app = App.from_env()
+    try:
+        web = [h["path"] for h in search_memory(app, "Nobu").hits]
+    finally:
+        app.close()
+    assert web == cli

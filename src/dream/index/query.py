@@ -122,15 +122,16 @@ def fts_query(text: str) -> str:
 def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
            project_key: str | None = None, include_crumpled: bool = False,
            offset: int = 0, score_budget: int | None = None,
-           briefs: bool = True) -> list[Hit]:
+           briefs: bool = False) -> list[Hit]:
     """The best ``limit`` documents of ``store`` for ``query``, best first.
 
     Only this store's documents are searched. With ``project_key``, notes that belong to
     another project (``projects/<other>/`` or session notes whose ``project`` is another
     key or missing) are left out; the rest of the store is searched. Crumpled notes are
-    left out unless ``include_crumpled``; briefs (rendered from the rest) unless ``briefs``.
-    Call :func:`dream.index.sync` first to search the
-    store's HEAD.
+    left out unless ``include_crumpled``. Briefs are left out unless ``briefs``: a brief is
+    rendered from the records and notes, so a hit on it only repeats them without saying
+    which one matched; every search (CLI, API, MCP, web page) returns the records.
+    Call :func:`dream.index.sync` first to search the store's HEAD.
     """
     match = plan_match(conn, query, score_budget)
     if not match or limit <= 0:

@@ -376,8 +376,7 @@ class NotesService:
                            "for example --page 2 --per-page 10")
         index.sync(self.conn, self.store)
         hits = index.search(self.conn, self.store, query, limit=per_page + 1,
-                            offset=(page - 1) * per_page, include_crumpled=crumpled,
-                            briefs=False)
+                            offset=(page - 1) * per_page, include_crumpled=crumpled)
         rows = [{"address": "@" + h.path, **h.as_dict()} for h in hits[:per_page]]
         return FindPage(query, page, per_page, rows, len(hits) > per_page)
 
