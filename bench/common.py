@@ -43,10 +43,42 @@ GIT_IDENTITY = {
 
 
 # -- where things are ---------------------------------------------------------------------
-def shared_data() -> Path:
-    """The shared sample data: ``$DREAM_SHARED/data`` or ``../shared/data`` beside the repo."""
-    root = Path(os.environ.get("DREAM_SHARED", REPO.parent / "shared"))
-    return root / "data"
+def shared_root() -> Path:
+    """The shared folder: ``$DREAM_SHARED``, else ``shared`` beside the repository, else
+    beside the main checkout of a linked worktree (where the tests look too)."""
+    if os.environ.get("DREAM_SHARED"):
+        return Path(os.environ["DREAM_SHARED"])
+    beside = REPO.parent / "shared"
+    if beside.is_dir():
+        return beside
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        proc = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                              cwd=REPO, capture_output=True, text=True, timeout=10, check=False)
+        main_checkout = Path(proc.stdout.strip()).parent if proc.returncode == 0 else None
+        if main_checkout and proc.stdout.strip() and (main_checkout.parent / "shared").is_dir():
+            return main_checkout.parent / "shared"
+    return beside
+
+
+def shared_data(*parts: str) -> Path:
+    """The shared sample data (``<shared>/data``), or the file or folder ``parts`` inside it.
+
+    Missing, the benchmark stops at once with one line on stderr that names what is
+    missing and how to provide it (exit 1), rather than a traceback after its other work.
+    """
+    data = shared_root() / "data"
+    where = ("DREAM_SHARED=" + os.environ["DREAM_SHARED"]) if os.environ.get("DREAM_SHARED") \
+        else f"expected beside the repository at {REPO.parent / 'shared'}"
+    if not data.is_dir():
+        raise SystemExit(f"error: the shared sample data is missing: no folder {data} "
+                         f"({where}); put the 'shared' folder (with its data/) beside the "
+                         "repository or set DREAM_SHARED=/path/to/shared")
+    path = data.joinpath(*parts)
+    if not path.exists():
+        raise SystemExit(f"error: {path} is missing from the shared sample data; restore it "
+                         f"(shared/data/SOURCES.md names each file's public origin) or set "
+                         "DREAM_SHARED=/path/to/shared to a complete copy")
+    return path
 
 
 def command_line() -> str:

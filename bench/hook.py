@@ -103,7 +103,7 @@ def main() -> None:
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 15)
     mcp_runs = args.runs or (3 if args.quick else 5)
-    sample = common.shared_data() / "claude_code" / "spotter__tool_heavy.jsonl"
+    sample = common.shared_data("claude_code", "spotter__tool_heavy.jsonl")
     figures: dict[str, Any] = {"quick": args.quick, "runs": runs}
     with common.temp_home("dream-bench-hook-") as tmp:
         repo = tmp / "repo"

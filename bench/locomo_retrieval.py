@@ -105,7 +105,7 @@ class Quirks:
 
 
 def locomo_path() -> Path:
-    return common.shared_data() / "locomo10.json"
+    return common.shared_data("locomo10.json")
 
 
 _DATE_RE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)

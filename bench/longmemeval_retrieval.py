@@ -41,7 +41,7 @@ SYSTEMS = ("history", "fts5", "bm25_stemmed", "bm25")
 
 
 def sample_path() -> Path:
-    return common.shared_data() / "longmemeval" / "hydrabuild__longmemeval_oracle_sample.json"
+    return common.shared_data("longmemeval", "hydrabuild__longmemeval_oracle_sample.json")
 
 
 def load() -> list[dict[str, Any]]:
