@@ -1,0 +1,72 @@
+"""A preference said in the first person reads as the user's in the brief: the brief is
+read at the start of a later session by an agent for whom "I" would be itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from dream.kinds.records import FieldValue, Record
+from dream.kinds.voice import the_users
+from dream.pipeline.render import render_brief
+from dream.pipeline.state import Scope, State
+
+CASES = [
+    ("I prefer timezone-aware timestamps everywhere, so make it TIMESTAMP WITH TIME ZONE.",
+     "The user prefers timezone-aware timestamps everywhere, so make it TIMESTAMP WITH "
+     "TIME ZONE."),
+    ("I'd rather you asked before pushing.", "The user would rather you asked before pushing."),
+    ("I’d prefer tea.", "The user would prefer tea."),
+    ("I would prefer pytest over unittest.", "The user would prefer pytest over unittest."),
+    ("I don't like emojis in commit messages.",
+     "The user doesn't like emojis in commit messages."),
+    ("I do not like it when I am interrupted.",
+     "The user does not like it when they are interrupted."),
+    ("Actually, I prefer black coffee now.", "Actually, the user prefers black coffee now."),
+    ("For dates, I prefer ISO 8601.", "For dates, the user prefers ISO 8601."),
+    ("My favourite airline is KLM.", "The user's favourite airline is KLM."),
+    ("I always take the aisle seat when I fly.",
+     "The user always takes the aisle seat when they fly."),
+    ("I want you to call me Sam.", "The user wants you to call them Sam."),
+    ("I'm vegetarian, so no meat for me.", "The user is vegetarian, so no meat for them."),
+    ("I've switched to oat milk.", "The user has switched to oat milk."),
+    ("I try to keep PRs small.", "The user tries to keep PRs small."),
+    ("I watch my weight.", "The user watches their weight."),
+    ("i really like dark mode", "The user really likes dark mode"),
+    ("i hate tabs; i use spaces", "The user hates tabs; they use spaces"),
+    ("Remind me to stretch.", "Remind the user to stretch."),
+    ("I prefer aisle seats, but my partner prefers the window.",
+     "The user prefers aisle seats, but their partner prefers the window."),
+    # code is left as written; no first person, another language: unchanged
+    ("I like `my_script.sh -i me` better than make.",
+     "The user likes `my_script.sh -i me` better than make."),
+    ("Use pnpm instead of npm.", "Use pnpm instead of npm."),
+    ("We prefer squash merges.", "We prefer squash merges."),
+    ("Step i of the plan comes first.", "Step i of the plan comes first."),
+    ("Ich bevorzuge Tee am Morgen.", "Ich bevorzuge Tee am Morgen."),
+    ("", ""),
+]
+
+
+@pytest.mark.parametrize("said, shown", CASES)
+def test_the_first_person_becomes_the_users(said, shown):
+    assert the_users(said) == shown
+
+
+def note(key: str, text: str, type_: str) -> Record:
+    rec = Record("note", key, version=1)
+    for name, value in (("text", text), ("type", type_)):
+        rec.fields[name] = FieldValue(value, "2026-03-01T10:00:00Z", ["e1"], "run", "propose")
+    return rec
+
+
+def test_a_brief_shows_a_first_person_preference_as_the_users():
+    st = State(Scope(store=None, root="projects/shop", project_key="shop-1",  # type: ignore[arg-type]
+                     name="shop"), commit=None)
+    for rec in (note("pref", "I prefer timezone-aware timestamps everywhere.", "preference"),
+                note("fact", "I am on call this week.", "fact")):
+        st.records[(rec.kind, rec.key)] = rec
+    brief = render_brief(st)
+    assert "- The user prefers timezone-aware timestamps everywhere. [" in brief
+    assert "I prefer" not in brief
+    assert "- I am on call this week. [" in brief      # only preferences are rewritten
+    assert st.records[("note", "pref")].get("text").startswith("I prefer")  # kept as said
