@@ -97,3 +97,38 @@ def test_neighbouring_dates_decide_before_the_clock(dream, home: Path, tmp_path:
     assert times(home, forward) == [("Kim", "2026-01-02T10:00:00.000Z"),
                                     ("Me", "2026-02-01T10:00:00.000Z")]
     assert report["notes"] == []
+
+
+def test_a_chat_exported_day_by_day_keeps_the_order_an_earlier_file_showed(
+        dream, home: Path, tmp_path: Path) -> None:
+    """An en-AU phone (day first, 12-hour clock) exports one chat day by day. The first
+    day's 13/09 shows day first; the next day's file holds only 1/10, which alone would
+    be read month first (12-hour clock): the order learned for the chat is used instead,
+    in a later collect and within one collect alike, whether the files share a name in
+    day folders or carry the day in their names."""
+    first = tmp_path / "day1" / "Kim.txt"
+    first.parent.mkdir()
+    first.write_text("[13/09/2026, 9:14:03 pm] Kim: Lunch at Hoppers on Friday?\n")
+    assert collect(dream, first)["notes"] == []
+    second = tmp_path / "day2" / "Kim.txt"
+    second.parent.mkdir()
+    second.write_text("[1/10/2026, 8:02:00 am] Kim: Running late, start without me\n")
+    report = collect(dream, second)
+    assert times(home, second) == [("Kim", "2026-10-01T08:02:00.000Z")]   # 1 October
+    assert report["notes"] == []                         # no guess: the chat told us
+    # one collect of both; the days in the file names, the decisive file read first
+    both = tmp_path / "export"
+    both.mkdir()
+    (both / "WhatsApp Chat with Ana 2026-09-13.txt").write_text(
+        "[13/09/2026, 9:14:03 pm] Ana: Drinks on Friday?\n")
+    (both / "WhatsApp Chat with Ana 2026-10-01.txt").write_text(
+        "[1/10/2026, 8:02:00 am] Ana: See you at 7\n")
+    report = collect(dream, both)
+    assert times(home, both / "WhatsApp Chat with Ana 2026-10-01.txt") == [
+        ("Ana", "2026-10-01T08:02:00.000Z")]
+    assert report["notes"] == []
+    # another chat learns nothing from these: its own guess, reported
+    other = tmp_path / "Jordan.txt"
+    other.write_text("[1/10/2026, 8:02:00 am] Jordan: See you at 7\n")
+    assert collect(dream, other)["notes"][0]["note"].endswith("the US form)")
+    assert times(home, other) == [("Jordan", "2026-01-10T08:02:00.000Z")]

@@ -15,6 +15,10 @@ Two shapes of source:
 
 ``ctx.state`` is a small JSON-able dict persisted per file between collects (session id,
 working directory, open tool calls), so a resumed read knows what the head of the file said.
+A file source may also learn something that holds for other files of the same source (a
+text chat's date order, for that chat's later exports): it reads what earlier files
+taught in ``ctx.learned`` and puts what this file teaches in ``ctx.state["learned"]``; the
+collector keeps it with the file's watermark and hands it to the files read after it.
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ class FileContext:
     path: Path
     state: dict[str, Any]
     me: frozenset[str] = frozenset()  # the person's own names and addresses, lower case
+    learned: dict[str, Any] = field(default_factory=dict)  # taught by earlier files (read only)
 
     def ref(self, line: int, block: int = 0) -> str:
         return f"{self.path}:{line}" + (f"#{block}" if block else "")

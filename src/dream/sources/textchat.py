@@ -1,7 +1,8 @@
 """WhatsApp/Signal-style text exports: one message per line, continuation lines appended.
 
 Recognised line shapes (date order day-first or month-first, decided per file by
-:func:`_day_first`, see docs/formats.md):
+:func:`_day_first`, see docs/formats.md; when a file's dates cannot tell, the order an
+earlier export of the same chat (:func:`chat_name`) showed by its dates is used):
 
     12/03/2024, 09:15 - Jordan: See you at 7          (WhatsApp, Android)
     [12/03/2024, 09:15:22] Jordan: See you at 7       (WhatsApp, iOS)
@@ -90,6 +91,20 @@ def _day_first(dated: list[tuple[str, str, str, str, str]]) -> tuple[bool, str |
     return True, f"{guess} day first (24-hour clock, the European form)"
 
 
+_DAY_IN_NAME = re.compile(r"[\s_-]*(?:\(\d+\)|\d{4}-\d{2}-\d{2}|\d{8}|\d{1,2}[._-]\d{1,2}"
+                          r"[._-]\d{2,4})$")
+
+
+def chat_name(stem: str) -> str:
+    """The chat a file exports: its name without a day or a copy number at the end, so
+    the day-by-day exports of one chat ("Ana 2026-09-13", "Ana 2026-10-01", or "Ana" in
+    one folder per day) share what their dates show."""
+    name = stem.strip()
+    while (m := _DAY_IN_NAME.search(name)) and m.start() > 0:
+        name = name[:m.start()].strip()
+    return name.lower()
+
+
 def _when(a: str, b: str, year: str, clock: str, day_first: bool, iso: bool) -> str | None:
     day, month = (int(a), int(b)) if (iso or day_first) else (int(b), int(a))
     yr = int(year) + (2000 if len(year) == 2 else 0)
@@ -137,6 +152,11 @@ class TextChat:
         if not entries:
             return
         day_first, note = _day_first(dated)
+        order = f"day_first:{chat_name(path.stem)}"
+        if note is None and any(a != b for a, b, *_ in dated):
+            ctx.state["learned"] = {order: day_first}       # the dates said it
+        elif note and isinstance(ctx.learned.get(order), bool):
+            day_first, note = ctx.learned[order], None    # an earlier export of it said it
         if note:
             ctx.state["note"] = note
         stream = f"chat:{path.stem}"

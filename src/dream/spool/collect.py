@@ -286,6 +286,14 @@ class _Writer:
             [me] if isinstance(me, str) else me))
         self.now = utcnow()
         self.pending = 0  # rows written since the last commit
+        self.learned: dict[str, dict[str, Any]] = {}  # by source: what its files taught
+
+    def lessons(self, source: str) -> dict[str, Any]:
+        """What earlier files of ``source`` taught (see :mod:`dream.sources.base`), kept up
+        to date as this collect reads more of them."""
+        if source not in self.learned:
+            self.learned[source] = watermark.learned(self.conn, source)
+        return self.learned[source]
 
     def rows(self, source: str, path: str, messages: Iterable[Message | Skip],
              counts: dict[str, int], state: dict[str, Any] | None = None
@@ -876,7 +884,8 @@ def _collect_file(writer: _Writer, kind: str, path: Path, st: os.stat_result,
         report.skip(Skip(str(path), None, "binary file"))
         counts["failed"] = 1
         return counts
-    ctx = FileContext(path, {}, writer.me)
+    lessons = writer.lessons(kind)
+    ctx = FileContext(path, {}, writer.me, dict(lessons))
     messages = get(kind).parse_file(path, ctx)
     rows = writer.rows(kind, str(path), islice(messages, ROWS_PER_TRANSACTION), counts,
                        ctx.state)
@@ -888,6 +897,10 @@ def _collect_file(writer: _Writer, kind: str, path: Path, st: os.stat_result,
         counts["new"] += _transaction(writer, rows, None, path)
         rows = batch
     mark.size, mark.mtime, mark.lines = st.st_size, st.st_mtime, 0
+    taught = ctx.state.get("learned")
+    if isinstance(taught, dict) and taught:
+        mark.state = {**mark.state, "learned": taught}
+        lessons.update(taught)
     counts["new"] += _transaction(writer, rows, mark, path)
     if ctx.state.get("note"):  # a guess the source had to make, once per file
         report.note(str(path), ctx.state["note"])

@@ -75,6 +75,21 @@ def load(conn: sqlite3.Connection, path: str, source: str) -> FileMark:
                     row["head_sha256"], state if isinstance(state, dict) else {}, True)
 
 
+def learned(conn: sqlite3.Connection, source: str) -> dict[str, Any]:
+    """What the files of ``source`` collected so far taught (their state's ``learned``),
+    merged in the order they were recorded: a later file's lesson wins."""
+    out: dict[str, Any] = {}
+    for (raw,) in conn.execute("SELECT state FROM source_files WHERE source = ? AND state "
+                               "LIKE '%\"learned\"%' ORDER BY updated_at, path", (source,)):
+        try:
+            taught = json.loads(raw or "{}").get("learned")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(taught, dict):
+            out.update(taught)
+    return out
+
+
 def load_all(conn: sqlite3.Connection) -> dict[str, tuple[int, float, str]]:
     """path -> (size consumed, mtime, source): what the stat-only fast path needs."""
     return {row[0]: (row[1], row[2], row[3]) for row in
