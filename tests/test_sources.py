@@ -268,6 +268,44 @@ def test_codex_0171_rollout_typed_prompt_is_evidence() -> None:
     assert all(gate(m)[0] != "statement" for m in prose)
 
 
+def test_codex_rollout_without_events_keeps_prompts_in_place(tmp_path: Path) -> None:
+    """A rollout without event messages (old or trimmed logs) takes its user response
+    items as statements: each stays where it was said, between the tool calls, not after
+    them all (the order tells which failure a correction answers)."""
+    def item(n: int, payload: dict) -> dict:
+        return {"timestamp": f"2026-11-17T11:2{n}:00Z", "type": "response_item",
+                "payload": payload}
+
+    def user(text: str) -> dict:
+        return {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": text}]}
+
+    lines = [
+        {"timestamp": "2026-11-17T11:20:00Z", "type": "session_meta",
+         "payload": {"id": "s-1", "cwd": "/project"}},
+        item(1, user("<environment_context>\n  <cwd>/project</cwd>")),
+        item(2, user("fix the tiling, tests: pixi run test")),
+        item(3, {"type": "function_call", "name": "shell_command", "call_id": "c1",
+                 "arguments": json.dumps({"command": "pixi add scikit-image"})}),
+        item(4, {"type": "function_call_output", "call_id": "c1",
+                 "output": "Exit code: 1\nOutput:\nfailed to solve"}),
+        item(5, user("don't add scikit-image, numpy is pinned")),
+        item(6, {"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Understood."}]}),
+    ]
+    path = tmp_path / "rollout-2026-11-17T11-20-00-s-1.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    messages, skips = read(path, "codex")
+    assert skips == []
+    assert [(m.text[:22], gate(m)[0]) for m in messages] == [
+        ("<environment_context>\n", "meta"),
+        ("fix the tiling, tests:", "statement"),
+        ('shell_command: {"comma', "assistant"),
+        ("Exit code: 1\nOutput:\nf", "tool_result"),
+        ("don't add scikit-image", "statement"),
+        ("Understood.", "assistant")]
+
+
 @pytest.mark.shared_data
 def test_codex_long_rollout_with_compaction() -> None:
     raw = records(CODEX_BIG)

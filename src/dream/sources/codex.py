@@ -111,9 +111,32 @@ class Codex:
 
     def parse_lines(self, lines: Iterable[tuple[int, bytes]],
                     ctx: FileContext) -> Iterator[Message | Skip]:
+        """The chunk's messages in the order of its lines. A user response item is a
+        statement only in a rollout without event messages, which is known once an event
+        appears or the chunk ends: from the first such item on, messages are held back (in
+        order) until then, so a prompt is never moved behind the tool calls it led to."""
+        held: list[Message | Skip] = []
+        undecided: set[int] = set()     # ids of the held user response items
+        for message in self._parse(lines, ctx):
+            if isinstance(message, tuple):      # a user response item, undecided
+                message = message[0]
+                undecided.add(id(message))
+            if ctx.state.get("events"):
+                yield from _decided(held, undecided, True)
+                held = []
+                yield message
+            elif held or id(message) in undecided:
+                held.append(message)
+            else:
+                yield message
+        yield from _decided(held, undecided, bool(ctx.state.get("events")))
+
+    def _parse(self, lines: Iterable[tuple[int, bytes]],
+               ctx: FileContext) -> Iterator[Message | Skip | tuple[Message]]:
+        """Each line's messages in order; a user response item said while the rollout has
+        shown no event yet comes as a 1-tuple (:meth:`parse_lines` decides it)."""
         state = ctx.state
         calls: dict[str, str] = state.setdefault("calls", {})
-        pending: list[Message] = []  # user response items, decided once the chunk is read
         for number, raw in lines:
             if _QUIET_RE.match(raw):  # reasoning blobs and token counts: not parsed at all
                 state["events"] = state.get("events") or b'"event_msg"' in raw[:80]
@@ -187,7 +210,7 @@ class Codex:
                 if role == "user" and state.get("events"):
                     yield msg(0, "user", text, meta=True)
                 elif role == "user":
-                    pending.append(msg(0, "user", text))
+                    yield (msg(0, "user", text),)
                 elif role == "assistant":
                     yield msg(0, "assistant", text)
                 else:
@@ -217,13 +240,19 @@ class Codex:
                 continue
             else:
                 yield ctx.skip(number, f"unknown response item type {ptype!r}")
-        events = bool(state.get("events"))
-        for item in pending:
-            item.meta = events or item.text.lstrip().startswith(_INJECTED_PREFIXES)
-            yield item
         if len(calls) > _MAX_CALLS:
             for key in list(calls)[: len(calls) - _MAX_CALLS]:
                 del calls[key]
+
+
+def _decided(held: list[Message | Skip], undecided: set[int],
+             events: bool) -> Iterator[Message | Skip]:
+    """Held messages in order, each held user response item meta when the rollout has
+    event messages (they are the statements) or when it is injected context."""
+    for message in held:
+        if id(message) in undecided and isinstance(message, Message):
+            message.meta = events or message.text.lstrip().startswith(_INJECTED_PREFIXES)
+        yield message
 
 
 source = Codex()
