@@ -357,6 +357,7 @@ def score_project(project: Project, out: dict[str, Any], noise: list[Any]) -> di
     texts = proposal_texts(out["review"])
     covered = [r["id"] for r in project.review if any(meets(r["keywords"], t) for t in texts)]
     result["review_items"], result["review_covered"] = len(project.review), len(covered)
+    result["review_missed"] = [r["id"] for r in project.review if r["id"] not in covered]
     if project.set != "real":
         result.update(score_items(project, lines + notes, note_types, held, noise))
     result["held"] = sum(held.values())
@@ -580,7 +581,9 @@ def details(results: dict[str, dict[str, Any]]) -> str:
     for key, r in results.items():
         if "error" in r:
             continue
-        out.append(f"{key}: missed {', '.join(r['missed']) or 'nothing'}")
+        out.append(f"{key}: missed {', '.join(r['missed']) or 'nothing'}"
+                   + (f"; no proposal for {', '.join(r['review_missed'])}"
+                      if r.get("review_missed") else ""))
         out += [f"  false positive: {t}" for t in r.get("false_items", [])]
         out += [f"  must_not: {t}" for t in r.get("must_not_hits", [])]
         out += [f"  noise: {t[:160]}" for t in r.get("noise_examples", [])]
