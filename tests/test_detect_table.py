@@ -118,6 +118,14 @@ TABLE = [
     ("Looks good, thanks.", None, []),
     ("Should we always use pnpm here?", None, []),
     ("The tests pass now on my machine.", None, []),
+    # a thought, a doubt or a question said to be only that: no instruction
+    ("I keep thinking we should move the jobs to a queue one day.", None, []),
+    ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),
+    ("just wondering, not a task", None, []),
+    ("Just asking, don't do anything.", None, []),
+    # code in backticks is one piece, whatever punctuation it holds
+    ("Run `tox -e py312; tox -e lint` before every push.", "directive",
+     ["`tox -e py312; tox -e lint` before every push"]),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 

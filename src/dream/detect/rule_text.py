@@ -78,6 +78,13 @@ _LOCAL = re.compile(r"\bhere\W*$", re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
 _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment)\b"
                   r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
+# a thought, a doubt or a question said to be only one: no instruction ("I keep thinking we
+# should move the IO to effectful one day", "I am not sure if the year should start in
+# October", "just wondering, not a task", "Just asking, dont do anything.")
+_THOUGHT = re.compile(r"\b(?:i(?:'m| am| was| keep| kept)? (?:thinking|wondering)|i wonder"
+                      r"|(?:i'?m|i am) not sure|not sure (?:if|whether)|idk|one day|someday"
+                      r"|some day|at some point|just (?:asking|wondering|curious)|not a task)\b"
+                      r"|\b(?:don'?t|dont|do not) do anything(?: yet)?\W*$", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
@@ -99,6 +106,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
     text = _without_complaints(text)
+    if _THOUGHT.search(text):
+        return None             # "I keep thinking we should ... one day", "just asking"
     if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
     plain = wording.plain_rule(text)

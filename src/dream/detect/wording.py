@@ -15,6 +15,7 @@ import re
 from dream.items import Item
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?:\\n)+")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
 _PASTED = re.compile(r"^(?:[+-]\s*\d|>\s|\d+\s*[│|]|[{}\[\]])|\*\*|```")
 FILLER = {
     "no", "nope", "please", "again", "i", "said", "told", "you", "ok", "okay", "so", "just",
@@ -38,8 +39,15 @@ def split(text: str) -> list[str]:
     text = (text or "").strip()
     if not text or text.startswith("<"):           # command wrappers, system caveats
         return []
+    spans: list[str] = []           # code in backticks is one piece: "`a; b`" never splits
+
+    def hide(m: re.Match[str]) -> str:
+        spans.append(m[0])
+        return f"\x00{len(spans) - 1}\x00"
+
     out = []
-    for part in _SENTENCE.split(text):
+    for part in _SENTENCE.split(_CODE_SPAN.sub(hide, text)):
+        part = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m[1])], part)
         part = part.strip(" \t-*>\"'")
         if 3 <= len(part) <= 300 and not part.startswith(("$ ", "<")) \
                 and not _PASTED.search(part):
