@@ -687,3 +687,92 @@ def test_a_flag_said_to_be_for_once_and_scripts_that_repeat_what_ran_are_no_way_
     # the install ran only with the flag of that day; the scripts add nothing to what ran
     assert sorted(n["text"] for n in notes if n["type"] == "command") == \
         ["Test: `./mvnw -q test`"]
+
+
+def test_a_command_is_read_by_its_inline_code_its_own_name_or_what_it_printed():
+    from dream.detect.howto import by_output, command_key, purposes
+    # code handed to a program inline: the function it calls says what it does, and a ";"
+    # inside the quotes splits nothing
+    assert purposes("python3 -c 'import app; app.migrate()'") == \
+        [("database", "python3 -c 'import app; app.migrate()'")]
+    assert purposes("node -e \"require('./tasks').build()\"")[0][0] == "build"
+    assert command_key("python3 -c 'import app; app.migrate()'") == "python3 app.migrate"
+    # a program named after its job; a folder named like a task after another argument
+    assert purposes("yamllint .")[0][0] == "lint" and purposes("hadolint Dockerfile")[0][0] == "lint"
+    assert purposes("isort src tests") == [] and purposes("rake spec")[0][0] == "test"
+    # an alias named in a flag, and a program whose name has a digit
+    assert purposes("clj -X:lint")[0][0] == "lint"
+    assert command_key("node22 run build") != command_key("node22 run start")
+    # words that say nothing: a test run's or a checker's clean summary does
+    assert by_output("./run-suite", "....\nRan 12 tests in 0.3s\n\nOK") == \
+        [("test", "./run-suite")]
+    assert by_output("vale docs", "0 errors, 0 warnings and 0 suggestions in 12 files.") == \
+        [("lint", "vale docs")]
+    assert by_output("ls -la", "Ran 12 tests") == [] and by_output("./deploy", "done") == []
+
+
+def test_how_to_work_keeps_the_step_that_sets_up_the_shell_and_prefers_the_agents_form():
+    notes = _run(_session("pi-1", [
+        ("call", "source .venv/bin/activate && ./bin/suite"), ("ok", "All 40 tests passed."),
+        ("user", "on my side:\n$ ./bin/suite\nAll 40 tests passed.\nthanks")]))
+    assert [n["text"] for n in notes if n["type"] == "command"] == \
+        ["Test: `source .venv/bin/activate && ./bin/suite`"]
+
+
+def test_pitfalls_named_by_the_gravest_log_line_a_headings_meaning_or_a_marked_error():
+    from dream.detect.failures import cause_line
+    assert cause_line(
+        "INFO     starting flash\nCRITICAL Could not open port /dev/ttyUSB0: Permission "
+        "denied\nERROR    Flash failed\nWARNING  cleaning up") == \
+        "CRITICAL Could not open port /dev/ttyUSB0: Permission denied"
+    assert cause_line("CRITICAL Tool return code was 2, command was: x\nfailed: boom") != \
+        "CRITICAL Tool return code was 2, command was: x"
+    assert cause_line("  Resolving\nerror: Unknown package\n\nThe package `left-pad` is "
+                      "not published on this registry.\n") == \
+        "error: Unknown package. The package `left-pad` is not published on this registry."
+    assert cause_line("× failed to resolve the environment\n╰─▶ No candidates were found "
+                      "for openssl ==1.1.\n") == \
+        "× failed to resolve the environment: No candidates were found for openssl ==1.1."
+    assert cause_line("× This environment is externally managed\n╰─> To install Python "
+                      "packages system-wide, try apt install.") == \
+        "× This environment is externally managed"
+    long_path = " ".join(f"/usr/lib/perl5/{n}" for n in range(40))
+    assert cause_line(f"not ok 1 - load\n#   Failed test 'load'\n#   Error:  Can't locate "
+                      f"Net/SMTP.pm in @INC (@INC contains: {long_path})\nResult: FAIL") \
+        .startswith("Error:  Can't locate Net/SMTP.pm in @INC")
+
+
+def test_the_fix_runs_the_failing_command_in_an_environment_and_edits_or_looks_fix_nothing():
+    missing = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
+    [pitfall] = _pitfalls(*[_session(f"codex-{n}", [
+        ("call", "pytest -q"), ("fail", missing),
+        ("call", "cd services/api"), ("ok", ""),
+        ("call", "conda run -n api pytest -q"), ("ok", "8 passed")], 10 * n) for n in (1, 2)])
+    assert pitfall.endswith("Fix: run `conda run -n api pytest -q`.")
+    # a patch of the code and a look at the open ports are no fix; a one-off test failure
+    # fixed in the code is no pitfall
+    assert _pitfalls(_session("codex-1", [
+        ("call", "hatch test"), ("fail", "FAILED tests/test_tiles.py::test_cover - assert 9 == 12"),
+        ("call", "lsof -i :8080"), ("ok", "python 123"),
+        ("call", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: tiles.py\nEOF"),
+        ("ok", "Success."), ("call", "hatch test"), ("ok", "16 passed")])) == []
+
+
+def test_a_missing_piece_set_up_before_a_retry_that_worked_is_a_pitfall_the_first_time():
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "bundle exec rake test"),
+        ("fail", "Could not find gem 'pg (~> 1.5)' in locally installed gems."),
+        ("call", "bundle exec rake test"),
+        ("fail", "The user doesn't want to proceed with this tool use. The tool use was "
+                 "rejected."),
+        ("call", "bundle install"), ("ok", "Bundle complete!"),
+        ("call", "bundle exec rake test"), ("ok", "12 runs, 30 assertions, 0 failures")]))
+    assert "Could not find gem" in pitfall and pitfall.endswith("Fix: run `bundle install`.")
+    # asking for root once and being refused is no set-up of the machine; twice is
+    refused = "sudo: a terminal is required to read the password"
+    assert _pitfalls(_session("claude-1", [("call", "sudo apt-get install -y libpq-dev"),
+                                           ("fail", refused)])) == []
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "sudo apt-get install -y libpq-dev"), ("fail", refused),
+        ("call", "sudo systemctl restart postgresql"), ("fail", refused)]))
+    assert "terminal is required" in pitfall

@@ -167,10 +167,30 @@ NEGATIVE_ANSWERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff
                               "test", "[", "git-diff", "pgrep", "which", "command"})
 
 
+def chain(command: str) -> list[str]:
+    """The steps of a shell line split at ``&&``, ``||`` and ``;`` outside quotes."""
+    parts, cur, quote = [], [], ""
+    i = 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif command.startswith(("&&", "||"), i) or c == ";":
+            parts.append("".join(cur).strip())
+            cur = []
+            i += 1 if c == ";" else 2
+            continue
+        cur.append(c)
+        i += 1
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
 def program(command: str) -> str:
     """The program a shell command runs (after any leading ``cd dir &&`` and env vars)."""
-    parts = re.split(r"\s*(?:&&|;|\|\|)\s*", command.strip())
-    for part in parts:
+    for part in chain(command):
         words = [w for w in part.split() if "=" not in w.split("/")[0]]
         if words and words[0] != "cd":
             return words[0].rsplit("/", 1)[-1]

@@ -72,6 +72,7 @@ _CAUSE_LINE = [
     re.compile(r"^\s*(?:error|fatal|panic)(?:\[[^\]]*\])?\s*[:!].*", re.IGNORECASE),
     re.compile(r".*\b(?:error|failed|failure)\b.*", re.IGNORECASE),
 ]
+_LABELLED = 4       # the pattern of a line that starts with "error:" or "fatal:"
 _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
 _MAX = 160
 _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
@@ -117,9 +118,16 @@ def signature(text: str) -> str:
 
 
 def cause_line(text: str) -> str:
-    """The line that names the cause of a failure: the last exception of a traceback, else
-    the first diagnostic above the summary lines a build tool prints at the end."""
-    lines = [_PREFIX.sub("", ln.rstrip())
+    """The line that names the cause of a failure: the line a log tags with its gravest
+    level, else the last exception of a traceback, else the first diagnostic above the
+    summary lines a build tool prints at the end; a short heading takes the line that
+    says what it means (:func:`_with_detail`)."""
+    line = _cause_line(text)
+    return _with_detail(line, text) if line else line
+
+
+def _cause_line(text: str) -> str:
+    lines = [_PREFIX.sub("", _MARKER.sub("", ln.rstrip()))
              for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
     told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
     lines = told or lines
@@ -127,6 +135,9 @@ def cause_line(text: str) -> str:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
+    gravest = [ln for ln in lines if _GRAVE.match(ln) and not _EXITED_ONLY.search(ln)]
+    if gravest:                             # "CRITICAL Unable to contact the Docker daemon."
+        return gravest[0].strip()[:400]
     up = next((n for n, ln in enumerate(lines) if _POINTS_UP.search(ln)), None)
     if up:                                  # "... Look above for specific messages"
         above = _named_above(lines[:up])
@@ -138,13 +149,50 @@ def cause_line(text: str) -> str:
         for n, pattern in enumerate(_CAUSE_LINE):
             # a traceback ends with its exception; a compiler lists its first error first
             for line in (reversed(pool) if n == 0 else pool):
-                if len(line) <= 400 and pattern.match(line) and not _NOISE_LINE.match(line):
-                    line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line).strip()
+                # a long line counts when it begins by saying it is an error ("Error:  Can't
+                # locate Mojo/Base.pm in @INC (... 400 characters of folders)")
+                if (len(line) <= 400 or n == _LABELLED) and pattern.match(line[:400]) and \
+                        not _NOISE_LINE.match(line):
+                    line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line[:400]).strip()
                     return _with_message(line, pool) if n == 0 else line
     for line in causes + lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+# a comment or quote marker in front of a test harness's diagnostic ("#     Error:  Can't
+# locate Mojo/Base.pm in @INC"): the line is read without it
+_MARKER = re.compile(r"^\s*(?:#|>|\|)\s+(?=(?:error|fatal)\b)", re.I)
+# the gravest level a log tags its lines with, written as logs write it ("CRITICAL Unable to
+# contact the Docker daemon", "FATAL  ...", "[fatal] ...")
+_GRAVE = re.compile(r"^\s*(?:CRITICAL|FATAL|\[(?:critical|CRITICAL|fatal|FATAL)\])\s+\S")
+# a line that only says a program's exit status ("Ansible return code was 2, command was:")
+_EXITED_ONLY = re.compile(r"\b(?:return|exit) (?:code|status) (?:was |of |is |= ?)?\d+", re.I)
+# a line that goes on with the one above it ("╰─▶ Cannot solve the request because of: ...")
+_GOES_ON = re.compile(r"^\s*(?:[╰└├│]\s*[─-]*\s*[▶>]?|[-=]>|→|Caused by:)\s*(?P<rest>\S.*)$")
+_HEADING = re.compile(r"^\W*(?:error|fatal)(?:\[[^\]]*\])?:\s*(?:\S+\s*){1,4}$", re.I)
+
+
+def _with_detail(line: str, text: str) -> str:
+    """A cause line with the line that says what it means: one that goes on from it with a
+    tree or arrow marker (``× failed to solve ...`` / ``╰─▶ Cannot solve the request
+    because of: ...``), or, under a short heading (``error: Program not found``), the
+    sentence that follows (``The program `escript` was not found. Is it installed?``)."""
+    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    at = next((n for n, ln in enumerate(lines) if line in ln), None)
+    if at is None or at + 1 >= len(lines):
+        return line
+    below = lines[at + 1]
+    goes_on = _GOES_ON.match(below)
+    if goes_on and not line.rstrip().endswith((".", "!")) and \
+            not re.match(r"^(?:to \w+\b|try\b|hint\b|help\b|note\b)", goes_on["rest"], re.I) and \
+            not _ADVICE.match(goes_on["rest"]):
+        return f"{line.rstrip(' :')}: {goes_on['rest']}"[:400]
+    if _HEADING.match(line) and re.match(r"^[A-Z][^:]*\s\S+\s\S+.*[.?!]$", below) and \
+            not _NOISE_LINE.match(below):
+        return f"{line.rstrip(' .:')}. {below}"[:400]
+    return line
 
 
 def _named_above(lines: list[str]) -> str | None:

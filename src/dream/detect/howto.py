@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect.commands import CommandRun, by_session, clean_command
+from dream.detect.commands import CommandRun, by_session, chain, clean_command
 from dream.detect.finding import Finding
 from dream.items import Item
 
@@ -105,12 +105,16 @@ def purposes(command: str) -> list[tuple[str, str]]:
     installs, builds, tests, lints, formats or runs a project (``uv sync && uv run pytest``
     has two); empty for anything else (``git status``, ``ls``)."""
     out = []
-    for part in re.split(r"\s*(?:&&|;|\|\|)\s*", command):
+    for part in chain(command):
         part = _ENV.sub("", _TAIL.sub("", part.strip()))
         if not part or part.startswith(("cd ", "echo ", "git ", "ls", "cat ")):
             continue
-        name = "configure" if _CONFIGURE.search(part) else \
-            next((n for n, rx in PURPOSES if rx.search(part)), None) or _by_words(part)
+        call = inline_call(part)
+        if call:                # what code run inline does is what its last call does
+            name = _call_verb(call)
+        else:
+            name = "configure" if _CONFIGURE.search(part) else \
+                next((n for n, rx in PURPOSES if rx.search(part)), None) or _by_words(part)
         if name and not (name == "install" and adds_package(part)):
             out.append((name, part))
     return out
@@ -145,23 +149,61 @@ def adds_package(part: str) -> bool:
     return False
 
 
+# code a program is handed to run inline ("Rscript -e 'devtools::test()'", "julia -e 'using
+# Pkg; Pkg.test()'", "python -c '...'"), and the functions it calls
+_INLINE = re.compile(r"(?:^|\s)(?:-e|-c|-E|--eval|--execute)\s+(?P<q>[\"'])(?P<code>.+?)(?P=q)")
+_CALL = re.compile(r"\b([A-Za-z_]\w*(?:(?:::|\.)\w+)*)\s*\(")
+
+
+def inline_call(part: str) -> str | None:
+    """The last function called by code run inline (``devtools::test``, ``Pkg.test``), or
+    None when the command runs no inline code."""
+    m = _INLINE.search(part)
+    calls = _CALL.findall(m["code"]) if m else []
+    return calls[-1] if calls else None
+
+
+def _call_verb(call: str) -> str | None:
+    """What a called function does, read from its own name, last part first
+    (``renv::restore`` installs, ``devtools::check`` checks, ``install.packages`` installs)."""
+    for part in reversed(re.split(r"::|\.", call.lower())):
+        if part in _VERBS and part not in _FOLDER_NOUNS:
+            return _VERBS[part]
+    return None
+
+
+# nouns that name a folder as often as a task: a purpose only right after the program ("rake
+# spec"), an argument after another one ("stylua src spec", "isort src tests")
+_FOLDER_NOUNS = frozenset({"spec", "specs", "tests", "e2e", "bundle", "package"})
+# a program named after its job: "ansible-lint", "luacheck", "yamllint", "gofmt", "clang-format"
+_NAMED_JOB = re.compile(r"(?:^|[-_])(lint|check|fmt|format|test)$|^[a-z]{2,}(lint|check|fmt)$")
+
+
 def _by_words(part: str) -> str | None:
-    """The purpose a command's own words give: a configure step, else the first known
-    subcommand among the three words after the program (flags' values, paths and
-    ``KEY=value`` skipped)."""
+    """The purpose a command's own words give: a configure step, else a program named after
+    its job, else the first known subcommand among the three words after the program
+    (flags' values, paths and ``KEY=value`` skipped; a noun that also names a folder only
+    as the first of them)."""
     words = part.split()
-    if not words or words[0].rsplit("/", 1)[-1].lower() in _NOT_PROJECT:
+    name = words[0].rsplit("/", 1)[-1].lower() if words else ""
+    if not words or name in _NOT_PROJECT:
         return None
     if _CONFIGURE.search(part):
         return "configure"
-    script = re.sub(r"\.(?:sh|bash|py|ps1|cmd|bat)$", "", words[0].rsplit("/", 1)[-1].lower())
+    script = re.sub(r"\.(?:sh|bash|py|ps1|cmd|bat)$", "", name)
     if "/" in words[0] and script in _VERBS:
         return _VERBS[script]       # ./scripts/test.sh, bin/lint, script/bootstrap
+    job = _NAMED_JOB.search(script)
+    if job:
+        return _VERBS[job[1] or job[2]]
     seen = 0
     for word in words[1:]:
         low = word.lower()
-        if low in _VERBS:
+        if low in _VERBS and (seen == 0 or low not in _FOLDER_NOUNS):
             return _VERBS[low]
+        alias = re.match(r"^-\w+:([\w:-]+)$", low)     # an alias it runs: "clojure -M:lint"
+        if alias and any(a in _VERBS for a in alias[1].split(":")):
+            return next(_VERBS[a] for a in alias[1].split(":") if a in _VERBS)
         task = re.match(r"^:?(?:[\w-]+:)*([a-z]+)[A-Z]\w*$", word)
         if task and task[1] in _VERBS:      # Gradle's "testDebugUnitTest", ":app:ktlintCheck"
             return _VERBS[task[1]]
@@ -190,13 +232,18 @@ def command_key(part: str) -> str:
     words = []
     # settings in front of the program are not what it does: "NX_DAEMON=false npx nx test"
     part = _SETTINGS.sub("", part.strip()) or part
+    call = inline_call(part)
+    if call:                    # "julia Pkg.test", "Rscript renv::restore"
+        return f"{part.split()[0].removeprefix('./')} {call}"
     for n, w in enumerate(part.split()):
-        if n == 0 and "/" in w:
-            words.append(w)         # the program itself: ./gradlew, bin/rails, ./manage.py
+        if n == 0:
+            words.append(w)         # the program itself: ./gradlew, bin/rails, rebar3
             continue
         if w in ("--build",):
             words.append(w)         # "cmake --build": the flag is what it does
             continue
+        if w == "--" and n:
+            continue                # "opam exec -- dune fmt": what runs comes after it
         if w[:1] in "'\"" and n and not part.split()[n - 1].startswith("-"):
             inner = w.strip("'\"").split()
             words += inner[:1]      # ssh host "opkg remove x": what runs on the other end
@@ -222,8 +269,10 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
     """The commands that install, build, test, lint, format and run the project, learned
     from shell commands whose tool results show they succeeded, each with its toolchain and
     how often and in how many sessions it ran."""
-    said = " ".join(" ".join((i.text or "").split()) for i in items
-                    if i.evidence and i.role == "user" and i.kind == "statement")
+    # what the user asked for, not what they pasted from their own shell ("$ ./bin/suite")
+    said = " ".join(" ".join(ln.split()) for i in items
+                    if i.evidence and i.role == "user" and i.kind == "statement"
+                    for ln in (i.text or "").splitlines() if not _PROMPT_LINE.match(ln))
     once = temporary_flags(items)
     seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
     for runs in [*by_session(items).values(), pasted(items)]:
@@ -232,16 +281,18 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                 continue
             if set(_flags(run.command)) & once:
                 continue            # run with a flag the user said is for this once
-            for name, part in purposes(run.command):
+            for name, part in purposes(run.command) or by_output(run.command, run.item.text):
                 # a task tracker's subcommands are one way of working: one line for them all
                 key = part.split()[0] if name == "tasks" else command_key(part)
-                seen.setdefault((name, key), []).append((part, run))
+                seen.setdefault((name, key), []).append((_set_up(run.command, part) + part,
+                                                         run))
     out = []
     for (name, key), ran in seen.items():
         forms = [p for p, _ in ran]
-        # the fullest form the user asked for, else the one run most often
+        agents = [p for p, r in ran if r.item.role != "user"]
+        # the fullest form the user asked for, else the one the agent's shell ran most often
         example = max(set(forms), key=lambda f: (f in said, len(f) if f in said else 0,
-                                                 forms.count(f), -len(f), f))
+                                                 agents.count(f), forms.count(f), -len(f), f))
         if len(example) > 100:
             example = key           # "bd create --title=... --description=...": its name
         sessions = len({r.item.stream for _, r in ran})
@@ -257,6 +308,53 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
         out.append(Finding("command", fields, [r.item.id for _, r in ran][-5:],
                            name=f"command {name} {key}"))
     return out
+
+
+# a step that sets up the shell for the steps after it: 'eval "$(luarocks path)"', "source
+# .venv/bin/activate", ". ./env.sh", "export X=1"
+_SETS_SHELL = re.compile(r"^(?:eval|source|\.|export)\s+\S")
+
+
+def _set_up(command: str, part: str) -> str:
+    """The steps before ``part`` in its chain that set the shell up for it, each followed
+    by ``&&`` ('eval "$(luarocks path)" && '), or ''."""
+    steps = chain(command)
+    at = next((n for n, s in enumerate(steps) if part in s), 0)
+    setup = [s for s in steps[:at] if _SETS_SHELL.match(s)]
+    return "".join(f"{s} && " for s in setup)
+
+
+# what a test runner or a checker prints when all went well, whatever the toolchain: "All 9
+# tests passed", "24 tests, 0 failures", "7 successes / 0 failures", "Ran 14 tests",
+# "[ FAIL 0 | WARN 0 | SKIP 1 | PASS 24 ]"; "errors: 0, warnings: 0", "0 failure(s), 0
+# warning(s)", "Total: 0 warnings / 0 errors", "All checks passed"
+_TESTS_PASSED = re.compile(
+    r"\b\d+ (?:tests?|examples?|specs?|successes|assertions)\b[^\n]{0,40}?\b0 (?:failures?|failed"
+    r"|errors?)\b|\b(?:all )?(?:\d+ )?tests? (?:passed|successful)\b|^\s*Ran \d+ tests?\b"
+    r"|\bTests run: \d+, Failures: 0\b|\btest result: ok\b|\[ FAIL 0 \||^Test Summary:"
+    r"|\b\d+ passed\b(?![^\n]*\bfailed)", re.I | re.M)
+_CHECKED_CLEAN = re.compile(
+    r"\b0 warnings?\b[^\n]{0,20}\b0 errors?\b|\b0 errors?\b[^\n]{0,20}\b0 warnings?\b"
+    r"|\berrors: 0, warnings: 0\b|\b0 failure\(s\), 0 warning\(s\)|\bAll checks passed\b"
+    r"|\bno (?:issues|problems|offenses) (?:found|detected)\b", re.I)
+
+
+def by_output(command: str, output: str | None) -> list[tuple[str, str]]:
+    """When a command's words say nothing of what it is for, what its successful output
+    says: a test run's summary (``prove -lr t``: "All tests successful") or a checker's
+    clean report (``clj-kondo``: "errors: 0, warnings: 0"). The step is the last one of
+    the line that is no looking around and no program of the machine."""
+    steps = [s for s in chain(command)
+             if s.split() and s.split()[0].rsplit("/", 1)[-1].lower() not in _NOT_PROJECT]
+    if not steps or "|" in steps[-1]:
+        return []
+    text = (output or "")[-3000:]
+    part = _ENV.sub("", _TAIL.sub("", steps[-1]))
+    if _TESTS_PASSED.search(text):
+        return [("test", part)]
+    if _CHECKED_CLEAN.search(text):
+        return [("lint", part)]
+    return []
 
 
 # said of one moment: "for this one", "right now", "drop it once they fix that", "tomorrow"

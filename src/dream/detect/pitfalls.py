@@ -101,7 +101,10 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         fix = _fix(runs, by_session)
         shown = fix is not None and (any(_shows(fix, run) for run in runs) or
                                      bool(_SYSTEM_INSTALL.search(fix)))
-        if len(failed) < 2 and not setup and not told and not shown:
+        if setup and runs and all(_PRIVILEGED.match(shell.failing_step(r.command)) for r in runs):
+            setup = None        # the agent asked for root once and was refused: no set-up
+        if len(failed) < 2 and not setup and not told and not shown and \
+                not _provided(runs, cause, by_session):
             continue            # a one-off failure mid-task is no pitfall
         if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
             continue            # a compile or type error in the middle of a change
@@ -117,6 +120,37 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
 # installing a system package: what the machine lacked ("apt-get install libssl-dev")
 _SYSTEM_INSTALL = re.compile(r"\b(?:apt(?:-get)?|brew|dnf|yum|apk|pacman|zypper|choco|winget|port)"
                              r"\s+(?:-\S+\s+)*(?:install|add|-S)\b")
+
+
+# a step that asks for root or changes the machine's own packages
+_PRIVILEGED = re.compile(r"^\s*(?:sudo|doas|su)\b|" + _SYSTEM_INSTALL.pattern)
+# a failure that says something the command needs is not there ("Package DataFrames not found
+# in current path", "there is no package called 'devtools'", "Program ocamlformat not found")
+_LACKS = re.compile(r"\bnot found\b|\bno (?:package|module|such \w+) (?:called|named)\b"
+                    r"|\bnot installed\b|\bis missing\b|\bmissing (?:module|package|dependenc)"
+                    r"|\bcan(?:no|')t (?:locate|find)\b|\bunable to (?:locate|find)\b"
+                    r"|\bcould not (?:locate|find)\b|\bout[- ]of[- ]sync\b", re.I)
+
+
+def _provided(runs: list[CommandRun], cause: str, by_session: dict[str, list[CommandRun]]
+              ) -> bool:
+    """A failure that said something was missing, then a step that set it up, then the same
+    command working: how a fresh checkout of this project must be set up, worth knowing
+    after one time (``Pkg.test()`` fails, ``Pkg.instantiate()``, ``Pkg.test()`` passes)."""
+    if not runs or not _LACKS.search(cause) or CODE_ERROR.search(cause):
+        return False
+    run = runs[0]
+    key = howto.command_key(_last_part(run.command))
+    after = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
+    between = []
+    for later in after[:FIX_WINDOW]:
+        if _REJECTED_CALL.search((later.item.text or "")[:400]):
+            continue            # refused by the user: it never ran
+        if howto.command_key(_last_part(later.command)) == key:
+            return not later.failed and any(not r.failed for r in between)
+        if shell.changes(later.command):
+            between.append(later)
+    return False
 
 
 def _fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str | None:
@@ -207,8 +241,10 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None)
         head = "Fails with: "
     tail = ""
     if fix:
-        tail = " Fix: run `" + " && ".join(shell.shown_command(p, 64, values=True)
-                                           for p in shell.chain(fix)[:2]) + "`."
+        steps = [p for p in shell.chain(fix) if shell.changes(p)] or shell.chain(fix)
+        room = 90 if len(steps) == 1 else 64    # a retry with a flag added: the flag shows
+        tail = " Fix: run `" + " && ".join(shell.shown_command(p, room, values=True)
+                                           for p in steps[:2]) + "`."
     elif told:
         tail = f" The user said: {told}."
     room = max(60, 214 - len(head) - len(tail))    # the count "(3 times in 2 sessions)" follows
@@ -231,10 +267,12 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
     key = howto.command_key(_last_part(failing.command))
     cause = failures.cause_line(failing.item.text)
     for n, run in enumerate(after):
+        if _REJECTED_CALL.search((run.item.text or "")[:400]):
+            continue            # the user refused it: it never ran
         if run.failed and howto.command_key(_last_part(run.command)) == key and \
                 failures.signature(run.item.text) != failures.signature(failing.item.text):
             return None         # the retry failed otherwise: this failure was fixed in the code
-        if run.failed or len(run.command) > 160:
+        if run.failed or len(run.command) > 160 or shell.edits(run.command):
             continue
         parts = shell.chain(run.command)
         retried = [i for i, p in enumerate(parts) if howto.command_key(p) == key]
@@ -252,9 +290,11 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     """The fix shown by a retry that worked: the steps chained before it (``uv sync &&
     uv run pytest``), the retry itself when it only added a flag or changed a message, else
     the first step between the failure and the retry that can change something."""
-    if at > 0:
-        return " && ".join(parts[:at])
-    steps = [r for r in after[:n] if not r.failed and not shell.looks(r.command)]
+    before = [p for p in parts[:at] if shell.changes(p)]
+    if before:
+        return " && ".join(before)
+    steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
+             and not _REJECTED_CALL.search((r.item.text or "")[:400])]
     named = [r.command for r in steps if _named_by(r.command, failing)]
     if named:
         return named[0]         # the step the failure itself said to run, then the retry
@@ -271,9 +311,11 @@ def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
         return run.command
     if ENVIRONMENT.search(cause) and "install" in _jobs(run.command) & _jobs(failing.command):
         return run.command      # "pip install x" refused by the machine; "uv add y" worked
-    words = set(re.findall(r"[a-z][\w.-]{2,}", run.command.lower()))
+    words = set(re.findall(r"[a-z][\w-]{2,}", run.command.lower()))   # "ocamlformat.0.26.2"
+    if shell.looks(run.command) or commands.program(run.command) in ("git", "gh"):
+        return None             # "git add": no install
     if _INSTALL.search(run.command) and (_MISSING.search(cause) or words & set(
-            re.findall(r"[a-z][\w.-]{2,}", cause.lower()))):
+            re.findall(r"[a-z][\w-]{2,}", cause.lower()))):
         return run.command
     return None
 
@@ -305,6 +347,8 @@ def _flags(command: str) -> set[str]:
     return set(re.findall(r"(?<!\S)--?[a-zA-Z][\w=-]*", command))
 
 
+# the words with which a program runs another in its environment ("mise exec --", "nix run")
+_HANDS_ON = frozenset({"exec", "run", "x", "dlx", "--"})
 _RUNNERS = frozenset({"uv", "poetry", "bundle", "npx", "bunx", "pnpm", "yarn", "pipenv", "hatch",
                       "nix", "docker", "python", "python3", "mise", "rye", "pdm"})
 
@@ -314,8 +358,12 @@ def _wraps(run: str, failing: str) -> bool:
     inner, outer = _last_part(failing).split(), _last_part(run).split()
     if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1] or len(outer) < 2:
         return False
-    # a known runner, or any program the failing one is handed to ("fvm flutter test")
-    return outer[0] in _RUNNERS and inner[0] in outer[1:4] or outer[1] == inner[0]
+    # a known runner, any program the failing one is handed to ("fvm flutter test"), or one
+    # that runs it in its environment ("carton exec prove", "opam exec -- dune test")
+    at = outer.index(inner[0]) if inner[0] in outer[1:6] else 0
+    return outer[0] in _RUNNERS and 0 < at < 4 or outer[1] == inner[0] or at > 0 and all(
+        w in _HANDS_ON or w.startswith("-") or outer[n].startswith("-")
+        for n, w in enumerate(outer[1:at]))     # "conda run -n app pytest": a flag's value
 
 
 def _replaces(run: str, failing: str) -> bool:

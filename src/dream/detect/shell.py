@@ -12,7 +12,15 @@ from dream.detect import commands, howto, noise
 # read-only steps between a failure and its retry fix nothing
 _LOOKING = frozenset({"ls", "cat", "head", "tail", "grep", "rg", "find", "git", "echo", "pwd",
                       "which", "type", "less", "wc", "tree", "sed", "awk", "diff", "env",
-                      "printenv", "get-childitem", "get-content", "select-string", "jq"})
+                      "printenv", "get-childitem", "get-content", "select-string", "jq",
+                      # what the machine is doing: ports, processes, files held open
+                      "ss", "netstat", "lsof", "ps", "pgrep", "top", "id", "stat", "file",
+                      "df", "du", "uname", "whoami", "cd"})
+# a step that edits the code (Codex's patch tool, a file rewritten in place or from a
+# heredoc): the failure was fixed in the code, not by a step to remember
+_EDITS = re.compile(r"^(?:apply_patch\b|patch\s|sed\s+-i|perl\s+-pi)")
+# output written into a file ("printf -- '-Xmx4G' > .jvmopts"): a setting made, not a look
+_WRITES = re.compile(r"(?<![2&])>>?\s*(?!/dev/null|&)[\w.~/-]+|\|\s*tee\s+(?:-a\s+)?[\w.~/-]")
 
 
 _WARN_LINE = re.compile(r"^\W*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:AM|PM)?\]?\s*)?(?:WRN|WARN|"
@@ -38,6 +46,7 @@ _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d
                        r"|^\S+\.(?:csproj|fsproj|vbproj|sln|vcxproj)\s+:\s+|^[│|║]\s*"
                        r"|^(?:[\w./-]+:)?\d+:\d+\s+(?:-\s+)?(?=error\b)")
 _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|Caused by:"
+                         r"|(?:CRITICAL|FATAL|ERROR)(?=\s)"
                          r"|Error response from daemon:|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
 _MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
@@ -89,25 +98,7 @@ def shown_cause(line: str, limit: int = 160) -> str:
     return cut.rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
-def chain(command: str) -> list[str]:
-    """The steps of a shell line split at ``&&``, ``||`` and ``;`` outside quotes."""
-    parts, cur, quote = [], [], ""
-    i = 0
-    while i < len(command):
-        c = command[i]
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif command.startswith(("&&", "||"), i) or c == ";":
-            parts.append("".join(cur).strip())
-            cur = []
-            i += 1 if c == ";" else 2
-            continue
-        cur.append(c)
-        i += 1
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
+chain = commands.chain
 
 
 _QUIET = frozenset({"cd", "echo", "tail", "head", "grep", "true", "sleep", "printf", "wc"})
@@ -140,6 +131,18 @@ def failing_step(command: str, cause: str = "", fix: str | None = None) -> str:
     return steps[-1]
 
 
+def changes(step: str) -> bool:
+    """A step that can change how a command behaves: neither looking around nor an edit of
+    the code, or one that writes its output into a file (a setting)."""
+    return bool(_WRITES.search(step)) and not step.lstrip().startswith("apply_patch") or \
+        not looks(step) and not edits(step)
+
+
+def edits(step: str) -> bool:
+    """A step that changes files of the code (``apply_patch <<'EOF'``, ``sed -i ...``)."""
+    return bool(_EDITS.match(step.strip()))
+
+
 def looks(step: str) -> bool:
     """A step that only looks (``ls``, ``cat``, ``git status``, also run over ``ssh``) or
     says something."""
@@ -160,6 +163,10 @@ NOT_THERE = re.compile(r"No such file or directory|cannot find path|does not exi
                         r"cannot access", re.I)
 
 
+# the flags that hand a program code to run: their value is the command, not a one-off
+_CODE_FLAGS = frozenset({"-e", "-c", "-E", "--eval", "--execute"})
+
+
 def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
     """A command as it ran, cut before its one-off arguments: a quoted value of a flag
     (``git commit -m "..."``) and what comes after it are left out, a quoted argument is
@@ -170,7 +177,8 @@ def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
     out: list[str] = []
     for word in words:
         quoted = word[:1] in "\"'"
-        if quoted and out and out[-1].startswith("-") and not values:
+        if quoted and out and out[-1].startswith("-") and not values and \
+                out[-1] not in _CODE_FLAGS:
             out.pop()                   # -m "message": a one-off value, and its flag
             break
         room = limit - len(" ".join(out)) - 1
