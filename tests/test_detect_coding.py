@@ -776,3 +776,25 @@ def test_a_missing_piece_set_up_before_a_retry_that_worked_is_a_pitfall_the_firs
         ("call", "sudo apt-get install -y libpq-dev"), ("fail", refused),
         ("call", "sudo systemctl restart postgresql"), ("fail", refused)]))
     assert "terminal is required" in pitfall
+
+
+def test_a_tool_the_project_runs_names_one_rule_said_in_two_sessions_and_its_short_reminder():
+    # "zigmod" and "nimble" are in no list of tools: the sessions ran them, so they are
+    first = _session("claude-1", [
+        ("user", "add the parser"), ("assistant", "Running nimble."),
+        ("call", "nimble test"), ("ok", "Success: 12 tests passed"),
+        ("user", "we don't use zigmod in this repo, its nimble only.")])
+    second = _session("pi-2", [
+        ("user", "add the lexer"), ("assistant", "Done."), ("call", "zigmod fetch"),
+        ("fail", "zigmod: no zig.mod"),
+        ("user", "nimble, always nimble in this repo, there isn't even a zig.mod."),
+        ("assistant", "Ok."), ("call", "nimble lintcheck"), ("ok", "clean"),
+        ("user", "always finish with nimble lintcheck before you say done.")], start=10)
+    third = _session("codex-3", [
+        ("user", "add the printer"), ("assistant", "Done."),
+        ("user", "lintcheck?? I said every time.")], start=30)
+    titles = [c.title for c in codify.run(_evidence(first, second, third)).candidates
+              if c.kind == "instruction" and "pitfall" not in c.title]
+    assert len(titles) == 2, titles
+    assert any("nimble" in t and "zigmod" in t for t in titles)
+    assert any("lintcheck" in t for t in titles)

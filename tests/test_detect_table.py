@@ -123,6 +123,10 @@ TABLE = [
     ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),
     ("just wondering, not a task", None, []),
     ("Just asking, don't do anything.", None, []),
+    # a rule said again by naming it and how often: the name is the rule
+    ("ok, `make check`. always.", "directive", ["`make check` every time"]),
+    ("tox?? I said every time.", "directive", ["Tox every time"]),
+    ("Thanks. Every time I run it, it breaks.", None, []),
     # code in backticks is one piece, whatever punctuation it holds
     ("Run `tox -e py312; tox -e lint` before every push.", "directive",
      ["`tox -e py312; tox -e lint` before every push"]),

@@ -197,6 +197,42 @@ def program(command: str) -> str:
     return command.split()[0] if command.split() else "command"
 
 
+def programs(items: Sequence[Item]) -> frozenset[str]:
+    """The programs this project's shell commands ran (``cabal``, ``rebar3``, ``carton``)
+    and the tools they ran as a subcommand (``rebar3 dialyzer``), lower-cased: the names a
+    rule about a tool of this project uses, whatever the tool."""
+    out = set()
+    for runs in by_session(items).values():
+        for run in runs:
+            for step in chain(run.command):
+                words = [w for w in step.lower().split() if "=" not in w]
+                if words and words[0] == "cd":
+                    continue
+                name = program(step).lower()
+                sub = words[1] if len(words) > 1 and words[0].endswith(name) else ""
+                for word in (name, sub if len(sub) >= 4 and sub not in _PLAIN_SUBCOMMANDS
+                             else ""):
+                    if len(word) > 2 and re.fullmatch(r"[a-z][\w.+-]*", word):
+                        out.add(word)
+    return frozenset(out - _SHELL_PROGRAMS)
+
+
+# subcommands that say what is done, not with which tool
+_PLAIN_SUBCOMMANDS = frozenset({
+    "run", "exec", "test", "tests", "build", "install", "add", "remove", "start", "stop",
+    "check", "format", "lint", "sync", "update", "upgrade", "init", "clean", "list", "show",
+    "help", "version", "status", "restore", "compile", "serve", "watch", "publish", "fetch",
+    "push", "pull", "commit", "diff", "info", "config", "shell", "deploy", "apply", "plan"})
+
+
+# the shell's own programs: they name no tool of a project
+_SHELL_PROGRAMS = frozenset({
+    "cd", "ls", "cat", "echo", "grep", "find", "sed", "awk", "head", "tail", "git", "ssh",
+    "curl", "wget", "printf", "mkdir", "rm", "cp", "mv", "chmod", "touch", "which", "type",
+    "pwd", "env", "export", "source", "eval", "diff", "sort", "xargs", "kill", "ps", "sleep",
+    "tree", "sudo", "true", "false", "test", "apply_patch", "bash", "sh", "zsh", "tee"})
+
+
 # -- procedures ---------------------------------------------------------------------------
 MIN_LEN = 3
 MAX_LEN = 12

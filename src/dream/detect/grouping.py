@@ -109,27 +109,37 @@ _TOOL_NAMES = re.compile(
     r"|storybook|playwright|cypress|webpack|vite|turbo|nx|lerna)\b", re.I)
 
 
-def alike(a: Sentence | Group, b: Sentence) -> bool:
+def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset()) -> bool:
     """Two rules about one name from the code that share another content word, or about one
-    tool that share another word that says something: the same rule in other words ("whenever something user-visible
-    changes, put a line under Unreleased in CHANGELOG.md" / "every user-facing change gets an
-    entry in CHANGELOG.md")."""
+    tool that share another word that says something: the same rule in other words
+    ("whenever something user-visible changes, put a line under Unreleased in CHANGELOG.md" /
+    "every user-facing change gets an entry in CHANGELOG.md"). A tool is a well-known one or
+    one of the ``programs`` the project's shell commands ran ("we dont use stack in this
+    repo, its cabal only" / "cabal, always cabal in this repo")."""
     first = a.sentences[0].text if isinstance(a, Group) else a.text
     shared = words(core(first)) & words(core(b.text))
     if named(first) & (named(b.text) | words(b.text)) and len(shared) >= 2:
         return True
-    tools = {t.lower() for t in _TOOL_NAMES.findall(first)} & \
-        {t.lower() for t in _TOOL_NAMES.findall(b.text)}
-    return bool(tools) and len(shared - _GENERIC) >= 2
+    tools = _tools(first, programs) & _tools(b.text, programs)
+    # a rule that names only the tool (and how often) is that tool's rule said again
+    # ("always finish with rebar3 dialyzer" / "dialyzer?? I said every time")
+    named_only = len(words(core(b.text)) - _GENERIC - {"time"}) <= 1
+    return bool(tools) and (len(shared - _GENERIC) >= 2 or named_only)
+
+
+def _tools(sentence: str, programs: frozenset[str]) -> set[str]:
+    found = {t.lower() for t in _TOOL_NAMES.findall(sentence)}
+    return found | {w for w in re.findall(r"[a-z][\w+-]*", sentence.lower()) if w in programs}
 
 
 _GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
                       "sure", "every", "time"})
 
 
-def group(found: list[Sentence]) -> list[Group]:
+def group(found: list[Sentence], programs: frozenset[str] = frozenset()) -> list[Group]:
     """Group sentences that say the same thing (:func:`same`, or :func:`alike` across
-    statements), in evidence order (deterministic)."""
+    statements, ``programs`` being the project's own tools), in evidence order
+    (deterministic)."""
     groups: list[Group] = []
     for sentence in sorted(found, key=lambda s: s.item.seq):
         w = words(core(sentence.text))
@@ -137,7 +147,7 @@ def group(found: list[Sentence]) -> list[Group]:
             continue
         target = next((g for g in groups if same(g.words, w)), None) or next(
             (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
-             and alike(g, sentence)), None)
+             and alike(g, sentence, programs)), None)
         if target is None:
             target = Group(key=normalised(sentence.text), words=w)
             groups.append(target)

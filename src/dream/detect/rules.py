@@ -122,6 +122,13 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue                # "1. ask only once ..." offered as a choice: no rule
         if out and last == n - 1 and _taken(sent, out[-1][0]):
             continue                # the other half of the rule before it, already in it
+        again = _said_again(sent, sents[n - 1] if n else None)
+        if again:               # "dialyzer?? I said every time." -> "Dialyzer every time."
+            if out and last == n - 1:
+                out.pop()
+            out.append((again, "directive"))
+            last = n
+            continue
         kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
             directives.classify(wording.plain_rule(sent), coding=True)
         if kind not in ("correction", "directive"):
@@ -144,6 +151,28 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         out.append((rule, kind))
         last = n
     return out
+
+
+# a sentence that only says how often ("I said every time.", "every time, sorry, I should put
+# it in the README"): what to do is the short sentence before it
+_ONLY_HOW_OFTEN = re.compile(r"^(?:every (?:single )?time|each time|always)\s*(?:[,.!;:-]\s*|$)"
+                             r"(?:(?:sorry|please|pls|ok|okay)\b[\s,.!;:-]*)*(?P<rest>.*)$", re.I)
+_ASKS = re.compile(r"^(?:what|why|how|who|where|when|which|is|are|can|could|do|does|did|should"
+                   r"|would|will)\b", re.I)
+
+
+def _said_again(sentence: str, before: str | None) -> str | None:
+    """A rule said again by naming it and how often: the short sentence before (at most four
+    words, no question) with "every time" ("mise exec. every time" -> "Mise exec every
+    time."); the rest of the sentence may only be about the user ("I should ...")."""
+    m = _ONLY_HOW_OFTEN.match(wording.without_lead_in(sentence).strip())
+    if not m or before is None or m["rest"] and not re.match(r"^i\b", m["rest"], re.I):
+        return None
+    what = wording.without_lead_in(noise.strip_paste(before)).strip(" ?!.,;:")
+    if not 0 < len(what.split()) <= 4 or _ASKS.match(what) or \
+            not wording.words(what) - {"thanks", "thank", "thx", "cheer", "yes", "yeah"}:
+        return None
+    return f"{what[0].upper()}{what[1:]} every time."
 
 
 def _taken(sentence: str, rule: str) -> bool:

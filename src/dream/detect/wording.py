@@ -108,7 +108,8 @@ def words(sentence: str) -> frozenset[str]:
 
 # words that say the same thing in a rule: "the whole suite", "the full run", "all tests"
 # scope words of "run only what you touch" / "not the whole suite" are one idea
-_SAME_WORD = {"whole": "scope", "full": "scope", "entire": "scope", "all": "scope",
+_SAME_WORD = {"always": "every",    # "before push always X" / "X before every push"
+              "whole": "scope", "full": "scope", "entire": "scope", "all": "scope",
               "only": "scope", "just": "scope", "target": "scope", "complete": "scope",
               "suite": "test", "specs": "test", "spec": "test", "tests": "test"}
 

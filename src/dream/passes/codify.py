@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import grouping, pitfalls, rules, wording
+from dream.detect import commands, grouping, pitfalls, rules, wording
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
@@ -27,7 +27,8 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = grouping.repeated(grouping.group(rules.corrections(ev.items)))
+    groups = grouping.repeated(grouping.group(rules.corrections(ev.items),
+                                                     commands.programs(ev.items)))
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)

@@ -13,7 +13,7 @@ named in the journal and not proposed.
 
 from __future__ import annotations
 
-from dream.detect import grouping, rules, wording
+from dream.detect import commands, grouping, rules, wording
 from dream.passes.base import (
     Candidate,
     PassResult,
@@ -33,7 +33,7 @@ NAME = "corrections"
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     found = rules.corrections(ev.items)
-    groups = grouping.group(found)
+    groups = grouping.group(found, commands.programs(ev.items))
     repeated = grouping.repeated(groups)
     for grp in repeated:
         result.candidates.append(_candidate(ev, grp.rule, grp.sentences, "repeated"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import grouping, rules, threads, wording
+from dream.detect import commands, grouping, rules, threads, wording
 from dream.detect.preferences import ABOUT_USER as _ABOUT_USER
 from dream.passes.base import (
     Candidate,
@@ -47,7 +47,8 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = grouping.repeated(grouping.group(rules.corrections(ev.items)))
+    repeated = grouping.repeated(grouping.group(rules.corrections(ev.items),
+                                                     commands.programs(ev.items)))
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
     wanted = grouping.memories(statements)
     wanted += [s for s in rules.corrections(ev.items)
