@@ -10,8 +10,8 @@ of the items they rest on:
 - :mod:`~dream.detect.preferences`: preferences and things to remember;
 - :mod:`~dream.detect.commands`: shell commands that ran, and repeated procedures;
 - :mod:`~dream.detect.howto`: how to work here (install, build, test, lint, format, run
-  and release commands that worked; :mod:`~dream.detect.scripts`: the scripts a project
-  declares);
+  and release commands that worked; :mod:`~dream.detect.purpose`: what a command is for;
+  :mod:`~dream.detect.scripts`: the scripts a project declares);
 - :mod:`~dream.detect.failures`: failures, named by their root-cause line so that repeats
   collide;
 - :mod:`~dream.detect.pitfalls`: known pitfalls (repeated shell failures, one per cause
