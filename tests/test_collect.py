@@ -330,3 +330,28 @@ def test_a_key_in_pasted_gitleaks_colours_never_reaches_the_spool(dream, home: P
     stored = items(home)[0]["text"]
     assert key not in stored and key[:20] not in stored and "[REDACTED:" in stored
     assert "RuleID:      openai-api-key" in stored        # the rest of the paste is kept
+
+
+def test_source_on_a_folder_reads_its_files_of_that_kind_and_ignores_the_rest(
+        dream, home: Path, tmp_path: Path) -> None:
+    """``--source KIND FOLDER`` reads the folder's files of that kind as KIND (a transcript,
+    or a JSON-lines file the detector does not know, with ``--source jsonl``), and ignores
+    its other files silently, as a folder walked without ``--source`` does: a README or a
+    manifest beside the sessions is no pile of skipped lines."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(_claude_line("u1", "2026-03-01T10:00:00Z",
+                                                 "always run make check", "/x") + "\n")
+    (folder / "SOURCES.txt").write_text("where these came from\nand their licences\n")
+    (folder / "manifest.json").write_text('{\n  "files": ["a.jsonl"]\n}\n')
+    report = collect_json(dream, "--source", "claude_code", str(folder))
+    assert report["new_items"] == 1 and report["skipped"] == 0, report
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "plain.jsonl").write_text(json.dumps({"text": "hello"}) + "\n")
+    (chats / "notes.md").write_text("# not a chat\n")
+    report = collect_json(dream, "--source", "jsonl", str(chats))
+    assert report["new_items"] == 1 and report["skipped"] == 0, report
+    # a file named on its own is still read as KIND, and what it cannot be is reported
+    named = dream("collect", "--source", "claude_code", str(folder / "SOURCES.txt"), ok=False)
+    assert named.exit_code == 1 and "SOURCES.txt:2: invalid JSON" in named.output

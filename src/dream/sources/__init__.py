@@ -42,6 +42,7 @@ __all__ = [
     "Skip",
     "detect",
     "get",
+    "of_kind",
 ]
 
 _CHAT_LINE = re.compile(r"^\u200e?\[?(\d{1,2}[/.]\d{1,2}[/.]\d{2,4},? \d{1,2}:\d{2}|"
@@ -68,6 +69,18 @@ def _kind_of_record(record: dict[str, Any]) -> str | None:
     if isinstance(record.get("text"), str):
         return "jsonl"
     return None
+
+
+# the file names each kind is saved under (a file of another name can still be one)
+SUFFIXES = {"claude_code": (".jsonl",), "pi": (".jsonl",), "codex": (".jsonl",),
+            "jsonl": (".jsonl",), "mbox": (".mbox",), "slack": (".zip",),
+            "textchat": (".txt",)}
+
+
+def of_kind(path: Path, kind: str) -> bool:
+    """Whether a file found in a folder is one to read as ``kind`` (``--source``): named
+    as that kind's files are, or detected as that kind."""
+    return path.name.lower().endswith(SUFFIXES.get(kind, ())) or detect(path) == kind
 
 
 def detect(path: Path, head: bytes | None = None) -> str | None:

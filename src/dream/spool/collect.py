@@ -36,7 +36,16 @@ from typing import Any
 from dream.app import App
 from dream.db import utcnow
 from dream.errors import BadInput
-from dream.sources import LINE_SOURCES, SOURCE_KINDS, FileContext, Message, Skip, detect, get
+from dream.sources import (
+    LINE_SOURCES,
+    SOURCE_KINDS,
+    FileContext,
+    Message,
+    Skip,
+    detect,
+    get,
+    of_kind,
+)
 from dream.sources.base import (
     SEEN_FOLDERS,
     UNREADABLE_TIME,
@@ -363,7 +372,10 @@ def _files_from(paths: list[Path], source: str | None) -> list[tuple[str | None,
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
                 for name in sorted(files):
-                    out.append((source, Path(root) / name, False))
+                    file = Path(root) / name
+                    # --source reads a folder's files of that kind, not its README
+                    if source is None or of_kind(file, source):
+                        out.append((source, file, False))
         else:
             out.append((source, path, True))
     return out
