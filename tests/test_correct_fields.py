@@ -96,3 +96,14 @@ def test_every_note_type_the_offline_provider_writes_can_be_corrected() -> None:
 
     for kind in NOTE_KINDS:
         assert check("note", "type", kind) == ("type", kind)
+
+
+def test_a_record_that_is_not_there_is_refused_with_the_command_that_lists_them(
+        event, dream, dream_home):
+    result = dream("correct", "@user/events/dinner-nobu-2026-03-14", "time", "20:00", ok=False)
+    assert result.exit_code == 1 and corrections(dream_home) == 0
+    assert result.output.strip() == ("error: no record at @user/events/dinner-nobu-2026-03-14."
+                                     " list the records with 'dream notes list @user'.")
+    assert f"@user/events/{KEY}.md" in dream("notes", "list", "@user").output
+    result = dream("correct", "@user/brief.md", "text", "x", ok=False)
+    assert result.exit_code == 1 and "'dream notes list @user'" in result.output

@@ -130,7 +130,7 @@ def correct(app: App, address: str, field: str, value: str) -> Correction:
     head = scope.store.repo.head()
     if head is None or scope.store.repo.read_at(head, relpath) is None:
         raise NoteNotFound(f"no record at {address}",
-                           "list the records with 'git -C <store> ls-files'")
+                           f"list the records with 'dream notes list {scope.address_prefix}'")
     field, value = check(kind, field, value)
     item_id = record_correction(app.db, scope, relpath, field, value)
     opts = run_options(app, mode="realtime", sweep=False, only_ids=[item_id])

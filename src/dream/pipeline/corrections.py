@@ -35,7 +35,8 @@ def target_of(scope: Scope, relpath: str) -> tuple[str, str]:
     found = kind_of_path(relpath[len(prefix):])
     if found is None:
         raise BadInput(f"'{relpath}' is not a record (events/, todos/, wiki/, notes/,"
-                       " questions/ or standing.md)", "list records with 'git ls-files'")
+                       " questions/ or standing.md)",
+                       f"list the records with 'dream notes list {scope.address_prefix}'")
     return found
 
 
