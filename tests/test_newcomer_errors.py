@@ -123,3 +123,15 @@ def test_every_search_refuses_a_query_without_words_with_one_shared_line(repo, d
     # a word anywhere is enough, and 'OR' alone is a word to search for
     assert run_cli("history", "search", "OR", cwd=repo).returncode == 0
     assert run_cli("search", "deploy?", cwd=repo).returncode == 0
+
+
+def test_brief_in_a_folder_dream_does_not_know_says_so_rather_than_wait_for_a_dream(
+        dream, repo, make_repo, tmp_path, monkeypatch):
+    dream("init")
+    assert dream("brief").output.strip().endswith("is written by the next 'dream run')")
+    plain = make_repo("elsewhere")
+    monkeypatch.chdir(plain)
+    out = dream("brief").output                           # exit 0: agents call it
+    assert out.strip() == (f"no brief: {plain} is not a project Dream knows yet ('dream init'"
+                           " there makes it one; 'dream run' then writes its brief)")
+    assert "no brief yet" in dream("brief", "--user").output

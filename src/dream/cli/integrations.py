@@ -133,7 +133,7 @@ def brief(scope: str, as_json: bool) -> None:
     Agents without a hook that prints it (Pi; Codex before its hooks are trusted) are told
     in AGENTS.md to run this. Before the first dream there is none: a one-line note says so.
     """
-    from dream.integrations.installer import brief_path
+    from dream.integrations.installer import brief_path, managed
 
     app = get_app()
     path = brief_path(app, scope)
@@ -141,8 +141,11 @@ def brief(scope: str, as_json: bool) -> None:
     if as_json:
         emit_json({"scope": scope, "path": str(path), "exists": text is not None,
                    "text": text})
+    elif text is None and scope == "project" and not managed(app):
+        click.echo(f"no brief: {app.project().root} is not a project Dream knows yet "
+                   "('dream init' there makes it one; 'dream run' then writes its brief)")
     elif text is None:
-        click.echo(f"no brief yet ({path} is written by the first dream)")
+        click.echo(f"no brief yet ({path} is written by the next 'dream run')")
     else:
         click.echo(text.rstrip("\n"))
 

@@ -146,6 +146,16 @@ def brief_path(app: App, scope: str) -> Path:
     return notes / "projects" / app.project().name / "brief.md"
 
 
+def managed(app: App) -> bool:
+    """Whether a store manages the current repository (``dream init`` was run in it)."""
+    if not app.home.exists():
+        return False
+    try:
+        return app.current_project().store is not None
+    except DreamError:
+        return False
+
+
 def skill_files() -> dict[str, bytes]:
     """Packaged skills: relative path (``memory/SKILL.md``) -> bytes."""
     from importlib import resources
