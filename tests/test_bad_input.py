@@ -155,6 +155,9 @@ def test_real_process_exit_codes(dream_proc, setup, repo):
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
     proc = dream_proc("show", "user/pref.md", "--at", "deadbeefdeadbeef", cwd=repo)
     assert proc.returncode == 1 and "unknown commit" in proc.stderr
+    # the hint is a command to copy: the store's own path, no placeholder
+    notes = setup["home"] / "notes"
+    assert f"list commits with 'git -C {notes} log --oneline'" in proc.stderr
     assert state(setup["home"]) == before
     assert isinstance(subprocess.CompletedProcess, type)
 

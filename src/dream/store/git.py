@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import tempfile
 import threading
@@ -137,7 +138,7 @@ class Repo:
         if proc.returncode != 0 or not sha:
             raise UnknownCommit(
                 f"unknown commit '{rev}' in {self.path}",
-                "list commits with 'git -C <store> log --oneline'",
+                f"list commits with 'git -C {shlex.quote(str(self.path))} log --oneline'",
             )
         return sha
 
