@@ -1,5 +1,5 @@
-"""A preference said in the first person reads as the user's in the brief: the brief is
-read at the start of a later session by an agent for whom "I" would be itself."""
+"""A preference or rule said in the first person reads as the user's in the brief: the
+brief is read at the start of a later session by an agent for whom "I" would be itself."""
 
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ CASES = [
     ("Use pnpm instead of npm.", "Use pnpm instead of npm."),
     ("We prefer squash merges.", "We prefer squash merges."),
     ("Step i of the plan comes first.", "Step i of the plan comes first."),
+    ("Pass -I include to gcc, I prefer it.", "Pass -I include to gcc, the user prefers it."),
+    ("I/O errors are fine, I think.", "I/O errors are fine, the user thinks."),
     ("Ich bevorzuge Tee am Morgen.", "Ich bevorzuge Tee am Morgen."),
     ("", ""),
 ]
@@ -63,10 +65,15 @@ def test_a_brief_shows_a_first_person_preference_as_the_users():
     st = State(Scope(store=None, root="projects/shop", project_key="shop-1",  # type: ignore[arg-type]
                      name="shop"), commit=None)
     for rec in (note("pref", "I prefer timezone-aware timestamps everywhere.", "preference"),
-                note("fact", "I am on call this week.", "fact")):
+                note("rule", "I would only want e2e tests for AgentSession.", "directive"),
+                note("fail", "`make` fails with: I/O error. Fix: run `make -I lib`.", "failure"),
+                note("pick", "Should I use SQLite? The user chose: yes.", "decision")):
         st.records[(rec.kind, rec.key)] = rec
     brief = render_brief(st)
     assert "- The user prefers timezone-aware timestamps everywhere. [" in brief
-    assert "I prefer" not in brief
-    assert "- I am on call this week. [" in brief      # only preferences are rewritten
+    assert "- The user would only want e2e tests for AgentSession. [" in brief
+    assert "I prefer" not in brief and "I would" not in brief
+    # a tool's output and the agent's question keep their words
+    assert "fails with: I/O error. Fix: run `make -I lib`." in brief
+    assert "Should I use SQLite? The user chose: yes." in brief
     assert st.records[("note", "pref")].get("text").startswith("I prefer")  # kept as said

@@ -40,7 +40,9 @@ _NOT_VERBS = {"of", "in", "on", "at", "to", "the", "an", "and", "or", "is", "are
               "from", "with", "by", "as", "if", "th", "nd", "st"}
 
 _CODE = re.compile(r"`[^`]*`")
-_WORD = re.compile(r"\b(I|i|me|my|My|MY|mine|myself)\b((?:'|’)(?:m|ve|d|ll)\b)?")
+# a pronoun stands between spaces or punctuation of prose: "-I", "I/O", "./my" are not one
+_WORD = re.compile(r"(?<![-/\\.\w])(I|i|me|my|My|MY|mine|myself)\b((?:'|’)(?:m|ve|d|ll)\b)?"
+                   r"(?![/\\.-]\w)")
 
 
 def the_users(text: str) -> str:

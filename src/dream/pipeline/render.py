@@ -7,9 +7,9 @@ than silently dropped); open to-dos; standing facts; "Later" (confirmed plans 30
 days ahead); the memory notes (in a project's brief first how to work here (commands),
 rules (directives and corrections), decisions (the user's answers to the agent's questions),
 known pitfalls (failures) and open threads, then the notes written with the notes tools
-(live ones, newest first), then every other note). A preference said in the first person is
-shown as the user's ("I prefer X" -> "The user prefers X", :mod:`dream.kinds.voice`): the
-brief is read by an agent in a later session, for whom "I" would be itself. An event line never repeats in its "with ..."
+(live ones, newest first), then every other note). A preference or rule said in the first
+person is shown as the user's ("I prefer X" -> "The user prefers X", :mod:`dream.kinds.voice`):
+the brief is read by an agent in a later session, for whom "I" would be itself. An event line never repeats in its "with ..."
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
@@ -33,6 +33,8 @@ LATER_AFTER = timedelta(days=365)
 CHANGED_WITHIN = timedelta(days=7)
 LIVE = ("proposed", "confirmed")
 NOTE_PRIORITY = {"correction": 0, "directive": 1, "preference": 2, "failure": 3, "fact": 4}
+# notes that hold the user's own words (a decision also quotes the agent's question)
+USERS_WORDS = ("preference", "directive", "correction")
 
 
 def _link(rec: Record) -> str:
@@ -148,7 +150,7 @@ def _note_line(rec: Record) -> str:
     said = rec.get("said") if not rec.get("said", "").startswith("1 time ") else ""
     extra = "; ".join(x for x in (rec.get("toolchain"), said) if x)
     text = one_line(rec.get("text") or rec.title)
-    if rec.get("type") == "preference":
+    if rec.get("type") in USERS_WORDS:
         text = the_users(text)     # read later by an agent, "I prefer" would be its own
     text = _clip(text, 240)
     return f"- {text}{f' ({extra})' if extra else ''} {_link(rec)}"
