@@ -255,3 +255,19 @@ def test_search_returns_the_records_never_the_brief_rendered_from_them(dream, ho
     finally:
         app.close()
     assert web == cli
+
+
+def test_a_question_is_searched_by_what_it_is_about_not_its_question_words(dream, home):
+    """"How should the notice be shown?": the words a question is built from (how,
+    should) match every note written as a question ("How should failures be handled?"),
+    so they are dropped like other stopwords and the note about the notice ranks first."""
+    name = home["name"]
+    dream("notes", "write", f"@projects/{name}/a", "How should failures be handled? "
+          "How should they be logged? Chosen: log them and go on.")
+    dream("notes", "write", f"@projects/{name}/b", "How should the key be named? Chosen: "
+          "nested, so we can do more later; how would we do otherwise?")
+    dream("notes", "write", f"@projects/{name}/c", "Inform about the notice only once.")
+    hits = json.loads(dream("search", "how should the notice be shown?", "--json").output)
+    assert [h["path"] for h in hits["hits"]] == [f"projects/{name}/c.md"]
+    # a query of nothing but such words still searches them
+    assert json.loads(dream("search", "how should", "--json").output)["hits"]

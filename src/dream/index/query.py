@@ -14,10 +14,13 @@ MAX_TERMS = 32
 # Above this many candidate documents a query's most common words are dropped (see
 # plan_match): bm25 costs about a microsecond per candidate document.
 SCORE_BUDGET = 10_000
-# Words so common that matching them ranks nothing; dropping them keeps queries fast.
+# Words so common that matching them ranks nothing; dropping them keeps queries fast. The
+# question words and auxiliaries a question is built from ("how do I run the linter?",
+# "how often should ... be shown?") say what is asked, not what it is about.
 STOPWORDS = frozenset("""a an and are as at be but by for from has have he her his i if in
 into is it its me my no not of on or our she so that the their them then there these they
-this to was we were what when which who will with you your""".split())  # noqa: SIM905
+this to was we were what when which who will with you your
+how why where whom whose do does did should would could can""".split())  # noqa: SIM905
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
 
