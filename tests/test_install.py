@@ -357,6 +357,19 @@ def test_install_before_init_says_to_init(repo, home, dream):
     assert not (repo / ".mcp.json").exists() and not (repo / ".claude").exists()
 
 
+def test_install_in_a_repository_dream_does_not_know_says_to_init_there(
+        project, home, dream, make_repo, monkeypatch):
+    known = json.loads(dream("install", "claude-code", "--dry-run", "--json").output)
+    assert not any("not a project Dream knows" in note for note in known["notes"])
+    other = make_repo("other")
+    monkeypatch.chdir(other)
+    out = json.loads(dream("install", "claude-code", "--dry-run", "--json").output)
+    assert f"{other} is not a project Dream knows yet: run 'dream init' there, or no dream " \
+        "runs over its sessions and no brief is written for it" in out["notes"]
+    user = json.loads(dream("install", "claude-code", "--user", "--dry-run", "--json").output)
+    assert not any("not a project Dream knows" in note for note in user["notes"])
+
+
 def _lists_tools(command: str, args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
     import anyio
     from mcp.client.session import ClientSession

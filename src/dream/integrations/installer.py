@@ -260,6 +260,10 @@ def install(app: App, agent: str, scope: str, dry_run: bool = False) -> Plan:
     if not app.home.exists():
         plan.notes.append(f"no Dream home at {app.home.root} yet: run 'dream init' in the "
                           "repository, or the MCP server and hooks will report that")
+    elif scope == "project" and not managed(app):
+        plan.notes.append(f"{target.root} is not a project Dream knows yet: run 'dream init' "
+                          "there, or no dream runs over its sessions and no brief is written "
+                          "for it")
     # compute every new content first: a bad file refuses the whole install, nothing written
     staged: list[tuple[Edit, bytes | None, bytes]] = []
     for edit in target.edits:
