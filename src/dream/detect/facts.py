@@ -74,6 +74,9 @@ _BIRTHDAY = [
     re.compile(_PERSON + r"'s birthday (?!party|dinner|drinks|celebration|lunch|cake|gift|"
                r"present)(?:is |falls |will be )?(?:on |at )?([^.;!?\n]{2,60})"),
     re.compile(r"\bbirthday of " + _PERSON + r" (?:is )?(?:on )?([^.;!?\n]{2,60})"),
+    # "it's Dev's 40th on 3 November": an ordinal age is a birthday
+    re.compile(_PERSON + r"'s \d{1,3}(?:st|nd|rd|th)(?: birthday)? (?!party|dinner|drinks)"
+               r"(?:is |falls )?(?:on )?([^.;!?\n]{2,60})"),
     # "Oma wird am 14. März 80", "Léa aura 30 ans le 25 mai", "Javi cumple 40 el 3 de mayo":
     # turning an age on a day, in German, French and Spanish
     re.compile(_PERSON + r" wird (?:am )?(\d{1,2}\.\s*[A-Za-zÄÖÜäöü]{3,}\.?|\d{1,2}\.\d{1,2}\.?) "
@@ -209,3 +212,10 @@ def wiki(item: Item) -> list[Finding]:
         out.append(Finding("wiki", {"name": m[1], slot: value},
                            [item.id], name=m[1]))
     return out
+
+
+def tells_birthday(clause: str) -> bool:
+    """Whether a clause states someone's birthday ("it's Dev's 40th on 3 November", "Leo
+    turns 30 on 3 May"): a fact about a person, whose date is no plan's."""
+    text = english_cues(clause)
+    return any(rx.search(text) for rx in _BIRTHDAY)

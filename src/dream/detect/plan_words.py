@@ -733,7 +733,8 @@ CONFIRM = re.compile(
 )
 DECLINE = re.compile(
     r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
-    r"\b(can'?t (?:come|join|go|make it)|won'?t make it|no thanks|i'?ll pass|"
+    r"\b(can'?t (?:come|join|go|make it|do (?:it|that|then)|(?:make )?(?:that|this|next) (?:day|"
+    r"week|weekend|date|time|night|evening|one))|won'?t make it|no thanks|i'?ll pass|"
     r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
     r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
     re.I,
@@ -878,7 +879,8 @@ _REPLACE = re.compile(
 MOVE = re.compile(
     r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
     r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
-    r"(?: back| forward| it| (?:the|your|our|my|his|her|their) \w+)? (?:to|until|till|for|by)|"
+    r"(?: back| forward| it| (?:the|your|our|my|his|her|their) [\w-]+(?: [\w-]+)?)?"
+    r" (?:to|until|till|for|by)|"
     r"new (?:time|date|"
     r"start)|instead|starts? later|starts? earlier)\b",
     re.I,
@@ -896,6 +898,14 @@ NOT_PLAN = re.compile(
     r"jeden (?:tag|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
     r"tous les (?:jours|lundis|mardis|mercredis|jeudis|vendredis|samedis|dimanches)|"
     r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b",
+    re.I,
+)
+# a message offering something to many ("Book now, seats are limited", "Members' preview
+# ... Book now", a newsletter): an advertisement, whose dates are the sender's offer
+ADVERT = re.compile(
+    r"\b(?:book now|book (?:your|early)|booking essential|seats are limited|limited "
+    r"(?:seats|places|spaces|availability)|tickets (?:are )?(?:now )?available|newsletter|"
+    r"unsubscribe|early bird|members' (?:price|tickets?|rate)|\d+ ?% off)\b",
     re.I,
 )
 # a clause that refers to the plan being talked about ("see you then", "it's at 8 now")
@@ -925,6 +935,15 @@ _THEIRS = (
 THIRD_PARTY = re.compile(
     r"\b[A-ZÄÖÜ][a-zäöüß]+(?:'s|’s|s')\s+(?:\w+\s+){0,2}" + _THEIRS + r"\b|"
     r"\b[A-ZÄÖÜ][a-zäöüß]+ (?:has|hat|a|tiene)\s+(?:\w+\s+){0,6}?" + _THEIRS + r"\b"
+)
+# the speaker's relative's or friend's event: "my cousin's wedding is on the 19th", "ma
+# sœur a son mariage" is theirs (said by someone else, not a plan of the user's)
+KIN_EVENT = re.compile(
+    r"\b(?:my|his|her|their|our) (?:\w+ )?(?:cousin|sister|brother|mum|mom|mother|dad|father|"
+    r"aunt|uncle|niece|nephew|grandma|grandpa|gran|granny|nan|son|daughter|kid|friend|mate|"
+    r"boss|colleague|neighbou?r|partner|wife|husband|girlfriend|boyfriend|flatmate)s?(?:'s|’s|s')"
+    r"\s+(?:\w+\s+){0,2}",
+    re.I,
 )
 # "shall we meet at the café on Saturday": a meet-up
 MEET = re.compile(

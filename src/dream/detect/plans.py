@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dream.detect import todos
+from dream.detect import facts, todos
 from dream.detect.cues import english_cues, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
@@ -31,6 +31,7 @@ from dream.detect.plan_words import (
     ACCEPTED,
     ACTIVITIES,
     ADDRESS,
+    ADVERT,
     ASK_CHANGE,
     BARE_CLOCK,
     BOOKED,
@@ -47,6 +48,7 @@ from dream.detect.plan_words import (
     FUTURE,
     GENERIC,
     HEDGED,
+    KIN_EVENT,
     MEET,
     MOVE,
     NEEDS_MODIFIER,
@@ -130,6 +132,13 @@ class PlanReader:
         self.seen[stream] = self.seen.get(stream, 0) + 1
         self._joins(item, stream, author, said, text)
         text = self._corrected_times(item, text, stream)
+        # an advertisement ("Christmas brunch on Sunday 20 December ... Book now") offers
+        # its dates to everyone: it starts no plan of the user's
+        advert = item.role != "user" and bool(ADVERT.search(text))
+        # an invitation asks ("Book club is back: Wednesday 21 Oct, 7pm ... Coming?"): its
+        # date is fixed, the user's part is what they answer
+        asks = item.role != "user" and text.rstrip().endswith("?")
+        said_no: set[int] = set()      # plans this message says no to
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
@@ -209,6 +218,8 @@ class PlanReader:
                     re.search(r"\bpostpone", clause, re.I):
                 status = None       # "postponed to Friday": moved, not cancelled
             moved = moved and status != "cancelled"
+            if activity is None and facts.tells_birthday(clause):
+                continue        # "it's Dev's 40th on 3 November": a birthday, a fact
             if activity is None:
                 # a clause without an activity only continues the plan being talked about:
                 # in the same thread, shortly after, and saying so (a status, a reference,
@@ -264,8 +275,14 @@ class PlanReader:
                 place = None if plan.fields.get("place") else place
             else:
                 plan = self._target_plan(activity, place, status, people, date,
-                                         stream, wd, item.id)
+                                         stream, wd, item.id, moved)
             if plan is None:
+                continue
+            if len(self.plans) > n_plans and not plan.handle_row and (
+                    advert or (item.role != "user" and KIN_EVENT.search(clause) and
+                               activity and activity_of(clause[KIN_EVENT.search(clause).start():]))):
+                # an advertisement, or someone telling of their cousin's wedding
+                self.plans.remove(plan)
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and THIRD_PARTY.search(clause) \
                     and item.role != "user" and (group or status != "confirmed"):
@@ -373,7 +390,7 @@ class PlanReader:
             # someone else announcing a fixed date ("Budget review on Monday at 15:00")
             # (a fixed appointment is written with its full date, "Thursday 12 March", not
             # "tomorrow" or "on Friday" as a suggestion between friends is)
-            if status is None and author and not TENTATIVE.search(clause) and \
+            if status is None and author and not TENTATIVE.search(clause) and not asks and \
                     FULL_DATE.search(clause) and (clock or plan.fields.get("time")) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "joined" if group else "confirmed"
@@ -389,6 +406,12 @@ class PlanReader:
                 status = "confirmed"
             if status == "cancelled" and item.role == "user":
                 status = "declined"         # the user calling off their part: declined
+            # a no is not taken back by a warm word in the same message ("I can't that
+            # week 😩 Next one for sure!": the yes is for another time)
+            if status in ("declined", "cancelled"):
+                said_no.add(id(plan))
+            elif status == "confirmed" and id(plan) in said_no:
+                status = None
             if status == "cancelled" and plan.fields.get("status") == "declined":
                 status = None               # the venue confirming the user's cancellation
             if item.role == "user" and status not in ("declined", "cancelled"):
@@ -401,6 +424,9 @@ class PlanReader:
             # a time written without am/pm ("7:30", "at 7") said about a plan that has a
             # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
             bare = bool(BARE_CLOCK.search(clause) or WORD_HOUR.search(clause))
+            if clock and int(clock[:2]) > 12 and \
+                    re.search(rf"\b{int(clock[:2])}[:.h]{clock[3:]}", clause):
+                bare = False    # "16:40" is written in 24 hours: it says which half
             if clock and plan.fields.get("time") and bare:
                 clock = nearer_clock(clock, plan.fields["time"])
             elif clock and bare and (activity or plan.activity).split()[-1] in EVENING:
@@ -605,7 +631,7 @@ class PlanReader:
     def _target_plan(self, activity: str | None, place: str | None, status: str | None,
                      people: list[str], date: str | None = None,
                      stream: str | None = None, weekday: int | None = None,
-                     item_id: str | None = None) -> Plan | None:
+                     item_id: str | None = None, moved: bool = False) -> Plan | None:
         if activity and activity.split()[-1] in BOOKING_WORDS:
             # "Team dinner!! Booked Dishoom for Thursday": the plan this message named
             for plan in reversed(self.plans):
@@ -663,9 +689,12 @@ class PlanReader:
                 if item_id in plan.named:
                     return plan
         for plan in reversed(self.plans):
+            # (a move names the new day: "we have moved your check-up to Thursday 8
+            # October" is the check-up already talked about, whatever its old day)
             if same_activity(plan.activity, activity) and (
                     not date or not plan.fields.get("date") or plan.fields["date"] == date or
-                    plan.stream == stream or weekday_of(plan.fields["date"]) == weekday):
+                    plan.stream == stream or weekday_of(plan.fields["date"]) == weekday or
+                    (moved and plan.fields.get("status") not in ("cancelled", "declined"))):
                 return plan
         row = self._row_for(activity, None, people, date, weekday)
         return row if row is not None else self._new_plan(activity)

@@ -53,6 +53,14 @@ TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forge
 # (a thing sent "attached" is sent: "Voilà le rapport en pièce jointe", "anbei", "adjunto")
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of|"
                   r"attached|en pièce jointe|ci-joint|im anhang|anbei|adjunto)\b", re.I)
+# the thing of a task said to be in its done state: "airport transfer is booked", "card's
+# signed by all of us", "Cake collected" (the other languages' words: ``done`` in
+# words/*.toml); not when the sentence says it is not so or still to come
+DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|sorted(?: out)?|"
+                        r"arranged|reserved|organi[sz]ed|renewed|returned|posted|printed|"
+                        r"baked|handed in|dropped off)\b", re.I)
+NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has to|must|"
+                     r"going to|gonna|should|can|could)\b|n't\b|\?", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -252,7 +260,9 @@ class TodoReader:
                 out += self._open(task, due or "", item, author)
                 continue
             if not DONE.search(sent) and not re.search(r"\b(?:not|never|yet|still|didn'?t|"
-                                                        r"haven'?t|will|'ll|to)\b", sent, re.I):
+                                                        r"haven'?t|will|'ll|to)\b|\?", sent,
+                                                        re.I):
+                # (a question says nothing is done: "is the taxi booked?")
                 # "Renewed the car insurance": the to-do's own verb, done
                 row, name = self._todo_by_past_verb(sent)
                 if row or name:
@@ -271,7 +281,9 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
-            if DONE.search(sent) or _done_words().search(sent):
+            if DONE.search(sent) or _done_words().search(sent) or (
+                    item.role == "user" and DONE_STATE.search(sent) and
+                    not NOT_YET.search(sent)):
                 row, name = self._matching_todo(sent)
                 if not (row or name) and len(item.text) <= 300:
                     # "Attached is the tax form. Done on my side.": the item says what is done

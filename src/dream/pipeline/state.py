@@ -111,7 +111,8 @@ class State:
           14 days), open to-dos and live notes that name one of the bundles' entities (an
           event's participants, words of the row) or share a content word with what the
           bundles' evidence says: one word for a row of up to three content words, two for
-          a longer one; an event also when a message names its date ("6 March").
+          a longer one; an event also when a message names its date ("6 March"), an open
+          to-do also when a message names a word of its title after the verb (its thing);
 
         A row the bundles neither name nor share words with stays out of the prompt: the
         sweep still compares the run's changes with the rows they could duplicate.
@@ -151,8 +152,10 @@ class State:
             if recent and (rec.get("date") in days or touches(rec, "title", "activity",
                                                                 "place")):
                 out.append(rec)
+        # an open to-do also when a message names what it is about, a word of its title
+        # after its verb ("Cake collected" bears on "Sort the cake from Konditor")
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
-                and touches(r, "title")]
+                and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said)]
         if self.standing():
             out.append(self.standing())
         out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]

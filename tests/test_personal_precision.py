@@ -1,0 +1,128 @@
+"""Precision rules for personal streams: what must not become a live record (an
+advertisement's dates, someone's cousin's wedding, a birthday's date on a plan, a warm
+word after a no) and the changes that must update the record they are about (a moved
+check-up, a to-do whose thing is said to be done). Cases worded for this file, in the
+languages where the rule has words; none is taken from a benchmark scenario."""
+
+from __future__ import annotations
+
+import pytest
+from test_personal_plans import events, me, rules, they
+from test_rules import _events, _row
+
+from dream.items import Item
+from dream.kinds.records import FieldValue, Record
+from dream.pipeline.bundle import Bundle
+from dream.pipeline.state import State
+
+
+# -- an advertisement offers its dates to everyone: no plan -----------------------------------
+@pytest.mark.parametrize("sender, text", [
+    ("Riverside Cinema", "Late-night screening of Alien on Friday 22 May 2026 at 21:00, "
+                         "followed by a talk.\n\nBook now, seats are limited."),
+    ("Weingut Keller", "Unsere Weinprobe am Samstag, 23. Mai 2026 um 19 Uhr im Gewölbekeller. "
+                       "Jetzt buchen!"),
+    ("Le Comptoir", "Dîner dégustation le samedi 23 mai 2026 à 20h. Places limitées, "
+                    "réservez vite !"),
+    ("Casa Lola", "Cena con flamenco el sábado 23 de mayo de 2026 a las 21:00. Plazas "
+                  "limitadas."),
+])
+def test_an_advertisement_starts_no_plan(sender, text):
+    assert events([they(sender, text)]) == {}
+
+
+def test_a_booking_mail_without_an_offer_is_still_a_plan():
+    (ev,) = events([they("Riverside Cinema", "This confirms your booking: Alien on Friday "
+                                             "22 May 2026 at 21:00, screen 2.")]).values()
+    assert ev["date"] == "2026-05-22" and ev["status"] == "confirmed"
+
+
+# -- a move reaches the plan it names, whatever its old day; a 24-hour time stays -------------
+def test_a_clinic_moving_a_check_up_updates_it():
+    row = _row("R1", "check-up-hill-clinic-2026-05-12", activity="check-up",
+               title="Check-up with Hill Clinic", date="2026-05-12", time="09:00",
+               participants="Hill Clinic", status="confirmed")
+    out = events([me("Could we move my check-up to later that week?", stream="mail:1"),
+                  they("Hill Clinic", "No problem. We have moved your check-up to Thursday "
+                                      "14 May 2026 at 15:20, same clinic.", stream="mail:1")],
+                 [row])
+    assert list(out) == ["R1"]
+    assert (out["R1"]["date"], out["R1"]["time"]) == ("2026-05-14", "15:20")
+
+
+# -- an invitation waits for the answer; a no stays a no ---------------------------------------
+def test_an_invitation_that_asks_is_not_yet_a_plan():
+    assert events([they("Ola", "Quiz night is back: Wednesday 13 May, 7pm, at the Fox. "
+                               "Coming?")]) == {}
+
+
+@pytest.mark.parametrize("no", [
+    "ah I can't that week, I'm away for work 😩 next one for sure!",
+    "can't this time, sorry! Next one definitely, sounds great",
+])
+def test_a_warm_word_after_a_no_does_not_make_it_a_yes(no):
+    out = events([they("Ola", "Quiz night is back: Wednesday 13 May, 7pm, at the Fox. Coming?"),
+                  me(no)])
+    assert all(ev.get("status") != "confirmed" for ev in out.values())
+
+
+# -- someone's relative's event and a birthday are no plans of the user's ---------------------
+def test_a_cousins_wedding_in_a_group_is_theirs():
+    group = "chat-crew"
+    out = events([they("Sam", "depends on the weekend, my cousin's wedding is on the 16th",
+                       stream=group),
+                  they("Jo", "ha the suit", stream=group),
+                  me("Ok proposal: Saturday 9 May, 10:00 at the Castle climbing wall",
+                     stream=group),
+                  they("Jo", "in", stream=group), they("Sam", "in", stream=group)])
+    assert not any("wedding" in (ev.get("title", "") + ev.get("activity", "")).lower()
+                   for ev in out.values())
+
+
+def test_an_ordinal_age_is_a_birthday_not_a_plans_day():
+    ops = rules([they("Ola", "Drinks at the Fox on Wednesday 13 May at 7pm?"),
+                 me("Count me in"),
+                 they("Ola", "Also, top secret: it's Kai's 30th on 3 June, keep it quiet")])
+    wiki = [o for o in ops if o["op"] == "wiki.fill"]
+    assert {f["name"]: f["value"] for f in wiki[0]["fields"]}["birthday"] == "--06-03"
+    (ev,) = _events(ops).values()
+    assert ev["date"] == "2026-05-13" and ev["status"] == "confirmed"
+
+
+# -- a to-do's thing said to be in its done state closes it ------------------------------------
+def _open_todo(title: str) -> dict:
+    return {"handle": "R1", "kind": "todo", "key": "t", "fields": {"title": title,
+                                                                  "status": "open"}}
+
+
+@pytest.mark.parametrize("said", [
+    "airport taxi is booked, pick-up at 7 on Friday",
+    "Taxi to the airport sorted 👍",
+])
+def test_the_thing_of_a_todo_said_done_closes_it(said):
+    out = rules([me(said, at="2026-05-06T10:00:00Z")], [_open_todo("Book the airport taxi")])
+    assert [o["row"] for o in out if o["op"] == "todo.close"] == ["R1"]
+
+
+@pytest.mark.parametrize("said", [
+    "the airport taxi isn't booked yet",
+    "I still need to get the airport taxi booked",
+    "is the airport taxi booked?",
+])
+def test_a_thing_not_yet_done_closes_nothing(said):
+    out = rules([me(said, at="2026-05-06T10:00:00Z")], [_open_todo("Book the airport taxi")])
+    assert not [o for o in out if o["op"] == "todo.close"]
+
+
+# -- a message naming a to-do's thing shows that to-do to the run --------------------------------
+def test_a_message_naming_the_thing_of_an_open_todo_touches_it():
+    fv = FieldValue("Sort the cake from the bakery on Mill Street", "2026-05-04T10:00:00Z",
+                    ["i1"], "r1", "propose")
+    todo = Record("todo", "sort-the-cake", {"title": fv, "status": FieldValue(
+        "open", "2026-05-04T10:00:00Z", ["i1"], "r1", "propose")})
+    state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
+    item = Item(seq=1, id="i2", source="jsonl", ref="", stream="chat", project_key=None,
+                author="Robin", role="user", said_at="2026-05-09T16:00:00Z",
+                text="Cake collected, it's huge", tool_name=None, is_error=None,
+                kind="statement", evidence=True, entities=())
+    assert state.touched([Bundle("B1", [item])]) == [todo]
