@@ -126,3 +126,32 @@ def test_a_message_naming_the_thing_of_an_open_todo_touches_it():
                 text="Cake collected, it's huge", tool_name=None, is_error=None,
                 kind="statement", evidence=True, entities=())
     assert state.touched([Bundle("B1", [item])]) == [todo]
+
+
+# -- a diet someone states about themselves, in four languages ----------------------------------
+@pytest.mark.parametrize("text, value", [
+    ("fyi I'm coeliac, so no pizza place for me", "coeliac (no gluten)"),
+    ("Kurz zu mir: ich bin seit März Veganerin.", "Veganerin (vegan)"),
+    ("je suis intolérante au lactose, pas de fromage pour moi", "intolérante au lactose "
+                                                                 "(lactose intolerant)"),
+    ("ojo, soy celíaca 🙏", "celíaca (coeliac, no gluten)"),
+])
+def test_a_diet_said_of_oneself_is_a_standing_fact(text, value):
+    (op,) = [o for o in rules([me(text)]) if o["op"] == "standing.set"]
+    assert {f["name"]: f["value"] for f in op["fields"]} == {"diet": value}
+
+
+def test_someone_elses_diet_goes_on_their_page():
+    ops = rules([they("Gemma", "btw I'm coeliac so can we skip the sandwich place")])
+    wiki = [{f["name"]: f["value"] for f in o["fields"]} for o in ops if o["op"] == "wiki.fill"]
+    assert {"name": "Gemma", "diet": "coeliac (no gluten)"} in wiki
+
+
+@pytest.mark.parametrize("text", [
+    "I'm in 🙌 vegetarian options there are great",
+    "my sister is vegan, can we pick somewhere with options?",
+    "I'm not vegetarian any more",
+    "Wie wäre es mit einem vegetarischen Kochkurs am Samstag?",
+])
+def test_food_someone_else_and_a_negation_state_no_diet(text):
+    assert not [o for o in rules([me(text)]) if o["op"] == "standing.set"]

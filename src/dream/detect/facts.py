@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from dream.detect import diets
 from dream.detect.cues import english_cues
 from dream.detect.finding import Finding
 from dream.detect.prose import clean
@@ -124,6 +125,9 @@ def standing(item: Item) -> list[Finding]:
             # "I'm allergic to ..." revise the same fact
             name = _SAME_FACT.get(name, name)
             out.append(Finding("standing", {name: value}, [item.id]))
+    eaten = diets.diet(item.text)
+    if eaten and not any("diet" in f.fields for f in out):
+        out.append(Finding("standing", {"diet": eaten}, [item.id]))
     return out
 
 

@@ -97,6 +97,21 @@ _NOT_THIS_PLACE = re.compile(
 # "LHR -> JFK"; its place is where it goes
 _ROUTE = re.compile(r"[A-Z][\w'.-]*(?:\s+[\w'.-]+){0,4}?\s*(?:\d{1,2}[:h.]\d\d\s*)?"
                     r"(?:→|->|⇒|➔|⟶)\s*(?P<to>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})")
+# "on the Tuesday night" (English): the Tuesday of a trip or week talked about before
+_THE_WEEKDAY = re.compile(r"\bthe (?:monday|tuesday|wednesday|thursday|friday|saturday|"
+                          r"sunday)\b", re.I)
+_YES_FOR = re.compile(r"\b(?:count (?:me|us) in|i'?m in|we'?re in|i'?m up|up) for "
+                      r"(?:the )?([^.!?,;\n]{2,40})", re.I)
+
+
+def _names_plan(words: str, plan: Plan) -> bool:
+    """Whether ``words`` name the plan: its kind, place, title or someone in it."""
+    said = {w.lower() for w in re.findall(r"[^\W\d_]{3,}", words)}
+    own = " ".join([plan.activity, plan.fields.get("place", ""), plan.fields.get("title", ""),
+                    *plan.participants]).lower()
+    return any(w in own for w in said)
+
+
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 # the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
 _NOT_THIS_TIME = re.compile(
@@ -152,6 +167,8 @@ class PlanReader:
             # "closed until 24 June", "refunds until 31 July": when something ends, no plan's day
             date = find_date(UNTIL.sub(" ", clause), said)
             clock = find_time(UNTIL.sub(" ", clause))
+            if date and _THE_WEEKDAY.search(clause) and weekday_only(clause) is not None:
+                date = None     # "on the Tuesday night": the Tuesday of something else
             places = venues(clause)
             # ("Offsite is confirmed": the event itself, no place)
             places += [p for p in (place_name(m[1]) for m in BOOKED_PLACE.finditer(clause))
@@ -411,6 +428,13 @@ class PlanReader:
             if status in ("declined", "cancelled"):
                 said_no.add(id(plan))
             elif status == "confirmed" and id(plan) in said_no:
+                status = None
+            # a yes that names what it is for ("Count me in for Lisbon") is a yes to that,
+            # not to a plan of another name ("I'm up for it" names nothing)
+            yes_for = _YES_FOR.search(clause)
+            if status == "confirmed" and yes_for and yes_for[1][:1].isupper() and \
+                    not activity_of(yes_for[1]) and \
+                    not _names_plan(yes_for[1], plan):
                 status = None
             if status == "cancelled" and plan.fields.get("status") == "declined":
                 status = None               # the venue confirming the user's cancellation
