@@ -155,3 +155,31 @@ def test_someone_elses_diet_goes_on_their_page():
 ])
 def test_food_someone_else_and_a_negation_state_no_diet(text):
     assert not [o for o in rules([me(text)]) if o["op"] == "standing.set"]
+
+
+# -- a change that more than one live plan could be about is asked, not guessed -----------------
+def test_a_change_two_plans_could_be_about_becomes_questions():
+    rows = [_row("R1", "dinner-tom-2026-05-08", title="Dinner with Tom", activity="dinner",
+                 date="2026-05-08", time="19:00", participants="Tom", status="confirmed"),
+            _row("R2", "climbing-tom-2026-05-09", title="Climbing with Tom",
+                 activity="climbing", date="2026-05-09", time="10:00", participants="Tom",
+                 status="confirmed")]
+    ops = rules([they("Tom", "heads up, we now start at 11:00", stream="sms-tom",
+                      at="2026-05-06T09:00:00Z")], rows)
+    assert not [o for o in ops if o["op"] == "event.upsert"]
+    asked = [{f["name"]: f["value"] for f in o["fields"]} for o in ops
+             if o["op"] == "question.ask"]
+    assert {q["about"] for q in asked} == {"events/dinner-tom-2026-05-08.md",
+                                          "events/climbing-tom-2026-05-09.md"}
+    assert all(q["ask"] == "value" and q["field"] == "time" and "11:00" in q["options"]
+               for q in asked)
+    assert "Dinner with Tom" in next(q["text"] for q in asked if "dinner" in q["about"])
+
+
+def test_a_change_one_plan_fits_still_updates_it():
+    rows = [_row("R1", "dinner-tom-2026-05-08", title="Dinner with Tom", activity="dinner",
+                 date="2026-05-08", time="19:00", participants="Tom", status="confirmed")]
+    ops = rules([they("Tom", "heads up, we now start at 20:00", stream="sms-tom",
+                      at="2026-05-06T09:00:00Z")], rows)
+    assert not [o for o in ops if o["op"] == "question.ask"]
+    assert _events(ops)["R1"]["time"] == "20:00"

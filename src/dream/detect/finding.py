@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 # the kinds of finding, and the record each one becomes in a dream run
 KINDS = ("correction", "directive", "preference", "command", "failure", "thread", "decision",
-         "event", "todo", "todo_done", "standing", "wiki")
+         "event", "todo", "todo_done", "standing", "wiki", "question")
 NOTE_KINDS = ("correction", "directive", "preference", "failure", "command", "thread",
               "decision")
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dream.detect import facts, todos
+from dream.detect import facts, todos, unclear
 from dream.detect.cues import english_cues, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
@@ -134,6 +134,8 @@ class PlanReader:
     seen: dict[str, int] = field(default_factory=dict)    # stream -> messages read in it
     plans: list[Plan] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
+    questions: list[Finding] = field(default_factory=list)   # asked instead of a guess
+    unclear: list[dict[str, Any]] = field(default_factory=list)  # rows a change could be about
 
     def read(self, item: Item, text: str) -> None:
         """Follow the plans one statement or message talks about."""
@@ -248,6 +250,13 @@ class PlanReader:
                     # in this conversation (or of the place named), never a guess
                     last = self._moved_row(author, found + sorted(self.talking.get(stream, ())),
                                            place, stream)
+                    if last is None and moved and self.unclear and status is None:
+                        # "we now start at 10" with two live plans it could be about: ask
+                        change = {k: v for k, v in (("date", date), ("time", clock),
+                                                    ("place", place)) if v}
+                        self.questions += unclear.which_plan(
+                            self.unclear, change, author or "You", clause, item.id)
+                        continue
                 if last is None or not (date or clock or status or place) or \
                         ((todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause)) and
                          status is None) or \
@@ -729,7 +738,7 @@ class PlanReader:
         about: the only one whose participants or place the message names. None when
         there is none or more than one (the change is not guessed onto a plan)."""
         named = {p.lower() for p in [author or "", *people] if p}
-        hits = []
+        hits: list[dict[str, Any]] = []
         for row in self.rows:
             f = row["fields"]
             if row["kind"] != "event" or f.get("status") in ("declined", "cancelled"):
@@ -737,6 +746,7 @@ class PlanReader:
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
             if (named & parts) or (place and same_place(f.get("place"), place)):
                 hits.append(row)
+        self.unclear = hits if len(hits) > 1 else []
         if len(hits) != 1:
             return None
         f = hits[0]["fields"]
@@ -864,4 +874,9 @@ class PlanReader:
                 fields = dict(fields)
                 if fields:
                     self.found.append(Finding("event", fields, [handle], name=name, row=row))
+        asked: set[str | None] = set()
+        for question in self.questions:     # one question per record and field
+            if question.name not in asked:
+                asked.add(question.name)
+                self.found.append(question)
         return self.found

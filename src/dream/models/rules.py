@@ -43,7 +43,7 @@ OPS = {"correction": "note.add", "directive": "note.add", "preference": "note.ad
        "failure": "note.add", "command": "note.add", "thread": "note.add",
        "decision": "note.add", "event": "event.upsert",
        "todo": "todo.open", "todo_done": "todo.close", "standing": "standing.set",
-       "wiki": "wiki.fill"}
+       "wiki": "wiki.fill", "question": "question.ask"}
 
 
 def _op(op: str, evidence: list[str], fields: dict[str, str], name: str | None = None,
