@@ -183,3 +183,21 @@ def test_a_change_one_plan_fits_still_updates_it():
                       at="2026-05-06T09:00:00Z")], rows)
     assert not [o for o in ops if o["op"] == "question.ask"]
     assert _events(ops)["R1"]["time"] == "20:00"
+
+
+# -- a new job, said as German, French and Spanish say it ---------------------------------------
+@pytest.mark.parametrize("text, employer", [
+    ("Kleine Neuigkeit: ich wechsle zum 1. März zu Bosch nach Stuttgart", "Bosch"),
+    ("Je commence chez Decathlon lundi !", "Decathlon"),
+    ("¡Empiezo en Mercadona el lunes!", "Mercadona"),
+])
+def test_a_new_job_in_three_languages_is_the_speakers_employer(text, employer):
+    ops = rules([they("Kim", text)])
+    wiki = [{f["name"]: f["value"] for f in o["fields"]} for o in ops if o["op"] == "wiki.fill"]
+    assert {"name": "Kim", "work": employer} in wiki
+
+
+@pytest.mark.parametrize("text", ["Je commence à Paris lundi", "Empiezo a las 9 mañana",
+                                  "je commence avec Marie demain"])
+def test_starting_somewhere_or_at_a_time_is_no_job(text):
+    assert not [o for o in rules([they("Kim", text)]) if o["op"] == "wiki.fill"]

@@ -47,11 +47,21 @@ _STANDING = [
     # "I'm joining Helix Bio as staff engineer", "I'm joining Acme in June"
     (re.compile(r"\b[Ii](?:'m| am) (?:joining|starting at|moving to a job at) (" + _CAPS +
                 r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "employer"),
+    # a new job said the way German, French and Spanish say it: "ich wechsle zum 1.7. zur
+    # Deutschen Bahn" (the French and Spanish ones are read as said: _AS_SAID)
+    (re.compile(r"\b[Ii]ch wechsle\b[^!?\n]{0,30}?\b(?:zu|zur|zum) (?:der |den |dem )?(" +
+                _CAPS + r")"), "employer"),
     (re.compile(r"\b[Ii] live in ([A-Z][\w .'-]{1,60}?)(?=[.,;!?\n]|$| and | with )"), "home"),
     (re.compile(r"\b(?:[Ii] work|[Ii]'?m working|[Ii] am working) (?:at|for) "
                 r"([A-Z][\w&.' -]{1,60}?)(?=[.,;!?\n]|$| and | as | since )"),
      "employer"),
     (re.compile(r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian)\b", re.I), "diet"),
+]
+# read before the cue words, whose "chez", "à" and "en" are places: "je commence chez
+# Decathlon lundi", "empiezo en Telefónica el lunes" (not "je commence à Paris")
+_AS_SAID = [
+    (re.compile(r"\b(?:[Jj]e (?:commence|démarre|rejoins) chez|[Ee]mpiezo(?: a trabajar)? en|"
+                r"[Cc]omienzo(?: a trabajar)? en) (" + _CAPS + r")"), "employer"),
 ]
 _NOT_NAME_VALUE = {w.lower() for w in ("übrigens", "also", "dann", "heute", "morgen", "aber",
                                        "und", "oh", "ah", "bon", "alors", "pues", "bueno",
@@ -110,8 +120,9 @@ def standing(item: Item) -> list[Finding]:
     """Standing facts a person states about themselves ("my X is Y", "I live in ...")."""
     out: list[Finding] = []
     text = english_cues(item.text)
-    for rx, fact in _STANDING:
-        for m in rx.finditer(text):
+    for rx, fact, said in [(rx, fact, text) for rx, fact in _STANDING] + \
+            [(rx, fact, item.text) for rx, fact in _AS_SAID]:
+        for m in rx.finditer(said):
             if fact is None:
                 key, value = m[1].lower(), m[2]
                 if value.split()[0].lower() in _NOT_NAME_VALUE or (
