@@ -201,3 +201,18 @@ def test_a_new_job_in_three_languages_is_the_speakers_employer(text, employer):
                                   "je commence avec Marie demain"])
 def test_starting_somewhere_or_at_a_time_is_no_job(text):
     assert not [o for o in rules([they("Kim", text)]) if o["op"] == "wiki.fill"]
+
+
+# -- a move said first in the day's messages reaches the plan of the people who write there -----
+def test_a_german_move_said_before_anyone_answers_moves_the_groups_plan():
+    row = _row("R1", "barbecue-stadtpark-2026-05-16", title="Grillen – Stadtpark",
+               activity="barbecue", date="2026-05-16", time="18:00", place="Stadtpark",
+               participants="Felix", status="confirmed")
+    out = events([me("Für Samstag ist Regen angesagt. Wir verschieben auf Sonntag, den 17. Mai, "
+                     "gleiche Uhrzeit.", stream="grill", at="2026-05-14T09:00:00Z"),
+                  they("Felix", "passt 👍", stream="grill", at="2026-05-14T09:05:00Z"),
+                  they("Mira", "Sonntag geht auch", stream="grill", at="2026-05-14T09:06:00Z"),
+                  me("Grill ist abgeholt und steht bei mir im Flur ✅", stream="grill",
+                     at="2026-05-15T17:00:00Z")], [row])
+    assert (out["R1"]["date"], out["R1"].get("time", "18:00")) == ("2026-05-17", "18:00")
+    assert "place" not in out["R1"]       # where the grill stands is no plan's place

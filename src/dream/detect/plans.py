@@ -130,6 +130,7 @@ class PlanReader:
     groups: set[str] = field(default_factory=set)       # streams where several others talk
     speakers: set[str] = field(default_factory=set)     # people who write in the call
     talking: dict[str, set[str]] = field(default_factory=dict)   # stream -> others in it
+    members: dict[str, set[str]] = field(default_factory=dict)   # stream -> others in the call
     dated: dict[str, str] = field(default_factory=dict)   # stream -> last message with a when
     seen: dict[str, int] = field(default_factory=dict)    # stream -> messages read in it
     plans: list[Plan] = field(default_factory=list)
@@ -237,8 +238,10 @@ class PlanReader:
                     re.search(r"\bpostpone", clause, re.I):
                 status = None       # "postponed to Friday": moved, not cancelled
             moved = moved and status != "cancelled"
-            if activity is None and facts.tells_birthday(clause):
-                continue        # "it's Dev's 40th on 3 November": a birthday, a fact
+            if activity is None and (facts.tells_birthday(clause) or (
+                    todos.says_done(clause) and not CONFIRM.search(clause))):
+                continue        # "it's Dev's 40th on 3 November": a birthday, a fact; "Grill
+                #                 ist abgeholt und steht bei mir im Flur ✅": a task done
             if activity is None:
                 # a clause without an activity only continues the plan being talked about:
                 # in the same thread, shortly after, and saying so (a status, a reference,
@@ -248,8 +251,11 @@ class PlanReader:
                                      (date or clock or place) or status):
                     # a change or a yes/no days later: the one live event of the people
                     # in this conversation (or of the place named), never a guess
-                    last = self._moved_row(author, found + sorted(self.talking.get(stream, ())),
-                                           place, stream)
+                    # (the people of the conversation: all who write in it in this call,
+                    # also after this message: "we're moving it to Sunday" opens a day)
+                    last = self._moved_row(author, found + sorted(
+                        self.talking.get(stream, set()) | self.members.get(stream, set())),
+                        place, stream)
                     if last is None and moved and self.unclear and status is None:
                         # "we now start at 10" with two live plans it could be about: ask
                         change = {k: v for k, v in (("date", date), ("time", clock),

@@ -185,6 +185,15 @@ def _accept_words() -> re.Pattern[str]:
                       r")(?![\w'])", re.I)
 
 
+_DONE_MARK = re.compile(r"✅|✔️|☑️|\b(?:done|erledigt|c'est fait|hecho|listo)\b", re.I)
+
+
+def says_done(sentence: str) -> bool:
+    """Whether a sentence marks a task done ("✅", "erledigt", "done"); a booking's own
+    words ("reserviert", "booked") confirm a plan and are not read here."""
+    return bool(_DONE_MARK.search(sentence))
+
+
 @cache
 def _done_words() -> re.Pattern[str]:
     phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]

@@ -102,7 +102,8 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     speakers |= {n for items in bundles for i in items if i.evidence and
                  i.role in ("user", "other") for n in person_names(i.text)}
     groups = {s for s, who in others.items() if len(who) >= 2}
-    plans = PlanReader(rows=rows, known_names=known, speakers=speakers, groups=groups)
+    plans = PlanReader(rows=rows, known_names=known, speakers=speakers, groups=groups,
+                       members=others)
     todos = TodoReader(rows=rows, groups=groups, user_names=mine - {"me", "user"})
     out: list[Finding] = []
     coding_items: list[Item] = []
