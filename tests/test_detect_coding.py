@@ -798,3 +798,14 @@ def test_a_tool_the_project_runs_names_one_rule_said_in_two_sessions_and_its_sho
     assert len(titles) == 2, titles
     assert any("nimble" in t and "zigmod" in t for t in titles)
     assert any("lintcheck" in t for t in titles)
+
+
+def test_a_rule_said_again_by_its_name_and_how_often_joins_the_rule_it_names():
+    notes = _run(_session("codex-1", [
+        ("user", "fix the rounding"), ("assistant", "Running mvn."),
+        ("user", "dont use the system mvn, it's ancient. always ./mvnw from the repo root"),
+        ("assistant", "Ok."),
+        ("user", "mvn again?? I told you last week. ./mvnw. the wrapper. every single time.")]))
+    assert [(n["text"], n["said"]) for n in notes if n["type"] == "directive"] == [
+        ("Dont use the system mvn, it's ancient; always ./mvnw from the repo root.",
+         "2 times in 1 session")]

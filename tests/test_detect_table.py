@@ -126,6 +126,7 @@ TABLE = [
     # a rule said again by naming it and how often: the name is the rule
     ("ok, `make check`. always.", "directive", ["`make check` every time"]),
     ("tox?? I said every time.", "directive", ["Tox every time"]),
+    ("mvn again?? ./mvnw. the wrapper. every single time.", "directive", ["./mvnw every time"]),
     ("Thanks. Every time I run it, it breaks.", None, []),
     # code in backticks is one piece, whatever punctuation it holds
     ("Run `tox -e py312; tox -e lint` before every push.", "directive",

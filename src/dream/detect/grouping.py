@@ -123,8 +123,8 @@ def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset
     tools = _tools(first, programs) & _tools(b.text, programs)
     # a rule that names only the tool (and how often) is that tool's rule said again
     # ("always finish with rebar3 dialyzer" / "dialyzer?? I said every time")
-    named_only = len(words(core(b.text)) - _GENERIC - {"time"}) <= 1
-    return bool(tools) and (len(shared - _GENERIC) >= 2 or named_only)
+    named_only = len(words(core(b.text)) - GENERIC - {"time"}) <= 1
+    return bool(tools) and (len(shared - GENERIC) >= 2 or named_only)
 
 
 def _tools(sentence: str, programs: frozenset[str]) -> set[str]:
@@ -132,7 +132,7 @@ def _tools(sentence: str, programs: frozenset[str]) -> set[str]:
     return found | {w for w in re.findall(r"[a-z][\w+-]*", sentence.lower()) if w in programs}
 
 
-_GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
+GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
                       "sure", "every", "time"})
 
 

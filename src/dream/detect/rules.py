@@ -59,8 +59,13 @@ class RuleBook:
 
     def add(self, text: str, kind: str, item: Item) -> None:
         words = wording.words(wording.core(text))
+        # a rule that names only one thing (and how often) is the rule about it said again
+        # ("./mvnw every time" after "dont use the system mvn ...; always ./mvnw ...")
+        named = words - grouping.GENERIC - {"time"}
         for grp in self.groups:
-            if wording.same(wording.words(wording.core(grp[0].text)), words):
+            said = wording.words(wording.core(grp[0].text))
+            if wording.same(said, words) or len(named) == 1 and named <= wording.words(
+                    grp[0].text):
                 grp.append(Said(text, kind, item))
                 return
         self.groups.append([Said(text, kind, item)])
@@ -122,7 +127,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue                # "1. ask only once ..." offered as a choice: no rule
         if out and last == n - 1 and _taken(sent, out[-1][0]):
             continue                # the other half of the rule before it, already in it
-        again = _said_again(sent, sents[n - 1] if n else None)
+        again = _said_again(sent, sents[max(0, n - 2):n])
         if again:               # "dialyzer?? I said every time." -> "Dialyzer every time."
             if out and last == n - 1:
                 out.pop()
@@ -161,18 +166,24 @@ _ASKS = re.compile(r"^(?:what|why|how|who|where|when|which|is|are|can|could|do|d
                    r"|would|will)\b", re.I)
 
 
-def _said_again(sentence: str, before: str | None) -> str | None:
-    """A rule said again by naming it and how often: the short sentence before (at most four
-    words, no question) with "every time" ("mise exec. every time" -> "Mise exec every
-    time."); the rest of the sentence may only be about the user ("I should ...")."""
+def _said_again(sentence: str, before: list[str]) -> str | None:
+    """A rule said again by naming it and how often: the nearest of the two sentences before
+    that names something (at most four words, no question, no "the ..." that only describes
+    it) with "every time" ("mise exec. every time" -> "Mise exec every time.", "./mvnw. the
+    wrapper. every single time." -> "./mvnw every time."); the rest of the sentence may only
+    be about the user ("I should ...")."""
     m = _ONLY_HOW_OFTEN.match(wording.without_lead_in(sentence).strip())
-    if not m or before is None or m["rest"] and not re.match(r"^i\b", m["rest"], re.I):
+    if not m or m["rest"] and not re.match(r"^i\b", m["rest"], re.I):
         return None
-    what = wording.without_lead_in(noise.strip_paste(before)).strip(" ?!.,;:")
-    if not 0 < len(what.split()) <= 4 or _ASKS.match(what) or \
-            not wording.words(what) - {"thanks", "thank", "thx", "cheer", "yes", "yeah"}:
-        return None
-    return f"{what[0].upper()}{what[1:]} every time."
+    for said in reversed(before):
+        what = wording.without_lead_in(noise.strip_paste(said)).strip(" ?!,;:").rstrip(".")
+        if 0 < len(what.split()) <= 4 and not _ASKS.match(what) and not _DESCRIBES.match(what) \
+                and wording.words(what) - {"thanks", "thank", "thx", "cheer", "yes", "yeah"}:
+            return f"{what[0].upper()}{what[1:]} every time."
+    return None
+
+
+_DESCRIBES = re.compile(r"^(?:the|a|an|this|that|my|your|our|it)\b", re.I)
 
 
 def _taken(sentence: str, rule: str) -> bool:
