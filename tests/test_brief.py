@@ -77,3 +77,17 @@ def test_an_event_line_never_repeats_what_its_title_names():
     lines = section(st, "Coming up")
     assert lines[0].startswith("- 2026-03-12: Dental check-up with Smile Dental (confirmed)")
     assert lines[1].startswith("- 2026-03-13: Dinner with Jordan and Sam (proposed)")
+
+
+def test_a_long_rule_line_stays_within_240_characters_with_its_count():
+    rec = Record("note", "long-rule", version=1)
+    for name, value in (("text", "Always finish with the checker " + "and more words " * 15
+                         + "before you say it is done."), ("type", "directive"),
+                        ("said", "2 times in 2 sessions")):
+        rec.fields[name] = FieldValue(value, "2026-03-01T10:00:00Z", ["e1"], "run", "propose")
+    st = State(Scope(store=None, root="projects/shop", project_key="shop-1",  # type: ignore[arg-type]
+                     name="shop"), commit=None)
+    st.records[(rec.kind, rec.key)] = rec
+    [line] = [ln for ln in render_brief(st).splitlines() if "times in" in ln]
+    shown = line[2:line.rindex(" [")]           # without "- " and the record link
+    assert len(shown) <= 240 and shown.endswith("… (2 times in 2 sessions)")

@@ -152,7 +152,7 @@ def _note_line(rec: Record) -> str:
     text = one_line(rec.get("text") or rec.title)
     if rec.get("type") in USERS_WORDS:
         text = the_users(text)     # read later by an agent, "I prefer" would be its own
-    text = _clip(text, 240)
+    text = _clip(text, 240 - (len(extra) + 3 if extra else 0))    # the line, count included
     return f"- {text}{f' ({extra})' if extra else ''} {_link(rec)}"
 
 
