@@ -265,6 +265,7 @@ def test_revert_a_dream_by_run_and_a_commit_by_sha(dream, home):
     assert not (home["notes"] / "user/z.md").exists()
     unknown = dream("revert", "no-such-run", ok=False)
     assert unknown.exit_code == 1 and "neither a run" in unknown.output
+    assert "give a run id from 'dream runs'" in unknown.output     # a command to run
 
 
 def test_dream_from_a_linked_worktree_uses_the_same_lock(dream, home, tmp_path, monkeypatch):

@@ -60,8 +60,8 @@ def revert(app: App, commit_or_run: str) -> Reverted:
         targets = _targets(stores, commit_or_run)
         if not targets:
             raise UnknownCommit(f"'{commit_or_run}' is neither a run with commits nor a commit "
-                                "in any store", "give a run id from 'git log' trailers "
-                                "(Dream-Run) or a commit sha")
+                                "in any store", "give a run id from 'dream runs' or the "
+                                "sha of a commit in a store 'dream stores list' shows")
         for store, _shas in targets:
             dirty = store.repo.changed_files()
             if dirty:  # git revert would stage them, and a failed revert would reset them away
