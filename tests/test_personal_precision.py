@@ -216,3 +216,42 @@ def test_a_german_move_said_before_anyone_answers_moves_the_groups_plan():
                      at="2026-05-15T17:00:00Z")], [row])
     assert (out["R1"]["date"], out["R1"].get("time", "18:00")) == ("2026-05-17", "18:00")
     assert "place" not in out["R1"]       # where the grill stands is no plan's place
+
+
+# -- a birthday told with "son", "her", "sein", "su" is the celebrated person's ---------------------
+@pytest.mark.parametrize("first, second, person, value", [
+    ("Pour les 30 ans de Camille j'ai réservé au Bouillon samedi", "pour info son anniversaire "
+     "c'est le 9 octobre", "Camille", "--10-09"),
+    ("Surprise for Kai's 30th on Saturday!", "fyi her birthday is on 3 June", "Kai", "--06-03"),
+    ("Oma wird 80, wir feiern im Garten", "Ihr Geburtstag ist am 14. März", "Oma", "--03-14"),
+    ("Hacemos algo para los 40 de Javi?", "su cumple es el 4 de mayo", "Javi", "--05-04"),
+])
+def test_a_birthday_told_with_a_possessive_goes_to_the_celebrated_person(first, second,
+                                                                        person, value):
+    ops = rules([they("Ola", first), they("Ben", second)])
+    wiki = [{f["name"]: f["value"] for f in o["fields"]} for o in ops if o["op"] == "wiki.fill"]
+    assert {"name": person, "birthday": value} in wiki
+
+
+def test_a_possessive_birthday_with_nobody_celebrated_goes_nowhere():
+    ops = rules([they("Ola", "lunch on Friday?"), they("Ben", "her birthday is on 3 June")])
+    assert not [o for o in ops if o["op"] == "wiki.fill"]
+
+
+@pytest.mark.parametrize("text, person, value", [
+    ("Et n'oublie pas que Papa (Gérard) fête ses 65 ans le 26 décembre", "Gérard", "--12-26"),
+    ("Javi celebra sus 40 el 3 de mayo", "Javi", "--05-03"),
+    ("Opa feiert seinen 80. am 3. Mai", "Opa", "--05-03"),
+])
+def test_an_age_celebrated_on_a_day_is_a_birthday(text, person, value):
+    ops = rules([they("Ola", text)])
+    wiki = [{f["name"]: f["value"] for f in o["fields"]} for o in ops if o["op"] == "wiki.fill"]
+    assert {"name": person, "birthday": value} in wiki
+
+
+def test_the_celebrated_person_is_remembered_over_other_talk():
+    ops = rules([they("Ola", "Pour les 30 ans de Camille j'ai réservé samedi à 20h"),
+                 they("Lucie", "trop bien !!"), they("Théo", "je suis allergique au kiwi"),
+                 they("Lucie", "pour info son anniversaire c'est le 9 octobre")])
+    wiki = [{f["name"]: f["value"] for f in o["fields"]} for o in ops if o["op"] == "wiki.fill"]
+    assert {"name": "Camille", "birthday": "--10-09"} in wiki

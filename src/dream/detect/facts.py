@@ -180,8 +180,8 @@ def birthdays(item: Item) -> list[Finding]:
             seen.add(author)
             out.append(Finding("wiki", {"name": author, "birthday": when}, [item.id],
                                name=author))
-    for rx in _BIRTHDAY:
-        for m in rx.finditer(text):
+    for rx, said_in in [(rx, text) for rx in _BIRTHDAY] + [(_AGE_ON, item.text)]:
+        for m in rx.finditer(said_in):
             person = m[1]
             if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen or \
                     is_date_word(person.split()[0]):
@@ -195,6 +195,50 @@ def birthdays(item: Item) -> list[Finding]:
     return out
 
 
+# a person whose age or birthday a message names: "les 30 ans de Camille", "Léa's 30th",
+# "Oma wird 80", "Javi cumple 40", "for Dev's birthday"
+_CELEBRATED = [
+    re.compile(r"\bles \d{1,3} ans d[e'] ?" + _PERSON),
+    re.compile(r"\blos \d{1,3}(?: años)? de " + _PERSON),
+    re.compile(_PERSON + r"(?:'s|’s) (?:\d{1,3}(?:st|nd|rd|th) )?birthday\b"),
+    re.compile(_PERSON + r"(?:'s|’s) \d{1,3}(?:st|nd|rd|th)\b"),
+    re.compile(_PERSON + r"s \d{1,3}\. birthday\b"),
+    re.compile(_PERSON + r" (?:wird|turns|cumple|fête ses) \d{1,3}\b"),
+    re.compile(r"\bbirthday (?:de|d'|von|of|del)\s*" + _KIN + _PERSON),
+]
+# a birthday told with a possessive: "son anniversaire c'est le 9 octobre", "her birthday is
+# on the 3rd", "sein Geburtstag ist am 3. Mai", "su cumple es el 4 de mayo" (read after the
+# cue words: "birthday")
+_THEIR_BIRTHDAY = re.compile(
+    r"\b(?:son|sa|sein|seinen|ihr|ihren|su|his|her|their) birthday,?\s+(?:c'est |est |ist |es |"
+    r"is |'s |falls |fällt )?(?:le |am |el |on )?((?:[^.;!?\n]|\.(?=\s*\w)){2,40})", re.I)
+
+
+def celebrated(text: str) -> str | None:
+    """The one person whose age or birthday ``text`` names, or None."""
+    text = english_cues(text)
+    found = {m[1] for rx in _CELEBRATED for m in rx.finditer(text)
+             if m[1].split()[0].lower() not in _NOT_NAME_VALUE}
+    return found.pop() if len(found) == 1 else None
+
+
+def their_birthday(item: Item, person: str | None) -> list[Finding]:
+    """A birthday told with a possessive, on the page of ``person`` (the one the message or
+    the one before it in the conversation celebrates); nothing without one."""
+    if not person:
+        return []
+    m = _THEIR_BIRTHDAY.search(english_cues(item.text))
+    when = birthday_value(m[1], parse_when(item.said_at)) if m else None
+    return [Finding("wiki", {"name": person, "birthday": when}, [item.id], name=person)] \
+        if when else []
+
+
+# an age celebrated on a day, read as said (the cue words make "fête" a party): "Papa
+# (Gérard) fête ses 65 ans le 26 décembre", "Opa feiert am 3. Mai seinen 80.", "Javi celebra
+# sus 40 el 3 de mayo"
+_AGE_ON = re.compile(_PERSON + r"\)? (?:fête ses \d{1,3} ans|celebra sus \d{1,3}(?: años)?|"
+                     r"feiert (?:seinen|ihren) \d{1,3}\.(?: Geburtstag)?) ((?:le|el|am) "
+                     r"(?:[^.;!?\n]|\.(?=\s*\w)){2,30})")
 _OWN_SLOTS = {"allergies": "allergies", "employer": "work", "home": "home", "diet": "diet"}
 
 

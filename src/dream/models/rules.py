@@ -107,6 +107,7 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     todos = TodoReader(rows=rows, groups=groups, user_names=mine - {"me", "user"})
     out: list[Finding] = []
     coding_items: list[Item] = []
+    celebrated: dict[str, str | None] = {}     # conversation -> whom it last celebrated
     for items in bundles:
         # in a conversation with other people, imperatives are said to them, not to an agent
         social = {i.stream for i in items if i.role == "other"}
@@ -128,6 +129,12 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
                 out += standing
             if item.role in ("user", "other"):
                 out += facts.wiki(item)
+                # "son anniversaire c'est le 9 octobre" after "les 30 ans de Camille": the
+                # birthday of the one person this message, or the conversation last, celebrates
+                here = facts.celebrated(item.text)
+                talk = conversation(item.stream)
+                out += facts.their_birthday(item, here or celebrated.get(talk))
+                celebrated[talk] = here or celebrated.get(talk)
                 if not coding:
                     out += todos.read(item)
                     plans.read(item, item.text)
