@@ -432,16 +432,8 @@ def real_projects(quick: bool) -> list[Project]:
     return out
 
 
-def sealed(folder: Path) -> bool:
-    """A sealed held-out set: the folder or one above it holds a ``SEALED`` file."""
-    folder = folder.resolve()
-    return any((p / "SEALED").is_file() for p in (folder, *folder.parents))
-
-
-def set_name_of(folder: Path) -> str:
-    folder = folder.resolve()
-    named = sealed(folder) or folder.parent.name.startswith("heldout_v")   # "coding" alone says nothing
-    return f"{folder.parent.name}_{folder.name}" if named else folder.name
+sealed = common.sealed
+set_name_of = common.set_name_of
 
 
 def scenario_projects(root: Path, set_name: str, quick: bool) -> list[Project]:

@@ -81,6 +81,20 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+def sealed(folder: Path) -> bool:
+    """A sealed held-out set: the folder or one above it holds a ``SEALED`` file."""
+    folder = folder.resolve()
+    return any((p / "SEALED").is_file() for p in (folder, *folder.parents))
+
+
+def set_name_of(folder: Path) -> str:
+    """The name a scenario set is reported by: a held-out set's keeps its version
+    ("heldout_v5_coding"), since "coding" alone says nothing."""
+    folder = folder.resolve()
+    named = sealed(folder) or folder.parent.name.startswith("heldout_v")
+    return f"{folder.parent.name}_{folder.name}" if named else folder.name
+
+
 def command_line() -> str:
     """The exact command that is running, as a person would retype it from the repo root."""
     script = Path(sys.argv[0])

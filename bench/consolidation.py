@@ -97,16 +97,8 @@ class Scenario:
         return any(d.is_dir() for d in self.days)
 
 
-def sealed(folder: Path) -> bool:
-    """A sealed held-out set: the folder or one above it holds a ``SEALED`` file."""
-    folder = folder.resolve()
-    return any((p / "SEALED").is_file() for p in (folder, *folder.parents))
-
-
-def set_name_of(root: Path) -> str:
-    root = root.resolve()
-    named = sealed(root) or root.parent.name.startswith("heldout_v")   # "coding" alone says nothing
-    return f"{root.parent.name}_{root.name}" if named else root.name
+sealed = common.sealed
+set_name_of = common.set_name_of
 
 
 def load_scenarios(only: str | None = None, root: Path = SCENARIOS) -> list[Scenario]:
