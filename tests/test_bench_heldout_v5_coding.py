@@ -1,5 +1,5 @@
-"""The held-out v5 coding set (sealed in session 6) is complete and loads as the benchmark
-expects; it stays sealed, so the benchmark reports it by aggregates only."""
+"""The held-out v5 coding set (sealed in session 6, dev (seen) since session 7) is complete and
+loads as the benchmark expects; unsealed, the benchmark may report its details."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ BENCH = REPO_ROOT / "bench"
 CODING = BENCH / "heldout_v5" / "coding"
 
 
-def test_heldout_v5_coding_is_sealed_and_loads_complete() -> None:
-    """12+ coding scenarios, sealed, in all three transcript formats (4+ Claude Code, 4+
+def test_heldout_v5_coding_is_unsealed_and_loads_complete() -> None:
+    """12+ coding scenarios, unsealed, in all three transcript formats (4+ Claude Code, 4+
     Codex, 3+ Pi, one mixing all three), each transcript valid JSON lines with one session
     per file, each gold in the held-out form, and 6+ scenarios with 2-3 sessions carrying
     review items."""
     sys.path.insert(0, str(BENCH))
     import coding_memory as cm
-    assert (CODING / "SEALED").is_file() and (CODING / "README.md").is_file()
-    assert cm.sealed(CODING) and cm.set_name_of(CODING) == "heldout_v5_coding"
+    assert not (CODING / "SEALED").exists() and (CODING / "README.md").is_file()
+    assert not cm.sealed(CODING) and cm.set_name_of(CODING) == "heldout_v5_coding"
     projects = cm.scenario_projects(CODING, "heldout_v5_coding", False)
     assert len(projects) >= 12
     by_format: dict[str, int] = {}

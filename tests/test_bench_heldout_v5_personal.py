@@ -1,6 +1,5 @@
-"""The sealed held-out v5 personal set is complete and loads as the benchmark expects, and
-its ideal proposals reach its gold. This test reads only structure and the scripted replay's
-aggregate figures; it prints no scenario's messages, gold or misses."""
+"""The held-out v5 personal set (sealed in session 6, dev (seen) since session 7) is complete,
+loads as the benchmark expects, and its ideal proposals reach its gold."""
 
 from __future__ import annotations
 
@@ -19,16 +18,16 @@ def _consolidation():
     return consolidation
 
 
-def test_heldout_v5_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
-    """22+ personal scenarios, sealed, in all four native formats (mbox, Slack export, text
+def test_heldout_v5_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
+    """22+ personal scenarios, unsealed, in all four native formats (mbox, Slack export, text
     chat exports, generic chat JSONL), 3+ each in German, French and Spanish, each with
     gold and not-live records, two or more days and ideal evidence quoting its own
     messages; the scripted provider replaying ideal.yaml scores precision 1.00, recall
     1.00, no duplicate, no wrong-live record and no failed run on every one; replaying
     only the first day of a few leaves not-live records live (the checks bite)."""
     c = _consolidation()
-    assert (ROOT / "SEALED").is_file() and (ROOT / "README.md").is_file()
-    assert c.sealed(ROOT) and c.set_name_of(ROOT) == "heldout_v5_personal"
+    assert not (ROOT / "SEALED").exists() and (ROOT / "README.md").is_file()
+    assert not c.sealed(ROOT) and c.set_name_of(ROOT) == "heldout_v5_personal"
     scenarios = c.load_scenarios(None, ROOT)
     assert len(scenarios) >= 22
     kinds: dict[str, int] = {}
