@@ -59,6 +59,45 @@ def test_a_run_left_for_review_is_promoted_or_discarded_by_a_person(dream, repo,
     assert again.exit_code == 1 and "already promoted" in again.output
 
 
+def test_a_reverted_run_says_reverted_and_by_which_commit(dream, repo, dream_home, tmp_path):
+    """After 'dream revert RUN' the runs view no longer calls the run promoted: it says
+    reverted and names the commit that rolled it back (table, show, --json); a run left
+    for review, promoted and then reverted says the same."""
+    dream("init")
+    notes = dream_home / "notes"
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    auto = run_json(dream, "--model", "rules")
+    assert json.loads(dream("runs", "show", auto["id"], "--json").output)["decision"] \
+        == "promoted"
+    said = dream("revert", auto["id"]).output
+    back = git(notes, "rev-parse", "HEAD")
+    assert f"run {auto['id']} is now marked reverted" in said
+    shown = json.loads(dream("runs", "show", auto["id"], "--json").output)
+    assert shown["decision"] == "reverted"
+    assert list(shown["details"]["reverted_by"].values()) == [back]
+    text = dream("runs", "show", auto["id"]).output
+    assert "promoted" not in text
+    assert "decision:       reverted" in text and f"reverted by:    {back[:12]}" in text
+    row = next(line for line in dream("runs").output.splitlines() if auto["id"] in line)
+    assert " reverted " in row and "promoted" not in row
+
+    stage(tmp_path, "cancel_rebook.jsonl")
+    waited = run_json(dream, "--model", "rules", "--apply", "review")
+    dream("runs", "promote", waited["id"])
+    dream("revert", waited["id"])
+    shown = json.loads(dream("runs", "show", waited["id"], "--json").output)
+    assert shown["decision"] == "reverted"
+    assert shown["details"]["reverted_by"] and shown["details"]["decision"] == "promoted"
+    assert json.loads(dream("runs", "show", auto["id"], "--json").output)["details"][
+        "reverted_by"] == {notes_id(dream_home): back}             # the first one is unchanged
+
+
+def notes_id(dream_home: Path) -> str:
+    text = (dream_home / "notes" / ".dream" / "store.toml").read_text()
+    return next(line.split("=", 1)[1].strip().strip('"') for line in text.splitlines()
+                if line.startswith("id"))
+
+
 def test_a_brief_rendered_on_both_sides_is_rendered_again_when_promoting(
         dream, repo, dream_home, tmp_path):
     """A note written while a run waits for review re-renders the brief on the main line,

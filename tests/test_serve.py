@@ -127,6 +127,16 @@ def test_run_page_shows_the_diff_and_escapes_text(app, server):
     assert get(server.url + "nothing-here")[0] == 404
 
 
+def test_run_page_says_a_reverted_run_was_reverted(app, server, dream):
+    runs = seed_runs(app, 1)
+    assert 'id="run-decision">promoted<' in get(server.url + "runs/" + runs[0]["id"])[2]
+    dream("revert", runs[0]["sha"])                 # by its commit: the run is marked too
+    back = app.notes_store().repo.head()
+    html = get(server.url + "runs/" + runs[0]["id"])[2]
+    assert f'id="run-decision">reverted</span> by <code>{back[:12]}</code>' in html
+    assert ">promoted<" not in html
+
+
 def test_empty_home_shows_no_runs(server):
     status, _, html = get(server.url)
     assert status == 200 and 'id="no-runs"' in html and "no runs yet" in html

@@ -28,6 +28,8 @@ class RunDetails:
     apply_mode: str | None = None                                    # auto | review
     decision: str | None = None                                      # promoted | discarded
     decided_at: str | None = None
+    reverted_by: dict[str, str] = field(default_factory=dict)        # store id -> revert commit
+    reverted_at: str | None = None
     promoted_heads: dict[str, str] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
     apply: dict[str, int] = field(default_factory=dict)
@@ -114,6 +116,23 @@ class Run:
         return self.kind == "dream" and d.apply_mode == "review" and bool(d.commits) \
             and not d.decision
 
+    @property
+    def decision(self) -> str:
+        """What became of the run: ``reverted`` once ``dream revert`` rolled its commit
+        back; else awaiting review, promoted or discarded (``--apply review``), promoted
+        (``--apply auto``), or why there is nothing to decide (dry run, running, failed,
+        no changes)."""
+        d = self.details
+        if self.status in ("priced", "running", "failed"):
+            return {"priced": "dry run"}.get(self.status, self.status)
+        if not self.commit:
+            return "no changes"
+        if d.reverted_by:
+            return "reverted"
+        if d.apply_mode == "review":
+            return d.decision or "awaiting review"
+        return "promoted"
+
     def as_dict(self) -> dict[str, Any]:
         """The run as ``--json`` prints it."""
         return {
@@ -124,7 +143,7 @@ class Run:
             "commit": self.commit, "branch": self.branch, "duration_s": self.duration_s,
             "model": self.model, "project_key": self.project_key,
             "started_at": self.started_at, "finished_at": self.finished_at,
-            "error": self.error, "details": self.details.as_dict(),
+            "error": self.error, "decision": self.decision, "details": self.details.as_dict(),
         }
 
 
@@ -220,6 +239,29 @@ def any_ran(conn: sqlite3.Connection) -> bool:
     """Whether any dream run (a dry run aside) was ever recorded."""
     return conn.execute("SELECT 1 FROM runs WHERE kind='dream' AND status != 'priced'"
                         " LIMIT 1").fetchone() is not None
+
+
+def mark_reverted(conn: sqlite3.Connection, reverts: dict[str, str], at: str) -> list[str]:
+    """Dream runs whose recorded commit was reverted record the commit that reverted it
+    (``reverts`` maps each reverted commit to its revert), so the runs view says
+    'reverted' instead of 'promoted'. Returns the ids of the runs marked."""
+    marked: list[str] = []
+    if not reverts:
+        return marked
+    rows = conn.execute("SELECT * FROM runs WHERE kind = 'dream' AND commit_sha IS NOT NULL"
+                        ).fetchall()
+    for row in rows:
+        run = Run.from_row(row)
+        hit = {store: reverts[sha] for store, sha in run.details.commits.items()
+               if sha in reverts}
+        if not hit and run.commit in reverts:
+            hit = {"": reverts[run.commit]}
+        if hit:
+            run.details.reverted_by.update(hit)
+            run.details.reverted_at = at
+            update(conn, run.id, details=run.details)
+            marked.append(run.id)
+    return marked
 
 
 def running(conn: sqlite3.Connection, kind: str = "dream") -> list[Run]:

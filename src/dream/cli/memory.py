@@ -216,3 +216,5 @@ def revert(commit_or_run: str, as_json: bool) -> None:
     else:
         for item in done.reverts:
             click.echo(f"reverted {item['reverted'][:12]} -> {item['commit'][:12]}")
+        for run_id in done.runs_reverted:
+            click.echo(f"run {run_id} is now marked reverted ('dream runs show {run_id}')")

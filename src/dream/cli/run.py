@@ -42,26 +42,13 @@ def progress_bar(enabled: bool):
         yield update
 
 
-def decision_of(r: dict) -> str:
-    """What became of a run: awaiting review, promoted or discarded (review runs), promoted
-    (auto), or why there is nothing to decide."""
-    details = r.get("details") or {}
-    if r["status"] in ("priced", "running", "failed"):
-        return {"priced": "dry run"}.get(r["status"], r["status"])
-    if not r.get("commit"):
-        return "no changes"
-    if details.get("apply_mode") == "review":
-        return details.get("decision") or "awaiting review"
-    return "promoted"
-
-
 def _fmt_run(r: dict, names: dict[str, str] | None = None) -> str:
     cost = f"${r['cost_usd']:.4f}"
     commit = (r["commit"] or "-")[:10]
     key = r.get("project_key")
     project = (names or {}).get(key) or key or "(personal)"
     return (f"{r['id']:<22} {r['mode']:<8} {r['status']:<8} "
-            f"{r.get('decision') or decision_of(r):<15} {project[:16]:<16} {r['items']:>6} "
+            f"{r['decision']:<15} {project[:16]:<16} {r['items']:>6} "
             f"{r['bundles']:>5} {r['calls']:>5} {r['input_tokens']:>8} {r['output_tokens']:>7} "
             f"{r['cached_tokens']:>7} {cost:>9} {r['duration_s']:>7.2f}s {commit:<10} "
             f"{r['branch'] or '-'}")
@@ -209,8 +196,7 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
     from dream.core import dreams
 
     app = get_app()
-    rows = [{**r, "decision": decision_of(r)}
-            for r in (run.as_dict() for run in dreams.list_runs(app, limit))]
+    rows = [run.as_dict() for run in dreams.list_runs(app, limit)]
     if as_json:
         emit_json(rows)
         return
@@ -231,7 +217,6 @@ def runs_show(run_id: str, as_json: bool) -> None:
     from dream.core import dreams
 
     r = dreams.show_run(get_app(), run_id).as_dict()
-    r["decision"] = decision_of(r)
     if as_json:
         emit_json(r)
         return
@@ -239,6 +224,10 @@ def runs_show(run_id: str, as_json: bool) -> None:
                 "output_tokens", "cached_tokens", "cost_usd", "duration_s", "commit",
                 "branch", "started_at", "finished_at", "error"):
         click.echo(f"{key + ':':<15} {r[key] if r[key] is not None else '-'}")
+        if key == "decision" and r["details"].get("reverted_by"):
+            by = ", ".join(sha[:12] for sha in r["details"]["reverted_by"].values())
+            click.echo(f"{'reverted by:':<15} {by} (dream revert, "
+                       f"{r['details'].get('reverted_at') or '?'})")
     for root, summary in sorted((r["details"].get("scopes") or {}).items()):
         click.echo(f"{'scope:':<15} {root}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     for key in ("dropped", "apply"):

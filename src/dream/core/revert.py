@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dream import index
+from dream import index, runs
 from dream.app import App
 from dream.db import utcnow
 from dream.errors import LockHeld, StoreError, UnknownCommit
@@ -21,10 +21,12 @@ class Reverted:
     target: str
     reverts: list[dict[str, str]] = field(default_factory=list)
     proposals_reverted: Any = None
+    runs_reverted: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"target": self.target, "reverts": self.reverts,
-                "proposals_reverted": self.proposals_reverted}
+                "proposals_reverted": self.proposals_reverted,
+                "runs_reverted": self.runs_reverted}
 
 
 def _targets(stores: list[Store], commit_or_run: str) -> list[tuple[Store, list[str]]]:
@@ -76,7 +78,10 @@ def revert(app: App, commit_or_run: str) -> Reverted:
                                                        "Dream-Store": store.id})
                 done.reverts.append({"store_id": store.id, "reverted": sha, "commit": new})
             index.sync(app.db, store)
-        # a reverted review promotion is no longer 'accepted': the proposal says so
-        done.proposals_reverted = mark_reverted(
-            app.db, {d["reverted"]: d["commit"] for d in done.reverts}, utcnow())
+        # a reverted review promotion is no longer 'accepted', a reverted run no longer
+        # 'promoted': the proposal and the run say so, naming the commit that reverted them
+        reverted = {d["reverted"]: d["commit"] for d in done.reverts}
+        now = utcnow()
+        done.proposals_reverted = mark_reverted(app.db, reverted, now)
+        done.runs_reverted = runs.mark_reverted(app.db, reverted, now)
     return done

@@ -85,6 +85,8 @@ def review_state(run: dict[str, Any]) -> str | None:
     details = run.get("details") or {}
     if run.get("kind") != "dream" or details.get("apply_mode") != "review":
         return None
+    if details.get("reverted_by"):
+        return "reverted"
     if details.get("decision"):
         return str(details["decision"])
     return "waiting" if details.get("commits") else None      # what decide() requires
@@ -168,6 +170,10 @@ def run_page(run: dict[str, Any], csrf: str = "", done: str = "") -> str:
               ("cost", _money(run["cost_usd"])),
               ("branch", f'<code>{escape(run["branch"] or "")}</code>'),
               ("commit", f'<code>{escape(run["commit"] or "")}</code>')]
+    if run["kind"] == "dream" and run.get("decision"):
+        by = ", ".join((run["details"].get("reverted_by") or {}).values())
+        fields.append(("decision", f'<span id="run-decision">{escape(run["decision"])}</span>'
+                       + (f' by <code>{escape(by[:12])}</code>' if by else "")))
     if run["error"]:
         fields.append(("error", f'<span class="error">{escape(run["error"])}</span>'))
     dl = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields)
@@ -231,7 +237,8 @@ def decision_section(run: dict[str, Any], csrf: str) -> str:
             '<button type="submit" class="discard" name="discard">Discard</button></form>'
             '</div>')
     else:
-        when = escape(str(details.get("decided_at") or ""))
+        when = escape(str(details.get("reverted_at" if state == "reverted" else "decided_at")
+                          or ""))
         text = f'<p>Decision: <span class="decision {escape(str(state))}" id="decision-value">' \
                f'{escape(str(state))}</span>' + (f" at {when}" if when else "")
         heads = details.get("promoted_heads") or {}
@@ -239,6 +246,10 @@ def decision_section(run: dict[str, Any], csrf: str) -> str:
             text += "; the store is now at " + ", ".join(
                 f'{escape(str(store))} <code>{escape(str(sha)[:12])}</code>'
                 for store, sha in sorted(heads.items()))
+        elif state == "reverted":
+            text += "; 'dream revert' rolled it back with " + ", ".join(
+                f'<code>{escape(str(sha)[:12])}</code>'
+                for sha in (details.get("reverted_by") or {}).values())
         elif state == "discarded":
             text += f"; nothing was applied, the branch {branch} stays in git for the record"
         out.append(text + ".</p>")
