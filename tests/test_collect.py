@@ -148,6 +148,47 @@ def test_replaced_and_truncated_files_are_reread_without_duplicates(
     assert len(items(home)) == 11
 
 
+def test_a_repeated_message_id_loses_nothing_that_differs_and_is_reported(
+        dream, home: Path, tmp_path: Path) -> None:
+    """The generic format promises one message per id in a stream; an export that breaks
+    it: a word-for-word repeat is skipped, a different message under the same id is kept,
+    and the summary says how many of each and where, in one line."""
+    def line(text: str, id_: str, minute: int) -> str:
+        return json.dumps({"text": text, "id": id_, "stream": "sms",
+                           "time": f"2026-03-11T16:{minute:02d}:00Z"}) + "\n"
+
+    path = tmp_path / "chat.jsonl"
+    path.write_text(line("Dinner with Jordan on Friday at 8", "m1", 40)
+                    + line("Dinner with Jordan on Friday at 8", "m1", 40)
+                    + line("Actually make it Saturday", "m1", 45)
+                    + line("Bring the wine", "m2", 50))
+    report = collect_json(dream, str(path))
+    assert report["new_items"] == 3 and report["duplicates"] == 0
+    repeated = report["repeated_ids"]
+    assert (repeated["skipped"], repeated["kept"]) == (1, 1)
+    assert [(r["where"], r["same_id_as"], r["kept"]) for r in repeated["items"]] == [
+        (f"{path}:2", f"{path}:1", False), (f"{path}:3", f"{path}:1", True)]
+    assert sorted(r["text"] for r in items(home)) == [
+        "Actually make it Saturday", "Bring the wine", "Dinner with Jordan on Friday at 8"]
+
+    # the file grows by a repeat of m2; the text summary says it in one line
+    with path.open("a") as f:
+        f.write(line("Bring the wine", "m2", 50))
+    out = dream("collect", str(path)).output.splitlines()
+    said = [text for text in out if "repeated message ids" in text]
+    assert said == [f"repeated message ids: 1 line repeated an earlier message word for "
+                    f"word (skipped): {path}:5 (same id as {path}:4, skipped) "
+                    "(all in --json: repeated_ids)"]
+    assert len(items(home)) == 3
+
+    # read again from the start (truncated): the kept message is not added or reported twice
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    report = collect_json(dream, str(path))
+    assert report["new_items"] == 0 and report["files_replaced"] == 1
+    assert report["repeated_ids"]["kept"] == 0 and report["duplicates"] == 2
+    assert len(items(home)) == 3
+
+
 @pytest.mark.shared_data
 def test_bad_input_is_skipped_and_reported(dream, home: Path, tmp_path: Path) -> None:
     good = (SHARED_DATA / "claude_code" / "spotter__short.jsonl").read_text().splitlines()

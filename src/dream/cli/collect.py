@@ -75,6 +75,8 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
             click.echo(f"  skipped {skip['where']}: {skip['reason']}")
         if report.skipped > 20:
             click.echo(f"  ... and {report.skipped - 20} more (see --json)")
+        if report.repeated or report.id_reused:
+            click.echo(_repeats_line(report))
         if report.retimed:
             click.echo(f"{report.retimed} items kept with a replaced time "
                        "(theirs was no time or more than a day in the future):")
@@ -93,6 +95,25 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
         click.echo("error: nothing could be read from the given material; see the skipped "
                    "lines above.", err=True)
         raise SystemExit(1)
+
+
+def _repeats_line(report) -> str:
+    """One line on messages whose id an earlier line of their stream already used."""
+    def lines(n: int) -> str:
+        return f"{n} line{'' if n == 1 else 's'}"
+
+    parts = []
+    if report.repeated:
+        parts.append(f"{lines(report.repeated)} repeated an earlier message word for word "
+                     "(skipped)")
+    if report.id_reused:
+        parts.append(f"{lines(report.id_reused)} differed from it (kept under the line "
+                     "number)")
+    where = ", ".join(f"{r['where']} (same id as {r['same_id_as']}, "
+                      f"{'kept' if r['kept'] else 'skipped'})" for r in report.repeats[:3])
+    more = ", ..." if report.repeated + report.id_reused > 3 else ""
+    return (f"repeated message ids: {', '.join(parts)}: {where}{more} "
+            "(all in --json: repeated_ids)")
 
 
 def _print_placement(placed: dict[str, Any], project: str | None) -> None:

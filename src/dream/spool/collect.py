@@ -77,6 +77,9 @@ MAX_WORKERS = 3
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, current file)
 
+# sources whose format promises one message per id within a stream (docs/formats.md)
+ONE_MESSAGE_PER_ID = ("jsonl",)
+
 _INSERT = (
     "INSERT OR IGNORE INTO items(id, source, source_path, ref, stream, project_key, author,"
     " role, said_at, text, tool_name, is_error, kind, evidence, entities, collected_at,"
@@ -97,6 +100,9 @@ class CollectReport:
     redacted: int = 0          # secrets replaced by placeholders
     skipped: int = 0
     skips: list[dict[str, Any]] = field(default_factory=list)
+    repeated: int = 0          # lines repeating an earlier message (same id, same words)
+    id_reused: int = 0         # messages kept under their line: their id named another
+    repeats: list[dict[str, Any]] = field(default_factory=list)
     retimed: int = 0           # kept with a neighbour's time: theirs was none or in the future
     retimes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)  # read, but with a guess
@@ -110,6 +116,18 @@ class CollectReport:
         if len(self.skips) < MAX_SKIPS_LISTED:
             self.skips.append({"file": item.path, "line": item.line, "where": item.where(),
                                "reason": item.reason})
+
+    def repeat(self, where: str, first: str, kept: bool) -> None:
+        if kept:
+            self.id_reused += 1
+        else:
+            self.repeated += 1
+        if len(self.repeats) < MAX_SKIPS_LISTED:
+            self.repeats.append({"where": where, "same_id_as": first,
+                                 "kept": kept, "reason": (
+                                     "its id names a different message: kept under its line"
+                                     if kept else "repeats that message word for word: "
+                                     "skipped")})
 
     def retime(self, item: Skip) -> None:
         self.retimed += 1
@@ -131,6 +149,8 @@ class CollectReport:
             "new_items": self.new_items, "evidence": self.evidence,
             "duplicates": self.duplicates, "redacted": self.redacted,
             "skipped": self.skipped, "skipped_items": self.skips,
+            "repeated_ids": {"skipped": self.repeated, "kept": self.id_reused,
+                             "items": self.repeats},
             "retimed": self.retimed, "retimed_items": self.retimes,
             "notes": self.notes,
             "files": self.files, "files_read": self.files_read,
@@ -356,9 +376,53 @@ class _Writer:
     def insert(self, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
+        if any(row[1] in ONE_MESSAGE_PER_ID for row in rows):
+            rows = self.settle_repeated_ids(rows)
         added = self.conn.executemany(_INSERT, rows).rowcount  # excludes trigger rows
         self.report.new_items += added
         self.report.duplicates += len(rows) - added
+
+
+    def settle_repeated_ids(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """A message whose id another line of the stream already used (the format promises
+        one message per id, exports break it). Word for word the same message (text, time,
+        role, author): the line is skipped and reported. A different message: it is kept
+        under the id its line reference gives (stable, so reading the file again adds
+        nothing) and reported, so nothing that differs is lost. The same line read again
+        (a replaced file) is neither: it is already collected."""
+        def by_ref(row: tuple[Any, ...]) -> str:
+            return hashlib.sha256(f"{row[1]}\0{row[3]}".encode(
+                "utf-8", "surrogatepass")).hexdigest()[:32]
+
+        ids = {i for row in rows if row[1] in ONE_MESSAGE_PER_ID
+               for i in (row[0], by_ref(row))}
+        known: dict[str, tuple[Any, ...]] = {}
+        listed = sorted(ids)
+        for start in range(0, len(listed), 500):
+            part = listed[start:start + 500]
+            for found in self.conn.execute(
+                    "SELECT id, ref, text, said_at, role, author FROM items WHERE id IN "
+                    f"({','.join('?' * len(part))})", part):
+                known[found[0]] = tuple(found[1:])
+        out = []
+        for row in rows:
+            if row[1] not in ONE_MESSAGE_PER_ID:
+                out.append(row)
+                continue
+            mine = (row[3], row[9], row[8], row[7], row[6])
+            first = known.get(row[0])
+            if first is None or first[0] == row[3]:
+                known.setdefault(row[0], mine)
+                out.append(row)
+            elif first[1:] == mine[1:]:
+                self.report.repeat(row[3], first[0], kept=False)
+            else:
+                own = by_ref(row)
+                if own not in known:          # not this very line collected before
+                    self.report.repeat(row[3], first[0], kept=True)
+                    known[own] = mine
+                out.append((own, *row[1:]))
+        return out
 
 
 def _files_from(paths: list[Path], source: str | None) -> list[tuple[str | None, Path, bool]]:
