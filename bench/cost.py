@@ -251,6 +251,7 @@ class RealisticProvider:
 
     name = "openai"
     model = "bench"
+    charges_per_call = True      # a hosted model: one set of calls across a run's scopes
 
     def __init__(self, server: Any, settings: dict[str, Any]) -> None:
         from dream.models.base import get_provider
@@ -260,8 +261,19 @@ class RealisticProvider:
         self.server = server
 
     def complete(self, request: Any) -> Any:
-        answer = self.rules.complete(request)
-        self.server.plant(request.body, json.dumps(answer.data, ensure_ascii=False))
+        """A call holding several scopes (``payload['parts']``) is answered part by part,
+        as a model keeping each scope's ops to its own items would: the rules provider
+        reads one scope at a time."""
+        from dataclasses import replace
+
+        parts = request.payload.get("parts")
+        if parts:
+            data: dict[str, Any] = {"ops": []}
+            for part in parts:
+                data["ops"] += self.rules.complete(replace(request, payload=part)).data["ops"]
+        else:
+            data = self.rules.complete(request).data
+        self.server.plant(request.body, json.dumps(data, ensure_ascii=False))
         return self.http.complete(request)
 
 

@@ -16,7 +16,8 @@ DINNER = {"ops": [{"op": "event.upsert", "name": "dinner nobu 2026-03-13",
                    "evidence": ["E1", "E2", "E3"], "row": None,
                    "fields": fields(title="Dinner at Nobu", date="2026-03-13", time="19:00",
                                     place="Nobu", status="confirmed")}]}
-# the dinner and two notes that could be one: something to sweep, so a sweep call follows
+# the dinner and two notes that could be one, written by one answer: the call that wrote
+# them saw both, so a billed run needs no sweep call for them (tests/test_pipeline_shared_calls)
 DINNER_AND_NOTES = {"ops": DINNER["ops"] + [
     {"op": "note.add", "name": "nobu group bookings", "evidence": ["E1"], "row": None,
      "fields": fields(text="Nobu takes bookings for groups of six", type="fact")},
@@ -31,12 +32,12 @@ def test_dream_through_openai_protocol(dream, repo, dream_home, tmp_path, monkey
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         server.enqueue(server.answer(DINNER_AND_NOTES, prompt_tokens=1500,
-                                     completion_tokens=90, cached_tokens=1024),
-                       server.answer({"ops": []}, prompt_tokens=700, completion_tokens=5))
+                                     completion_tokens=90, cached_tokens=1024))
         out = run_json(dream, "--model", "openai:gpt-4o-mini")
-        propose, sweep = server.requests
-    assert out["status"] == "ok" and out["calls"] == 2
-    assert (out["input_tokens"], out["output_tokens"], out["cached_tokens"]) == (2200, 95, 1024)
+        (propose,) = server.requests
+    assert out["status"] == "ok" and out["calls"] == 1
+    assert (out["input_tokens"], out["output_tokens"], out["cached_tokens"]) == (1500, 90, 1024)
+    assert out["details"]["scopes"]["user"]["sweep"] == "nothing to sweep"
     assert out["cost_usd"] > 0
     body = propose.body
     assert body["messages"][0]["role"] == "system"
@@ -44,10 +45,6 @@ def test_dream_through_openai_protocol(dream, repo, dream_home, tmp_path, monkey
     assert "Jordan: Dinner on Friday at 7pm" in body["messages"][-1]["content"]  # the bundles
     schema = body["response_format"]["json_schema"]
     assert schema["strict"] is True and strict_compatible(schema["schema"])
-    # the sweep opens with the very same prefix (one prompt cache for the run), its task after
-    assert sweep.body["messages"][0] == body["messages"][0]
-    assert sweep.body["messages"][-1]["content"].startswith("TASK SWEEP")
-    assert "Nobu takes bookings" in sweep.body["messages"][-1]["content"]
     ev = records(dream_home, "events")["dinner-nobu-2026-03-13"]
     assert ev.get("status") == "confirmed" and len(ev.evidence()) == 3
 
@@ -101,9 +98,7 @@ def test_anthropic_cache_writes_are_priced_at_the_cache_write_rate(dream, repo, 
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
         server.enqueue(server.answer(DINNER_AND_NOTES, input_tokens=100, output_tokens=80,
-                                     cache_creation=4000),
-                       server.answer({"ops": []}, input_tokens=50, output_tokens=5,
-                                     cache_read=4000))
+                                     cache_creation=4000, cache_read=4000))
         out = run_json(dream, "--model", "anthropic:claude-haiku-4-5")
     assert out["status"] == "ok" and out["cached_tokens"] == 4000
     shown = json.loads(dream("runs", "show", out["id"], "--json").output)

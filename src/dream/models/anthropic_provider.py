@@ -31,6 +31,7 @@ def make(arg: str, settings: dict[str, Any]) -> AnthropicProvider:
 
 class AnthropicProvider:
     name = "anthropic"
+    charges_per_call = True     # billed per request: calls shared across scopes
 
     def __init__(self, model: str, settings: dict[str, Any]) -> None:
         import anthropic

@@ -58,6 +58,14 @@ class Provider(Protocol):
     def complete(self, request: ModelRequest) -> ModelResponse: ...
 
 
+def charges_per_call(provider: object) -> bool:
+    """True for a hosted model billed per request (``openai``, ``anthropic``): a run packs
+    the bundles of all its scopes into one set of calls and sweeps only what a call could
+    not see (see docs/run.md). Code providers (``rules``, ``scripted``) cost nothing per
+    call and are called per scope, with every changed row swept, as they always were."""
+    return bool(getattr(provider, "charges_per_call", False))
+
+
 def sealed(request: ModelRequest) -> ModelRequest:
     """The request as it may leave the machine: prefix and body redacted once more
     (defence in depth; evidence was redacted when it was collected). Hosted providers call

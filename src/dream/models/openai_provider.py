@@ -68,6 +68,7 @@ def _is_openai(base_url: str) -> bool:
 
 class OpenAIProvider:
     name = "openai"
+    charges_per_call = True     # billed per request: calls shared across scopes
 
     def __init__(self, model: str, settings: dict[str, Any]) -> None:
         import openai

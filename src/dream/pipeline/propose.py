@@ -57,8 +57,12 @@ standing: one field per fact; notes text, type (directive|preference|correction|
 fact); questions text, ask ("same": are two rows one thing? about "R1, R2"; "value": which
 value holds? about one row, field, options as a JSON list). "evidence" lists the handles of
 what says it.
-Decline a cancelled booking and confirm its replacement as a new row. Unsure whether two
-things are one? Keep them apart and ask.
+Decline a cancelled booking and confirm its replacement as a new row. Compare every op with
+the rows shown and the rest of your answer: what a shown row says updates that row, never a
+second row; crumple a shown note your items make a duplicate; two ops saying one thing are
+one op; write no note without something durable to say; unsure whether two are one: keep
+them apart and ask. Under "SCOPE <name>" lines (a project, the personal streams) an op
+cites items of one scope, names only its rows and carries nothing from another scope.
 Items read "E<n> HH:MM who: text" under a bundle line "## B<n> YYYY-MM-DD" ("# YYYY-MM-DD"
 starts a new day; a time is left out within half an hour of the last shown). who: "user" (the
 person, maybe with their name), another person's name, "assistant" (the agent's prose:
@@ -82,6 +86,7 @@ class ResolvedOp:
     said_at: str
     bundle: str = ""
     pass_: str = "propose"
+    call: int = -1             # the propose call whose answer it came from (-1: code)
 
 
 @dataclass
@@ -105,11 +110,18 @@ class ProposeResult:
 
 @dataclass
 class RunPrefix:
-    """What every call of one run opens with: the instructions and the touched rows."""
+    """What every call of one run opens with: the instructions and the touched rows (of
+    every scope of the run, each under its heading: ``scope_of`` maps a row's handle to
+    its scope's position in the run, all 0 for a run of one scope)."""
 
     text: str
     rows: dict[str, Record]
     as_of: str
+    scope_of: dict[str, int] = field(default_factory=dict)
+
+    def in_scope(self, index: int) -> dict[str, Record]:
+        """The rows of one scope, by handle."""
+        return {h: r for h, r in self.rows.items() if self.scope_of.get(h, 0) == index}
 
     def payload(self) -> list[dict[str, Any]]:
         return rows_payload(self.rows)
@@ -151,31 +163,47 @@ class _Rendered:
     seen: dict[str, str]          # text first shown in this bundle -> its handle
 
 
-def pack_calls(bundles: list[Bundle], pack_tokens: int = PACK_TOKENS) -> list[Call]:
+def pack_calls(bundles: list[Bundle], pack_tokens: int = PACK_TOKENS,
+               headings: dict[str, str] | None = None) -> list[Call]:
     """Consecutive bundles per call while their rendered items stay within
     ``pack_tokens`` tokens; a bundle that does not fit starts the next call (alone when it
-    is bigger than the budget)."""
+    is bigger than the budget). With ``headings`` (a bundle id -> its scope's heading line,
+    for a run of several scopes) a call's bundles come under their scope's heading, and
+    text is never shown as ``(= E<n>)`` of another scope's item."""
     calls: list[Call] = []
     seen: dict[str, str] = {}
+    current: list[str | None] = [None]      # the heading the last call's last bundle had
+
+    def head(b: Bundle, call: Call) -> str:
+        line = (headings or {}).get(b.id)
+        if line is None or (call.bundles and line == current[0]):
+            return ""
+        return line + "\n"
+
     for b in bundles:
         call = calls[-1] if calls else None
         if call is not None:
+            line = head(b, call)
+            if line:
+                seen = {}
             r = render_bundle(b, len(call.handles) + 1, seen)
-            cost = tokens.count("\n".join(r.lines))
+            cost = tokens.count(line + "\n".join(r.lines))
             if call.tokens + cost > pack_tokens:
                 call = None
         if call is None:
             call = Call(index=len(calls), bundles=[])
             calls.append(call)
             seen = {}
+            line = head(b, call)
             r = render_bundle(b, 1, seen)
-            cost = tokens.count("\n".join(r.lines))
+            cost = tokens.count(line + "\n".join(r.lines))
         call.bundles.append(b)
         call.handles.update(r.handles)
         call.payload_bundles.append(r.payload)
         seen.update(r.seen)
-        call.body += "\n".join(r.lines) + "\n"
+        call.body += line + "\n".join(r.lines) + "\n"
         call.tokens += cost
+        current[0] = (headings or {}).get(b.id)
     for call in calls:
         call.body = PROPOSE_TASK + call.body
     return calls
@@ -359,6 +387,34 @@ def reads_whole_run(provider: Provider) -> bool:
     return bool(getattr(provider, "reads_whole_run", False))
 
 
+def run_calls(provider: Provider, calls: list[Call], prefix: str, payload_of, parallel: int,
+              on_call=None):
+    """Send each propose call (``parallel`` at a time); yield ``(call, diff, response,
+    error)`` in call order, ``error`` a ModelError after the second invalid answer."""
+    def one(call: Call):
+        request = ModelRequest(purpose="propose", prefix=prefix, body=call.body,
+                               schema=diff_schema(), payload=payload_of(call))
+        try:
+            diff, response = call_validated(provider, request, Diff.model_validate)
+        except ModelError as exc:
+            return call, None, None, exc
+        return call, diff, response, None
+
+    workers = max(1, min(parallel, len(calls)))
+    if workers == 1:
+        for call in calls:
+            out = one(call)
+            if on_call:
+                on_call(call, len(calls))
+            yield out
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dream-propose") as pool:
+        for out in pool.map(one, calls):
+            if on_call:
+                on_call(out[0], len(calls))
+            yield out
+
+
 def propose(provider: Provider, state: State, bundles: list[Bundle],
             pack_tokens: int = PACK_TOKENS, parallel: int = 4, on_call=None,
             prefix: RunPrefix | None = None) -> ProposeResult:
@@ -367,42 +423,23 @@ def propose(provider: Provider, state: State, bundles: list[Bundle],
     calls = pack_calls(bundles, WHOLE_RUN if reads_whole_run(provider) else pack_tokens)
     result = ProposeResult()
 
-    def one(call: Call):
-        request = ModelRequest(
-            purpose="propose", prefix=prefix.text, body=call.body, schema=diff_schema(),
-            payload={"rows": rpayload, "bundles": call.payload_bundles, "as_of": prefix.as_of,
-                     "scope": state.scope.root},
-        )
-        try:
-            diff, response = call_validated(provider, request, Diff.model_validate)
-        except ModelError as exc:
-            return call, None, exc
-        return call, (diff, response), None
+    def payload_of(call: Call) -> dict[str, Any]:
+        return {"rows": rpayload, "bundles": call.payload_bundles, "as_of": prefix.as_of,
+                "scope": state.scope.root}
 
-    workers = max(1, min(parallel, len(calls)))
-    if workers == 1:
-        outcomes = map(one, calls)
-    else:
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dream-propose")
-        outcomes = pool.map(one, calls)
-    try:
-        for call, answer, error in outcomes:
-            if on_call:
-                on_call(call, len(calls))
-            if error is not None:
-                result.failed_bundles += [b.id for b in call.bundles]
-                result.errors.append(error.message)
-                result.usage["calls"] += 2
-                continue
-            diff, response = answer
-            result.usage.update(response.usage())
-            for op in diff.ops:
-                resolved = resolve_op(op, call, rows, state, result.dropped)
-                if resolved is not None:
-                    result.ops.append(resolved)
-    finally:
-        if workers > 1:
-            pool.shutdown(wait=True)
+    for call, diff, response, error in run_calls(provider, calls, prefix.text, payload_of,
+                                                 parallel, on_call):
+        if error is not None:
+            result.failed_bundles += [b.id for b in call.bundles]
+            result.errors.append(error.message)
+            result.usage["calls"] += 2
+            continue
+        result.usage.update(response.usage())
+        for op in diff.ops:
+            resolved = resolve_op(op, call, rows, state, result.dropped)
+            if resolved is not None:
+                resolved.call = call.index
+                result.ops.append(resolved)
     return result
 
 
@@ -463,6 +500,14 @@ def resolve_op(op: Op, call: Call, rows: dict[str, Record], state: State,
     return ResolvedOp(op=op.op, kind=kind, key=key, is_new=is_new, acted_version=version,
                       fields=fields, evidence=evidence_ids, said_at=said_at,
                       bundle=",".join(b.id for b in call.bundles), pass_=pass_)
+
+
+def named_rows(op: Op) -> list[str]:
+    """The row handles an op names: its target row and, for a question, its ``about``."""
+    about = next((f.value for f in op.fields if f.name.strip() == "about"), "") \
+        if op.op == "question.ask" else ""
+    return [h for h in [(op.row or "").strip(), *(p.strip() for p in about.split(","))]
+            if re.fullmatch(r"R\d+", h)]
 
 
 def question_fields(fields: dict[str, str], rows: dict[str, Record]) -> dict[str, str]:

@@ -1,10 +1,13 @@
 """The dream run: one watermark-driven program over a project's spool.
 
 ``run_dream`` claims the gated items of the current project (and personal items, which
-belong to no project), then per scope: bundle -> propose -> merge -> apply -> sweep ->
-render, and writes ONE commit per store on the run branch ``dream/run/<id>``. With
-``apply='auto'`` the branch is promoted (the store's branch fast-forwards to it); with
-``'review'`` it is left for a person. The run row in the database records every figure.
+belong to no project), prepares every scope (state, bundles), proposes (one set of calls
+across the scopes for a provider billed per call, ``pipeline/joint.py``; per scope for
+code providers), then per scope merges, applies, sweeps and renders
+(``pipeline/scopework.py``), and writes ONE commit per store on the run branch
+``dream/run/<id>``. With ``apply='auto'`` the branch is promoted (the store's branch
+fast-forwards to it); with ``'review'`` it is left for a person. The run row in the
+database records every figure.
 """
 
 from __future__ import annotations
@@ -23,19 +26,21 @@ from dream.db import utcnow
 from dream.errors import BadInput, DreamError, ModelError
 from dream.items import Item
 from dream.models import pricing as price_table
-from dream.models.base import Provider, get_provider, known_provider
+from dream.models.base import Provider, charges_per_call, get_provider, known_provider
 from dream.pipeline import commit as git_commit
 from dream.pipeline import spool
-from dream.pipeline.answers import ANSWER_SOURCE, answer_ops
-from dream.pipeline.apply import apply_writes
-from dream.pipeline.bundle import make_bundles
-from dream.pipeline.corrections import CORRECT_SOURCE, correction_ops
-from dream.pipeline.merge import merge
-from dream.pipeline.propose import PACK_TOKENS, pack_calls, propose, run_prefix
-from dream.pipeline.render import render_brief
-from dream.pipeline.settle import settle
-from dream.pipeline.state import Scope, State, load_state
-from dream.pipeline.sweep import sweep
+from dream.pipeline.joint import joint_prefix, propose_joint, sweep_joint
+from dream.pipeline.propose import PACK_TOKENS, propose, run_prefix
+from dream.pipeline.scopework import (
+    ScopeWork,
+    prepare,
+    render_files,
+    settle_apply,
+    summary,
+    take_sweep,
+)
+from dream.pipeline.state import Scope, load_state
+from dream.pipeline.sweep import empty_prefix, sweep
 from dream.runs import Run
 from dream.store.lock import write_locks
 from dream.store.store import Store
@@ -44,12 +49,6 @@ MODES = ("nightly", "ondemand", "realtime")
 STATUSES = ("running", "ok", "partial", "failed", "priced")
 RUN_FIELDS = ("id", "mode", "status", "items", "bundles", "calls", "input_tokens",
               "output_tokens", "cached_tokens", "cost_usd", "commit", "branch")
-OUTPUT_TOKENS_PER_BUNDLE = 150     # dry-run estimate of answer size per bundle
-SWEEP_BODY_TOKENS = 400            # dry-run estimate of a sweep's diffs and rows
-CACHE_MIN_TOKENS = 1024            # providers cache a prefix from about this length
-
-
-TYPED_SOURCES = (CORRECT_SOURCE, ANSWER_SOURCE)   # applied by code, never shown to a model
 
 
 @dataclass
@@ -135,6 +134,8 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
     if opts.apply not in ("auto", "review"):
         raise BadInput(f"unknown --apply '{opts.apply}'", "use auto or review")
     if opts.dry_run:
+        from dream.pipeline.price import price_run
+
         known_provider(opts.model)          # a typo in --model is named, not priced at $0
         return [price_run(conn, scopes, opts, project_key)]
     provider = None if opts.only_ids else _provider(opts)    # a bad --model fails here
@@ -195,6 +196,8 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     status = "ok"
     try:
         per_store: dict[str, dict[str, Any]] = {}
+        works: list[ScopeWork] = []
+        entries: list[dict[str, Any]] = []       # each work's store entry
         for scope in scopes:
             # --max-items bounds the whole run, not each scope: later scopes get what is left
             room = opts.max_items - all_items
@@ -210,18 +213,27 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
                 "base": _baseline(scope.store, run_id,
                                   [s.root for s in scopes if s.store.id == scope.store.id]),
                 "files": {}, "evidence": set(), "passes": set(), "scopes": []})
-            state = load_state(scope, store_entry["base"])
-            outcome = dream_scope(scope, state, items, provider, opts, run_id, progress)
-            totals.update(outcome["totals"])
-            details["dropped"].update(outcome["dropped"])
-            details["apply"].update(outcome["apply"].counts)
-            details["errors"] += outcome["errors"]
-            details["scopes"][scope.root] = outcome["summary"]
-            failed_items |= outcome["failed_items"]
-            store_entry["files"].update(outcome["files"])
-            store_entry["evidence"] |= outcome["apply"].evidence
-            store_entry["passes"] |= outcome["apply"].passes
             store_entry["scopes"].append(scope)
+            work = prepare(len(works), scope, load_state(scope, store_entry["base"]), items)
+            works.append(work)
+            entries.append(store_entry)
+        usage = dream_scopes(works, provider, opts, run_id, progress)
+        totals.update(usage.totals)
+        details["dropped"].update(usage.dropped)
+        details["errors"] += usage.errors
+        progress("render", 0, len(works))
+        for work, store_entry in zip(works, entries, strict=True):
+            files = render_files(work, opts.brief_tokens)
+            totals.update(work.totals)
+            details["dropped"].update(work.dropped)
+            details["apply"].update(work.applied.counts)
+            details["errors"] += work.errors
+            details["scopes"][work.scope.root] = summary(work)
+            failed_items |= work.failed_items
+            store_entry["files"].update(files)
+            store_entry["evidence"] |= work.applied.evidence
+            store_entry["passes"] |= work.applied.passes
+        progress("render", len(works), len(works))
         progress("commit", 0, len(per_store))
         for entry in per_store.values():
             sha = write_run_commit(entry, run_id, opts, project_key)
@@ -330,92 +342,79 @@ def sync_index(conn: sqlite3.Connection, store: Store) -> None:
     index.sync(conn, store)
 
 
-def dream_scope(scope: Scope, state: State, items: list[Item], provider: Provider | None,
-                opts: RunOptions, run_id: str, progress) -> dict[str, Any]:
-    """Bundle, propose, merge, apply, sweep and render one scope (in memory)."""
-    totals: Counter = Counter()
-    corrections = [i for i in items if i.source == CORRECT_SOURCE]
-    answers = [i for i in items if i.source == ANSWER_SOURCE]
-    ordinary = [i for i in items if i.source not in TYPED_SOURCES]
-    errors: list[str] = []
-    dropped: Counter = Counter()
-    progress("bundle", 0, 1)
-    bundles = make_bundles(ordinary)
-    totals["bundles"] += len(bundles)
-    progress("bundle", 1, 1)
-    ops = correction_ops(corrections, state, dropped) + answer_ops(answers, state, dropped)
-    failed_items: set[str] = set()
-    prefix = run_prefix(state, bundles) if bundles and provider is not None else None
-    if bundles and provider is not None:
-        done = [0]
+@dataclass
+class RunUsage:
+    """What a run's shared calls cost and dropped (per-scope figures stay on the works)."""
 
-        def on_call(_call, total_calls):
-            done[0] += 1
-            progress("propose", done[0], total_calls)
+    totals: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
 
+
+def dream_scopes(works: list[ScopeWork], provider: Provider | None, opts: RunOptions,
+                 run_id: str, progress) -> RunUsage:
+    """Propose, merge, apply and sweep every prepared scope of a run.
+
+    A provider billed per call gets one set of calls for all scopes: one prefix, propose
+    calls packed across the scopes, one merge call per scope only for near look-alikes,
+    at most one sweep call, which re-reads only what a propose call could not see
+    (``pipeline/joint.py``). Code providers (``rules``, ``scripted``) are called per
+    scope, each scope with its own prefix and every changed row swept, as always."""
+    usage = RunUsage()
+    calls_done = [0]
+
+    def on_call(_call, total_calls):
+        calls_done[0] += 1
+        progress("propose", calls_done[0], total_calls)
+
+    if provider is None or not charges_per_call(provider):
+        for work in works:
+            prefix = run_prefix(work.state, work.bundles) \
+                if work.bundles and provider is not None else None
+            if prefix is not None:
+                progress("propose", 0, 1)
+                proposed = propose(provider, work.state, work.bundles, opts.pack_tokens,
+                                   opts.parallel, on_call, prefix)
+                work.ops += proposed.ops
+                work.dropped.update(proposed.dropped)
+                work.errors += proposed.errors
+                work.totals.update(proposed.usage)
+                work.fail_bundles(set(proposed.failed_bundles))
+            settle_apply(work, provider, prefix.text if prefix else "", run_id)
+            work.swept = "nothing changed" if opts.sweep else "off"
+            if opts.sweep and provider is not None and work.applied.changed:
+                progress("sweep", 0, 1)
+                swept = sweep(provider, work.state, list(work.applied.changed.values()),
+                              work.before, prefix)
+                work.totals.update(swept.usage)
+                work.dropped.update(swept.dropped)
+                if swept.error:
+                    work.errors.append("sweep: " + swept.error)
+                take_sweep(work, swept, swept.ops, run_id)
+                progress("sweep", 1, 1)
+        return usage
+    prefix = joint_prefix(works) if any(w.bundles for w in works) else None
+    if prefix is not None:
         progress("propose", 0, 1)
-        proposed = propose(provider, state, bundles, opts.pack_tokens, opts.parallel, on_call,
-                           prefix)
-        ops += proposed.ops
-        dropped.update(proposed.dropped)
-        errors += proposed.errors
-        totals.update(proposed.usage)
-        failed = set(proposed.failed_bundles)
-        for b in bundles:
-            if b.id in failed:
-                failed_items |= {i.id for i in b.items}
+        proposed = propose_joint(provider, works, prefix, opts.pack_tokens, opts.parallel,
+                                 on_call)
+        usage.totals.update(proposed.usage)
+        usage.dropped.update(proposed.dropped)
+        usage.errors += proposed.errors
     progress("merge", 0, 1)
-    writes, questions = merge(ops)
-    if questions and provider is not None:
-        settled, questions, usage = settle(provider, ops, questions, state.as_of(),
-                                           prefix.text if prefix else "")
-        totals.update(usage)
-        if settled is not ops:
-            ops = settled
-            writes, _again = merge(ops)
-    before = {(w.kind, w.key): state.records[(w.kind, w.key)].values()
-              for w in writes if (w.kind, w.key) in state.records}
-    applied = apply_writes(state, writes, run_id)
-    if questions:
-        qwrites, _ = merge(questions)
-        apply_writes(state, [w for w in qwrites if state.get(w.kind, w.key) is None],
-                     run_id, applied)
+    for work in works:
+        settle_apply(work, provider, prefix.text if prefix else "", run_id)
+        work.swept = "nothing changed" if opts.sweep else "off"
     progress("merge", 1, 1)
-    swept_how = "nothing changed" if opts.sweep else "off"
-    if opts.sweep and provider is not None and applied.changed:
+    if opts.sweep and any(w.applied.changed for w in works):
         progress("sweep", 0, 1)
-        swept = sweep(provider, state, list(applied.changed.values()), before, prefix)
-        totals.update(swept.usage)
-        swept_how = "nothing to sweep" if swept.skipped else "called"
-        dropped.update(swept.dropped)
+        swept = sweep_joint(provider, works, prefix or empty_prefix(works[0].state), run_id)
+        usage.totals.update(swept.usage)
+        usage.dropped.update(swept.dropped)
         if swept.error:
-            errors.append("sweep: " + swept.error)
-        if swept.ops:
-            swrites, _ = merge(swept.ops)
-            apply_writes(state, swrites, run_id, applied)
+            usage.errors.append("sweep: " + swept.error)
         progress("sweep", 1, 1)
-    progress("render", 0, 1)
-    files: dict[str, bytes | None] = {}
-    prefix = scope.root.rstrip("/") + "/"
-    for kind_key in sorted(state.adopted):       # hand edits, now with their provenance
-        rec = state.records[kind_key]
-        applied.changed.setdefault(kind_key, rec)
-        applied.passes.add("edit")
-        applied.evidence.update(e for fv in rec.fields.values() if fv.pass_ == "edit"
-                                for e in fv.evidence)
-    for (_kind, _key), rec in sorted(applied.changed.items()):
-        files[prefix + rec.path] = rec.dumps().encode("utf-8")
-    brief = render_brief(state, opts.brief_tokens).encode("utf-8")
-    old_brief = scope.store.repo.read_at(state.commit, prefix + "brief.md") \
-        if state.commit else None
-    if brief != old_brief and state.records:
-        files[prefix + "brief.md"] = brief
-    progress("render", 1, 1)
-    summary = {"items": len(items), "bundles": len(bundles), "ops": len(ops),
-               "changed": len(applied.changed), "questions": len(questions),
-               "sweep": swept_how}
-    return {"totals": totals, "dropped": dropped, "apply": applied, "errors": errors,
-            "failed_items": failed_items, "files": files, "summary": summary}
+    return usage
 
 
 def write_run_commit(entry: dict[str, Any], run_id: str, opts: RunOptions,
@@ -443,60 +442,3 @@ def write_run_commit(entry: dict[str, Any], run_id: str, opts: RunOptions,
     if sha:
         git_commit.set_branch(store.repo, git_commit.run_branch(run_id), sha)
     return sha
-
-
-# -- dry run -----------------------------------------------------------------------------------
-def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int,
-                    redo: bool = False):
-    """Every pending item of every scope, in the chunks successive runs would claim."""
-    for scope in scopes:
-        after = 0
-        while True:
-            chunk = spool.peek(conn, scope.project_key, size, after, redo)
-            if not chunk:
-                break
-            after = chunk[-1].seq
-            items = [i for i in chunk if i.source not in TYPED_SOURCES]
-            if items:
-                yield scope, items
-
-
-def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
-              project_key: str | None) -> Run:
-    """Estimate bundles, calls, tokens and cost; call nothing; record a 'priced' run."""
-    from dream import tokens
-
-    started = time.perf_counter()
-    run_id = new_run_id()
-    totals: Counter = Counter()
-    n_items = 0
-    for scope, items in _pending_chunks(conn, scopes, opts.max_items, opts.redo):
-        n_items += len(items)
-        state = load_state(scope, scope.store.repo.head())
-        bundles = make_bundles(items)
-        prefix_tokens = tokens.count(run_prefix(state, bundles).text)
-        cached = prefix_tokens if prefix_tokens >= CACHE_MIN_TOKENS else 0
-        calls = pack_calls(bundles, opts.pack_tokens)
-        for n, call in enumerate(calls):
-            totals["input_tokens"] += prefix_tokens + tokens.count(call.body)
-            if n:
-                totals["cached_tokens"] += cached
-            totals["output_tokens"] += OUTPUT_TOKENS_PER_BUNDLE * len(call.bundles)
-        if opts.sweep and calls:     # at most: the sweep is called only when rows could clash
-            totals["calls"] += 1
-            totals["input_tokens"] += prefix_tokens + SWEEP_BODY_TOKENS
-            totals["cached_tokens"] += cached
-            totals["output_tokens"] += 200
-        totals["calls"] += len(calls)
-        totals["bundles"] += len(bundles)
-    cost, note = cost_of(opts.model, opts.pricing, totals["input_tokens"],
-                         totals["output_tokens"], totals["cached_tokens"])
-    insert_run(conn, run_id, opts.mode, "priced", project_key, opts.model)
-    details = {"estimate": True, "output_tokens_per_bundle": OUTPUT_TOKENS_PER_BUNDLE}
-    if note:
-        details["cost_note"] = note
-    update_run(conn, run_id, finished_at=utcnow(), items=n_items, bundles=totals["bundles"],
-               calls=totals["calls"], input_tokens=totals["input_tokens"],
-               output_tokens=totals["output_tokens"], cached_tokens=totals["cached_tokens"],
-               cost_usd=cost, duration_s=time.perf_counter() - started, details=details)
-    return run_row(conn, run_id)
