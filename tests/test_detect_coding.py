@@ -809,3 +809,35 @@ def test_a_rule_said_again_by_its_name_and_how_often_joins_the_rule_it_names():
     assert [(n["text"], n["said"]) for n in notes if n["type"] == "directive"] == [
         ("Dont use the system mvn, it's ancient; always ./mvnw from the repo root.",
          "2 times in 1 session")]
+
+
+def test_a_command_the_user_said_no_to_right_after_it_ran_is_no_way_to_work_nor_a_pitfall():
+    # the agent's mistake: the lesson is the user's rule, not a command or a pitfall
+    notes = _run(*[_session(f"pi-{n}", [
+        ("user", "add the integrator"), ("assistant", "Installing utest."),
+        ("call", "haxelib install utest"), ("ok", "Installing utest\nDone"),
+        ("user", "no, no haxelib install!! `npx lix download` installs what is pinned"),
+        ("call", "npx lix download"), ("ok", "done"),
+        ("call", "nim c -r tests/tcli.nim"),
+        ("fail", "Exit code 1\n/src/serve.nim(2, 8) Error: cannot open file: mummy"),
+        ("user", "dont call nim c on the test files, tests go through nimble")], 10 * n)
+        for n in (1, 2)])
+    shown = [n["text"] for n in notes if n["type"] in ("command", "failure")]
+    assert not any("haxelib install" in t or "nim c" in t for t in shown), shown
+    assert shown == [], shown
+    # a command said once with a "no" elsewhere in the sentence, or with its fix shown, stays
+    kept = _run(*[_session(f"codex-{n}", [
+        ("user", "fix the search"), ("assistant", "Running the tests."),
+        ("call", "pytest tests/test_api.py -q"),
+        ("fail", "Exit code 4\nE   django.core.exceptions.ImproperlyConfigured: Requested "
+                 "setting INSTALLED_APPS, but settings are not configured."),
+        ("user", "don't call pytest yourself, tox sets DJANGO_SETTINGS_MODULE"),
+        ("call", "tox -e py312 -- tests/test_api.py"), ("ok", "py312: OK\n3 passed")], 10 * n)
+        for n in (1, 2)])
+    assert any("ImproperlyConfigured" in n["text"] and "tox -e py312" in n["text"]
+               for n in kept if n["type"] == "failure"), kept
+    assert [n["text"] for n in _run(_session("pi-1", [
+        ("user", "add it"), ("assistant", "Running."), ("call", "cargo test --workspace"),
+        ("ok", "test result: ok. 9 passed"),
+        ("user", "no, just run cargo test, the workspace one is slow")]))
+        if n["type"] == "command"] != []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from dream.detect import objections
 from dream.detect.commands import CommandRun, by_session, chain, clean_command
 from dream.detect.finding import Finding
 from dream.detect.purpose import (  # noqa: F401  (PURPOSES, purposes: read through howto too)
@@ -98,6 +99,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                     if i.evidence and i.role == "user" and i.kind == "statement"
                     for ln in (i.text or "").splitlines() if not _PROMPT_LINE.match(ln))
     once = temporary_flags(items)
+    # what the user said no to right after it ran is the agent's mistake, not how to work
+    refused = objections.objected(items, command_key)
     seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
     for runs in [*by_session(items).values(), pasted(items)]:
         for run in runs:
@@ -108,6 +111,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
             for name, part in purposes(run.command) or by_output(run.command, run.item.text):
                 # a task tracker's subcommands are one way of working: one line for them all
                 key = part.split()[0] if name == "tasks" else command_key(part)
+                if refused and objections.covers(refused, command_key(part)):
+                    continue
                 seen.setdefault((name, key), []).append((_set_up(run.command, part) + part,
                                                          run))
     out = []

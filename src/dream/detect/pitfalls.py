@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import commands, failures, howto, noise, remarks, shell
+from dream.detect import commands, failures, howto, noise, objections, remarks, shell
 from dream.detect.commands import CommandRun
 from dream.detect.finding import Finding
 from dream.items import Item
@@ -63,6 +63,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
     by_session = commands.by_session(items)
     run_of = {run.item.id: run for runs in by_session.values() for run in runs}
     found: dict[str, list[Item]] = {}
+    # a command the user said no to right after it ran: its failure was the agent's mistake
+    refused = objections.objected(items, howto.command_key)
+    mistaken: set[str] = set()
     for item in items:
         pasted = failures.pasted_failure(item)
         if pasted:      # the user saw it in their terminal: the same failure, counted
@@ -78,6 +81,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         run = run_of.get(item.id)
         if run is not None and _answer(run.command, item.text):
             continue
+        if run is not None and refused and objections.covers(
+                refused, howto.command_key(shell.failing_step(run.command))):
+            mistaken.add(item.id)
         if not sig or failures.GENERIC.search(sig) or \
                 _EXIT_ONLY.match(failures.cause_line(item.text)):
             continue            # "Exit code 255" alone names no cause
@@ -103,6 +109,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
                                      bool(_SYSTEM_INSTALL.search(fix)))
         if setup and runs and all(_PRIVILEGED.match(shell.failing_step(r.command)) for r in runs):
             setup = None        # the agent asked for root once and was refused: no set-up
+        if fix is None and not told and all(i.id in mistaken for i in failed):
+            continue            # only the agent's mistake, and nothing shows what to do
         if len(failed) < 2 and not setup and not told and not shown and \
                 not _provided(runs, cause, by_session):
             continue            # a one-off failure mid-task is no pitfall
