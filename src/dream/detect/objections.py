@@ -20,9 +20,11 @@ from dream.items import Item
 # a negation in front of what it negates: "no haxelib install", "dont call nim c", "never
 # run X", "stop using X", "instead of X"
 # ("no, just run X" is no objection to X: a bare "no" must stand right before it)
-_BEFORE = r"(?:\bno\W+|\b(?:not|never|don'?t|dont|do not|stop|quit|instead of)\W+(?:\w+\W+){0,2}?)"
-# or after it: "haxelib install is never ok", "X is not how we ...", "X? no."
-_AFTER = r"\W+(?:\w+\W+){0,1}?(?:never|not|no)\b"
+_BEFORE = (r"(?:(?<![\w-])no[^\w-]+|(?<![\w-])(?:not|never|don'?t|dont|do not|stop|quit"
+           r"|instead of)[^\w-]+(?:\w+[^\w-]+){0,2}?)")
+# or after it: "haxelib install is never ok", "X is not how we ...", "X? no." (a flag such as
+# "--no-restore" is no "no")
+_AFTER = r"[^\w-]+(?:\w+[^\w-]+){0,1}?(?:never|not|no)\b(?![-=])"
 
 
 def _mentions(prefix: str) -> re.Pattern[str]:
