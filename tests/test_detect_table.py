@@ -128,6 +128,11 @@ TABLE = [
     ("tox?? I said every time.", "directive", ["Tox every time"]),
     ("mvn again?? ./mvnw. the wrapper. every single time.", "directive", ["./mvnw every time"]),
     ("Thanks. Every time I run it, it breaks.", None, []),
+    # what the user says of themselves beside a rule is not part of it; a sentence that
+    # only points back at the rule said before it is none
+    ("Dont upload anything to the board, I flash it myself (it's on my desk!!).", "directive",
+     ["upload anything to the board"]),
+    ("That's how tests run here, always.", None, []),
     # code in backticks is one piece, whatever punctuation it holds
     ("Run `tox -e py312; tox -e lint` before every push.", "directive",
      ["`tox -e py312; tox -e lint` before every push"]),
@@ -196,6 +201,16 @@ def test_run_and_review_agree(text, kind, words):
     titles = [c.title for c in proposed]
     assert any(_has(c.title + " " + c.change.get("content", ""), words) for c in proposed), \
         f"the review proposed {titles}"
+
+
+def test_what_the_user_says_of_themselves_stays_out_of_the_rule():
+    for text in ("Dont upload anything to the board, I flash it myself (it's on my desk!!).",
+                 "Dont use bower or pulp, that's the old setup, I'll fix the README myself.",
+                 "haxelib install is never ok in this repo, I told you last time."):
+        [note] = _run_notes(text)
+        assert not any(w in note["text"] for w in ("desk", "myself", "told")), note["text"]
+    [note] = _run_notes("no no, dont call nim c on the test files.")
+    assert note["text"].startswith("Dont call nim c"), note["text"]
 
 
 def test_a_rule_for_this_repository_is_a_rule():

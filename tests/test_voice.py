@@ -77,3 +77,9 @@ def test_a_brief_shows_a_first_person_preference_as_the_users():
     assert "fails with: I/O error. Fix: run `make -I lib`." in brief
     assert "Should I use SQLite? The user chose: yes." in brief
     assert st.records[("note", "pref")].get("text").startswith("I prefer")  # kept as said
+
+
+def test_a_verb_said_in_the_past_is_the_same_after_the_user():
+    assert the_users("I told you last time") == "The user told you last time"
+    assert the_users("I switched from nimpretty") == "The user switched from nimpretty"
+    assert the_users("I need the logs") == "The user needs the logs"

@@ -85,6 +85,9 @@ _THOUGHT = re.compile(r"\b(?:i(?:'m| am| was| keep| kept)? (?:thinking|wondering
                       r"|(?:i'?m|i am) not sure|not sure (?:if|whether)|idk|one day|someday"
                       r"|some day|at some point|just (?:asking|wondering|curious)|not a task)\b"
                       r"|\b(?:don'?t|dont|do not) do anything(?: yet)?\W*$", re.I)
+# a sentence whose subject points back at what was said before it: it adds no rule of its own
+_POINTS_BACK = re.compile(r"^(?:that'?s|thats|that is|this is|it'?s|its|which is)\s+(?:how|what"
+                          r"|why|where|the way)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
@@ -110,6 +113,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "I keep thinking we should ... one day", "just asking"
     if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
+    if _POINTS_BACK.match(wording.without_lead_in(text)):
+        return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)
     loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
                  directives.HOUSE_RULE.search(text) or
@@ -201,10 +206,22 @@ _COMPLAINT = re.compile(
     r"|drives me|come on)\b", re.I)
 
 
+# what the user says of themselves beside a rule, after it: what they do themselves ("I'll fix
+# the README myself", "I flash it myself") or that they said it before ("I told you last
+# time"); a clause that asks for something ("I would replace X with Y") is kept
+_ABOUT_ME = re.compile(r"^(?:and\s+|but\s+)?i(?:'ll|’ll|'m|\s)(?:.*\bmyself\b|\s*(?:already\s+)?"
+                       r"(?:told|said|asked|mentioned)\b)", re.I)
+# an aside in brackets about the user ("(it's on my desk and drives a pump!!)")
+_MY_ASIDE = re.compile(r"\s*\([^()]*\b(?:my|me|i|i'm|mine)\b[^()]*\)", re.I)
+
+
 def _without_complaints(text: str) -> str:
-    """The sentence without clauses that only complain; unchanged when nothing is left."""
+    """The sentence without clauses that only complain, and without what the user says of
+    themselves after the rule; unchanged when nothing is left."""
+    text = _MY_ASIDE.sub("", text) if _MY_ASIDE.sub("", text).strip(" .!,;") else text
     clauses = re.split(r"(?<=[,;])\s+|\s+[—–-]\s+", text)
-    kept = [c for c in clauses if not _COMPLAINT.search(c)]
+    kept = [c for n, c in enumerate(clauses)
+            if not _COMPLAINT.search(c) and not (n and _ABOUT_ME.match(c))]
     if not kept or len(kept) == len(clauses):
         return text
     return " ".join(kept).rstrip(" ,;") + ("." if text.rstrip().endswith(".") else "")

@@ -133,10 +133,18 @@ def _later_subject(tail: str, after: str) -> tuple[str, int]:
     return "they", 0
 
 
+# a verb said in the past is the same after "the user" ("I told you" -> "the user told you")
+_PAST = {"told", "said", "asked", "did", "had", "made", "went", "wrote", "ran", "saw", "knew",
+         "thought", "took", "gave", "found", "left", "meant", "sent", "built", "kept", "got",
+         "forgot", "came", "broke", "spent", "felt", "heard", "paid", "bought", "brought"}
+
+
 def _third_person(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
+    if low in _PAST or low.endswith("ed") and not low.endswith("eed") and len(low) > 4:
+        return verb             # "I told you", "I switched": the past is the same for anyone
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
     if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
