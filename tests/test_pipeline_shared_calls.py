@@ -63,6 +63,9 @@ def test_two_projects_share_calls_and_evidence_routes_each_op(make_repo, monkeyp
     with FakeOpenAIServer() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        # the dry run prices what the run sends: one shared propose call, at most a sweep
+        dry = run_json(dream, *run, "--dry-run")
+        assert dry["status"] == "priced" and dry["calls"] == 2 and server.count() == 0
         server.enqueue(server.answer({"ops": [
             note("tox before commit", "Run tox -e py311 before committing", "E1"),
             note("webapp pull requests", "Never push to main directly; use pull requests",

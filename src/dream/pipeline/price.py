@@ -10,9 +10,10 @@ from collections import Counter
 from dream.db import utcnow
 from dream.pipeline import spool
 from dream.pipeline.bundle import make_bundles
-from dream.pipeline.propose import pack_calls, run_prefix
+from dream.pipeline.joint import joint_prefix
+from dream.pipeline.propose import pack_calls
 from dream.pipeline.run import RunOptions, cost_of, insert_run, new_run_id, run_row, update_run
-from dream.pipeline.scopework import TYPED_SOURCES
+from dream.pipeline.scopework import TYPED_SOURCES, ScopeWork
 from dream.pipeline.state import Scope, load_state
 from dream.runs import Run
 
@@ -21,37 +22,63 @@ SWEEP_BODY_TOKENS = 400            # dry-run estimate of a sweep's diffs and row
 CACHE_MIN_TOKENS = 1024            # providers cache a prefix from about this length
 
 
-def _pending_chunks(conn: sqlite3.Connection, scopes: list[Scope], size: int,
-                    redo: bool = False):
-    """Every pending item of every scope, in the chunks successive runs would claim."""
+def _pending_runs(conn: sqlite3.Connection, scopes: list[Scope], size: int,
+                  redo: bool = False):
+    """Every pending item of every scope, grouped as successive runs would claim them: a
+    run takes at most ``size`` items of its scopes together, in scope order."""
+    queues: list[tuple[Scope, list]] = []
     for scope in scopes:
-        after = 0
+        pending, after = [], 0
         while True:
             chunk = spool.peek(conn, scope.project_key, size, after, redo)
             if not chunk:
                 break
             after = chunk[-1].seq
-            items = [i for i in chunk if i.source not in TYPED_SOURCES]
+            pending += chunk
+        queues.append((scope, pending))
+    while any(pending for _scope, pending in queues):
+        room, run = size, []
+        for scope, pending in queues:
+            taken, pending[:] = pending[:room], pending[room:]
+            room -= len(taken)
+            items = [i for i in taken if i.source not in TYPED_SOURCES]
             if items:
-                yield scope, items
+                run.append((scope, items))
+        if run:
+            yield run
 
 
 def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
               project_key: str | None) -> Run:
-    """Estimate bundles, calls, tokens and cost; call nothing; record a 'priced' run."""
+    """Estimate bundles, calls, tokens and cost; call nothing; record a 'priced' run. The
+    calls are those a provider billed per call is sent: each run's scopes share one prefix
+    and one set of propose calls (``pipeline/joint.py``), and at most one sweep."""
     from dream import tokens
 
     started = time.perf_counter()
     run_id = new_run_id()
     totals: Counter = Counter()
     n_items = 0
-    for scope, items in _pending_chunks(conn, scopes, opts.max_items, opts.redo):
-        n_items += len(items)
-        state = load_state(scope, scope.store.repo.head())
-        bundles = make_bundles(items)
-        prefix_tokens = tokens.count(run_prefix(state, bundles).text)
+    for run in _pending_runs(conn, scopes, opts.max_items, opts.redo):
+        works = []
+        for scope, items in run:
+            n_items += len(items)
+            work = ScopeWork(len(works), scope, load_state(scope, scope.store.repo.head()),
+                             items, bundles=make_bundles(items))
+            totals["bundles"] += len(work.bundles)
+            works.append(work)
+        if not any(w.bundles for w in works):
+            continue
+        prefix = joint_prefix(works)
+        multi = len([w for w in works if w.bundles]) > 1
+        bundles = [b for w in works for b in w.bundles]
+        if multi:
+            for n, b in enumerate(bundles, 1):
+                b.id = f"B{n}"
+        headings = {b.id: w.heading for w in works for b in w.bundles} if multi else None
+        prefix_tokens = tokens.count(prefix.text)
         cached = prefix_tokens if prefix_tokens >= CACHE_MIN_TOKENS else 0
-        calls = pack_calls(bundles, opts.pack_tokens)
+        calls = pack_calls(bundles, opts.pack_tokens, headings)
         for n, call in enumerate(calls):
             totals["input_tokens"] += prefix_tokens + tokens.count(call.body)
             if n:
@@ -63,7 +90,6 @@ def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
             totals["cached_tokens"] += cached
             totals["output_tokens"] += 200
         totals["calls"] += len(calls)
-        totals["bundles"] += len(bundles)
     cost, note = cost_of(opts.model, opts.pricing, totals["input_tokens"],
                          totals["output_tokens"], totals["cached_tokens"])
     insert_run(conn, run_id, opts.mode, "priced", project_key, opts.model)
