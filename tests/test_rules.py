@@ -309,3 +309,74 @@ def test_a_past_outing_told_as_a_story_is_no_new_plan():
     planned = _rules([{"role": "user",
                        "text": "Pottery class with Nell next Saturday at 10:00, I can't wait!"}])
     assert len(_events(planned)) == 1
+
+
+# -- confidence: what the evidence cannot defend is asked, not written ----------------------------
+def test_a_messages_last_word_on_a_day_is_the_new_day_not_the_reason_for_the_move():
+    ops = _rules([
+        {"role": "other", "author": "Kat", "stream": "g",
+         "text": "Next game night: Thursday 9 April, 7pm at Hop & Dice café, back room"},
+        {"role": "user", "stream": "g", "text": "in!"},
+        {"role": "other", "author": "Kat", "stream": "g",
+         "text": "Bad news: Hop & Dice have a private booking on Thursday, so game night is "
+                 "Wednesday 8 April instead, same time"}])
+    (fields,) = _events(ops).values()
+    assert fields["date"] == "2026-04-08" and fields["time"] == "19:00"
+
+
+def test_a_change_the_reader_could_not_apply_is_asked_and_the_record_keeps_its_day():
+    from dream.detect.confidence import Heard, unresolved
+    from dream.detect.plan_words import Plan
+
+    plan = Plan(activity="dinner", handle_row="R1",
+                fields={"date": "2026-04-10", "time": "19:00"}, steps=[])
+    said = datetime(2026, 4, 6, 10, tzinfo=UTC)
+    heard = [Heard("E1", "s", "the dinner is moved to Saturday 11 April", said, "Kat")]
+    assert unresolved(plan, heard) == ({"date": "2026-04-11"}, "E1")
+    # a message that wrote its own reading of the day is that reading, not a dispute
+    plan.steps = [("E1", {"date": "2026-04-10"})]
+    assert unresolved(plan, heard) == ({}, "")
+    # nor is a change of something the message does not name
+    other = Plan(activity="dentist appointment", handle_row="R2",
+                 fields={"date": "2026-04-10"}, steps=[])
+    assert unresolved(other, heard) == ({}, "")
+
+
+def test_the_day_said_first_and_i_cant_make_declines():
+    ops = _rules([
+        {"role": "other", "author": "Kat", "stream": "g",
+         "text": "Next game night: Thursday 9 April, 7pm at Hop & Dice café"},
+        {"role": "user", "stream": "g", "text": "in!"},
+        {"role": "user", "stream": "g",
+         "text": "ah Thursday I can't make after all, have fun without me"}])
+    (fields,) = _events(ops).values()
+    assert fields["status"] == "declined"
+
+
+def test_a_done_state_in_one_clause_is_not_undone_by_a_promise_in_the_next():
+    ops = _rules([
+        {"role": "user", "text": "I'll sort the train down once they release the fares"},
+        {"role": "user", "said_at": "2026-04-08T10:00:00Z",
+         "text": "Train's booked btw, Leeds to King's Cross on the Sunday, I'll send you the "
+                 "e-tickets."}])
+    closed = [op for op in ops if op["op"] == "todo.close"]
+    assert closed and _fields(closed[0])["status"] == "done"
+
+
+def test_a_request_on_a_condition_and_a_notice_are_no_todos():
+    for text in ("Te confirmamos tu cita el viernes 10 de abril a las 17:00. Si no puedes "
+                 "venir, avísanos con 24 h.",
+                 "Thank you! Please note our Easter opening hours: closed 10-13 April."):
+        ops = _rules([{"role": "other", "author": "Salon", "text": text}])
+        assert not [op for op in ops if op["op"] == "todo.open"], text
+    ops = _rules([{"role": "other", "author": "Alex",
+                   "text": "can you send the form by Friday?"}])
+    assert [op for op in ops if op["op"] == "todo.open"]
+
+
+def test_a_diet_word_inside_a_shops_name_is_no_diet():
+    from dream.detect.diets import diet
+
+    assert diet("Cake ordered from Bake Me Vegan, pick-up is Saturday. I'm in town") is None
+    assert diet("I'm Vegan now") == "Vegan"
+    assert diet("ich bin seit Januar Vegetarierin") == "Vegetarierin (vegetarian)"

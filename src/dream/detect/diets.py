@@ -41,6 +41,11 @@ _OTHER = re.compile(r"(?:\b(?:my|his|her|our|their|mein\w*|sein\w*|ihr\w*|ma|mon
 _FOOD = re.compile(r"\s+(?!(?:so|and|but|now|since|too|as|for|any|again|though|because|lol|"
                    r"btw|und|aber|seit|jetzt|also|auch|mehr|et|mais|depuis|maintenant|donc|"
                    r"aussi|y|pero|desde|ahora|así|también|porque)\b)[^\W\d_]", re.I)
+# a word written in lower case (not a German noun) capitalised inside a name ("Cake ordered
+# from Bake Me Vegan"): a shop or a dish, not someone's diet ("I'm Vegan" is still a diet)
+_LOWER = {"vegan", "vegetarian", "pescatarian", "pescetarian", "coeliac", "celiac"}
+_IN_NAME = re.compile(r"(?<![.!?]\s)\b(?!(?:I|I'm|Im|Ich|Je|Yo|Soy|Bin)\b)[A-ZÄÖÜÉ][\w']*\s+"
+                      r"(?:[A-ZÄÖÜÉ][\w']*\s+)*[A-ZÄÖÜÉ][\w-]*$")
 _SHORT = 160        # a message this short speaks of its author throughout
 
 
@@ -52,7 +57,8 @@ def diet(text: str) -> str | None:
         for m in _DIET.finditer(sent):
             before = sent[:m.start()]
             if _NEGATION.search(before[-40:]) or _OTHER.search(before) or \
-                    _FOOD.match(sent, m.end()):
+                    _FOOD.match(sent, m.end()) or (
+                    m[1].lower() in _LOWER and _IN_NAME.search(sent[:m.end()])):
                 continue
             if not (short or _SELF.search(sent)):
                 continue

@@ -733,6 +733,8 @@ CONFIRM = re.compile(
 )
 DECLINE = re.compile(
     r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
+    # the day said first, "make" left without its object: "ah Wednesday I can't make"
+    r"\bi can'?t make(?:\s+(?:after all|any ?more|then|now))?\s*(?:[,.!;]|$)|"
     r"\b(can'?t (?:come|join|go|make it|do (?:it|that|then)|(?:make )?(?:that|this|next) (?:day|"
     r"week|weekend|date|time|night|evening|one))|won'?t make it|no thanks|i'?ll pass|"
     r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"

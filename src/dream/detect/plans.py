@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dream.detect import facts, todos, unclear
+from dream.detect import confidence, facts, todos, unclear
 from dream.detect.cues import english_cues, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
@@ -137,6 +137,8 @@ class PlanReader:
     found: list[Finding] = field(default_factory=list)
     questions: list[Finding] = field(default_factory=list)   # asked instead of a guess
     unclear: list[dict[str, Any]] = field(default_factory=list)  # rows a change could be about
+    heard: list[confidence.Heard] = field(default_factory=list)   # every message read
+    moves: set[int] = field(default_factory=set)     # the steps a change wrote (their id)
 
     def read(self, item: Item, text: str) -> None:
         """Follow the plans one statement or message talks about."""
@@ -148,6 +150,7 @@ class PlanReader:
         if author:
             self.talking.setdefault(stream, set()).add(author)
         self.seen[stream] = self.seen.get(stream, 0) + 1
+        self.heard.append(confidence.Heard(item.id, stream, text, said, author or ""))
         self._joins(item, stream, author, said, text)
         text = self._corrected_times(item, text, stream)
         # an advertisement ("Christmas brunch on Sunday 20 December ... Book now") offers
@@ -512,6 +515,8 @@ class PlanReader:
                 continue
             plan.fields.update(fields)
             plan.steps.append((item.id, fields))
+            if moved:
+                self.moves.add(id(fields))
             plan.stream, plan.said = stream, said
             plan.last_seen = self.seen[stream]
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
@@ -859,6 +864,17 @@ class PlanReader:
             if not plan.handle_row and status in ("cancelled", "declined") and \
                     plan.steps[0][1].get("status") == status:
                 continue        # cancelling or declining what was never written: nothing
+            changed, by = confidence.unresolved(plan, self.heard)
+            if changed and status not in ("cancelled", "declined"):
+                # a change said about it that was not understood: ask, do not guess
+                key = next((r["key"] for r in self.rows if r["handle"] == plan.handle_row),
+                           None)
+                self.questions.append(confidence.question(
+                    plan, changed, by, titles.get(id(plan)) or plan.activity, key))
+                if not plan.handle_row:
+                    continue
+                plan.steps = [(h, {k: v for k, v in f.items() if k not in changed})
+                              for h, f in plan.steps]
             if plan.handle_row:
                 name, row = None, plan.handle_row
             else:
@@ -876,10 +892,20 @@ class PlanReader:
                 plan.steps[0][1]["activity"] = plan.activity
                 if "status" not in plan.fields:
                     plan.steps[0][1]["status"] = "proposed"
+            # one message says a field once: its first word on it, unless a change said
+            # later in it gives another ("private booking on Thursday, so game night is
+            # Wednesday 2 Dec instead": Wednesday; a forwarded mail below the user's words
+            # is older than them)
+            said_by: dict[str, dict[str, str]] = {}
             for handle, fields in plan.steps:
-                fields = dict(fields)
+                mine = said_by.setdefault(handle, {})
+                mine.update(fields if id(fields) in self.moves else
+                            {k: v for k, v in fields.items()
+                             if k not in mine or k == "participants"})   # (a growing list)
+            for handle, fields in said_by.items():
                 if fields:
-                    self.found.append(Finding("event", fields, [handle], name=name, row=row))
+                    self.found.append(Finding("event", dict(fields), [handle], name=name,
+                                              row=row))
         asked: set[str | None] = set()
         for question in self.questions:     # one question per record and field
             if question.name not in asked:

@@ -52,7 +52,7 @@ TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forge
                          r"könntest du|(?:me |nos )?puedes|(?:me |nos )?podrías)\s+(.{3,160})", re.I)
 # (a thing sent "attached" is sent: "Voilà le rapport en pièce jointe", "anbei", "adjunto")
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of|"
-                  r"attached|en pièce jointe|ci-joint|im anhang|anbei|adjunto)\b", re.I)
+                  r"attached|en pièces? jointes?|ci-joints?|im anhang|anbei|adjuntos?)\b", re.I)
 # the thing of a task said to be in its done state: "airport transfer is booked", "card's
 # signed by all of us", "Cake collected" (the other languages' words: ``done`` in
 # words/*.toml); not when the sentence says it is not so or still to come
@@ -61,6 +61,12 @@ DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|
                         r"baked|handed in|dropped off)\b", re.I)
 NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has to|must|"
                      r"going to|gonna|should|can|could)\b|n't\b|\?", re.I)
+# a request said on a condition is no task yet ("if you can't come, let us know", "si no
+# puedes venir, avísanos", "falls du nicht kannst", "si tu ne peux pas"), and "please note"
+# asks to know something, not to do it ("Please note our opening hours")
+CONDITION = re.compile(r"\b(?:if|si|falls|wenn|sofern)\s+\S+(?:\s+\S+)?\s*$", re.I)
+NOTICE = re.compile(r"^(?:note|be aware|bear in mind|keep in mind|beachten|noter|"
+                    r"tenga en cuenta|ten en cuenta)\b", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -185,6 +191,17 @@ def _accept_words() -> re.Pattern[str]:
                       r")(?![\w'])", re.I)
 
 
+_CLAUSES = re.compile(r"\s*(?:[,;:]|\s(?:and|but|so|then|btw)\s)\s*", re.I)
+
+
+def _done_state(sentence: str) -> bool:
+    """Whether a clause of the sentence says a thing is in its done state ("Train's booked
+    btw, I'll send you the e-tickets": the train is booked) with nothing in that same
+    clause saying it is not so or still to come ("isn't booked yet", "will be booked")."""
+    return any(DONE_STATE.search(c) and not NOT_YET.search(c)
+               for c in _CLAUSES.split(sentence))
+
+
 _DONE_MARK = re.compile(r"✅|✔️|☑️|\b(?:done|erledigt|c'est fait|hecho|listo)\b", re.I)
 
 
@@ -242,6 +259,15 @@ class TodoReader:
         group = stream in self.groups
         for n, sent in enumerate(sentences(readable(item.text))[:20]):
             if item.role == "user":
+                done = next((c for c in _CLAUSES.split(sent) if DONE_STATE.search(c) and
+                             not NOT_YET.search(c)), None)
+                if done and commitment(sent) is not None:
+                    # "Train's booked btw, I'll send you the e-tickets": one thing done,
+                    # another taken on
+                    row, name = self._matching_todo(done)
+                    if row or name:
+                        out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                           name=name, row=row))
                 taken = self._taken_on(item, sent, said, first=n == 0)
                 if taken is not None:
                     out += taken
@@ -257,6 +283,8 @@ class TodoReader:
                 task = _task(m[1])
                 if len(task.split()) < 2 or CALL_OFF.match(task):
                     continue        # "I have to call it off": a plan called off, no task
+                if CONDITION.search(sent[:m.start()][-40:]) or NOTICE.match(task):
+                    continue        # "if you can't come, let us know"; "please note ..."
                 due = find_date(sent, said)
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
                         _task_verbs().search(task)):
@@ -291,8 +319,7 @@ class TodoReader:
                                        name=name, row=row))
                     continue
             if DONE.search(sent) or _done_words().search(sent) or (
-                    item.role == "user" and DONE_STATE.search(sent) and
-                    not NOT_YET.search(sent)):
+                    item.role == "user" and _done_state(sent)):
                 row, name = self._matching_todo(sent)
                 if not (row or name) and len(item.text) <= 300:
                     # "Attached is the tax form. Done on my side.": the item says what is done
