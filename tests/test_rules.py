@@ -380,3 +380,35 @@ def test_a_diet_word_inside_a_shops_name_is_no_diet():
     assert diet("Cake ordered from Bake Me Vegan, pick-up is Saturday. I'm in town") is None
     assert diet("I'm Vegan now") == "Vegan"
     assert diet("ich bin seit Januar Vegetarierin") == "Vegetarierin (vegetarian)"
+
+
+def test_a_change_naming_a_plan_nobody_made_starts_none_and_is_asked():
+    ops = _rules([{"role": "other", "author": "Ellie", "stream": "g",
+                   "text": "Small change everyone: the ceremony is now at 1:30pm on Saturday "
+                           "11 April, reception same as before"},
+                  {"role": "user", "stream": "g", "text": "noted, see you there"}])
+    assert not [op for op in ops if op["op"] == "event.upsert"]
+    (asked,) = [op for op in ops if op["op"] == "question.ask"]
+    assert "which plan does this change" in _fields(asked)["text"]
+
+
+def test_after_a_no_a_moved_plan_is_a_new_offer():
+    rows = [_row("R1", "birthday-party-maya-2026-04-11", activity="birthday party",
+                 date="2026-04-11", participants="Maya", status="declined")]
+    ops = _rules([{"role": "other", "author": "Maya", "stream": "sms",
+                   "text": "We moved the birthday lunch to Sunday 12 April at 13:00 so you "
+                           "can come!"},
+                  {"role": "user", "stream": "sms", "text": "Sunday 13:00 works, I'll be there!"}],
+                 rows=rows)
+    lunch = [f for f in _events(ops).values() if f.get("activity") == "birthday lunch"]
+    assert lunch and lunch[0]["status"] == "confirmed" and lunch[0]["date"] == "2026-04-12"
+
+
+def test_being_somewhere_else_that_weekend_declines():
+    ops = _rules([{"role": "other", "author": "Meera", "stream": "m",
+                   "text": "Housewarming: come and celebrate with us on Saturday 11 April from "
+                           "7pm at 14 Harcourt Road"},
+                  {"role": "user", "stream": "m",
+                   "text": "Gutted!! We're at Lucy's parents in Norwich that weekend."}])
+    (fields,) = _events(ops).values()
+    assert fields["status"] == "declined"

@@ -14,6 +14,16 @@ are written, this module checks the plan against everything the call read about 
   plan and both values for a plan never written, which a person answers by writing or
   correcting the record).
 
+- **A change starts no plan.** A plan first named by a message that says something
+  changed ("the ceremony is now at 1:30pm", "Verschiebung Elternabend", "Change to your
+  parents' evening appointment ... moved to Monday") presupposes a plan it changes; when
+  the reader found none to attach it to, what it would write is a guess: it is not
+  written, and a question quoting the message asks which plan it changes. After a plan
+  of the conversation was declined or called off, a change is a new offer ("Sorry, I
+  can't make it on the 14th" - "We moved the birthday lunch to Sunday 15 March so you
+  can come!"), and "instead" names a replacement ("got us a table at Berenjak
+  instead"): both start a plan.
+
 The words of a change are the plan reader's own (``MOVE``, read after
 :func:`~dream.detect.cues.english_cues`), so this adds no cue word; it only refuses to
 write what the reader could not reconcile.
@@ -21,6 +31,7 @@ write what the reader could not reconcile.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +40,8 @@ from dream.detect.plan_words import CLAUSE_RE, MOVE, UNTIL, Plan, same_activity
 from dream.kinds.questions import value_question
 from dream.kinds.records import record_path
 from dream.kinds.text import find_date, find_time
+
+INSTEAD = re.compile(r"instead", re.I)
 
 _WORDS = (("date", "day"), ("time", "time"))
 
@@ -100,6 +113,41 @@ def _changed_to(heard: Heard) -> dict[str, str]:
         if clock:
             out.setdefault("time", clock)
     return out
+
+
+def started_by_change(plan: Plan, heard: list[Heard], others: list[Plan],
+                      rows: list[dict[str, Any]]) -> Heard | None:
+    """The message a plan new in this call was first named by, when it says something
+    changed (not "instead", which names a replacement) and no plan of the conversation
+    was called off or declined (``others``: the plans of the call; ``rows``: the scope's
+    records, an event of the message's author); None otherwise."""
+    if plan.handle_row:
+        return None
+    mine = plan.named | {h for h, _ in plan.steps}
+    first = next((h for h in heard if h.id in mine), None)
+    if first is None:
+        return None
+    changes = [m for m in MOVE.finditer(first.text) if not INSTEAD.fullmatch(m[0])]
+    off = ("declined", "cancelled")
+    if any(p is not plan and p.stream == first.stream and p.fields.get("status") in off
+           for p in others) or \
+            any(r["kind"] == "event" and r["fields"].get("status") in off and first.author and
+                first.author.lower() in r["fields"].get("participants", "").lower()
+                for r in rows):
+        return None     # after a no in this conversation, a new offer: "we moved the
+        #                 birthday lunch to Sunday so you can come"
+    return first if changes else None
+
+
+def change_question(plan: Plan, by: Heard, title: str) -> Finding:
+    """The question asked instead of a plan a change message would have started."""
+    quoted = " ".join(by.text.split())
+    quoted = quoted if len(quoted) <= 90 else quoted[:89] + "…"
+    who = by.author or "You"
+    text = (f"{who} wrote \"{quoted}\": which plan does this change ('{title}' is not "
+            "known yet)?")
+    return Finding("question", {"text": text, "status": "open"}, [by.id],
+                   name=f"changed {title}")
 
 
 def question(plan: Plan, changed: dict[str, str], evidence: str, title: str,

@@ -733,6 +733,10 @@ CONFIRM = re.compile(
 )
 DECLINE = re.compile(
     r"^(?:sorry,?\s+)?(?:i\s+)?can'?t\s*(?:[,.!]|$)|"
+    # being somewhere else on the day talked about: "I'm in Valencia that weekend", "We're
+    # at Lucy's parents in Norwich that weekend"
+    r"\b(?:i'?m|we'?re|i am|we are|i'?ll be|we'?ll be) (?:away|in|at)\b[^.!?]{0,60}?"
+    r"\bthat (?:day|weekend|week|night|evening|morning|afternoon)\b|"
     # the day said first, "make" left without its object: "ah Wednesday I can't make"
     r"\bi can'?t make(?:\s+(?:after all|any ?more|then|now))?\s*(?:[,.!;]|$)|"
     r"\b(can'?t (?:come|join|go|make it|do (?:it|that|then)|(?:make )?(?:that|this|next) (?:day|"

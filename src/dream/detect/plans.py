@@ -864,6 +864,12 @@ class PlanReader:
             if not plan.handle_row and status in ("cancelled", "declined") and \
                     plan.steps[0][1].get("status") == status:
                 continue        # cancelling or declining what was never written: nothing
+            start = confidence.started_by_change(plan, self.heard, self.plans,
+                                                     self.rows)
+            if start is not None and status not in ("cancelled", "declined"):
+                self.questions.append(confidence.change_question(
+                    plan, start, titles.get(id(plan)) or plan.activity))
+                continue
             changed, by = confidence.unresolved(plan, self.heard)
             if changed and status not in ("cancelled", "declined"):
                 # a change said about it that was not understood: ask, do not guess
