@@ -412,3 +412,14 @@ def test_being_somewhere_else_that_weekend_declines():
                    "text": "Gutted!! We're at Lucy's parents in Norwich that weekend."}])
     (fields,) = _events(ops).values()
     assert fields["status"] == "declined"
+
+
+def test_a_thing_said_to_be_there_already_closes_its_todo():
+    ops = _rules([{"role": "user", "text": "I'll bring the spare 60m rope and the bouldering pad"},
+                  {"role": "user", "said_at": "2026-04-08T10:00:00Z",
+                   "text": "rope and pad are packed 👍 in the car already"}])
+    assert [op for op in ops if op["op"] == "todo.close"]
+    ops = _rules([{"role": "user", "text": "I'll bring the spare rope"},
+                  {"role": "user", "said_at": "2026-04-08T10:00:00Z",
+                   "text": "is the rope in the car already?"}])
+    assert not [op for op in ops if op["op"] == "todo.close"]

@@ -58,7 +58,10 @@ DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|
 # words/*.toml); not when the sentence says it is not so or still to come
 DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|sorted(?: out)?|"
                         r"arranged|reserved|organi[sz]ed|renewed|returned|posted|printed|"
-                        r"baked|handed in|dropped off)\b", re.I)
+                        r"baked|handed in|dropped off|packed|"
+                        # "rope and pad are packed, in the car already", "capacity numbers
+                        # are in the doc already": the thing is where it should be
+                        r"already|bereits|déjà)\b", re.I)
 NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has to|must|"
                      r"going to|gonna|should|can|could)\b|n't\b|\?", re.I)
 # a request said on a condition is no task yet ("if you can't come, let us know", "si no
