@@ -423,3 +423,32 @@ def test_a_thing_said_to_be_there_already_closes_its_todo():
                   {"role": "user", "said_at": "2026-04-08T10:00:00Z",
                    "text": "is the rope in the car already?"}])
     assert not [op for op in ops if op["op"] == "todo.close"]
+
+
+def test_a_weekday_and_day_number_about_a_dated_plan_is_the_one_nearest_it():
+    from dream.kinds.dates import nearest_weekday_and_day
+
+    # "moved it to Sunday the 14th" of a gig on Saturday 13 March 2027, said in November
+    assert nearest_weekday_and_day("moved it to Sunday the 14th", "2027-02-14", "2027-03-13",
+                                   "2026-11-27") == "2027-03-14"
+    # a full date is read as it is
+    assert nearest_weekday_and_day("on Friday 17 July", "2026-07-17", "2026-07-10",
+                                   "2026-07-01") == "2026-07-17"
+
+
+def test_a_shift_by_a_day_moves_the_one_plan_of_the_person_saying_it():
+    rows = [_row("R1", "flight-jfk-2027-03-05", activity="flight", date="2027-03-05",
+                 time="18:45", place="JFK", participants="Danielle", status="confirmed")]
+    ops = _rules([{"role": "other", "author": "Danielle", "stream": "d",
+                   "said_at": "2026-11-29T10:02:00Z",
+                   "text": "change of plans, work needs me Friday so I'm coming a day later, "
+                           "landing Saturday the 6th, same time 6:45 PM"}], rows=rows)
+    assert _events(ops)["R1"]["date"] == "2027-03-06"
+
+
+def test_a_bare_weekday_naming_the_day_it_is_said_gives_no_day():
+    ops = _rules([{"role": "other", "author": "Dani", "stream": "d",
+                   "said_at": "2026-04-05T10:00:00Z", "text": "dinner at Dishoom Sunday?"},
+                  {"role": "user", "stream": "d", "said_at": "2026-04-05T10:01:00Z",
+                   "text": "yes!! 7pm?"}])
+    assert not [f for f in _events(ops).values() if f.get("date") == "2026-04-05"]

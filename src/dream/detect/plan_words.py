@@ -888,7 +888,9 @@ MOVE = re.compile(
     r"(?: back| forward| it| (?:the|your|our|my|his|her|their) [\w-]+(?: [\w-]+)?)?"
     r" (?:to|until|till|for|by)|"
     r"new (?:time|date|"
-    r"start)|instead|starts? later|starts? earlier)\b",
+    r"start)|instead|starts? later|starts? earlier|"
+    # a shift by an amount of time: "I'm coming a day later", "an hour earlier"
+    r"(?:a|an|one|two|three|\d+) (?:days?|hours?|weeks?) (?:later|earlier))\b",
     re.I,
 )
 # not a plan: deadlines, to-dos, reminders, expiry dates, deliveries, sales, bills

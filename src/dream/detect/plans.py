@@ -82,7 +82,13 @@ from dream.detect.plan_words import (
     with_name,
 )
 from dream.items import Item
-from dream.kinds.dates import WORD_HOUR, day_of_month, is_date_word, range_start
+from dream.kinds.dates import (
+    WORD_HOUR,
+    day_of_month,
+    is_date_word,
+    nearest_weekday_and_day,
+    range_start,
+)
 from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
 
 INSTEAD = re.compile(r"\binstead\b", re.I)
@@ -100,6 +106,7 @@ _ROUTE = re.compile(r"[A-Z][\w'.-]*(?:\s+[\w'.-]+){0,4}?\s*(?:\d{1,2}[:h.]\d\d\s
 # "on the Tuesday night" (English): the Tuesday of a trip or week talked about before
 _THE_WEEKDAY = re.compile(r"\bthe (?:monday|tuesday|wednesday|thursday|friday|saturday|"
                           r"sunday)\b", re.I)
+_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|now)\b", re.I)
 _YES_FOR = re.compile(r"\b(?:count (?:me|us) in|i'?m in|we'?re in|i'?m up|up) for "
                       r"(?:the )?([^.!?,;\n]{2,40})", re.I)
 
@@ -359,6 +366,11 @@ class PlanReader:
                     again = day_of_month(bare, datetime(iso(had).year, iso(had).month, 1))
                     if again and again >= said.date().isoformat():
                         date = again
+            if date and had and said is not None:
+                # "moved it to Sunday the 14th" of a gig on Saturday 13 March: the Sunday
+                # the 14th nearest the plan, not the first one after the message
+                date = nearest_weekday_and_day(after or clause, date, had,
+                                               said.date().isoformat())
             # "on Friday" about a plan already on a Friday (said within the week before it)
             # names that day, not the next Friday after it was said
             # (not a move: "Friday 17 is off, so it moves to Thursday 16" names a new day)
@@ -366,6 +378,11 @@ class PlanReader:
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
+            if date and said is not None and date == said.date().isoformat() and \
+                    wd is not None and not _TODAY.search(clause) and \
+                    not (clock and clock > said.strftime("%H:%M")):
+                date = None     # "dinner Sunday?" said on a Sunday: today or in a week
+                #                 ("Meeting on Monday at 10:00" said at 9 on Monday: today)
             # nor its place: "igual voy en AVE" is how someone travels there ("on court 5,
             # not court 3" names the old place: a correction)
             old_place = plan.fields.get("place")

@@ -18,6 +18,7 @@ week later when it is today).
 from __future__ import annotations
 
 import re
+from datetime import date as _date
 from datetime import datetime, timedelta
 from functools import cache
 
@@ -229,6 +230,28 @@ def weekday_and_day(text: str, ref: datetime | None) -> str | None:
 
 
 _THE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3,})", re.I)
+
+
+def nearest_weekday_and_day(text: str, date: str, near: str, floor: str) -> str:
+    """``date`` read from a weekday with a day number and no month ("Sunday the 14th",
+    "Sat the 6th"), said about a plan on ``near``: the date with that weekday and day
+    number nearest ``near`` (not before ``floor``, the day it was said), which the first
+    one after the message need not be. Any other ``date`` is returned as it is."""
+    if weekday_and_day(text, datetime.fromisoformat(floor)) != date:
+        return date     # the date was not read from a weekday and a day number
+    try:
+        plan = _date.fromisoformat(near)
+    except ValueError:
+        return date
+    best = date
+    for back in (40, 0):
+        start = plan - timedelta(days=back)
+        found = weekday_and_day(text, datetime(start.year, start.month, start.day))
+        if found and found >= floor and \
+                abs((_date.fromisoformat(found) - plan).days) < \
+                abs((_date.fromisoformat(best) - plan).days):
+            best = found
+    return best
 
 
 def day_of_month(text: str, ref: datetime | None) -> str | None:
