@@ -19,6 +19,9 @@ of the items they rest on:
   :mod:`~dream.detect.remarks`), shown through :mod:`~dream.detect.shell` (a command and
   its output as a note shows them);
 - :mod:`~dream.detect.plans` (with :mod:`~dream.detect.plan_words`): plans and events;
+  :mod:`~dream.detect.plan_targets`: which plan a message is about;
+  :mod:`~dream.detect.plan_events`: the events written at the end of a call, each only
+  when :mod:`~dream.detect.confidence` finds its evidence defends it (else a question);
 - :mod:`~dream.detect.todos`: to-dos and their completion;
 - :mod:`~dream.detect.facts`: standing facts and facts about people;
 - :mod:`~dream.detect.rules`: a coding session's directives and corrections as durable

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dream.detect import confidence, facts, todos, unclear
+from dream.detect import confidence, facts, plan_events, todos, unclear
 from dream.detect.cues import english_cues, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
+from dream.detect.plan_targets import PlanTargets
 from dream.detect.plan_words import (
     ACCEPTED,
     ACTIVITIES,
@@ -51,7 +52,6 @@ from dream.detect.plan_words import (
     KIN_EVENT,
     MEET,
     MOVE,
-    NEEDS_MODIFIER,
     NOT_PLAN,
     OFFER,
     PAST,
@@ -78,7 +78,6 @@ from dream.detect.plan_words import (
     same_activity,
     same_place,
     venues,
-    weekday_of,
     with_name,
 )
 from dream.items import Item
@@ -89,16 +88,9 @@ from dream.kinds.dates import (
     nearest_weekday_and_day,
     range_start,
 )
-from dream.kinds.text import WEEKDAYS, find_date, find_time, names, parse_when, weekday_only
+from dream.kinds.text import find_date, find_time, names, parse_when, weekday_only
 
 INSTEAD = re.compile(r"\binstead\b", re.I)
-# a place said with the one it replaces: "not Lakeside Lodge but The Foundry", "nicht im
-# Adler, sondern in der Krone", "pas au Comptoir mais chez Sophie", "no en X sino en Y"
-_NAME = r"(?:[Tt]he\s+|[Ll][ae]\s+|[Ll]'|[Ee]l\s+)?[A-ZÄÖÜÉ][\w'&-]*(?:\s+(?:de\s+|del\s+|la\s+)?[A-ZÄÖÜÉ][\w'&-]*){0,3}"
-_PREP = r"(?:(?:at|in|im|in der|au|à|à la|en|en el|chez|bei|with|to)\s+)?"
-_NOT_THIS_PLACE = re.compile(
-    r"\b(?:not|nicht|pas|no)\s+" + _PREP + r"(?P<old>" + _NAME + r")\s*,?\s+"
-    r"(?:but|sondern|mais|sino)\s+" + _PREP + r"(?P<new>" + _NAME + r")")
 # a journey written with an arrow: "Paris Gare de Lyon 08:04 → Lyon Part-Dieu 10:01",
 # "LHR -> JFK"; its place is where it goes
 _ROUTE = re.compile(r"[A-Z][\w'.-]*(?:\s+[\w'.-]+){0,4}?\s*(?:\d{1,2}[:h.]\d\d\s*)?"
@@ -120,15 +112,10 @@ def _names_plan(words: str, plan: Plan) -> bool:
 
 
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
-# the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
-_NOT_THIS_TIME = re.compile(
-    r"(?:\b(?:not|nicht|pas|no|instead of|au lieu de|en vez de|en lugar de|statt|anstatt|"
-    r"rather than)\s+)(?P<rest>(?:(?:um|at|à|a las?|at|for|de|el|la|for)\s+){0,2}"
-    r"(?:\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:uhr|h|am|pm)\b|halb \w+))", re.I)
 
 
 @dataclass
-class PlanReader:
+class PlanReader(PlanTargets):
     """Follows plans through one model call. ``rows`` are the scope's current records
     (their handles); ``known_names`` are names written mid-sentence anywhere in the call."""
 
@@ -539,399 +526,6 @@ class PlanReader:
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
             self.dated[stream] = item.id
 
-    def _corrected_times(self, item: Item, text: str, stream: str) -> str:
-        """A time or place said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht
-        um 12:30", "nicht 19 Uhr, sondern 19:30", "départ 09:04 (au lieu de 08:04)", "not
-        Lakeside Lodge but The Foundry") changes the plan that has the old value: the old
-        value names the plan, whoever says it, so it needs no activity. Only when one live
-        plan (of this call or the scope) has that value and, if the sentence names a day,
-        that day; otherwise nothing changes. The old value is taken out of the text, so no
-        other reading takes it for a plan's."""
-        out = text
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
-            m = _NOT_THIS_TIME.search(sentence)
-            if not m:
-                continue
-            old = find_time(m[0][m.start("rest") - m.start():])
-            new = find_time(sentence[:m.start()] + " " + sentence[m.end():])
-            out = out.replace(m[0], " ", 1)
-            if not old or not new or old == new:
-                continue
-            self._correct(item, stream, sentence, "time", old, new)
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", out):
-            m = _NOT_THIS_PLACE.search(sentence)
-            if m and place_name(m["old"]) and place_name(m["new"]):
-                if self._correct(item, stream, sentence, "place", place_name(m["old"]),
-                                 place_name(m["new"])):
-                    out = out.replace(m[0], " " + m["new"], 1)
-        return out
-
-    def _correct(self, item: Item, stream: str, sentence: str, name: str, old: str,
-                 new: str) -> bool:
-        """Set ``name`` to ``new`` on the one live plan whose ``name`` is ``old`` (and whose
-        day is the sentence's, if it names one); none or several: nothing changes."""
-        def has(f: dict[str, str]) -> bool:
-            return f.get(name) == old if name == "time" else same_place(f.get(name), old)
-
-        day = find_date(sentence, parse_when(item.said_at))
-        loaded = {p.handle_row for p in self.plans if p.handle_row}
-        hits = [p for p in self.plans if has(p.fields) and
-                p.fields.get("status") not in ("cancelled", "declined") and
-                (not day or not p.fields.get("date") or p.fields["date"] == day)]
-        rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
-                and has(r["fields"]) and
-                r["fields"].get("status") not in ("cancelled", "declined") and
-                (not day or not r["fields"].get("date") or r["fields"]["date"] == day)]
-        if len(hits) + len(rows) != 1:
-            return False
-        if hits:
-            plan = hits[0]
-        else:
-            f = rows[0]["fields"]
-            plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
-                        fields=dict(f), participants=[p.strip() for p in
-                                                      f.get("participants", "").split(",")
-                                                      if p.strip()])
-            self.plans.append(plan)
-        plan.fields[name] = new
-        plan.steps.append((item.id, {name: new}))
-        plan.named.add(item.id)
-        plan.stream, plan.said = stream, parse_when(item.said_at)
-        return True
-
-    def _joins(self, item: Item, stream: str, author: str | None, said: Any,
-               text: str) -> None:
-        """In a conversation of the user with one other person, that person answering a
-        plan the user told them of as shared ("we", "our", "you and me", "your inbox too"),
-        or answering it as shared themselves ("here we come"), is in it."""
-        if not author or stream in self.groups or not self.plans:
-            return
-        plan = self.plans[-1]
-        if plan.stream != stream or not plan.user_in or not near(plan.said, said, 24) or \
-                author in plan.participants:
-            return
-        if not (plan.shared or SHARED.search(text)):
-            return
-        plan.participants.append(author)
-        plan.steps.append((item.id, {"participants": ", ".join(plan.participants)}))
-
-    def _replaced(self, plan: Plan, stream: str) -> Plan | None:
-        """The plan a new one said to come "instead" replaces: the last one called off in
-        this call, of the same kind or a booking, that the user was in (a record of the
-        scope, or a plan they proposed, booked or joined)."""
-        for other in reversed(self.plans):
-            if other is plan or other.fields.get("status") not in ("cancelled", "declined"):
-                continue
-            if not (other.handle_row or other.user_in):
-                continue
-            if other.stream == stream or same_activity(other.activity, plan.activity) or \
-                    {other.activity.split()[-1], plan.activity.split()[-1]} & BOOKING_WORDS:
-                return other
-        return None
-
-    def _replaced_live(self, plan: Plan, place: str | None, author: str | None, said: Any,
-                       item_id: str) -> Plan | None:
-        """The live plan a booking at another place "instead" replaces ("they close on
-        Saturday, so I booked Le Petit Cambodge instead"): the one live event of that kind
-        (or a booking) still ahead that the speaker is in, at another place. It is called
-        off by this message; none or several: nothing is replaced."""
-        if not place:
-            return None
-        who = (author or "").lower()
-        kinds = {plan.activity.split()[-1]} | BOOKING_WORDS
-
-        def fits(activity: str, f: dict[str, str], people: list[str]) -> bool:
-            return (activity.split()[-1] in kinds or same_activity(activity, plan.activity) or
-                    plan.activity.split()[-1] in BOOKING_WORDS) \
-                and f.get("status") not in ("cancelled", "declined") and \
-                bool(f.get("place")) and not same_place(f.get("place"), place) and \
-                (not who or who in {p.lower() for p in people}) and \
-                (said is None or not f.get("date") or f["date"] >= said.date().isoformat())
-
-        hits = [p for p in self.plans if p is not plan and (p.handle_row or p.user_in) and
-                fits(p.activity, p.fields, p.participants)]
-        loaded = {p.handle_row for p in self.plans if p.handle_row}
-        for row in self.rows:
-            f = row["fields"]
-            people = [p.strip() for p in f.get("participants", "").split(",") if p.strip()]
-            if row["kind"] == "event" and row["handle"] not in loaded and \
-                    fits(f.get("activity", "plan"), f, people):
-                hits.append(Plan(activity=f.get("activity", "plan"), handle_row=row["handle"],
-                                 fields=dict(f), participants=people))
-        if len(hits) != 1:
-            return None
-        old = hits[0]
-        if old.handle_row and old not in self.plans:
-            self.plans.insert(len(self.plans) - 1, old)
-        old.fields["status"] = "cancelled"
-        old.steps.append((item_id, {"status": "cancelled"}))
-        return old
-
-    def _named_here(self, item_id: str, activity: str) -> Plan | None:
-        """The plan of another kind the message already named with a date, if any."""
-        return next((p for p in reversed(self.plans) if item_id in p.named and
-                     p.fields.get("date") and not same_activity(p.activity, activity)), None)
-
-    def _borrowed(self, plan: Plan, name: str) -> str | None:
-        """The field of the plan a "same day"/"same time" refers to: the plan itself, or
-        the one of the same kind it replaces."""
-        if plan.fields.get(name):
-            return plan.fields[name]
-        for other in reversed(self.plans):
-            if other is not plan and other.fields.get(name) and (
-                    same_activity(other.activity, plan.activity) or
-                    other.activity.split()[-1] in GENERIC or plan.activity.split()[-1] in GENERIC):
-                return other.fields[name]
-        return None
-
-    def _known_places(self) -> set[str]:
-        out = {p.fields.get("place", "").lower() for p in self.plans}
-        out |= {r["fields"].get("place", "").lower() for r in self.rows if r["kind"] == "event"}
-        return out - {""}
-
-    def _target_plan(self, activity: str | None, place: str | None, status: str | None,
-                     people: list[str], date: str | None = None,
-                     stream: str | None = None, weekday: int | None = None,
-                     item_id: str | None = None, moved: bool = False) -> Plan | None:
-        if activity and activity.split()[-1] in BOOKING_WORDS:
-            # "Team dinner!! Booked Dishoom for Thursday": the plan this message named
-            for plan in reversed(self.plans):
-                if item_id in plan.named and not plan.fields.get("place") and \
-                        not plan.fields.get("date"):
-                    return plan
-            # "the booking", "your table": the plan talked about (at that place), if any
-            for plan in reversed(self.plans):
-                if (place and same_place(plan.fields.get("place"), place)) or \
-                        (not place and plan.stream == stream):
-                    return plan
-            if place and date:
-                # the venue's own mail about a plan made without its place: same day
-                for plan in reversed(self.plans):
-                    if plan.fields.get("date") == date and not plan.fields.get("place") and \
-                            plan.fields.get("status") not in ("cancelled", "declined"):
-                        return plan
-            if not place or date:
-                row = self._row_for(None, None, people, date, weekday, same_day=bool(place))
-                if row is not None and (not place or not row.fields.get("place") or
-                                        same_place(row.fields.get("place"), place)):
-                    return row
-                if row is not None:
-                    self.plans.remove(row)
-            activity = "reservation" if " " not in activity else activity
-        if place:
-            for plan in reversed(self.plans):
-                if same_place(plan.fields.get("place"), place):
-                    return plan
-            for plan in reversed(self.plans):
-                # "booked Rovi for Saturday" after the mail of "Rovi Fitzrovia" confirming a
-                # table: the venue that wrote about a plan is where it is
-                if not plan.fields.get("place") and \
-                        any(same_place(p, place) for p in plan.participants) and \
-                        (not date or not plan.fields.get("date") or
-                         plan.fields["date"] == date):
-                    return plan
-            row = self._row_for(activity, place, people, date, weekday)
-            if row is not None:
-                return row
-            same = [p for p in self.plans if activity is None or
-                    same_activity(p.activity, activity)]
-            if same and status != "cancelled" and \
-                    same[-1].fields.get("status") not in ("cancelled", "declined") and (
-                    not same[-1].fields.get("place") or not date or
-                    same[-1].fields.get("date") == date):
-                return same[-1]     # the place of a plan, or its new place
-            # another place: a new plan (a new booking replacing the old one, or another one)
-            return self._new_plan(activity or (same[-1].activity if same else "plan"))
-        if activity is None:
-            return self.plans[-1] if self.plans else None
-        if activity.split()[-1] in GENERIC:
-            # "your appointment" again in the message that named the booking: that booking
-            for plan in reversed(self.plans):
-                if item_id in plan.named:
-                    return plan
-        for plan in reversed(self.plans):
-            # (a move names the new day: "we have moved your check-up to Thursday 8
-            # October" is the check-up already talked about, whatever its old day)
-            if same_activity(plan.activity, activity) and (
-                    not date or not plan.fields.get("date") or plan.fields["date"] == date or
-                    plan.stream == stream or weekday_of(plan.fields["date"]) == weekday or
-                    (moved and plan.fields.get("status") not in ("cancelled", "declined"))):
-                return plan
-        row = self._row_for(activity, None, people, date, weekday)
-        return row if row is not None else self._new_plan(activity)
-
-    def _moved_row(self, author: str | None, people: list[str],
-                   place: str | None, stream: str | None = None) -> Plan | None:
-        """The one live event a change without an activity ("we now start at 10") can be
-        about: the only one whose participants or place the message names. None when
-        there is none or more than one (the change is not guessed onto a plan)."""
-        named = {p.lower() for p in [author or "", *people] if p}
-        hits: list[dict[str, Any]] = []
-        for row in self.rows:
-            f = row["fields"]
-            if row["kind"] != "event" or f.get("status") in ("declined", "cancelled"):
-                continue
-            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
-            if (named & parts) or (place and same_place(f.get("place"), place)):
-                hits.append(row)
-        self.unclear = hits if len(hits) > 1 else []
-        if len(hits) != 1:
-            return None
-        f = hits[0]["fields"]
-        plan = Plan(activity=f.get("activity", "plan"), handle_row=hits[0]["handle"],
-                    fields=dict(f), participants=[p.strip() for p in
-                                                  f.get("participants", "").split(",")
-                                                  if p.strip()])
-        plan.stream = stream      # the conversation it is now talked about in
-        self.plans.append(plan)
-        return plan
-
-    def _new_plan(self, activity: str) -> Plan:
-        plan = Plan(activity=activity, fields={"activity": activity})
-        self.plans.append(plan)
-        return plan
-
-    def _row_for(self, activity: str | None, place: str | None,
-                 people: list[str], date: str | None = None,
-                 weekday: int | None = None, same_day: bool = False) -> Plan | None:
-        wanted = {p.lower() for p in people}
-        events = [r for r in self.rows if r["kind"] == "event"]
-        for plan in self.plans:
-            if plan.handle_row:
-                events = [r for r in events if r["handle"] != plan.handle_row]
-
-        def usable(row: dict[str, Any], how: str) -> bool:
-            f = row["fields"]
-            if how == "place":
-                return bool(place) and same_place(f.get("place"), place)
-            if how == "day":     # the same kind of event on the same day ("your
-                #                  appointment on 9 June" is the check-up booked that day)
-                return bool(date) and (f.get("date") == date or
-                                       weekday_of(f.get("date")) == weekday) and \
-                    (activity is None or activity.split()[-1] in GENERIC or
-                     same_activity(f.get("activity"), activity))
-            if f.get("status") in ("declined", "cancelled") or place:
-                return False
-            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
-            if activity and not same_activity(f.get("activity"), activity) and \
-                    not (activity.split()[-1] in GENERIC and wanted & parts):
-                return False    # "your appointment" of the salon is the booking with it
-            if same_day and date and f.get("date") and f["date"] != date:
-                return False    # a booking for another day is another plan
-            if same_day and activity is None and not wanted:
-                return False    # nothing ties the booking to this event
-            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
-            return not (wanted and parts and not (wanted & parts))
-
-        for how in ("place", "day", "any"):
-            for row in events:
-                if not usable(row, how):
-                    continue
-                f = row["fields"]
-                plan = Plan(activity=f.get("activity", activity or "plan"),
-                            handle_row=row["handle"], fields=dict(f),
-                            participants=[p.strip() for p in f.get("participants", "").split(",")
-                                          if p.strip()])
-                self.plans.append(plan)
-                return plan
-        return None
-
     def flush(self) -> list[Finding]:
-        """The events of the plans followed so far. A plan without a date or time, or with
-        neither a place nor anybody in it, is not an event yet; nor is a new plan nobody has
-        booked, confirmed, declined or cancelled by the end of the call (a suggestion: a
-        wrong "Coming up" line costs more than a missing one)."""
-        self.found = []
-        titles: dict[int, str] = {}
-        for plan in self.plans:
-            if plan.handle_row:
-                titles[id(plan)] = plan.fields.get("title", "")
-                continue
-            who = plan.fields.get("place") or (plan.participants[0] if plan.participants
-                                               else "")
-            prep = ("to" if plan.activity in ("trip", "flight") else "at") \
-                if plan.fields.get("place") else "with"
-            if plan.subject:
-                who, prep = plan.subject, "for"
-            what = plan.activity
-            if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
-                what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
-            if plan.said_as:
-                # "Boda – Hacienda San Rafael": the kind of event in the words it was said in
-                # (the record's key and activity stay English, so it is one record whatever
-                # language later messages use)
-                said = plan.said_as[0].upper() + plan.said_as[1:]
-                titles[id(plan)] = f"{said} – {who}" if who else said
-                continue
-            titles[id(plan)] = f"{what[0].upper()}{what[1:]} {prep} {who}" if who else \
-                what.capitalize()
-        for plan in self.plans:
-            if not plan.steps:
-                continue
-            if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
-                continue        # a plan with neither date nor time is not an event yet
-            if not plan.handle_row and not (plan.fields.get("place") or plan.participants) \
-                    and not (plan.activity not in GENERIC and plan.fields.get("date") and
-                             plan.fields.get("time") and plan.user_in):
-                continue        # nor one with neither a place nor anybody in it (but the
-                #                 user's own "dentist appointment on Thursday at 10:15")
-            status = plan.fields.get("status")
-            if not plan.handle_row and status in (None, "proposed"):
-                continue        # a suggestion nobody agreed to is no plan yet
-            if not plan.handle_row and status in ("cancelled", "declined") and \
-                    plan.steps[0][1].get("status") == status:
-                continue        # cancelling or declining what was never written: nothing
-            start = confidence.started_by_change(plan, self.heard, self.plans,
-                                                     self.rows)
-            if start is not None and status not in ("cancelled", "declined"):
-                self.questions.append(confidence.change_question(
-                    plan, start, titles.get(id(plan)) or plan.activity))
-                continue
-            changed, by = confidence.unresolved(plan, self.heard)
-            if changed and status not in ("cancelled", "declined"):
-                # a change said about it that was not understood: ask, do not guess
-                key = next((r["key"] for r in self.rows if r["handle"] == plan.handle_row),
-                           None)
-                self.questions.append(confidence.question(
-                    plan, changed, by, titles.get(id(plan)) or plan.activity, key))
-                if not plan.handle_row:
-                    continue
-                plan.steps = [(h, {k: v for k, v in f.items() if k not in changed})
-                              for h, f in plan.steps]
-            if plan.handle_row:
-                name, row = None, plan.handle_row
-            else:
-                who = plan.subject or plan.fields.get("place") or (
-                    plan.participants[0] if plan.participants else "")
-                title = titles[id(plan)]
-                twins = [o for o in self.plans if o is not plan and titles.get(id(o)) and
-                         titles[id(o)].split(" (")[0] == title]
-                if twins and plan.fields.get("date"):
-                    # two bookings of one thing (a cancelled one and its replacement)
-                    title += f" ({WEEKDAYS[iso(plan.fields['date']).weekday()].title()})"
-                name = f"{plan.activity} {who} {plan.fields.get('date', '')}".strip()
-                row = None
-                plan.steps[0][1].setdefault("title", title)
-                plan.steps[0][1]["activity"] = plan.activity
-                if "status" not in plan.fields:
-                    plan.steps[0][1]["status"] = "proposed"
-            # one message says a field once: its first word on it, unless a change said
-            # later in it gives another ("private booking on Thursday, so game night is
-            # Wednesday 2 Dec instead": Wednesday; a forwarded mail below the user's words
-            # is older than them)
-            said_by: dict[str, dict[str, str]] = {}
-            for handle, fields in plan.steps:
-                mine = said_by.setdefault(handle, {})
-                mine.update(fields if id(fields) in self.moves else
-                            {k: v for k, v in fields.items()
-                             if k not in mine or k == "participants"})   # (a growing list)
-            for handle, fields in said_by.items():
-                if fields:
-                    self.found.append(Finding("event", dict(fields), [handle], name=name,
-                                              row=row))
-        asked: set[str | None] = set()
-        for question in self.questions:     # one question per record and field
-            if question.name not in asked:
-                asked.add(question.name)
-                self.found.append(question)
-        return self.found
+        """The events of the plans followed so far (:func:`~dream.detect.plan_events.events`)."""
+        return plan_events.events(self)

@@ -1,0 +1,121 @@
+"""The events a plan reader (:mod:`~dream.detect.plans`) writes at the end of a call.
+
+Each plan followed becomes one event operation per message that said something of it
+(a message's first word on a field, unless a change later in it gives another), titled by
+its kind and place or first participant ("Lunch at Hoppers", "Boda – Hacienda San Rafael").
+A plan is written only when its evidence can defend it (:mod:`~dream.detect.confidence`);
+otherwise a question is asked instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dream.detect import confidence
+from dream.detect.finding import Finding
+from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, iso
+from dream.kinds.text import WEEKDAYS
+
+if TYPE_CHECKING:
+    from dream.detect.plans import PlanReader
+
+
+def events(reader: PlanReader) -> list[Finding]:
+    """The events of the plans ``reader`` followed so far. A plan without a date or time,
+    or with neither a place nor anybody in it, is not an event yet; nor is a new plan
+    nobody has booked, confirmed, declined or cancelled by the end of the call (a
+    suggestion: a wrong "Coming up" line costs more than a missing one)."""
+    reader.found = []
+    titles: dict[int, str] = {}
+    for plan in reader.plans:
+        if plan.handle_row:
+            titles[id(plan)] = plan.fields.get("title", "")
+            continue
+        who = plan.fields.get("place") or (plan.participants[0] if plan.participants
+                                           else "")
+        prep = ("to" if plan.activity in ("trip", "flight") else "at") \
+            if plan.fields.get("place") else "with"
+        if plan.subject:
+            who, prep = plan.subject, "for"
+        what = plan.activity
+        if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
+            what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
+        if plan.said_as:
+            # "Boda – Hacienda San Rafael": the kind of event in the words it was said in
+            # (the record's key and activity stay English, so it is one record whatever
+            # language later messages use)
+            said = plan.said_as[0].upper() + plan.said_as[1:]
+            titles[id(plan)] = f"{said} – {who}" if who else said
+            continue
+        titles[id(plan)] = f"{what[0].upper()}{what[1:]} {prep} {who}" if who else \
+            what.capitalize()
+    for plan in reader.plans:
+        if not plan.steps:
+            continue
+        if not plan.handle_row and not (plan.fields.get("date") or plan.fields.get("time")):
+            continue        # a plan with neither date nor time is not an event yet
+        if not plan.handle_row and not (plan.fields.get("place") or plan.participants) \
+                and not (plan.activity not in GENERIC and plan.fields.get("date") and
+                         plan.fields.get("time") and plan.user_in):
+            continue        # nor one with neither a place nor anybody in it (but the
+            #                 user's own "dentist appointment on Thursday at 10:15")
+        status = plan.fields.get("status")
+        if not plan.handle_row and status in (None, "proposed"):
+            continue        # a suggestion nobody agreed to is no plan yet
+        if not plan.handle_row and status in ("cancelled", "declined") and \
+                plan.steps[0][1].get("status") == status:
+            continue        # cancelling or declining what was never written: nothing
+        start = confidence.started_by_change(plan, reader.heard, reader.plans,
+                                                 reader.rows)
+        if start is not None and status not in ("cancelled", "declined"):
+            reader.questions.append(confidence.change_question(
+                plan, start, titles.get(id(plan)) or plan.activity))
+            continue
+        changed, by = confidence.unresolved(plan, reader.heard)
+        if changed and status not in ("cancelled", "declined"):
+            # a change said about it that was not understood: ask, do not guess
+            key = next((r["key"] for r in reader.rows if r["handle"] == plan.handle_row),
+                       None)
+            reader.questions.append(confidence.question(
+                plan, changed, by, titles.get(id(plan)) or plan.activity, key))
+            if not plan.handle_row:
+                continue
+            plan.steps = [(h, {k: v for k, v in f.items() if k not in changed})
+                          for h, f in plan.steps]
+        if plan.handle_row:
+            name, row = None, plan.handle_row
+        else:
+            who = plan.subject or plan.fields.get("place") or (
+                plan.participants[0] if plan.participants else "")
+            title = titles[id(plan)]
+            twins = [o for o in reader.plans if o is not plan and titles.get(id(o)) and
+                     titles[id(o)].split(" (")[0] == title]
+            if twins and plan.fields.get("date"):
+                # two bookings of one thing (a cancelled one and its replacement)
+                title += f" ({WEEKDAYS[iso(plan.fields['date']).weekday()].title()})"
+            name = f"{plan.activity} {who} {plan.fields.get('date', '')}".strip()
+            row = None
+            plan.steps[0][1].setdefault("title", title)
+            plan.steps[0][1]["activity"] = plan.activity
+            if "status" not in plan.fields:
+                plan.steps[0][1]["status"] = "proposed"
+        # one message says a field once: its first word on it, unless a change said
+        # later in it gives another ("private booking on Thursday, so game night is
+        # Wednesday 2 Dec instead": Wednesday; a forwarded mail below the user's words
+        # is older than them)
+        said_by: dict[str, dict[str, str]] = {}
+        for handle, fields in plan.steps:
+            mine = said_by.setdefault(handle, {})
+            mine.update(fields if id(fields) in reader.moves else
+                        {k: v for k, v in fields.items()
+                         if k not in mine or k == "participants"})   # (a growing list)
+        for handle, fields in said_by.items():
+            if fields:
+                reader.found.append(Finding("event", dict(fields), [handle], name=name,
+                                          row=row))
+    asked: set[str | None] = set()
+    for question in reader.questions:     # one question per record and field
+        if question.name not in asked:
+            asked.add(question.name)
+            reader.found.append(question)
+    return reader.found
