@@ -452,3 +452,13 @@ def test_a_bare_weekday_naming_the_day_it_is_said_gives_no_day():
                   {"role": "user", "stream": "d", "said_at": "2026-04-05T10:01:00Z",
                    "text": "yes!! 7pm?"}])
     assert not [f for f in _events(ops).values() if f.get("date") == "2026-04-05"]
+
+
+def test_a_booking_mails_please_without_a_day_of_its_own_is_no_todo():
+    ops = _rules([{"role": "other", "author": "Harbour Lettings",
+                   "text": "Your annual gas safety check is booked for Thursday 9 April between "
+                           "9:00 and 13:00. Please reply to confirm access."}])
+    assert not [op for op in ops if op["op"] == "todo.open"]
+    ops = _rules([{"role": "other", "author": "Raj",
+                   "text": "Please send me the Q4 budget sheet by Thursday."}])
+    assert [op for op in ops if op["op"] == "todo.open"]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 
-from dream.detect.cues import LANGUAGES, words
+from dream.detect.cues import LANGUAGES, english_cues, words
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
@@ -70,6 +70,12 @@ NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has 
 CONDITION = re.compile(r"\b(?:if|si|falls|wenn|sofern)\s+\S+(?:\s+\S+)?\s*$", re.I)
 NOTICE = re.compile(r"^(?:note|be aware|bear in mind|keep in mind|beachten|noter|"
                     r"tenga en cuenta|ten en cuenta)\b", re.I)
+# a message saying that something of the reader's is booked ("Your appointment ... is
+# confirmed for Thursday 3 December", "Your annual gas safety check is booked for ..."):
+# its "please ..." without a day of its own says how to attend ("Please sign in at the main
+# reception", "Please reply to confirm access"), no task of its own
+BOOKED_NOTICE = re.compile(r"\b(?:is|are|has been|have been) (?:now )?(?:confirmed|booked|"
+                           r"scheduled)\b", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -289,6 +295,10 @@ class TodoReader:
                 if CONDITION.search(sent[:m.start()][-40:]) or NOTICE.match(task):
                     continue        # "if you can't come, let us know"; "please note ..."
                 due = find_date(sent, said)
+                if item.role == "other" and m[0].lower().startswith("please") and \
+                        not find_date(sent[m.start():], said) and \
+                        BOOKED_NOTICE.search(english_cues(item.text)):
+                    continue        # "... is confirmed for Thursday. Please sign in at ..."
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
                         _task_verbs().search(task)):
                     continue        # "can you tell me more" is conversation, not a task
