@@ -69,6 +69,41 @@ def test_older_evidence_cannot_revise_a_newer_note(dream, repo, tmp_path):
     assert not [p for p in review["proposals"] if p["replaces"]]
 
 
+def test_a_pitfall_is_contradicted_only_by_rejecting_its_fix(dream, repo, tmp_path):
+    """A pitfall reports a failing command and the error it printed, and advises its fix:
+    "use pnpm, not npm" revises the pitfall whose fix runs npm, not the one that only
+    quotes npm's error, nor a rule that already says not to use npm."""
+    dream("init")
+    dream("notes", "write", "@projects/proj/fix-npm.md", "--", "`pnpm test` fails with: "
+          "Error: Cannot find module 'vitest'. Fix: run `npm install`.\n")
+    dream("notes", "write", "@projects/proj/quotes-npm.md", "--", "`pnpm build` fails with: "
+          "npm ERR! missing script: build. Fix: run `pnpm run compile`.\n")
+    dream("notes", "write", "@projects/proj/rule.md", "--", "Never use npm in this repo; "
+          "it breaks the lockfile.\n")
+    dream("collect", str(_session(tmp_path, repo, "p", 9,
+                                  "From now on use pnpm, not npm, to install packages.")))
+    review = _review(dream)
+    updated = [p["replaces"] for p in review["proposals"] if p["replaces"]]
+    assert updated == [["@projects/proj/fix-npm.md"]]
+    assert not any("contradicts" in line and "quotes-npm" in line
+                   for line in review["learned"])
+
+
+def test_the_demo_review_finds_no_contradiction_where_there_is_none(dream_proc, tmp_path,
+                                                                   monkeypatch):
+    """The demo's stripe pitfall ("No module named 'stripe'. Fix: run `uv sync --extra
+    payments`") and the user's rule "Don't add stripe to the main dependencies" agree: the
+    review proposes no update of the pitfall and learns no contradiction."""
+    assert dream_proc("demo", "--home", str(tmp_path / "demo"), cwd=tmp_path).returncode == 0
+    monkeypatch.setenv("DREAM_HOME", str(tmp_path / "demo" / "home"))
+    proc = dream_proc("review", "start", "--json", cwd=tmp_path / "demo" / "shop-api")
+    assert proc.returncode == 0, proc.stderr
+    review = json.loads(proc.stdout)
+    assert review["run"]["items"] > 0
+    assert not [p for p in review["proposals"] if p["replaces"]]
+    assert not any("contradicts" in line for line in review["learned"])
+
+
 def test_watermark_reads_only_new_evidence(dream, repo, tmp_path):
     dream("init")
     dream("collect", str(_session(tmp_path, repo, "d", 10, "Remember that CI runs on arm64.")))

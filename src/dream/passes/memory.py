@@ -6,10 +6,12 @@
   ``@user/preferences/``, everything else under ``@projects/<name>/memory/``. A statement an
   existing note already says is not proposed again.
 - **Updates**: a newer statement that rejects something a live note recommends ("use pnpm,
-  not npm" against a note saying "use npm") updates that note: the lines that mention the
+  not npm" against a note saying "use npm") updates that note: the lines that recommend the
   rejected term are replaced by the new statement, every other line is kept, so what is
   known about the user is preserved. Evidence older than the note's ``said_at`` cannot
-  revise it.
+  revise it. Mentioning a term is not recommending it (:func:`_advises`): a pitfall's
+  failing command and the error it quotes are what happened (only its fix is advice), and
+  a sentence that itself rejects the term says what the new statement says.
 - **Deletions**: "forget that ..." / "... is no longer true" crumples a matching project note
   (a soft delete a person can still see and undo). Notes about the user are never crumpled
   by a review; they are only updated.
@@ -154,6 +156,28 @@ def _says(note: Note, words: frozenset[str]) -> bool:
     return bool(words) and len(words & body) >= max(2, int(0.75 * len(words)))
 
 
+# a pitfall line: "`cmd` fails with: <the tool's error>. Fix: run `x`." (or "The user said:
+# ..."): the command and the error are reported, only what follows the fix marker advises
+_REPORTED = re.compile(r"\bfails? with: ", re.IGNORECASE)
+_ADVICE = re.compile(r"\b(?:Fix: run|The user said:)\s(.*)$")
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+")
+
+
+def _advises(line: str, term: str, pattern: re.Pattern[str]) -> bool:
+    """Whether a note's line tells the agent to use ``term``, which is what a newer
+    statement rejecting the term contradicts. A pitfall line reports a failing command and
+    the error it printed ('No module named stripe' recommends nothing): only its fix
+    advises. A sentence that rejects the term itself ('never add stripe to the main
+    dependencies') agrees with the new statement."""
+    if line.lstrip().startswith("#"):
+        return False
+    if _REPORTED.search(line):
+        advice = _ADVICE.search(line)
+        line = advice.group(1) if advice else ""
+    return any(pattern.search(s) and term not in wording.rejected_terms(s)
+               for s in _CLAUSE.split(line))
+
+
 def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
     out: list[Candidate] = []
     done: set[str] = set()
@@ -169,11 +193,12 @@ def _updates(ev: Evidence, live: list[Note], statements) -> list[Candidate]:
                     continue                        # older evidence cannot revise it
                 pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE)
                 lines = body.splitlines()
-                if not any(pattern.search(ln) for ln in lines) or sentence.text in body:
+                if not any(_advises(ln, term, pattern) for ln in lines) or \
+                        sentence.text in body:
                     continue
                 new_lines, placed = [], False
                 for ln in lines:
-                    if pattern.search(ln) and not ln.lstrip().startswith("#"):
+                    if _advises(ln, term, pattern):
                         if not placed:
                             prefix = ln[: len(ln) - len(ln.lstrip())]
                             bullet = "- " if ln.lstrip().startswith("- ") else ""
