@@ -83,3 +83,45 @@ def test_a_verb_said_in_the_past_is_the_same_after_the_user():
     assert the_users("I told you last time") == "The user told you last time"
     assert the_users("I switched from nimpretty") == "The user switched from nimpretty"
     assert the_users("I need the logs") == "The user needs the logs"
+
+
+def test_a_first_person_to_do_and_fact_read_as_the_users_in_the_brief(dream, repo, dream_home,
+                                                                     tmp_path):
+    """Through the real CLI: "Remind me to renew my passport" is a to-do the brief shows as
+    the user's (an agent must not read it as its own passport), one Sam asked for ("send me
+    the invoice") as Sam's; the records keep the words as said."""
+    from test_scenarios import run_json, stage
+
+    dream("init")
+    stage(tmp_path, "todos.jsonl", [
+        {"id": "m1", "time": "2026-03-10T12:05:00Z", "stream": "sms-sam", "author": "Sam",
+         "role": "other", "to": ["me"],
+         "text": "Can you send me the climbing gym invoice by Thursday?"},
+        {"id": "m2", "time": "2026-03-10T12:20:00Z", "stream": "notes-to-self",
+         "author": "me", "role": "user",
+         "text": "Remind me to renew my passport before the Lisbon trip."}])
+    assert run_json(dream, "--model", "rules")["status"] == "ok"
+    brief = dream("brief", "--user").output
+    todos = brief.split("## Open to-dos", 1)[1].split("\n## ", 1)[0]
+    assert "- Renew the user's passport before the Lisbon trip [todos/" in todos
+    assert "- Send Sam the climbing gym invoice (due " in todos
+    assert " my " not in todos and " me " not in todos
+    todo_dir = dream_home / "notes" / "user" / "todos"
+    titles = sorted(p.read_text().split("\n# ", 1)[1].splitlines()[0]
+                    for p in todo_dir.glob("*.md"))
+    assert titles == ["Renew my passport before the Lisbon trip",
+                      "Send me the climbing gym invoice"]
+
+
+def test_standing_facts_and_fact_notes_read_as_the_users():
+    st = State(Scope(store=None, root="user", project_key=None, name="user"),  # type: ignore[arg-type]
+               commit=None)
+    standing = Record("standing", "standing", version=1)
+    standing.fields["home"] = FieldValue("my parents' flat in Porto", "2026-03-01T10:00:00Z",
+                                         ["e1"], "run", "propose")
+    st.records[("standing", "standing")] = standing
+    fact = note("fact", "Remember that my badge number is 4411.", "fact")
+    st.records[(fact.kind, fact.key)] = fact
+    brief = render_brief(st)
+    assert "- home: The user's parents' flat in Porto [standing.md#home]" in brief
+    assert "- Remember that the user's badge number is 4411. [" in brief

@@ -16,6 +16,9 @@ timezone-aware timestamps"). The rule is small and general:
 - code spans (between backticks) are left alone, and a text without a first-person word
   is returned unchanged ("Use pnpm instead of npm", "We squash merges").
 
+The same rule names another speaker: a to-do someone else asked for ("Send me the
+invoice", from Sam) reads ``the_users(text, "Sam")`` -> "Send Sam the invoice".
+
 English only: a sentence in another language is returned as it is.
 """
 
@@ -45,8 +48,9 @@ _WORD = re.compile(r"(?<![-/\\.\w])(I|i|me|my|My|MY|mine|myself)\b((?:'|’)(?:m
                    r"(?![/\\.-]\w)")
 
 
-def the_users(text: str) -> str:
-    """``text`` with its first person said as the user's (see the module's rule)."""
+def the_users(text: str, person: str = "the user") -> str:
+    """``text`` with its first person said as the user's (see the module's rule), or as
+    ``person``'s when someone else said it."""
     if not text:
         return text
     parts = _CODE.split(text)
@@ -54,14 +58,15 @@ def the_users(text: str) -> str:
     out: list[str] = []
     first = True
     for n, part in enumerate(parts):
-        part, first = _rewrite(part, first, at_start=(n == 0))
+        part, first = _rewrite(part, first, at_start=(n == 0), person=person)
         out.append(part)
         if n < len(codes):
             out.append(codes[n])
     return "".join(out)
 
 
-def _rewrite(part: str, first: bool, at_start: bool) -> tuple[str, bool]:
+def _rewrite(part: str, first: bool, at_start: bool,
+             person: str = "the user") -> tuple[str, bool]:
     pieces: list[str] = []
     pos = 0
     for m in _WORD.finditer(part):
@@ -73,12 +78,12 @@ def _rewrite(part: str, first: bool, at_start: bool) -> tuple[str, bool]:
         after = part[m.end():]
         if first:
             if low in ("my", "mine"):
-                said = "the user's"
+                said = person + "'s"
                 consumed = 0
             elif low == "i":
-                said, consumed = _subject(tail, after)
+                said, consumed = _subject(tail, after, person)
             else:                               # "me", "myself" before any "I"
-                said, consumed = "the user", 0
+                said, consumed = person, 0
             first = False
         else:
             said = _LATER[low]
@@ -105,14 +110,14 @@ def _sentence_starts(part: str, at: int) -> bool:
     return before == "" or before.endswith((".", "!", "?", ":"))
 
 
-def _subject(tail: str, after: str) -> tuple[str, int]:
-    """"the user" and its verb in the third person; returns the words said and how many
-    characters of ``after`` they replace."""
+def _subject(tail: str, after: str, person: str = "the user") -> tuple[str, int]:
+    """``person`` ("the user") and its verb in the third person; returns the words said and
+    how many characters of ``after`` they replace."""
     if tail:
-        return "the user " + _AUX["'" + tail.lstrip("'")], 0
+        return person + " " + _AUX["'" + tail.lstrip("'")], 0
     m = re.match(r"((?:\s+(?:" + "|".join(_ADVERBS) + r"))*)\s+([A-Za-z][A-Za-z']*)", after)
     if not m:
-        return "the user", 0
+        return person, 0
     adverbs, verb = m[1], m[2]
     low = verb.lower()
     if low in _MODALS:
@@ -121,7 +126,7 @@ def _subject(tail: str, after: str) -> tuple[str, int]:
         third = _AUX[low]
     else:
         third = _third_person(verb)
-    return "the user" + adverbs + " " + third, m.end()
+    return person + adverbs + " " + third, m.end()
 
 
 def _later_subject(tail: str, after: str) -> tuple[str, int]:

@@ -9,7 +9,10 @@ rules (directives and corrections), decisions (the user's answers to the agent's
 known pitfalls (failures) and open threads, then the notes written with the notes tools
 (live ones, newest first), then every other note). A preference or rule said in the first
 person is shown as the user's ("I prefer X" -> "The user prefers X", :mod:`dream.kinds.voice`):
-the brief is read by an agent in a later session, for whom "I" would be itself. An event line never repeats in its "with ..."
+the brief is read by an agent in a later session, for whom "I" would be itself. So are to-do
+titles ("Renew my passport" -> "Renew the user's passport"; one another person asked for is
+theirs: "Send me the invoice" from Sam -> "Send Sam the invoice"), standing facts and fact
+notes; the records keep the words as said. An event line never repeats in its "with ..."
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
@@ -34,7 +37,7 @@ CHANGED_WITHIN = timedelta(days=7)
 LIVE = ("proposed", "confirmed")
 NOTE_PRIORITY = {"correction": 0, "directive": 1, "preference": 2, "failure": 3, "fact": 4}
 # notes that hold the user's own words (a decision also quotes the agent's question)
-USERS_WORDS = ("preference", "directive", "correction")
+USERS_WORDS = ("preference", "directive", "correction", "fact")
 
 
 def _link(rec: Record) -> str:
@@ -63,14 +66,14 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
     todos = [r for r in state.of_kind("todo") if r.get("status", "open") == "open"]
     todos.sort(key=lambda r: (r.get("due") or "9999", r.key))
     out.append(("Open to-dos", [
-        f"- {one_line(r.title)}{' (due ' + r.get('due') + ')' if r.get('due') else ''} {_link(r)}"
+        f"- {_todo_title(r)}{' (due ' + r.get('due') + ')' if r.get('due') else ''} {_link(r)}"
         for r in todos]))
 
     standing = state.standing()
     facts = []
     if standing:
         for name in standing.ordered_fields():
-            facts.append(f"- {name.replace('_', ' ')}: {one_line(standing.get(name))} "
+            facts.append(f"- {name.replace('_', ' ')}: {the_users(one_line(standing.get(name)))} "
                          f"[standing.md#{name}]")
     out.append(("Standing facts", facts))
 
@@ -96,6 +99,13 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
     out.append(("Written notes", lines))
     out.append(("Notes", [_note_line(r) for r in notes if r.get("type") not in placed]))
     return out
+
+
+def _todo_title(r: Record) -> str:
+    """A to-do's title as the agent reading the brief should take it: its first person is
+    the user's, or the person's who asked for it (its ``from``)."""
+    asked_by = one_line(r.get("from") or "").strip()
+    return the_users(one_line(r.title), asked_by or "the user")
 
 
 def _written_line(note: WrittenNote) -> str:
