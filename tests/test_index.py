@@ -271,3 +271,25 @@ def test_a_question_is_searched_by_what_it_is_about_not_its_question_words(dream
     assert [h["path"] for h in hits["hits"]] == [f"projects/{name}/c.md"]
     # a query of nothing but such words still searches them
     assert json.loads(dream("search", "how should", "--json").output)["hits"]
+
+
+def test_hits_in_a_store_of_two_notes_are_ranked_not_shown_as_zero(dream, home):
+    """In a store of one or two notes every query word is in half the documents or more,
+    and FTS5 floors its idf at 1e-6: every bm25 score is near 0. The text output used to
+    print '0.000' for each hit (as if nothing matched); it prints the rank, and --json
+    keeps the scores to six significant digits so they still order the hits."""
+    dream("notes", "write", "@user/tea", "I like green tea in the morning, tea tea tea.")
+    one = dream("search", "tea").output.splitlines()
+    assert one == [f"  1. user/tea.md  tea  [{one[0].rsplit('[', 1)[1]}"]
+    dream("notes", "write", "@user/coffee", "Coffee after lunch, never tea.")
+    lines = dream("search", "tea").output.splitlines()
+    assert [line.split()[:2] for line in lines] == [["1.", "user/tea.md"],
+                                                    ["2.", "user/coffee.md"]]
+    assert "0.000" not in "".join(lines)
+    hits = json.loads(dream("search", "tea", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == ["user/tea.md", "user/coffee.md"]
+    assert hits[0]["score"] > hits[1]["score"] > 0
+    found = dream("notes", "find", "tea", "--per-page", "1", "--page", "2").output
+    assert found.splitlines()[0] == "  2. @user/coffee.md  coffee"
+    page = json.loads(dream("notes", "find", "tea", "--json").output)
+    assert [h["rank"] for h in page["hits"]] == [1, 2]

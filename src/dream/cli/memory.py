@@ -36,8 +36,8 @@ def search(query: str, limit: int, as_json: bool) -> None:
         emit_json({"query": query, "limit": limit, "store": found.store and found.store.__dict__,
                    "hits": [h.as_dict() for h in hits]})
         return
-    for hit in hits:
-        click.echo(f"{hit.score:8.3f}  {hit.path}  {hit.title}  [{hit.commit[:12]}]")
+    for rank, hit in enumerate(hits, 1):   # bm25 scores are near 0 in a small store
+        click.echo(f"{rank:>3}. {hit.path}  {hit.title}  [{hit.commit[:12]}]")
     if not hits:
         click.echo("no documents found")
 

@@ -118,7 +118,7 @@ def notes_find(query: str, page: int, per_page: int, crumpled: bool, as_json: bo
         emit_json(result.as_dict())
         return
     for hit in result.hits:
-        click.echo(f"{hit['score']:8.3f}  {hit['address']}  {hit['title']}")
+        click.echo(f"{hit['rank']:>3}. {hit['address']}  {hit['title']}")
     if not result.hits:
         click.echo("no notes found")
     if result.has_more:

@@ -565,7 +565,7 @@ def search_memory(app: App, query: str, store_id: str | None = None, page: int =
         found = _search(app, stores[0], None, query, page_size + 1, (page - 1) * page_size)
         hits = [h.as_dict() for h in found]
         more = len(hits) > page_size
-        return MemoryHits(query, page, more, hits[:page_size])
+        return MemoryHits(query, page, more, _ranked(hits[:page_size], page, page_size))
     if page > MAX_SEARCH_PAGES:
         raise BadInput(f"a search over every store shows {MAX_SEARCH_PAGES} pages",
                        "search one store (pick it on its memory page) to see more")
@@ -574,7 +574,15 @@ def search_memory(app: App, query: str, store_id: str | None = None, page: int =
         hits += [h.as_dict() for h in _search(app, store, None, query, wanted)]
     hits.sort(key=lambda h: (-h["score"], h["store_name"], h["path"]))
     start = (page - 1) * page_size
-    return MemoryHits(query, page, len(hits) > page * page_size, hits[start:start + page_size])
+    return MemoryHits(query, page, len(hits) > page * page_size,
+                      _ranked(hits[start:start + page_size], page, page_size))
+
+
+def _ranked(hits: list[dict[str, Any]], page: int, page_size: int) -> list[dict[str, Any]]:
+    """Each hit with its place in the whole result (1 = best): what a reader compares,
+    since bm25 scores are near 0 in a store of a few documents."""
+    first = (page - 1) * page_size + 1
+    return [{**hit, "rank": first + n} for n, hit in enumerate(hits)]
 
 
 def search_history(app: App, query: str, page: int = 1) -> dict[str, Any]:

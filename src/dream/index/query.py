@@ -164,8 +164,16 @@ def search(conn: sqlite3.Connection, store: Store, query: str, limit: int = 8,
             " ORDER BY score DESC, d.path LIMIT ?", [match, *params, wanted]).fetchall()
     rows = rows[int(offset):wanted]
     return [Hit(store.id, store.name, store.scope, commit, r["path"], r["title"],
-                round(float(r["score"]), 6), r["sha256"], r["status"])
+                significant(float(r["score"])), r["sha256"], r["status"])
             for r in rows]
+
+
+def significant(score: float) -> float:
+    """A bm25 score kept to six significant digits. Not to six decimals: in a store of a
+    few documents every query word is in half of them or more, FTS5 floors such a word's
+    idf at 1e-6, and every score is near 0 (2.1e-06 against 1.4e-06 still ranks the two;
+    six decimals made both 2e-06 or 0). What a reader should look at is the rank."""
+    return float(f"{score:.6g}")
 
 
 def _ranked_candidates(conn: sqlite3.Connection, match: str, where: list[str],

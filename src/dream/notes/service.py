@@ -377,7 +377,9 @@ class NotesService:
         index.sync(self.conn, self.store)
         hits = index.search(self.conn, self.store, query, limit=per_page + 1,
                             offset=(page - 1) * per_page, include_crumpled=crumpled)
-        rows = [{"address": "@" + h.path, **h.as_dict()} for h in hits[:per_page]]
+        first = (page - 1) * per_page + 1
+        rows = [{"address": "@" + h.path, "rank": first + n, **h.as_dict()}
+                for n, h in enumerate(hits[:per_page])]
         return FindPage(query, page, per_page, rows, len(hits) > per_page)
 
     def list(self, prefix: str | None = None, status: str | None = "live") -> list[dict[str, Any]]:

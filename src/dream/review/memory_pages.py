@@ -425,7 +425,7 @@ def search_page(app: App, query: dict[str, list[str]]) -> str:
                 f'<div class="hit memory" data-path="{escape(hit["path"])}">'
                 f'{_a(record_link(hit["store_id"], hit["path"]), hit["title"])} '
                 f'<span class="muted">{escape(hit["store_name"])} · <code>{escape(hit["path"])}'
-                f'</code> · score {hit["score"]:.3f}</span></div>')
+                f'</code> · #{hit["rank"]}</span></div>')
         more = found_mem.has_more
     params = {"q": q, "in": where, **({"store": store_id} if store_id else {})}
     pages = page + 1 if more else page
