@@ -145,11 +145,12 @@ def test_every_finding_comes_with_its_fix(dream, repo, dream_home, tmp_path):
     assert "no documents found" not in search.output
 
 def _forget_last_migration(dream_home) -> str:
-    """Delete the record of the newest migration, leaving its schema change in place: the
-    state a copied or hand-restored database can be in."""
+    """Delete the record of the newest migration that adds a column, leaving its schema
+    change in place: the state a copied or hand-restored database can be in (a migration
+    that only updates rows applies again harmlessly)."""
     from dream import db
 
-    name = db.MIGRATIONS[-1][0]
+    name = next(n for n, sql in reversed(db.MIGRATIONS) if "ADD COLUMN" in sql)
     conn = sqlite3.connect(dream_home / "dream.db")
     conn.execute("DELETE FROM _migrations WHERE name=?", (name,))
     conn.commit()

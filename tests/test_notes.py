@@ -161,6 +161,32 @@ def test_crumpling_a_note_record_corrects_its_status(dream, home, dream_home, tm
     assert key not in (home["notes"] / "user" / "brief.md").read_text()
     assert git(home["notes"], "rev-list", "--count", f"{before}..HEAD") == "1"
 
+    # and every reader sees it crumpled: show, list, search, and forget lets it go
+    address = f"@user/notes/{key}.md"
+    shown = json.loads(dream("notes", "show", address, "--json").output)
+    assert shown["status"] == "crumpled"
+    assert address not in dream("notes", "list", "@user/notes").output
+    assert f"{address} (crumpled)" in dream("notes", "list", "@user/notes", "--crumpled").output
+    assert f"user/notes/{key}.md" not in dream("search", note.get("text")).output
+
+
+def test_a_crumpled_project_note_record_can_be_forgotten(dream, dream_proc, home, repo,
+                                                         tmp_path):
+    """'dream notes crumple' on a note a run wrote, then 'dream forget' in a dream: the
+    forget used to answer 'is live; crumple it first' (it read a status on top of the
+    front matter, where a record has none)."""
+    _collect_one_statement(dream_proc, repo, tmp_path,
+                           "Never use npm here, always run the tests with `uv run pytest`.")
+    assert dream_proc("run", "--model", "rules", cwd=repo).returncode == 0
+    folder = home["notes"] / "projects" / home["name"] / "notes"
+    [path] = [p for p in folder.glob("*.md")]
+    address = f"@projects/{home['name']}/notes/{path.name}"
+    dream("notes", "crumple", address)
+    dream("begin")
+    assert f"forgot {address}" in dream("forget", address).output
+    dream("end")
+    assert not path.exists()
+
 
 def _collect_one_statement(dream_proc, repo, tmp_path, text: str, n: int = 1) -> None:
     log = tmp_path / f"s{n}.jsonl"

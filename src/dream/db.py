@@ -289,6 +289,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         DELETE FROM index_stores;
         """,
     ),
+    (
+        # A note record crumpled with 'dream notes crumple' keeps its status in a field,
+        # which the search filter's column did not read: such notes were still found. The
+        # memory column 'state' already held it.
+        "documents_note_status_1",
+        """
+        UPDATE documents SET status = 'crumpled' WHERE kind = 'note' AND state = 'crumpled';
+        """,
+    ),
 ]
 
 

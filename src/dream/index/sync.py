@@ -11,7 +11,7 @@ from typing import Any
 from dream.db import utcnow
 from dream.errors import GitFailed, StoreError
 from dream.kinds.records import KINDS
-from dream.store.document import quick_meta, sha256, title_of
+from dream.store.document import note_status, quick_meta, record_fields, sha256, title_of
 from dream.store.store import Store
 
 # a record's status when its file names none: what the pipeline assumes
@@ -63,36 +63,10 @@ def scope_root(path: str) -> str:
     return ""
 
 
-def record_fields(text: str) -> dict[str, str]:
-    """The one-line values of a record's fields (``fields: <name>: value: ...``) read from
-    its front matter without a YAML parser, plus ``said_at``: the latest of any field.
-    Values written over several lines are left out (only short ones are listed by)."""
-    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
-    found: dict[str, str] = {}
-    inside = False
-    current = ""
-    for line in text[4:end].split("\n") if end > 0 else []:
-        if not line.startswith(" "):
-            inside = line.startswith("fields:")
-            continue
-        if not inside:
-            continue
-        if line[2:3] != " ":
-            current = line.strip().rstrip(":")
-        elif line.startswith("    value: ") and current:
-            found[current] = _scalar(line[11:])
-        elif line.startswith("    said_at: "):
-            found["said_at"] = max(found.get("said_at", ""), _scalar(line[13:]))
-    return found
-
-
-def _scalar(raw: str) -> str:
-    raw = raw.strip()
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1].replace("''", "'")
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        return raw[1:-1]
-    return "" if raw[:1] in ("|", ">") else raw
+def _status(meta: dict[str, str], text: str) -> str | None:
+    """The ``status`` column search filters crumpled documents by: a crumpled note record
+    ('dream notes crumple' on a note a run wrote) keeps it in a field, not on top."""
+    return "crumpled" if note_status(text, meta) == "crumpled" else meta.get("status") or None
 
 
 def memory_columns(path: str, meta: dict[str, str], text: str
@@ -233,7 +207,7 @@ def _write(conn: sqlite3.Connection, store: Store, commit: str,
         meta, body = quick_meta(text)
         home, owner, project = _placement(path, meta)
         row = (store.id, path, blob, sha256(data), commit, home, owner, project,
-               meta.get("status") or None, title_of(meta, body, path), body,
+               _status(meta, text), title_of(meta, body, path), body,
                *memory_columns(path, meta, text))
         conn.execute(
             "INSERT INTO documents (store_id, path, blob, sha256, commit_sha, home, owner,"

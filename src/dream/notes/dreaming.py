@@ -47,7 +47,7 @@ from typing import Any
 from dream import index
 from dream.errors import BadAddress, LockHeld, NoDream, NotCrumpled, NoteNotFound, OutOfScope
 from dream.notes.address import Address, parse, resolve_inside
-from dream.store.document import quick_meta
+from dream.store.document import note_status, quick_meta
 from dream.store.lock import (  # noqa: F401 - read_lock, held_locks, lock_state live there
     CLI_OWNER,
     LOCK_PREFIX,
@@ -353,11 +353,12 @@ class DreamSession:
                 if any(p.startswith(".") for p in rel.split("/")) or file.is_symlink() \
                         or rel == f"projects/{self.project_name}/brief.md":  # no note
                     continue
-                meta, _ = quick_meta(file.read_bytes().decode("utf-8", "replace"))
+                text = file.read_bytes().decode("utf-8", "replace")
+                meta, _ = quick_meta(text)
                 if rel.startswith("sessions/") and meta.get("project") != self.project_key:
                     continue
                 found.append({"address": "@" + rel, "path": rel,
-                              "status": meta.get("status") or "live"})
+                              "status": note_status(text, meta) or "live"})
         return found
 
     # -- actions ---------------------------------------------------------------------------
@@ -375,9 +376,10 @@ class DreamSession:
             if not target.is_file():
                 raise NoteNotFound(f"no note at {address}",
                                    "list notes with 'dream notes list'")
-            meta, _ = quick_meta(target.read_bytes().decode("utf-8", "replace"))
+            text = target.read_bytes().decode("utf-8", "replace")
+            meta, _ = quick_meta(text)
             self.check_edit(address, True, meta.get("project"))
-            if (meta.get("status") or "live") != "crumpled":
+            if note_status(text, meta) != "crumpled":
                 raise NotCrumpled(f"{address} is live; only crumpled notes can be forgotten",
                                   f"crumple it first with 'dream notes crumple {address}'")
             target.unlink()

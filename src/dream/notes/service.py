@@ -31,6 +31,7 @@ from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
 from dream.store.document import Document, decode, quick_meta, sha256, title_of
+from dream.store.document import note_status as note_status_of
 from dream.store.document import parse as parse_document
 from dream.store.lock import write_lock
 from dream.store.store import Store
@@ -358,7 +359,8 @@ class NotesService:
                 "INSERT INTO note_access (store_id, path, accessed_at) VALUES (?,?,?)"
                 " ON CONFLICT(store_id, path) DO UPDATE SET accessed_at=excluded.accessed_at",
                 (self.store.id, address.relpath, utcnow()))
-        return NoteView(str(address), address.relpath, str(doc.meta.get("status", "live")),
+        return NoteView(str(address), address.relpath,
+                        note_status_of(data.decode("utf-8", "replace")) or "live",
                         title_of(doc.meta, doc.body, address.relpath), doc.meta, doc.body,
                         data.decode("utf-8"), sha256(data), head, committed)
 
@@ -400,8 +402,9 @@ class NotesService:
                 if any(p.startswith(".") for p in relpath.split("/")) or file.is_symlink() \
                         or _is_brief(relpath):
                     continue
-                meta, body = quick_meta(file.read_bytes().decode("utf-8", "replace"))
-                note_status = meta.get("status") or "live"
+                text = file.read_bytes().decode("utf-8", "replace")
+                meta, body = quick_meta(text)
+                note_status = note_status_of(text, meta) or "live"
                 if status is not None and note_status != status:
                     continue
                 notes.append({"address": "@" + relpath, "path": relpath,

@@ -137,6 +137,52 @@ def quick_meta(text: str) -> tuple[dict[str, str], str]:
     return meta, body
 
 
+def record_fields(text: str) -> dict[str, str]:
+    """The one-line values of a record's fields (``fields: <name>: value: ...``) read from
+    its front matter without a YAML parser, plus ``said_at``: the latest of any field.
+    Values written over several lines are left out (only short ones are listed by)."""
+    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
+    found: dict[str, str] = {}
+    inside = False
+    current = ""
+    for line in text[4:end].split("\n") if end > 0 else []:
+        if not line.startswith(" "):
+            inside = line.startswith("fields:")
+            continue
+        if not inside:
+            continue
+        if line[2:3] != " ":
+            current = line.strip().rstrip(":")
+        elif line.startswith("    value: ") and current:
+            found[current] = _scalar(line[11:])
+        elif line.startswith("    said_at: "):
+            found["said_at"] = max(found.get("said_at", ""), _scalar(line[13:]))
+    return found
+
+
+def _scalar(raw: str) -> str:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        return raw[1:-1].replace("''", "'")
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        return raw[1:-1]
+    return "" if raw[:1] in ("|", ">") else raw
+
+
+def note_status(text: str, meta: dict[str, str] | None = None) -> str | None:
+    """A note's ``live`` or ``crumpled``: a plain note's front-matter ``status``; a note
+    record's (``kind: note``, written by a run) ``status`` field, which is where 'dream
+    notes crumple' and 'dream correct' put it (a record has no status on top). None for a
+    record of another kind (an event, a to-do: no note). ``meta``: ``quick_meta(text)``
+    when the caller has it."""
+    meta = quick_meta(text)[0] if meta is None else meta
+    if meta.get("kind") and meta.get("key") and "fields" in meta:
+        if meta["kind"] != "note":
+            return None
+        return record_fields(text).get("status") or "live"
+    return meta.get("status") or "live"
+
+
 def title_of(meta: dict[str, Any], body: str, path: str) -> str:
     title = meta.get("title")
     if isinstance(title, str) and title.strip():
