@@ -13,59 +13,31 @@ from pathlib import Path
 
 import yaml
 from conftest import REPO_ROOT
+from heldout_sets import FORMATS, bench_module, coding_set, personal_set
 
 BENCH = REPO_ROOT / "bench"
 V2 = BENCH / "heldout_v2"
-
-
-def _consolidation():
-    sys.path.insert(0, str(BENCH))
-    import consolidation
-    return consolidation
 
 
 def test_heldout_v2_is_sealed_and_complete(tmp_path: Path) -> None:
     """16+ personal scenarios in native formats (3+ German, 2+ French, 2+ Spanish) whose
     ideal evidence quotes their own messages; 14+ coding scenarios in all three transcript
     formats, several with repeated sessions, with gold in the held-out form."""
-    c = _consolidation()
     assert (V2 / "SEALED").is_file() and (V2 / "README.md").is_file()
-    assert c.sealed(V2 / "personal") and c.set_name_of(V2 / "personal") == "heldout_v2_personal"
-    scenarios = c.load_scenarios(None, V2 / "personal")
-    assert len(scenarios) >= 16
-    kinds: set[str] = set()
-    for sc in scenarios:
-        assert sc.native and "[collect]" in sc.config and sc.gold and sc.not_live, sc.name
-        text = ""
-        for day in sc.days:
-            files = [p for p in day.rglob("*") if p.is_file()]
-            assert files, (sc.name, day)
-            kinds |= {kind for kind, _ in c.day_exports(day, tmp_path)}
-            text += " ".join(p.read_text(encoding="utf-8") for p in files)
-        flat = c._norm(text.replace("\\\"", '"'))
-        for day in sc.ideal:
-            for op in day:
-                for quote in op["evidence"]:
-                    assert c._norm(quote) in flat, (sc.name, quote)
-    assert kinds == {"mbox", "slack", "textchat", "jsonl"}
-    lang = [sc.name.split("-")[1] for sc in scenarios]
+    personal = personal_set(V2 / "personal", tmp_path, days=False, unescape_newlines=False)
+    assert personal.sealed and personal.name == "heldout_v2_personal"
+    assert len(personal.scenarios) >= 16
+    assert (personal.incomplete, personal.unquoted) == (0, 0)
+    assert set(personal.kinds) == {"mbox", "slack", "textchat", "jsonl"}
+    lang = personal.languages()
     assert lang.count("de") >= 3 and lang.count("fr") >= 2 and lang.count("es") >= 2
 
-    sys.path.insert(0, str(BENCH))
-    import coding_memory as cm
-    projects = cm.scenario_projects(V2 / "coding", "heldout_v2_coding", False)
-    assert len(projects) >= 14 and cm.sealed(V2 / "coding")
-    formats: set[str] = set()
-    for p in projects:
-        assert p.files and p.gold, p.name
-        assert {g["category"] for g in p.gold} <= set(cm.CATEGORIES), p.name
-        for f in p.files:
-            formats.add(cm.source_kind(f))
-            for line in f.read_text(encoding="utf-8").splitlines():
-                json.loads(line)
-        assert p.sessions == len(p.files), p.name
-    assert formats == {"claude_code", "codex", "pi"}
-    assert sum(1 for p in projects if p.sessions >= 2 and p.review) >= 6
+    coding = coding_set(V2 / "coding", "heldout_v2_coding")
+    assert len(coding.projects) >= 14 and coding.sealed
+    assert coding.failing("files_and_gold", "categories", "json_lines",
+                          "sessions_are_files") == []
+    assert coding.formats == set(FORMATS)
+    assert coding.reviewed >= 6
 
 
 def _fake(name: str) -> dict:
@@ -76,7 +48,7 @@ def _fake(name: str) -> dict:
 
 
 def test_consolidation_hides_sealed_details_unless_asked(capsys) -> None:
-    c = _consolidation()
+    c = bench_module("consolidation")
     results = {"open_set": {"rules": [_fake("s-open-one")]},
                "heldout_v2_personal": {"rules": [_fake("s-sealed-one")]}}
     counts = {"open_set": 1, "heldout_v2_personal": 1}

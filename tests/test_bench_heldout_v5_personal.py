@@ -3,19 +3,13 @@ loads as the benchmark expects, and its ideal proposals reach its gold."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from conftest import REPO_ROOT
+from heldout_sets import perfect, personal_set, replay_first_day_only, replay_ideal
 
 BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v5" / "personal"
-
-
-def _consolidation():
-    sys.path.insert(0, str(BENCH))
-    import consolidation
-    return consolidation
 
 
 def test_heldout_v5_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
@@ -25,44 +19,20 @@ def test_heldout_v5_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path:
     messages; the scripted provider replaying ideal.yaml scores precision 1.00, recall
     1.00, no duplicate, no wrong-live record and no failed run on every one; replaying
     only the first day of a few leaves not-live records live (the checks bite)."""
-    c = _consolidation()
     assert not (ROOT / "SEALED").exists() and (ROOT / "README.md").is_file()
-    assert not c.sealed(ROOT) and c.set_name_of(ROOT) == "heldout_v5_personal"
-    scenarios = c.load_scenarios(None, ROOT)
-    assert len(scenarios) >= 22
-    kinds: dict[str, int] = {}
-    unquoted = incomplete = 0
-    for sc in scenarios:
-        incomplete += not (sc.native and "[collect]" in sc.config and sc.gold and sc.not_live
-                           and len(sc.days) >= 2 and len(sc.ideal) == len(sc.days))
-        text = ""
-        seen: set[str] = set()
-        for day in sc.days:
-            files = [p for p in day.rglob("*") if p.is_file()]
-            incomplete += not files
-            seen |= {kind for kind, _ in c.day_exports(day, tmp_path)}
-            text += " ".join(p.read_text(encoding="utf-8") for p in files)
-        for kind in seen:
-            kinds[kind] = kinds.get(kind, 0) + 1
-        flat = c._norm(text.replace("\\\"", '"').replace("\\n", "\n"))
-        unquoted += sum(1 for day in sc.ideal for op in day for quote in op["evidence"]
-                        if c._norm(quote) not in flat)
-    assert (incomplete, unquoted) == (0, 0)
-    assert set(kinds) == {"mbox", "slack", "textchat", "jsonl"}
-    assert min(kinds.values()) >= 3
-    lang = [sc.name.split("-")[1] for sc in scenarios]
+    found = personal_set(ROOT, tmp_path)
+    assert not found.sealed and found.name == "heldout_v5_personal"
+    assert len(found.scenarios) >= 22
+    assert (found.incomplete, found.unquoted) == (0, 0)
+    assert set(found.kinds) == {"mbox", "slack", "textchat", "jsonl"}
+    assert min(found.kinds.values()) >= 3
+    lang = found.languages()
     assert lang.count("de") >= 3 and lang.count("fr") >= 3 and lang.count("es") >= 3
     assert len(lang) - lang.count("de") - lang.count("fr") - lang.count("es") >= 10
 
-    entry = c.provider_entry([c.run_scenario(sc, "scripted") for sc in scenarios])
-    got = {k: entry[k] for k in ("precision", "recall", "duplicates", "wrong_live",
-                                 "failed_runs", "unplaced_ops", "perfect_scenarios")}
-    assert got == {"precision": 1.0, "recall": 1.0, "duplicates": 0, "wrong_live": 0,
-                   "failed_runs": 0, "unplaced_ops": 0, "perfect_scenarios": len(scenarios)}
+    got, entry = replay_ideal(found.scenarios)
+    assert got == perfect(found.scenarios)
     assert entry["gold"] >= 60 and entry["not_live_checked"] >= 80
 
-    first_day_only = scenarios[:4]
-    for sc in first_day_only:
-        sc.ideal = sc.ideal[:1]
-    stale = c.provider_entry([c.run_scenario(sc, "scripted") for sc in first_day_only])
+    stale = replay_first_day_only(found.scenarios[:4])
     assert stale["wrong_live"] >= 3 and stale["recall"] < 1.0
