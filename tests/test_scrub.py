@@ -81,7 +81,8 @@ def test_scrub_refuses_short_values_and_bad_patterns(dream, repo: Path) -> None:
     dream("init")
     assert "shorter" in dream("scrub", "abc", ok=False).output
     assert "regular expression" in dream("scrub", "--pattern", "(", ok=False).output
-    assert "not both" in dream("scrub", ok=False).output
+    assert "nothing to scrub" in dream("scrub", ok=False).output
+    assert "not both" in dream("scrub", "abcdefghijkl", "--pattern", "x+", ok=False).output
 
 
 def test_scrub_by_pattern(dream, repo: Path, tmp_path: Path, dream_home: Path) -> None:

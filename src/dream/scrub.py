@@ -63,7 +63,10 @@ class ScrubReport:
 
 
 def _matcher(value: str | None, pattern: str | None) -> tuple[Callable[[str], str], str]:
-    if (value is None) == (pattern is None):
+    if value is None and pattern is None:
+        raise BadInput("nothing to scrub: give the secret VALUE or a --pattern",
+                       "for example dream scrub 'sk-live-...' or dream scrub --pattern 'sk-[a-z0-9]+'")
+    if value is not None and pattern is not None:
         raise BadInput("give a VALUE or --pattern, not both", "dream scrub VALUE")
     if value is not None:
         if len(value) < MIN_VALUE:
