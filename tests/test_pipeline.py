@@ -81,8 +81,14 @@ def test_a_reverted_run_says_reverted_and_by_which_commit(dream, repo, dream_hom
     row = next(line for line in dream("runs").output.splitlines() if auto["id"] in line)
     assert " reverted " in row and "promoted" not in row
 
+    again = dream("revert", auto["id"]).output         # a second time: the same revert
+    assert f"-> {back[:12]}" in again and git(notes, "rev-parse", "HEAD") == back
+
     stage(tmp_path, "cancel_rebook.jsonl")
     waited = run_json(dream, "--model", "rules", "--apply", "review")
+    early = dream("revert", waited["id"], ok=False)   # not promoted: nothing on the main line
+    assert early.exit_code == 1 and "was left for review" in early.output
+    assert f"dream runs discard {waited['id']}" in early.output
     dream("runs", "promote", waited["id"])
     dream("revert", waited["id"])
     shown = json.loads(dream("runs", "show", waited["id"], "--json").output)

@@ -47,6 +47,21 @@ def _targets(stores: list[Store], commit_or_run: str) -> list[tuple[Store, list[
     return targets
 
 
+def _nothing_of_the_run(app: App, run_id: str) -> None:
+    """Say why a dream run known by that id has nothing on the main line to revert: it
+    waits for review, or it was discarded."""
+    run = None if looks_like_sha(run_id) else runs.find(app.db, run_id, "dream")
+    if run is None or not run.commit:
+        return
+    if run.waiting_for_review:
+        raise UnknownCommit(f"run {run.id} was left for review and is not on the store's "
+                            "main line, so there is nothing to revert",
+                            f"drop it with 'dream runs discard {run.id}'")
+    if run.details.decision == "discarded":
+        raise UnknownCommit(f"run {run.id} was discarded: nothing of it is on the store's "
+                            "main line", "nothing to revert")
+
+
 def revert(app: App, commit_or_run: str) -> Reverted:
     """Revert under the write locks of the stores involved; the commits to revert are
     looked up again once the locks are held."""
@@ -61,6 +76,7 @@ def revert(app: App, commit_or_run: str) -> Reverted:
     with write_locks([s.path for s in stores], "dream revert"):
         targets = _targets(stores, commit_or_run)
         if not targets:
+            _nothing_of_the_run(app, commit_or_run)
             raise UnknownCommit(f"'{commit_or_run}' is neither a run with commits nor a commit "
                                 "in any store", "give a run id from 'dream runs' or the "
                                 "sha of a commit in a store 'dream stores list' shows")
