@@ -133,6 +133,10 @@ TABLE = [
     ("Dont upload anything to the board, I flash it myself (it's on my desk!!).", "directive",
      ["upload anything to the board"]),
     ("That's how tests run here, always.", None, []),
+    # a feeling about how something is, and a remark on the code being changed, are no rules
+    ("I hate how fortran does strings lol, glad this one has none", None, []),
+    ("If cardCount is only used in Board, don't expose it from Column.", None, []),
+    ("If CI is red, never merge.", "correction", ["never merge"]),
     # code in backticks is one piece, whatever punctuation it holds
     ("Run `tox -e py312; tox -e lint` before every push.", "directive",
      ["`tox -e py312; tox -e lint` before every push"]),

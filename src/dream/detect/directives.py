@@ -152,6 +152,11 @@ _QUESTION_START = re.compile(
     r"\s+(?:you|we|i|it|this|that|there|they)\b", re.I)
 
 
+# a feeling about how something is ("I hate how X does Y", "I love when it just works")
+_FEELING = re.compile(r"^(?:(?:ugh|honestly|man|god)\W+)*i (?:really |just )?(?:hate|love|dislike"
+                      r"|can'?t stand) (?:how|when|it when|that)\b", re.I)
+
+
 def is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
 
@@ -167,6 +172,8 @@ def classify(sentence: str, first: bool = False, after_assistant: bool = False,
         return None
     if coding and PUSHBACK.search(sentence):
         return "correction"
+    if coding and _FEELING.match(sentence):
+        return None     # "I hate how fortran does strings lol": a feeling, asks for nothing
     if preferences.is_preference(sentence, social):
         return "preference"
     if STRONG.search(sentence) or (not social and len(sentence.split()) <= 30 and (

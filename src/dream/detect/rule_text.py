@@ -85,6 +85,10 @@ _THOUGHT = re.compile(r"\b(?:i(?:'m| am| was| keep| kept)? (?:thinking|wondering
                       r"|(?:i'?m|i am) not sure|not sure (?:if|whether)|idk|one day|someday"
                       r"|some day|at some point|just (?:asking|wondering|curious)|not a task)\b"
                       r"|\b(?:don'?t|dont|do not) do anything(?: yet)?\W*$", re.I)
+# a rule on a condition about an identifier of the code being changed ("if cardCount is only
+# used in Board, don't expose it from Column"): a remark on this change, not a project rule
+_IF_THE_CODE = re.compile(r"^(?:[Ii]f|[Ww]hen|[Ss]ince)\s+`?(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)`?"
+                          r"\s")
 # a sentence whose subject points back at what was said before it: it adds no rule of its own
 _POINTS_BACK = re.compile(r"^(?:that'?s|thats|that is|this is|it'?s|its|which is)\s+(?:how|what"
                           r"|why|where|the way)\b", re.I)
@@ -122,6 +126,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
                  directives.NEXT_TIME.search(text))
     if loose and not MARKER_LOOSE.search(text):
         return None
+    if _IF_THE_CODE.match(wording.without_lead_in(text)):
+        return None             # "if cardCount is only used in Board, ...": a review remark
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
