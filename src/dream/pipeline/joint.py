@@ -40,10 +40,11 @@ from dream.pipeline.propose import (
     named_rows,
     pack_calls,
     resolve_op,
-    row_line,
+    row_handles,
     rows_payload,
     run_calls,
     run_prefix,
+    state_lines,
 )
 from dream.pipeline.scopework import ScopeWork, sweep_prefix, take_sweep
 from dream.pipeline.sweep import SweepResult, judged_by_calls, sweep_part, sweep_parts
@@ -62,14 +63,10 @@ def joint_prefix(works: list[ScopeWork]) -> RunPrefix:
     scope_of: dict[str, int] = {}
     lines = [INSTRUCTIONS, ""]
     for w in live:
-        lines.append(f"{w.heading} CURRENT STATE (as of {w.state.as_of() or 'empty'}):")
-        touched = w.state.touched(w.bundles)
-        if not touched:
-            lines.append("(no rows yet)")
-        for rec in touched:
-            handle = f"R{len(rows) + 1}"
-            rows[handle], scope_of[handle] = rec, w.index
-            lines.append(row_line(handle, rec))
+        own = row_handles(w.state.touched(w.bundles), start=len(rows) + 1)
+        lines += state_lines(own, w.state.as_of(), f"{w.heading} ")
+        rows.update(own)
+        scope_of.update(dict.fromkeys(own, w.index))
     as_of = max((w.state.as_of() for w in live), default="")
     return RunPrefix("\n".join(lines) + "\n", rows, as_of, scope_of)
 

@@ -127,8 +127,8 @@ class RunPrefix:
         return rows_payload(self.rows)
 
 
-def row_handles(rows: list[Record]) -> dict[str, Record]:
-    return {f"R{i + 1}": rec for i, rec in enumerate(rows)}
+def row_handles(rows: list[Record], start: int = 1) -> dict[str, Record]:
+    return {f"R{i + start}": rec for i, rec in enumerate(rows)}
 
 
 def row_line(handle: str, rec: Record) -> str:
@@ -136,12 +136,16 @@ def row_line(handle: str, rec: Record) -> str:
     return f"{handle} {rec.kind} {rec.key} v{rec.version}: {vals}"
 
 
-def render_prefix(rows: dict[str, Record], as_of: str) -> str:
-    lines = [INSTRUCTIONS, "", f"CURRENT STATE (as of {as_of or 'empty'}):"]
+def state_lines(rows: dict[str, Record], as_of: str, heading: str = "") -> list[str]:
+    """The state section of a prefix (``heading``: a scope's, in a run of several)."""
+    lines = [f"{heading}CURRENT STATE (as of {as_of or 'empty'}):"]
     if not rows:
         lines.append("(no rows yet)")
-    lines += [row_line(h, rec) for h, rec in rows.items()]
-    return "\n".join(lines) + "\n"
+    return lines + [row_line(h, rec) for h, rec in rows.items()]
+
+
+def render_prefix(rows: dict[str, Record], as_of: str) -> str:
+    return "\n".join([INSTRUCTIONS, "", *state_lines(rows, as_of)]) + "\n"
 
 
 def run_prefix(state: State, bundles: list[Bundle]) -> RunPrefix:
