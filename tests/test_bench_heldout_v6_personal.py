@@ -1,6 +1,5 @@
-"""The sealed held-out v6 personal set is complete and loads as the benchmark expects, and
-its ideal proposals reach its gold. This test reads only structure and the scripted replay's
-aggregate figures; it prints no scenario's messages, gold or misses."""
+"""The held-out v6 personal set (sealed in session 7, dev (seen) since session 8) is complete,
+loads as the benchmark expects, and its ideal proposals reach its gold."""
 
 from __future__ import annotations
 
@@ -13,17 +12,17 @@ BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v6" / "personal"
 
 
-def test_heldout_v6_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
-    """22+ personal scenarios, sealed, in all four native formats (mbox, Slack export, text
+def test_heldout_v6_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
+    """22+ personal scenarios, unsealed, in all four native formats (mbox, Slack export, text
     chat exports, generic chat JSONL), 3+ each in German, French and Spanish, each with
     gold and not-live records, two or more days and ideal evidence quoting its own
     messages, two of them with a question as the ideal answer; the scripted provider
     replaying ideal.yaml scores precision 1.00, recall 1.00, no duplicate, no wrong-live
     record and no failed run on every one; replaying only the first day of a few leaves
     not-live records live (the checks bite)."""
-    assert (ROOT / "SEALED").is_file() and (ROOT / "README.md").is_file()
+    assert not (ROOT / "SEALED").exists() and (ROOT / "README.md").is_file()
     found = personal_set(ROOT, tmp_path)
-    assert found.sealed and found.name == "heldout_v6_personal"
+    assert not found.sealed and found.name == "heldout_v6_personal"
     assert len(found.scenarios) >= 22
     assert (found.incomplete, found.unquoted) == (0, 0)
     assert set(found.kinds) == {"mbox", "slack", "textchat", "jsonl"}
