@@ -37,12 +37,28 @@ from dream.detect.prose import STOP, stems
 from dream.items import Item
 from dream.kinds.text import find_date, parse_when, sentences
 
-TODO_USER = re.compile(r"\b(?:remind me to|i need to|i have to|i must|don'?t forget to|"
-                        r"remember to|todo:|to-do:|note to self:?|don'?t let me forget(?: to)?|"
-                        r"keep track of(?: this)?:|add to my (?:list|to-?dos?):|put on my list:)"
-                        r"\s+(.{3,160})", re.I)
-TODO_SURE = re.compile(r"\b(?:remind me to|todo:|to-do:|note to self|don'?t let me forget|"
-                       r"keep track of|add to my (?:list|to-?dos?)|put on my list)", re.I)
+# The person's own to-do cues, one list: (cue, what may follow it before the task, sure).
+# TODO_USER finds any of them before a task; a sure cue (TODO_SURE, anywhere in the
+# sentence) keeps the task without a due day or a task verb, which "i need to" needs.
+_USER_CUES = (
+    (r"remind me to", "", True),
+    (r"i need to", "", False),
+    (r"i have to", "", False),
+    (r"i must", "", False),
+    (r"don'?t forget to", "", False),
+    (r"remember to", "", False),
+    (r"todo:", "", True),
+    (r"to-do:", "", True),
+    (r"note to self", ":?", True),
+    (r"don'?t let me forget", "(?: to)?", True),
+    (r"keep track of", "(?: this)?:", True),
+    (r"add to my (?:list|to-?dos?)", ":", True),
+    (r"put on my list", ":", True),
+)
+TODO_USER = re.compile(r"\b(?:" + "|".join(cue + tail for cue, tail, _ in _USER_CUES) + r")"
+                       r"\s+(.{3,160})", re.I)
+TODO_SURE = re.compile(r"\b(?:" + "|".join(cue for cue, _, sure in _USER_CUES if sure) + ")",
+                       re.I)
 TASK_VERBS = re.compile(
     r"^(?:send|call|book|pick up|bring|buy|pay|sign|review|email|text|renew|file|submit|"
     r"schedule|cancel|return|order|fix|finish|prepare the|print|post|reply|write|check|update|"
