@@ -577,7 +577,7 @@ def test_sweep_reads_state_and_tonights_diffs_not_traffic(dream, repo, dream_hom
 def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
     from dream.items import Item
     from dream.pipeline.bundle import MAX_BUNDLE_CHARS, make_bundles, shown_chars
-    from dream.pipeline.propose import PACK_TOKENS, pack_calls
+    from dream.pipeline.prompt import PACK_TOKENS, pack_calls
 
     items = [Item(seq=i, id=f"i{i}", source="claude_code", ref=f"f:{i}", stream="one-session",
                   project_key="p", author=None, role="tool", said_at=f"2026-03-01T10:{i:02d}:00Z",

@@ -14,7 +14,7 @@ from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
-from dream.pipeline.propose import PACK_TOKENS
+from dream.pipeline.prompt import PACK_TOKENS
 from dream.pipeline.run import RunOptions, run_dream
 from dream.pipeline.state import Scope
 from dream.runs import Run

@@ -31,7 +31,7 @@ from dream.errors import BadInput, NoteNotFound
 from dream.items import Item
 from dream.kinds.questions import ASK_SAME, ASK_VALUE, YES, check_answer, parse
 from dream.kinds.records import Record, kind_of_path, record_path
-from dream.pipeline.propose import ResolvedOp
+from dream.pipeline.resolve import ResolvedOp
 from dream.pipeline.state import Scope, State, load_state
 from dream.secrets import redact
 

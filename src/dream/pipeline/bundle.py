@@ -122,7 +122,7 @@ def make_bundles(items: list[Item]) -> list[Bundle]:
 
 
 def shown_chars(item: Item) -> int:
-    """How many characters of the item a prompt shows (see propose.ITEM_CHARS)."""
+    """How many characters of the item a prompt shows (see prompt.ITEM_CHARS)."""
     return min(len(item.text), 400 if not item.evidence else 4000) + 60
 
 

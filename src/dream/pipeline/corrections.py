@@ -20,7 +20,7 @@ from dream.errors import BadInput
 from dream.items import Item
 from dream.kinds.fields import check
 from dream.kinds.records import kind_of_path
-from dream.pipeline.propose import ResolvedOp, slug_field
+from dream.pipeline.resolve import ResolvedOp, slug_field
 from dream.pipeline.state import Scope, State
 from dream.secrets import redact
 

@@ -32,20 +32,18 @@ from typing import Any
 from dream.kinds.diff import Op
 from dream.models.base import Provider
 from dream.pipeline.leaks import carries_other_scope, words
-from dream.pipeline.propose import (
+from dream.pipeline.prompt import (
     INSTRUCTIONS,
     Call,
-    ProposeResult,
     RunPrefix,
-    named_rows,
     pack_calls,
-    resolve_op,
     row_handles,
     rows_payload,
-    run_calls,
     run_prefix,
     state_lines,
 )
+from dream.pipeline.propose import ProposeResult, run_calls
+from dream.pipeline.resolve import named_rows, resolve_op
 from dream.pipeline.scopework import ScopeWork, sweep_prefix, take_sweep
 from dream.pipeline.sweep import SweepResult, judged_by_calls, sweep_part, sweep_parts
 

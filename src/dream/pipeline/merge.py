@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from dream.kinds.questions import same_question
 from dream.kinds.records import record_path
-from dream.pipeline.propose import ResolvedOp
+from dream.pipeline.resolve import ResolvedOp
 
 
 @dataclass

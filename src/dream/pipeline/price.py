@@ -11,7 +11,7 @@ from dream.db import utcnow
 from dream.pipeline import spool
 from dream.pipeline.bundle import make_bundles
 from dream.pipeline.joint import joint_prefix
-from dream.pipeline.propose import pack_calls
+from dream.pipeline.prompt import pack_calls
 from dream.pipeline.run import RunOptions, cost_of, insert_run, new_run_id, run_row, update_run
 from dream.pipeline.scopework import TYPED_SOURCES, ScopeWork
 from dream.pipeline.state import Scope, load_state

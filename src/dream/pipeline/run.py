@@ -30,7 +30,8 @@ from dream.models.base import Provider, charges_per_call, get_provider, known_pr
 from dream.pipeline import commit as git_commit
 from dream.pipeline import spool
 from dream.pipeline.joint import joint_prefix, propose_joint, sweep_joint
-from dream.pipeline.propose import PACK_TOKENS, propose, run_prefix
+from dream.pipeline.prompt import PACK_TOKENS, run_prefix
+from dream.pipeline.propose import propose
 from dream.pipeline.scopework import (
     ScopeWork,
     prepare,

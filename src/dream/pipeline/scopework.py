@@ -20,8 +20,9 @@ from dream.pipeline.apply import ApplyResult, apply_writes
 from dream.pipeline.bundle import Bundle, make_bundles
 from dream.pipeline.corrections import CORRECT_SOURCE, correction_ops
 from dream.pipeline.merge import merge
-from dream.pipeline.propose import ResolvedOp, RunPrefix
+from dream.pipeline.prompt import RunPrefix
 from dream.pipeline.render import render_brief
+from dream.pipeline.resolve import ResolvedOp
 from dream.pipeline.settle import settle
 from dream.pipeline.state import Scope, State
 from dream.pipeline.sweep import SweepResult

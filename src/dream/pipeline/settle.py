@@ -19,7 +19,7 @@ from dream.errors import ModelError
 from dream.kinds.diff import strict_schema
 from dream.kinds.text import parse_when
 from dream.models.base import ModelRequest, Provider, call_validated
-from dream.pipeline.propose import ResolvedOp
+from dream.pipeline.resolve import ResolvedOp
 
 NEAR_DAYS = 7
 INSTRUCTIONS = """Two new events look alike. For each numbered pair answer whether they are the

@@ -27,17 +27,8 @@ from dream.kinds.diff import OP_KIND, Diff, diff_schema
 from dream.kinds.records import STANDING_KEY, Record, slug_key
 from dream.models.base import ModelRequest, Provider, call_validated
 from dream.pipeline.leaks import carries_other_scope, words
-from dream.pipeline.propose import (
-    ResolvedOp,
-    RunPrefix,
-    _clip,
-    named_rows,
-    question_fields,
-    render_prefix,
-    row_line,
-    rows_payload,
-    slug_field,
-)
+from dream.pipeline.prompt import RunPrefix, _clip, render_prefix, row_line, rows_payload
+from dream.pipeline.resolve import ResolvedOp, named_rows, question_fields, slug_field
 from dream.pipeline.state import State
 
 SHORT_NOTE_WORDS = 4
