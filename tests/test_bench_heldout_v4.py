@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from heldout_sets import coding_set, perfect, personal_set, replay_first_day_only, replay_ideal
+from heldout_sets import (
+    assert_personal_shape,
+    coding_set,
+    perfect,
+    replay_first_day_only,
+    replay_ideal,
+)
 
 BENCH = REPO_ROOT / "bench"
 V4 = BENCH / "heldout_v4"
@@ -35,14 +41,7 @@ def test_heldout_v4_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path:
     and no wrong-live record on every one; replaying only the first day of a few leaves
     not-live records live (the checks bite). The set is a dev (seen) set since session 6."""
     root = V4 / "personal"
-    assert not (root / "SEALED").exists() and (root / "README.md").is_file()
-    found = personal_set(root, tmp_path)
-    assert not found.sealed and found.name == "heldout_v4_personal"
-    assert len(found.scenarios) >= 20
-    assert (found.incomplete, found.unquoted) == (0, 0)
-    assert set(found.kinds) == {"mbox", "slack", "textchat", "jsonl"}
-    lang = found.languages()
-    assert lang.count("de") >= 3 and lang.count("fr") >= 3 and lang.count("es") >= 3
+    found = assert_personal_shape(root, tmp_path, "heldout_v4_personal", scenarios=20)
 
     got, entry = replay_ideal(found.scenarios)
     assert got == perfect(found.scenarios)
