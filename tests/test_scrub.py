@@ -92,3 +92,22 @@ def test_scrub_by_pattern(dream, repo: Path, tmp_path: Path, dream_home: Path) -
     assert out["rows"]["items.text"] == 1
     db = b"".join(p.read_bytes() for p in dream_home.glob("dream.db*"))
     assert b"zebra-Quartz-9341" not in db
+
+
+def test_scrub_after_history_search_rebuilds_the_spool_index(dream, repo: Path, tmp_path: Path,
+                                                             dream_home: Path) -> None:
+    """Once 'dream history search' has indexed the spool, scrubbing a value of ordinary
+    letters rebuilds the index without reading it: emptying the external-content FTS5 index
+    with DELETE after its rows changed failed with an internal error ('database disk image
+    is malformed'). Search then finds the placeholder, never the value."""
+    dream("init")
+    _spool(dream, tmp_path)
+    assert "lantern" in dream("history", "search", "staging door code").output
+    out = json.loads(dream("scrub", "lantern", "--json").output)
+    assert out["rows"]["items.text"] == 1
+    after = dream("history", "search", "staging door code").output
+    assert "lantern" not in after and "REDACTED" in after
+    assert "linter" in dream("history", "search", "linter").output     # the rest still found
+    conn = sqlite3.connect(dream_home / "dream.db")
+    conn.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")   # raises if not
+    conn.close()

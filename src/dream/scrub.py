@@ -174,13 +174,16 @@ def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str]) -> dict[str, 
 
 
 def _rebuild_indexes(conn: sqlite3.Connection) -> None:
-    """Both full-text indexes from their tables, merged, so no segment keeps old terms."""
+    """Both full-text indexes from their tables, merged, so no segment keeps old terms.
+    Each is emptied with FTS5's 'delete-all', which reads nothing: a DELETE on an
+    external-content index reads the rows' current (scrubbed) text to find the terms to
+    remove, which no longer match what was indexed (SQLite then reports corruption)."""
     done = conn.execute("SELECT seq FROM watermarks WHERE name = 'items_fts'").fetchone()
-    conn.execute("DELETE FROM items_fts")
+    conn.execute("INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO items_fts(rowid, text) SELECT seq, text FROM items WHERE seq <= ?",
                  (done[0] if done else 0,))
     conn.execute("INSERT INTO items_fts(items_fts) VALUES ('optimize')")
-    conn.execute("DELETE FROM documents_fts")
+    conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO documents_fts(rowid, title, body) SELECT id, title, body"
                  " FROM documents")
     conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
