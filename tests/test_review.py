@@ -289,3 +289,29 @@ def test_review_without_a_home_is_a_clear_error(dream, repo, dream_home):
     result = dream("review", "start", ok=False)
     assert result.exit_code == 1 and "no Dream home" in result.output
     assert not dream_home.exists()
+
+
+def test_a_review_reads_open_until_decided_and_closing_it_again_is_no_error(dream, planted):
+    """'dream review show' says a review is open (never the run row's 'running') and how many
+    proposals wait; deciding the last one closes it, and 'dream review close' afterwards
+    says it is closed already and exits 0, changing nothing."""
+    planted()
+    review = _start(dream)
+    slugs = [p["slug"] for p in review["proposals"]]
+    assert review["run"]["open"] is True and len(slugs) >= 2
+    head = dream("review", "show").output.splitlines()[0]
+    assert ": open, " in head and f"{len(slugs)} of {len(slugs)} proposals undecided" in head
+    assert "running" not in head
+    dream("review", "reject", *slugs[:-1], "--why", "not now")
+    assert f"1 of {len(slugs)} proposals undecided" in dream("review", "show").output
+    dream("review", "reject", slugs[-1])                 # the last decision closes it
+    shown = json.loads(dream("review", "show", "--json").output)
+    assert shown["run"]["open"] is False and shown["run"]["status"] == "ok"
+    assert dream("review", "show").output.splitlines()[0].endswith(": closed, "
+                                                                   f"{review['run']['items']} items")
+    again = dream("review", "close")
+    assert again.exit_code == 0
+    assert again.output.startswith(f"review {review['run']['id']} is already closed: ")
+    as_json = json.loads(dream("review", "close", "--json").output)
+    assert as_json["already_closed"] is True and as_json["run"]["status"] == "ok"
+    assert [p["status"] for p in as_json["proposals"]] == ["rejected"] * len(slugs)

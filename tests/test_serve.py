@@ -447,3 +447,14 @@ def test_only_runs_left_for_review_offer_promote(app, server):
     status, _, html = post(server.url + "runs/" + runs[0]["id"] + "/promote",
                            {"csrf": server.csrf})      # no form here: the server's own token
     assert status == 409 and "not waiting for review" in html
+
+
+def test_an_open_review_reads_open_not_running(app, server):
+    """A review waiting for decisions (its run row 'running') is shown as open on the runs
+    page and on its own page."""
+    seed_review(app)
+    front = get(server.url)[2]
+    row = front.split(f'<tr class="run" data-run="{REVIEW_ID}"', 1)[1].split("</tr>", 1)[0]
+    assert '<span class="status running">open</span>' in row
+    page = get(server.url + "runs/" + REVIEW_ID)[2]
+    assert '<dt>status</dt><dd><span class="status running">open</span></dd>' in page

@@ -111,7 +111,13 @@ def review_close(run: str | None, project: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
-    click.echo(f"closed review {result['run']['id']} ({result['run']['status']})")
+    run = result["run"]
+    if result["already_closed"]:
+        ended = "" if run["status"] == "ok" else f" ({run['status']})"
+        click.echo(f"review {run['id']} is already closed{ended}: every proposal is decided "
+                   "or it was closed before; nothing to close")
+        return
+    click.echo(f"closed review {run['id']} ({run['status']})")
 
 
 @click.command()
@@ -147,10 +153,21 @@ def prepare(learned: tuple[str, ...], handoff_file: Path, project: str | None,
                + (f", replacing #{result['replaces']}" if result["replaces"] else ""))
 
 
+def _state(run: dict) -> str:
+    """A review is open (its run row says ``running``) until every proposal is decided or
+    it is closed; a closed one says how its passes ended when one failed."""
+    if run["status"] == "running":
+        return "open"
+    return "closed" if run["status"] == "ok" else f"closed, {run['status']}"
+
+
 def _print(result: dict) -> None:
     run = result["run"]
+    undecided = sum(p["status"] == "proposed" for p in result["proposals"])
     click.echo(f"review {run['id']} of {run.get('project_name') or run['project_key']}: "
-               f"{run['status']}, {run['items']} items")
+               f"{_state(run)}, {run['items']} items"
+               + (f", {undecided} of {len(result['proposals'])} proposals undecided"
+                  if undecided else ""))
     click.echo("learned:")
     for line in result["learned"]:
         click.echo(f"  - {line}")

@@ -69,8 +69,10 @@ def _money(value: float) -> str:
     return f"${value:.4f}" if value < 1 else f"${value:.2f}"
 
 
-def _status(status: str) -> str:
-    return f'<span class="status {escape(status)}">{escape(status)}</span>'
+def _status(status: str, kind: str = "dream") -> str:
+    """A run's status; a review whose run is still ``running`` waits for decisions: open."""
+    label = "open" if kind == "review" and status == "running" else status
+    return f'<span class="status {escape(status)}">{escape(label)}</span>'
 
 
 def _label(run: dict[str, Any]) -> str:
@@ -129,7 +131,7 @@ def runs_page(runs: list[dict[str, Any]], memory_html: str = "") -> str:
             f'<tr class="run" data-run="{escape(r["id"])}" data-status="{escape(r["status"])}">'
             f'<td class=l><a href="{link}">{escape(r["id"])}</a></td>'
             f'<td class=l>{escape(r["kind"])}</td><td class=l>{escape(r["mode"])}</td>'
-            f'<td class=l>{_status(r["status"])}{_decision_badge(r)}</td>'
+            f'<td class=l>{_status(r["status"], r["kind"])}{_decision_badge(r)}</td>'
             f'<td class=l>{escape((r["started_at"] or "")[:19].replace("T", " "))}</td>'
             f'<td>{r["items"]}</td><td>{r["bundles"]}</td><td>{r["calls"]}</td>'
             f'<td>{r["input_tokens"]:,}</td><td>{r["cached_tokens"]:,}</td>'
@@ -158,7 +160,7 @@ def _patch_html(patch: str) -> str:
 
 
 def run_page(run: dict[str, Any], csrf: str = "", done: str = "") -> str:
-    fields = [("status", _status(run["status"])), ("kind", escape(run["kind"])),
+    fields = [("status", _status(run["status"], run["kind"])), ("kind", escape(run["kind"])),
               ("mode", escape(run["mode"])), ("model", escape(run["model"] or "")),
               ("project", escape(run["project_key"] or "")),
               ("started", escape(run["started_at"] or "")),

@@ -244,7 +244,8 @@ def show(app: App, run_id: str | None = None, project: str | None = None) -> dic
         "run": {k: getattr(run, k) for k in (
             "id", "status", "project_key", "model", "started_at", "finished_at", "items",
             "calls", "input_tokens", "output_tokens", "cached_tokens", "duration_s", "error")}
-        | {"project_name": details.project_name, "from_seq": details.get("from_seq"),
+        | {"open": run.status == "running", "project_name": details.project_name,
+           "from_seq": details.get("from_seq"),
            "to_seq": details.get("to_seq"), "evidence": details.get("evidence", {}),
            "handoff": details.get("handoff")},
         "learned": details.get("learned", []),
@@ -322,15 +323,16 @@ def reject(app: App, slugs: list[str], why: str | None = None,
 
 
 def close(app: App, run_id: str | None = None, project: str | None = None) -> dict[str, Any]:
-    """Close an open review; undecided proposals stay 'proposed' and can still be decided."""
+    """Close an open review; undecided proposals stay 'proposed' and can still be decided.
+    A review that is closed already (its last proposal decided, or closed before) is left
+    as it is and reported so (``already_closed``): closing it again loses nothing."""
     app.home.require()
     key = resolve_project(app, project).key if run_id is None else None
     run = _review_run(app.db, run_id, key)
-    if run.status != "running":
-        raise BadInput(f"review {run.id} is not open (status {run.status})",
-                       "only an open review can be closed")
-    _finish(app.db, run.id)
-    return show(app, run.id)
+    was_open = run.status == "running"
+    if was_open:
+        _finish(app.db, run.id)
+    return show(app, run.id) | {"already_closed": not was_open}
 
 
 def _project_root(app: App, run_id: str) -> Path | None:
