@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import git
+from conftest import REPO_ROOT, git
 from test_scenarios import stage
 
 
@@ -56,6 +56,19 @@ def test_runs_show_the_decision_and_the_project(dream, repo, tmp_path):
     assert "awaiting review" in line and repo.name in line
     shown = dream("runs", "show", left["id"]).output
     assert "decision:       awaiting review" in shown
+    # nothing of either is on the main line: revert says why, as docs/notes.md quotes it
+    waiting = dream("revert", left["id"], ok=False)
+    assert waiting.exit_code == 1 and waiting.output.strip() == (
+        f"error: run {left['id']} was left for review and is not on the store's main line, so "
+        f"there is nothing to revert. drop it with 'dream runs discard {left['id']}'.")
+    discarded = dream("revert", gone["id"], ok=False)
+    assert discarded.exit_code == 1 and f"run {gone['id']} was discarded: nothing of it is on " \
+        "the store's main line" in discarded.output
+    docs = (REPO_ROOT / "docs" / "notes.md").read_text(encoding="utf-8")
+    said = " ".join(docs.split("## Revert", 1)[1].split("\n## ", 1)[0].split())
+    assert "was left for review and is not on the store's main line, so there is nothing to " \
+        "revert. drop it with 'dream runs discard RUN'" in said and "was discarded" in said
+    assert "dream runs discard RUN" in (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_stores_attach_refuses_a_missing_path_and_detach_forgets(dream, repo, tmp_path):
