@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, git
 from test_serve import get
 
 from dream.app import App
@@ -310,3 +310,42 @@ def test_history_reads_versions_by_blob_and_keeps_the_commit_graph(app):
     chain = store.path / ".git" / "objects" / "info" / "commit-graphs" / "commit-graph-chain"
     assert chain.exists()
     repo.git("commit-graph", "verify")
+
+
+def test_a_small_stores_best_hit_is_not_sorted_behind_a_big_stores_weak_ones(repo, dream,
+                                                                              tmp_path):
+    """Memory search over every store merges the stores' hits by their bm25 scores. One
+    full-text index holds the documents of every store, so a word's rarity counts every
+    store and a document scores the same whichever store holds it: a one-document team
+    store's runbook, the only document naming the billing roll-back, ranks first over
+    thirty notes in the notes home that share only the common words; and it scores the
+    same searched alone (``store=``) as over every store."""
+    dream("init")
+    for i in range(30):
+        dream("notes", "write", f"@user/n{i}", f"Deploy service {i} with helm charts.")
+    team = tmp_path / "team"
+    dream("stores", "attach", str(team), "--create", "--scope", "shared")
+    (team / "notes").mkdir()
+    (team / "notes" / "runbook.md").write_text(
+        "---\ntitle: Billing runbook\n---\nDeploy billing with helm; roll back billing with "
+        "helm rollback.\n", encoding="utf-8")
+    git(team, "add", "-A")
+    git(team, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "runbook")
+    dream("reindex")
+    app = App.from_env()
+    srv = ReviewServer(app, "127.0.0.1", 0).start()
+    try:
+        html = get(srv.url + "search?q=" + quote("deploy billing rollback with helm"))[2]
+        shown = re.findall(r'<div class="hit memory" data-path="([^"]+)"', html)
+        assert shown[0] == "notes/runbook.md" and len(shown) > 1
+        assert "team · <code>notes/runbook.md</code> · #1" in html
+        both = memory.search_memory(app, "deploy billing rollback with helm").hits
+        team_id = next(h["store_id"] for h in both if h["path"] == "notes/runbook.md")
+        alone = memory.search_memory(app, "deploy billing rollback with helm", team_id).hits
+        assert [h["score"] for h in alone] == [both[0]["score"]]
+        # a query the notes match better puts the notes first
+        html = get(srv.url + "search?q=" + quote("service 7 charts"))[2]
+        assert re.findall(r'data-path="([^"]+)"', html)[0] == "user/n7.md"
+    finally:
+        srv.close()
+        app.close()

@@ -553,7 +553,8 @@ def search_memory(app: App, query: str, store_id: str | None = None, page: int =
                   page_size: int = SEARCH_PAGE) -> MemoryHits:
     """Memory search with ``dream search``'s ranking (:func:`dream.api._search`, the same
     call), over one store or every store (their best hits merged by score), without the
-    CLI's current-project filter: the page shows all memory."""
+    CLI's current-project filter: the page shows all memory. Scores of different stores
+    compare: one FTS5 index holds every store, so bm25's statistics count them all."""
     from dream.api import _search
 
     if page < 1:
