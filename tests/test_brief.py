@@ -91,3 +91,50 @@ def test_a_long_rule_line_stays_within_240_characters_with_its_count():
     [line] = [ln for ln in render_brief(st).splitlines() if "times in" in ln]
     shown = line[2:line.rindex(" [")]           # without "- " and the record link
     assert len(shown) <= 240 and shown.endswith("… (2 times in 2 sessions)")
+
+
+def test_a_crumple_or_correction_by_hand_leaves_the_brief_as_of_its_evidence(dream, repo,
+                                                                             dream_home,
+                                                                             tmp_path):
+    """The brief's 'As of' line is the latest evidence read (messages, sessions): crumpling
+    a note and correcting a field (said when typed, today) neither move it to the wall
+    clock nor empty 'Coming up' (its window counts from the evidence); the line says a
+    person changed the memory since, and when."""
+    import json
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[1] / "src" / "dream" / "samples" / "messages"
+    mine = tmp_path / "me.jsonl"
+    mine.write_text(json.dumps({"id": "p1", "time": "2026-03-11T10:00:00Z", "stream": "me",
+                                "role": "user", "text": "I prefer aisle seats on long flights."})
+                    + "\n", encoding="utf-8")
+    dream("init")
+    dream("collect", "--source", "jsonl", str(samples / "personal.jsonl"))
+    dream("collect", "--source", "jsonl", str(mine))
+    dream("run", "--model", "rules")
+    brief = dream_home / "notes" / "user" / "brief.md"
+    before = brief.read_text(encoding="utf-8")
+    as_of = before.splitlines()[2]
+    assert as_of.startswith("As of 2026-03-") and "by hand" not in as_of
+    coming = section_of(before, "Coming up")
+    assert any("Nobu" in line for line in coming)
+
+    notes = json.loads(dream("notes", "list", "@user", "--json").output)
+    note = next(n["address"] for n in notes if "aisle" in json.dumps(n))
+    dream("notes", "crumple", note)
+    dream("correct", "@user/events/dinner-nobu-2026-03-13", "place", "Nobu Mayfair")
+    after = brief.read_text(encoding="utf-8")
+    line = after.splitlines()[2]
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert line.startswith(as_of.removesuffix(" Written by Dream from the records linked on "
+                                              "each line.").removesuffix("."))
+    assert f", the latest evidence read; changed by hand since (last {today}T" in line
+    now_coming = section_of(after, "Coming up")
+    assert len(now_coming) == len(coming) and any("Nobu Mayfair" in x for x in now_coming)
+    assert "aisle" not in after and "aisle" in before
+
+
+def section_of(brief: str, name: str) -> list[str]:
+    lines = brief.split(f"## {name}\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [x for x in lines if x.startswith("- ")]

@@ -16,7 +16,11 @@ notes; the records keep the words as said. An event line never repeats in its "w
 part a participant or place its title already names. Every line ends with a link to the record it comes
 from (``[events/<key>.md]``), so it can be traced. Lines are added in priority order while
 the brief stays within ``max_tokens`` (counted with :func:`dream.tokens.count`). The brief's
-"now" is the state's own latest ``said_at``, so rendering the same state gives the same bytes.
+"now" is the latest ``said_at`` of what was read (``State.read_as_of``: messages, sessions),
+so rendering the same state gives the same bytes, and a change a person typed through Dream
+(a correction, a crumple, an answer; said when typed) neither moves the "As of" line nor the
+windows of "Coming up" and "Later"; the head line says when such a change came after, and
+"Changed" shows an event cancelled by hand after the latest message.
 """
 
 from __future__ import annotations
@@ -45,8 +49,11 @@ def _link(rec: Record) -> str:
 
 
 def sections(state: State) -> list[tuple[str, list[str]]]:
-    as_of = state.as_of()
-    now = parse_when(as_of)
+    now = parse_when(state.read_as_of() or state.as_of())
+    latest = parse_when(state.as_of())
+    # a change made by hand after the latest message is still "Changed"
+    since = latest - now if now is not None and latest is not None and latest > now \
+        else timedelta(0)
     out: list[tuple[str, list[str]]] = []
 
     qs = [r for r in state.of_kind("question") if r.get("status", "open") == "open"]
@@ -58,7 +65,7 @@ def sections(state: State) -> list[tuple[str, list[str]]]:
 
     changed = [r for r in state.of_kind("event")
                if r.get("status") in ("cancelled", "declined") and
-               _within(r.fields["status"].said_at, now, -CHANGED_WITHIN, timedelta(0), False)]
+               _within(r.fields["status"].said_at, now, -CHANGED_WITHIN, since, False)]
     out.append(("Changed", [_event_line(r) for r in _by_date(changed)]))
     shown = {id(r) for r in near}
     later = [r for r in events if r.get("status") == "confirmed" and id(r) not in shown and _within(r.get("date"), now, NEAR_AFTER, LATER_AFTER, False)]
@@ -171,9 +178,7 @@ def render_brief(state: State, max_tokens: int = 2000) -> str:
     not fit, the last line says how many were left out (room for it is kept)."""
     title = "projects/" + state.scope.root.split("/", 1)[1] if "/" in state.scope.root \
         else state.scope.root
-    head = [f"# Brief: {title}", "",
-            (f"As of {state.as_of() or 'no evidence yet'}. Written by Dream from the records"
-             " linked on each line."), ""]
+    head = [f"# Brief: {title}", "", as_of_line(state), ""]
     start = "\n".join(head) + "\n"
     parts = [(name, lines) for name, lines in sections(state) if lines]
     text, omitted = _fill(start, parts, max_tokens)
@@ -184,6 +189,19 @@ def render_brief(state: State, max_tokens: int = 2000) -> str:
         text, omitted = _fill(start, parts, max_tokens - tokens.count(tail(10 ** 6)) - 1)
         text += tail(omitted)
     return text
+
+
+def as_of_line(state: State) -> str:
+    """When the brief's memory was read: the latest said_at of collected evidence; a change
+    a person typed later through Dream (correction, crumple, answer) is named after it, so
+    the line never reads as fresher evidence than there is."""
+    read, by_hand = state.read_as_of(), state.read_as_of(by_hand=True)
+    line = f"As of {read or 'no evidence yet'}"
+    if by_hand > read and not read:
+        line += f"; changed by hand (last {by_hand})"
+    elif by_hand > read:
+        line += f", the latest evidence read; changed by hand since (last {by_hand})"
+    return line + ". Written by Dream from the records linked on each line."
 
 
 def _fill(start: str, parts: list[tuple[str, list[str]]], budget: int) -> tuple[str, int]:

@@ -18,6 +18,9 @@ from dream.store.document import quick_meta, title_of
 from dream.store.store import Store
 
 EVENT_WINDOW_BEFORE = timedelta(days=14)
+# passes that write what a person typed into Dream (dream correct, a crumple of a record,
+# an answer to a question): said when typed, not evidence of when the memory was read
+HAND_PASSES = ("correct", "answer")
 TOUCH_TEXT_CHARS = 2000    # of each evidence item, for the words a run's bundles say
 TOUCH_ROWS = 100           # at most this many touched rows in a prompt
 # a scope with more plain documents than this has its written notes counted, not read, for
@@ -101,6 +104,14 @@ class State:
     def as_of(self) -> str:
         """The latest said_at of any field: the state's own 'now' (deterministic)."""
         return max((r.latest_said() for r in self.records.values()), default="")
+
+    def read_as_of(self, by_hand: bool = False) -> str:
+        """The latest said_at of a field written from collected evidence (a message, a
+        session), leaving out changes a person made through Dream itself, which are said
+        when typed: a correction, a crumple, an answer to a question (``by_hand``: the
+        latest of those instead)."""
+        return max((fv.said_at for r in self.records.values() for fv in r.fields.values()
+                    if (fv.pass_ in HAND_PASSES) == by_hand), default="")
 
     def touched(self, bundles: list, limit: int = TOUCH_ROWS) -> list[Record]:
         """The rows a run's bundles touch: all of the state its propose calls are shown.
