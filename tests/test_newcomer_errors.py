@@ -134,4 +134,7 @@ def test_brief_in_a_folder_dream_does_not_know_says_so_rather_than_wait_for_a_dr
     out = dream("brief").output                           # exit 0: agents call it
     assert out.strip() == (f"no brief: {plain} is not a project Dream knows yet ('dream init'"
                            " there makes it one; 'dream run' then writes its brief)")
-    assert "no brief yet" in dream("brief", "--user").output
+    # a coding project's run writes no personal brief: say what does, not "the next run"
+    user = dream("brief", "--user").output
+    assert "no brief yet" in user and "first 'dream run' over personal messages" in user
+    assert "'dream collect PATH'" in user

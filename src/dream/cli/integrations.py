@@ -144,6 +144,9 @@ def brief(scope: str, as_json: bool) -> None:
     elif text is None and scope == "project" and not managed(app):
         click.echo(f"no brief: {app.project().root} is not a project Dream knows yet "
                    "('dream init' there makes it one; 'dream run' then writes its brief)")
+    elif text is None and scope == "user":
+        click.echo(f"no brief yet ({path} is written by the first 'dream run' over personal "
+                   "messages: collect mail or chat exports with 'dream collect PATH', then run)")
     elif text is None:
         click.echo(f"no brief yet ({path} is written by the next 'dream run')")
     else:
