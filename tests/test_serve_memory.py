@@ -155,6 +155,7 @@ def test_record_page_quotes_the_evidence_of_each_field(app, server):
 def test_record_history_comes_from_git_with_trailers_and_changes(app, server):
     store = app.notes_store()
     status, _, html = get(server.url + f"memory/{store.id}/{DINNER}")
+    assert status == 200
     shas = store.repo.git("log", "--format=%H", "--", DINNER).split()
     assert len(shas) == 2
     found = re.findall(r'<section class="version" data-commit="([0-9a-f]+)"', html)

@@ -233,6 +233,7 @@ def test_crumple_a_note_record_and_a_plain_note_from_the_page(dream, repo, dream
     status, _, html = post(srv.url + "records/crumple", {"address": "@user/../x.md",
                                                         "csrf": srv.csrf})
     assert status == 409 and len(_log(dream_home)) == len(commits) + 2
+    assert "segment" in html and "Traceback" not in html       # the CLI's own sentence
 
 
 def test_a_secret_typed_into_a_form_never_reaches_the_store_git_or_database(
