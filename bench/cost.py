@@ -681,7 +681,8 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
             ["source (nightly)", "pack_tokens", "calls/1k", "input/1k",
              f"{HEADLINE_BASELINE} / Dream input", "shared-prefix share, multi-call runs"],
             budget_rows)
-    target_rows = [[t["what"], t["measured"], t["target"], "met" if t["met"] else "MISSED"]
+    target_rows = [[t["what"], t["measured"], t["target"],
+                    "met" if t["met"] else "-" if t["met"] is None else "MISSED"]
                    for t in figures["targets"]]
     ratios += "\n\n" + common.table(["target (issue 15)", "measured", "target", ""],
                                     target_rows)
@@ -690,6 +691,9 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
     for d, e in figures["datasets"].items():
         for key, label in (("multi_call_runs", "nightly"), ("multi_call_runs_weekly", "weekly")):
             m = e.get(key)
+            if m is not None and not m.get("runs"):
+                notes.append(f"{d} ({label}): every run made one call: no run has calls to "
+                             "share a prefix (the shared-prefix target has nothing to measure)")
             if m and m.get("runs"):
                 notes.append(f"{d} ({label}): {m['runs']} runs of two or more calls "
                              f"({m['calls']} calls), {m['shared_prefix_share']:.0%} of their "
@@ -748,7 +752,8 @@ def summarise(results: dict[str, Any], stats: dict[str, dict[str, int]],
 def targets(datasets: dict[str, Any]) -> list[dict[str, Any]]:
     """The done-when figures of issue 15: ratios against the plain per-message baseline
     (``HEADLINE_BASELINE``) at nightly cadence, calls weekly on LoCoMo, and the share of a
-    multi-call run's prompt in a prefix its calls share."""
+    multi-call run's prompt in a prefix its calls share. A cadence with no run of two or
+    more calls has no share to measure: its row says so (``met`` None), never dropped."""
     out = []
 
     def add(what: str, measured: float | None, target: float, at_least: bool = True) -> None:
@@ -766,11 +771,16 @@ def targets(datasets: dict[str, Any]) -> list[dict[str, Any]]:
         if weekly:
             add(f"{d}: calls, per-message / Dream weekly", weekly["calls"], 30)
         for key in ("multi_call_runs", "multi_call_runs_weekly"):
-            m = e.get(key) or {}
+            if key not in e:
+                continue
+            m = e[key] or {}
+            what = (f"{d}: shared-prefix share of multi-call runs"
+                    f"{' (weekly)' if key.endswith('weekly') else ''}")
             if m.get("runs"):
-                add(f"{d}: shared-prefix share of multi-call runs"
-                    f"{' (weekly)' if key.endswith('weekly') else ''}",
-                    m["shared_prefix_share"], 0.5)
+                add(what, m["shared_prefix_share"], 0.5)
+            else:     # every run made one call: nothing shares a prefix, nothing to cache
+                out.append({"what": what, "measured": "no multi-call run", "target": 0.5,
+                            "met": None})
     return out
 
 

@@ -99,6 +99,14 @@ def test_cost_quick() -> None:
         assert info["exchanges"] == round(per["baseline"]["calls"] * n / 1000)
         assert 1 <= info["days_with_calls"] <= info["days"]
         assert info["project_days_with_calls"] >= info["days_with_calls"]
+        # the shared-prefix target has a row for every source: a share, or said plainly
+        # that every run made one call (nothing to share), never left out
+        (row,) = [t for t in f["targets"]
+                  if t["what"] == f"{source}: shared-prefix share of multi-call runs"]
+        single = not info["multi_call_runs"].get("runs")
+        assert (row["met"] is None) == single
+        assert row["measured"] == ("no multi-call run" if single
+                                   else info["multi_call_runs"]["shared_prefix_share"])
 
 
 def test_cost_price_of_a_half_shared_prefix() -> None:

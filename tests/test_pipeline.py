@@ -581,14 +581,15 @@ def test_bundles_and_calls_stay_bounded_on_huge_tool_output():
 
     items = [Item(seq=i, id=f"i{i}", source="claude_code", ref=f"f:{i}", stream="one-session",
                   project_key="p", author=None, role="tool", said_at=f"2026-03-01T10:{i:02d}:00Z",
-                  text="x" * 20_000, tool_name="Bash", is_error=False, kind="tool_result",
-                  evidence=True) for i in range(60)]
+                  text="x" * 20_000 + f" run {i}", tool_name="Bash", is_error=False,
+                  kind="tool_result", evidence=True) for i in range(60)]
     bundles = make_bundles(items)
     assert sum(len(b.items) for b in bundles) == 60 and len(bundles) > 1
     assert all(sum(shown_chars(i) for i in b.items) <= MAX_BUNDLE_CHARS for b in bundles)
     calls = pack_calls(bundles, PACK_TOKENS)
     # within the token budget (a bundle bigger than it would get a call of its own); a
-    # successful tool result is shown as a digest of its head and tail, not 20,000 x's
+    # successful tool result is shown as the end of its output, not 20,000 x's (each
+    # output ends differently: a repeated successful call would not be shown again)
     assert all(c.tokens <= PACK_TOKENS or len(c.bundles) == 1 for c in calls)
     assert all(len(c.body) < 1000 * len(c.handles) for c in calls)
     assert [b.id for c in calls for b in c.bundles] == [b.id for b in bundles]

@@ -14,8 +14,10 @@ bundle gets a call of its own). Rows are shown by short handles (``R1``...) and 
 What a model reads of an item (``render_bundle``): one line ``E<n> HH:MM who: text`` under
 its bundle's ``## B<n> YYYY-MM-DD`` line, only what the model needs (``prompt_text``): the
 assistant's prose only where the user answers it, tool results as their command, outcome
-and a digest, text already shown in the call as ``(= E<n>)``. Code providers read the
-structured payload, which keeps every item as it was.
+and a digest (``tool_digest``: a successful call's output only as its end), without the
+notes an agent's harness appends for the agent, text already shown in the call as
+``(= E<n>)``, a successful call the call already showed (same command, same output) not
+again. Code providers read the structured payload, which keeps every item as it was.
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ Items read "E<n> HH:MM who: text" under a bundle line "## B<n> YYYY-MM-DD" ("# Y
 starts a new day; a time is left out within half an hour of the last shown). who: "user" (the
 person, maybe with their name), another person's name, "assistant" (the agent's prose:
 context, never evidence nor a correction) or a tool with its outcome and command, as
-"Bash ok (pytest -q)", its output cut to head, error lines and tail. "(= E<n>)": the same
-text as E<n>."""
+"Bash ok (pytest -q)", its output cut to its end (failed: head, error lines, tail).
+"(= E<n>)": the same text as E<n>."""
 
 
 PROPOSE_TASK = "TASK: the ops the items below say, citing items (E<n>).\n"
@@ -217,7 +219,7 @@ def render_bundle(b: Bundle, first: int, seen: dict[str, str]) -> _Rendered:
                 waiting.remove(match)
                 command = _command(match, COMMAND_CHARS if it.is_error else OK_COMMAND_CHARS)
         shown = prompt_text(it, answered_by_user(b.items, pos))
-        if shown is None:
+        if shown is None or _repeats_success(it, command, shown, seen, out.seen, handle):
             continue
         first_seen = (seen.get(shown) or out.seen.get(shown)) if len(shown) > 12 else None
         if first_seen:
@@ -240,6 +242,21 @@ def render_bundle(b: Bundle, first: int, seen: dict[str, str]) -> _Rendered:
     return out
 
 
+def _repeats_success(item: Item, command: str | None, shown: str, seen: dict[str, str],
+                     mine: dict[str, str], handle: str) -> bool:
+    """True for a successful tool call the call already showed: the same tool, the same
+    command as shown (clipped) and the same output (a second ``git status``, an agent
+    re-saving its to-do list). Its line would say nothing the first did not, so it is left
+    out (its handle still maps to the item). A failed call is always shown."""
+    if item.is_error or not (item.tool_name or item.kind == "tool_result"):
+        return False
+    key = f"\0ok {item.tool_name}\0{command or ''}\0{shown}"
+    if key in seen or key in mine:
+        return True
+    mine[key] = handle
+    return False
+
+
 REPEAT_LINE_CHARS = 20     # a tool output line this long, shown before in the call, is dropped
 
 
@@ -249,7 +266,7 @@ def _without_seen_lines(item: Item, shown: str, seen: dict[str, str],
     warning every ssh call prints, a banner): the digest of what is new, and how many
     lines were dropped."""
     fresh, repeated = [], 0
-    for line in item.text.splitlines():
+    for line in tool_output(item).splitlines():
         key = "\0line " + line.strip()
         if len(line.strip()) >= REPEAT_LINE_CHARS and (key in seen or key in mine):
             repeated += 1
@@ -296,9 +313,8 @@ def _minutes(said_at: str) -> int | None:
 TOOL_HEAD_CHARS = 400
 TOOL_TAIL_CHARS = 300
 TOOL_ERROR_LINES = 8
-OK_HEAD_CHARS = 60         # a successful result: the start of its output ...
-OK_TAIL_CHARS = 100        # ... and its end (where summaries such as '5 passed' sit)
-OK_ERROR_LINES = 2
+OK_WHOLE_CHARS = 160       # a successful result this short is shown whole ...
+OK_TAIL_CHARS = 80         # ... a longer one as its end (where '5 passed' sits)
 _ERROR_LINE = re.compile(r"error|fail|exception|traceback|fatal|denied|not found|"
                          r"exit (?:code|status)|cannot|panic", re.IGNORECASE)
 
@@ -317,24 +333,44 @@ def prompt_text(item: Item, answered: bool) -> str | None:
             return None
         return _clip(item.text, CONTEXT_CHARS) if answered else None
     if item.tool_name or item.kind == "tool_result":
-        return tool_digest(item.text, failed=bool(item.is_error))
+        return tool_digest(tool_output(item), failed=bool(item.is_error))
     return _clip(item.text, ITEM_CHARS)
 
 
+_HARNESS_NOTE = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+
+
+def tool_output(item: Item) -> str:
+    """A tool result's output without the notes the agent's harness appends to it for the
+    agent (Claude Code's ``<system-reminder>`` blocks): what the tool said."""
+    return _HARNESS_NOTE.sub("", item.text)
+
+
 def tool_digest(text: str, failed: bool = True) -> str:
-    """A tool result's head, the lines that name an error or an exit status, and its tail:
-    about 1,300 characters at most for a failed call, about 500 for one that succeeded
-    (whose output is the project's or the web's, not what the person said)."""
-    head_n, tail_n, max_errors = ((TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, TOOL_ERROR_LINES)
-                                  if failed else (OK_HEAD_CHARS, OK_TAIL_CHARS, OK_ERROR_LINES))
+    """What a prompt shows of a tool result's output.
+
+    - Failed: its head, the lines that name an error or an exit status, and its tail,
+      about 1,300 characters at most: what went wrong is what a failure note needs.
+    - Succeeded: the output whole when it is short (``OK_WHOLE_CHARS``), else only its last
+      ``OK_TAIL_CHARS`` characters (where a summary such as '5 passed', 'Everything
+      up-to-date' or a pipe's hidden '1 failed' sits) and how much was cut. A successful call's output is the project's
+      files, the web's pages or the tool's acknowledgement, not what the person said: the
+      model needs that the command worked (the command and "ok") and its last word; an
+      "error" line inside a file it read or a page it fetched is the file's, not an error.
+    """
     text = "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
-    limit = head_n + tail_n + (600 if failed else 100)
+    if not failed:
+        if len(text) <= OK_WHOLE_CHARS:
+            return text
+        tail = text[len(text) - OK_TAIL_CHARS:]
+        return f"…[{len(text) - OK_TAIL_CHARS} chars cut]… {tail}"
+    limit = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 600
     if len(text) <= limit:
         return text
-    head, tail = text[:head_n], text[-tail_n:]
-    middle = text[head_n:-tail_n]
+    head, tail = text[:TOOL_HEAD_CHARS], text[-TOOL_TAIL_CHARS:]
+    middle = text[TOOL_HEAD_CHARS:-TOOL_TAIL_CHARS]
     errors = [_clip(line.strip(), 150) for line in middle.splitlines()
-              if _ERROR_LINE.search(line)][:max_errors]
+              if _ERROR_LINE.search(line)][:TOOL_ERROR_LINES]
     cut = len(middle) - sum(len(e) for e in errors)
     return (head + f" …[{cut} chars cut]… " + " | ".join(errors)
             + (" … " if errors else "") + tail)
