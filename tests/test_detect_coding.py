@@ -372,6 +372,18 @@ def test_a_codex_exec_command_result_fails_by_the_exit_code_in_its_header():
     assert commands == ["Install: `uv pip install -e .`"]
 
 
+def test_a_failure_told_only_by_its_exit_header_is_a_failure_for_the_review_too():
+    """A spool collected before the Codex reader read exit headers holds ``Exit code: 1``
+    results without the error flag: the failures pass counts them as the pitfalls do."""
+    from dream.passes import failures as failures_pass
+    out = ("Exit code: 2\nWall time: 1.1 seconds\nOutput:\nE   ModuleNotFoundError: No module "
+           "named 'attrs'")
+    ev = _evidence(*(_session(f"codex-{n}", [("call", "python -m pytest -q"), ("ok", out)])
+                     for n in (1, 2)))
+    [proposal] = failures_pass.run(ev).candidates
+    assert "No module named" in proposal.title and proposal.change["sessions"] == 2
+
+
 PRISMA = (" FAIL  src/orders.test.ts [ src/orders.test.ts ]\nError: @prisma/client did not "
           "initialize yet. Please run \"prisma generate\" and try to import it again.\n ❯ new "
           "PrismaClient node_modules/.prisma/client/default.js:43:11\n\n Test Files  1 failed (1)")

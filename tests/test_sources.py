@@ -306,6 +306,41 @@ def test_codex_rollout_without_events_keeps_prompts_in_place(tmp_path: Path) -> 
         ("Understood.", "assistant")]
 
 
+def test_codex_shell_outputs_fail_by_the_exit_code_in_their_header(tmp_path: Path) -> None:
+    """The three ways a Codex shell output says its exit status all set the error flag:
+    ``metadata.exit_code`` in JSON (``shell``), ``Exit code: N`` (``shell_command``) and
+    ``Process exited with code N`` after ``Chunk ID`` / ``Wall time`` (``exec_command``); a
+    zero code, a code in the output itself and a still-running session do not."""
+    outputs = [
+        ("shell", json.dumps({"output": "boom", "metadata": {"exit_code": 2}}), True),
+        ("shell_command", "Exit code: 4\nWall time: 0.7 seconds\nOutput:\nImportError", True),
+        ("shell_command", "Exit code: 0\nWall time: 0.2 seconds\nOutput:\nok", False),
+        ("exec_command", "Chunk ID: 7c1e\nWall time: 0.4000 seconds\nProcess exited with "
+                         "code 1\nOriginal token count: 9\nOutput:\nerror: nope", True),
+        ("exec_command", "Chunk ID: 7c1f\nWall time: 0.4000 seconds\nProcess exited with "
+                         "code 0\nOriginal token count: 1\nOutput:\n", False),
+        ("exec_command", "Chunk ID: 7c20\nWall time: 10.0 seconds\nProcess running with "
+                         "session ID 3\nOutput:\nwatching...", False),
+        ("shell_command", "Exit code: 0\nOutput:\nExit code: 1 was printed by a test", False),
+    ]
+    lines = [{"timestamp": "2026-11-17T11:20:00Z", "type": "session_meta",
+              "payload": {"id": "s-2", "cwd": "/project"}}]
+    for n, (tool, output, _failed) in enumerate(outputs):
+        lines.append({"timestamp": "2026-11-17T11:21:00Z", "type": "response_item",
+                      "payload": {"type": "function_call", "name": tool, "call_id": f"c{n}",
+                                  "arguments": json.dumps({"command": "make"})}})
+        lines.append({"timestamp": "2026-11-17T11:21:01Z", "type": "response_item",
+                      "payload": {"type": "function_call_output", "call_id": f"c{n}",
+                                  "output": output}})
+    path = tmp_path / "rollout-2026-11-17T11-20-00-s-2.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    messages, skips = read(path, "codex")
+    assert skips == []
+    results = [m for m in messages if m.role == "tool"]
+    assert [(m.tool_name, bool(m.is_error)) for m in results] == \
+        [(tool, failed) for tool, _output, failed in outputs]
+
+
 @pytest.mark.shared_data
 def test_codex_long_rollout_with_compaction() -> None:
     raw = records(CODEX_BIG)

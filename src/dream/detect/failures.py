@@ -313,8 +313,8 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
     found: dict[str, FailureGroup] = {}
     for item in items:
         pasted = pasted_failure(item)
-        if not (item.evidence and item.kind == "tool_result" and item.is_error) and not pasted:
-            continue
+        if not (item.evidence and item.kind == "tool_result" and failed(item)) and not pasted:
+            continue        # the same test of failure as the pitfalls: flag or exit status
         sig = signature(pasted or item.text)
         cmd = command_of.get(item.id)
         if not sig:

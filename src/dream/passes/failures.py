@@ -1,6 +1,7 @@
 """failures: repeated failures grouped by cause, each with a small proposed correction.
 
-A failing tool result (``is_error=1``) gets a normalised signature
+A failing tool result (flagged as an error, or a non-zero exit status in its text:
+:func:`dream.detect.failures.failed`) gets a normalised signature
 (:func:`dream.detect.failures.signature`). Failures with one signature form a group; a
 group is *repeated*, and becomes a proposal, when it happened at least twice in two
 sessions or three times in one. A single failure is not a pattern and is only counted.
@@ -8,7 +9,7 @@ sessions or three times in one. A single failure is not a pattern and is only co
 
 from __future__ import annotations
 
-from dream.detect.failures import FailureGroup, cause_line, fix_for, groups
+from dream.detect.failures import FailureGroup, cause_line, failed, fix_for, groups
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
 from dream.passes.evidence import Evidence
 
@@ -18,7 +19,7 @@ def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     all_groups = groups(ev.items)
     repeated = [g for g in all_groups if g.repeated]
-    failing = sum(1 for i in ev.tool_results() if i.is_error)
+    failing = sum(1 for i in ev.tool_results() if failed(i))
     missing = []
     if not ev.tool_results():
         missing.append("no tool results in the evidence: failures cannot be grouped")

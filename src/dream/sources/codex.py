@@ -24,6 +24,12 @@ statements, minus recognisable injected context. Assistant text is taken from re
 items only (the ``agent_message`` and other ``item_completed`` events duplicate it). A
 function call inside a tool ``namespace`` (0.17x MCP tools: ``mcp__dream`` +
 ``notes_write``) is named ``<namespace>__<name>``, as Claude Code names MCP tools.
+
+A tool output says whether its command failed in one of three ways: JSON with
+``metadata.exit_code`` (the ``shell`` tool), or a text header before ``Output:``, either
+``Exit code: N`` (``shell_command``) or ``Process exited with code N`` after ``Chunk ID`` and
+``Wall time`` (``exec_command``); a non-zero code is read as the result's error flag, so a
+failure counts the same whichever shell tool ran it.
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _QUIET_ITEMS = ("reasoning", "ghost_snapshot", "other")
 _QUIET_RECORDS = ("world_state", "token_usage_record")
 _MAX_CALLS = 256
+# the exit status in the text header of a shell_command / exec_command output (before "Output:")
+_EXIT_HEADER = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)\s*$")
 # a line Codex writes as {"timestamp":"...","type":"response_item","payload":{"type":"reasoning"
 # (or an event_msg token_count): recognised from its first bytes, skipped without parsing
 _QUIET_RE = re.compile(rb'\{"timestamp":"[^"]{10,40}","type":"(?:response_item","payload":'
@@ -76,9 +84,18 @@ def _output(value: Any) -> tuple[str, bool]:
             error = True
         text = value.get("output", value.get("content"))
         return (text_of(text) if not isinstance(text, str) else text), error
-    if isinstance(value, list):
-        return text_of(value), error
-    return ("" if value is None else str(value)), error
+    text = text_of(value) if isinstance(value, list) else "" if value is None else str(value)
+    return text, error or _exited_non_zero(text)
+
+
+def _exited_non_zero(text: str) -> bool:
+    """A text output whose header (the lines before ``Output:``, at most six) gives a
+    non-zero exit code."""
+    for line in text.split("\nOutput:", 1)[0].splitlines()[:6]:
+        m = _EXIT_HEADER.match(line.strip())
+        if m:
+            return m[1] != "0"
+    return False
 
 
 def _typed(payload: dict[str, Any]) -> str | None:
