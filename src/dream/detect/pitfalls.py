@@ -25,39 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import commands, failures, howto, noise, objections, remarks, shell
+from dream.detect import commands, failures, fixes, howto, objections, remarks, shell
 from dream.detect.commands import CommandRun
 from dream.detect.finding import Finding
 from dream.items import Item
 
-_REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
-                            r"|tool use was rejected|Request interrupted", re.I)
-_INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
-FIX_WINDOW = 8
-# a tool that is not there: the next install that works is what was done about it
-_MISSING = re.compile(r"command not found|not recognized as|not installed|[\w-]+ not found$",
-                      re.I)
 _EXIT_ONLY = re.compile(r"^\s*(?:Exit code:?|exit status|Command exited with code) ?\d+\s*$", re.I)
-# an error in the code being changed: a pitfall only when it recurs across sessions
-CODE_ERROR = re.compile(
-    r"error TS\d+|error\[E\d+\]|\b(?:Syntax|Type|Reference|Name|Attribute|Assertion|Key|"
-    r"Index|Value)Error\b|is not assignable|does not exist on type|has no exported member|"
-    r"Cannot find module '\.|cannot find symbol|undefined: \w+|expected .* found|"
-    r"undefined function|no method named|cannot find value")
-# a failure that says how the machine or the project is set up: a pitfall the first time
-ENVIRONMENT = re.compile(
-    r"command not found|not recognized as|is not recognized|not installed|bfg not found"
-    r"|[\w-]+ not found$|could not resolve|no such host|name or service not known"
-    r"|permission denied|password is required|terminal is required|operation not permitted"
-    r"|timed out|could not lock|already locked|unable to lock|connection (?:to \S+ )?refused"
-    r"|depend(?:s|ed|ency|encies) (?:on|upon)|no space left|is being used by another"
-    r"|ignored by one of your \.gitignore|address already in use|EADDRINUSE|port is already allocated"
-    r"|cannot connect to the docker daemon|is the docker daemon running|docker daemon"
-    r"|could not read username|authentication failed|permission to \S+ denied"
-    r"|externally[- ]managed|unsupported engine|requires node|python_requires"
-    r"|no matching version|version .* is required|wrong architecture|exec format error"
-    r"|requires a different python|index\.lock|state lock|frozen-lockfile|lockfile .*not up to date"
-    r"|not up to date with|executable doesn't exist|UNSUPPORTED_ENGINE", re.I)
+
 def pitfalls(items: Sequence[Item]) -> list[Finding]:
     """One finding per kept root cause among the shell failures of ``items``."""
     by_session = commands.by_session(items)
@@ -75,7 +49,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             continue
         if (item.tool_name or "").lower() not in commands.SHELL_TOOLS | \
                 commands.SHELL_OUTPUT_TOOLS or \
-                _REJECTED_CALL.search((item.text or "")[:400]):
+                fixes.REJECTED_CALL.search((item.text or "")[:400]):
             continue
         sig = failures.signature(item.text)
         run = run_of.get(item.id)
@@ -99,22 +73,22 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             continue            # only ever pasted: the user reports it, the agent never ran it
         cause = failures.cause_line(failed[0].text)
         told = remarks.explained(failed, items, cause) or remarks.told_fix(failed, items)
-        setup = ENVIRONMENT.search(cause) or any(
-            ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
+        setup = fixes.ENVIRONMENT.search(cause) or any(
+            fixes.ENVIRONMENT.search(line) for line in (failed[0].text or "")[:1500].splitlines()
             if _ERROR_LINE.search(line))
         runs = [run_of[i.id] for i in failed if i.id in run_of]
         ran = [i for i in failed if i.role != "user"]
-        fix = _fix(runs, by_session)
-        shown = fix is not None and (any(_shows(fix, run) for run in runs) or
-                                     bool(_SYSTEM_INSTALL.search(fix)))
-        if setup and runs and all(_PRIVILEGED.match(shell.failing_step(r.command)) for r in runs):
+        fix = fixes.fix(runs, by_session)
+        shown = fix is not None and (any(fixes.shows(fix, run) for run in runs) or
+                                     bool(fixes.SYSTEM_INSTALL.search(fix)))
+        if setup and runs and all(fixes.PRIVILEGED.match(shell.failing_step(r.command)) for r in runs):
             setup = None        # the agent asked for root once and was refused: no set-up
         if fix is None and not told and all(i.id in mistaken for i in failed):
             continue            # only the agent's mistake, and nothing shows what to do
         if len(failed) < 2 and not setup and not told and not shown and \
-                not _provided(runs, cause, by_session):
+                not fixes.provided(runs, cause, by_session):
             continue            # a one-off failure mid-task is no pitfall
-        if CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
+        if fixes.CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
             continue            # a compile or type error in the middle of a change
         text = _line(runs, ran[-1], fix, told)
         fields = {"text": text, "type": "failure",
@@ -123,77 +97,6 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         out.append(Finding("failure", fields, [i.id for i in failed][-5:],
                            name=f"pitfall {sig[:60]}"))
     return out
-
-
-# installing a system package: what the machine lacked ("apt-get install libssl-dev")
-_SYSTEM_INSTALL = re.compile(r"\b(?:apt(?:-get)?|brew|dnf|yum|apk|pacman|zypper|choco|winget|port)"
-                             r"\s+(?:-\S+\s+)*(?:install|add|-S)\b")
-
-
-# a step that asks for root or changes the machine's own packages
-_PRIVILEGED = re.compile(r"^\s*(?:sudo|doas|su)\b|" + _SYSTEM_INSTALL.pattern)
-# a failure that says something the command needs is not there ("Package DataFrames not found
-# in current path", "there is no package called 'devtools'", "Program ocamlformat not found")
-_LACKS = re.compile(r"\bnot found\b|\bno (?:package|module|such \w+) (?:called|named)\b"
-                    r"|\bnot installed\b|\bis missing\b|\bmissing (?:module|package|dependenc)"
-                    r"|\bcan(?:no|')t (?:locate|find)\b|\bunable to (?:locate|find)\b"
-                    r"|\bcould not (?:locate|find)\b|\bout[- ]of[- ]sync\b", re.I)
-
-
-def _provided(runs: list[CommandRun], cause: str, by_session: dict[str, list[CommandRun]]
-              ) -> bool:
-    """A failure that said something was missing, then a step that set it up, then the same
-    command working: how a fresh checkout of this project must be set up, worth knowing
-    after one time (``Pkg.test()`` fails, ``Pkg.instantiate()``, ``Pkg.test()`` passes)."""
-    if not runs or not _LACKS.search(cause) or CODE_ERROR.search(cause):
-        return False
-    run = runs[0]
-    key = howto.command_key(_last_part(run.command))
-    after = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
-    between = []
-    for later in after[:FIX_WINDOW]:
-        if _REJECTED_CALL.search((later.item.text or "")[:400]):
-            continue            # refused by the user: it never ran
-        if howto.command_key(_last_part(later.command)) == key:
-            return not later.failed and any(not r.failed for r in between)
-        if shell.changes(later.command):
-            between.append(later)
-    return False
-
-
-def _fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str | None:
-    """The step that fixed the failures of ``runs``: the shortest one found after any of
-    them, or, when different commands failed (three or more), the one found after two of
-    them alike (``docker compose up -d`` after ``artisan test``, ``artisan migrate`` and
-    ``pest``)."""
-    tried = {r.command for r in runs}
-    fixes = [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
-    if not fixes:
-        return None
-    scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
-    if not scattered:
-        return min(fixes, key=len)
-    keys = [howto.command_key(shell.chain(f)[-1]) for f in fixes]
-    common = [f for f, k in zip(fixes, keys) if keys.count(k) >= 2]
-    return min(common, key=len) if common else None
-
-
-def _named_by(fix: str, run: CommandRun) -> bool:
-    """The failure's output names the step (two of its words in a row: "To update
-    maven_install.json, please run: REPIN=1 bazel run @unpinned_maven//:pin")."""
-    text = " ".join(noise.strip_ansi(run.item.text or "")[:2000].lower().split())
-    for step in shell.chain(fix):
-        words = [w for w in step.lower().split() if not w.startswith("-") and "=" not in w]
-        if any(f"{a} {b}" in text for a, b in zip(words, words[1:])):
-            return True
-    return False
-
-
-def _shows(fix: str, run: CommandRun) -> bool:
-    """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
-    update it: go mod tidy"), or it is the same program through a runner or another tool
-    for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
-    return _named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command)
 
 
 def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]],
@@ -208,7 +111,7 @@ def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]
     fixed = []
     for g in groups:
         runs = [run_of[i.id] for i in g if i.id in run_of]
-        fix = _fix(runs, by_session)
+        fix = fixes.fix(runs, by_session)
         fixed.append((howto.command_key(shell.chain(fix)[-1]) if fix else None,
                       {commands.program(shell.failing_step(r.command)) for r in runs}))
     n = 0
@@ -264,133 +167,6 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None)
     if warned and len(head) + len(cause) + len(tail) + len(warned) < 206:
         cause = cause.rstrip(" .:;,") + f" ({warned})"
     return head + cause.rstrip(" .:;,") + end + tail
-
-
-def fix_of(failing: CommandRun, runs: list[CommandRun],
-           tried: set[str] | frozenset[str] = frozenset()) -> str | None:
-    """The step of the session that made a failing command work (see the module text);
-    ``tried`` are commands that failed the same way, so none of them is the fix. The search
-    ends at the first retry of the failing command that worked."""
-    after = [r for r in runs if r.item.seq > failing.item.seq][:FIX_WINDOW]
-    key = howto.command_key(_last_part(failing.command))
-    cause = failures.cause_line(failing.item.text)
-    for n, run in enumerate(after):
-        if _REJECTED_CALL.search((run.item.text or "")[:400]):
-            continue            # the user refused it: it never ran
-        if run.failed and howto.command_key(_last_part(run.command)) == key and \
-                failures.signature(run.item.text) != failures.signature(failing.item.text):
-            return None         # the retry failed otherwise: this failure was fixed in the code
-        if run.failed or len(run.command) > 160 or shell.edits(run.command):
-            continue
-        parts = shell.chain(run.command)
-        retried = [i for i, p in enumerate(parts) if howto.command_key(p) == key]
-        if retried:
-            fix = _before_retry(n, run, parts, retried[0], after, failing, key)
-            return fix if fix not in tried else None
-        fix = _instead(run, failing, cause)
-        if fix and fix not in tried:
-            return fix
-    return None
-
-
-def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: list[CommandRun],
-                  failing: CommandRun, key: str) -> str | None:
-    """The fix shown by a retry that worked: the steps chained before it (``uv sync &&
-    uv run pytest``), the retry itself when it only added a flag or changed a message, else
-    the first step between the failure and the retry that can change something."""
-    before = [p for p in parts[:at] if shell.changes(p)]
-    if before:
-        return " && ".join(before)
-    steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
-             and not _REJECTED_CALL.search((r.item.text or "")[:400])]
-    named = [r.command for r in steps if _named_by(r.command, failing)]
-    if named:
-        return named[0]         # the step the failure itself said to run, then the retry
-    added = _flags(run.command) - _flags(failing.command)
-    if added and " " in key or n == 0 and _options_only(run.command, failing.command):
-        return run.command
-    return steps[0].command if steps else None
-
-
-def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
-    """A command that did what the failing one could not: the same program through a runner,
-    another tool for the same job, or the install of what the failure names."""
-    if _wraps(run.command, failing.command) or _replaces(run.command, failing.command):
-        return run.command
-    if ENVIRONMENT.search(cause) and "install" in _jobs(run.command) & _jobs(failing.command):
-        return run.command      # "pip install x" refused by the machine; "uv add y" worked
-    words = set(re.findall(r"[a-z][\w-]{2,}", run.command.lower()))   # "ocamlformat.0.26.2"
-    if shell.looks(run.command) or commands.program(run.command) in ("git", "gh"):
-        return None             # "git add": no install
-    if _INSTALL.search(run.command) and (_MISSING.search(cause) or words & set(
-            re.findall(r"[a-z][\w-]{2,}", cause.lower()))):
-        return run.command
-    return None
-
-
-def _options_only(run: str, failing: str) -> bool:
-    """Two forms of one command that differ only in flags, the values given to flags
-    (``-m "feat: ..."``) and ``KEY=value`` settings: not in what they run on."""
-    def options(cmd: str) -> tuple[set[str], list[str]]:
-        words = re.findall(r"\"[^\"]*\"|'[^']*'|\S+", _last_part(cmd))
-        flags, rest = set(), []
-        for n, w in enumerate(words):
-            if w.startswith("-") or "=" in w or n and words[n - 1].startswith("-") and \
-                    w[:1] in "\"'":
-                flags.add(w)
-            else:
-                rest.append(w)
-        return flags, rest
-    fa, ra = options(run)
-    fb, rb = options(failing)
-    return ra == rb and fa != fb
-
-
-def _last_part(command: str) -> str:
-    parts = shell.chain(command)
-    return parts[-1] if parts else command
-
-
-def _flags(command: str) -> set[str]:
-    return set(re.findall(r"(?<!\S)--?[a-zA-Z][\w=-]*", command))
-
-
-# the words with which a program runs another in its environment ("mise exec --", "nix run")
-_HANDS_ON = frozenset({"exec", "run", "x", "dlx", "--"})
-_RUNNERS = frozenset({"uv", "poetry", "bundle", "npx", "bunx", "pnpm", "yarn", "pipenv", "hatch",
-                      "nix", "docker", "python", "python3", "mise", "rye", "pdm"})
-
-
-def _wraps(run: str, failing: str) -> bool:
-    """``uv run pytest -q`` wraps ``pytest -q``: the same program through a runner."""
-    inner, outer = _last_part(failing).split(), _last_part(run).split()
-    if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1] or len(outer) < 2:
-        return False
-    # a known runner, any program the failing one is handed to ("fvm flutter test"), or one
-    # that runs it in its environment ("carton exec prove", "opam exec -- dune test")
-    at = outer.index(inner[0]) if inner[0] in outer[1:6] else 0
-    return outer[0] in _RUNNERS and 0 < at < 4 or outer[1] == inner[0] or at > 0 and all(
-        w in _HANDS_ON or w.startswith("-") or outer[n].startswith("-")
-        for n, w in enumerate(outer[1:at]))     # "conda run -n app pytest": a flag's value
-
-
-def _replaces(run: str, failing: str) -> bool:
-    """``pnpm install`` does what ``npm install`` failed to: another program, the same
-    purpose, and the same subcommand or the same argument."""
-    a, b = _last_part(run).split(), _last_part(failing).split()
-    if len(a) < 2 or len(b) < 2 or a[0] == b[0]:
-        return False
-    if a[1:] == b[1:]:
-        return True             # the same arguments to another program: ./mvnw for mvn
-    same_purpose = _jobs(run) & _jobs(failing)
-    args = {w for w in a[1:] if not w.startswith("-")} & {w for w in b[1:]
-                                                         if not w.startswith("-")}
-    return bool(same_purpose and (a[1] == b[1] or args - {"install", "add", "run", "test"}))
-
-
-def _jobs(command: str) -> set[str]:
-    """What a command is for, adding one package counted as installing."""
-    return {name for name, rx in howto.PURPOSES if rx.search(_last_part(command))}
 
 
 def _answer(command: str, text: str) -> bool:
