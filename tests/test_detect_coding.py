@@ -853,3 +853,20 @@ def test_a_command_the_user_said_no_to_right_after_it_ran_is_no_way_to_work_nor_
         ("ok", "test result: ok. 9 passed"),
         ("user", "no, just run cargo test, the workspace one is slow")]))
         if n["type"] == "command"] != []
+
+
+def test_two_rules_are_alike_whichever_of_them_quotes_the_name_from_the_code():
+    """ "`bigint`" is quoted only in the later sentence: either one naming what the other
+    says, with another word shared, is the same rule (grouping is order-free)."""
+    from dream.detect.grouping import Sentence, alike
+    plain = Sentence("Mid-change it's bigint cents for amounts, not bare floats.",
+                     _evidence(_session("claude-1", [("user", "x")])).items[0])
+    quoted = Sentence("No bare floats for money; amounts are `bigint` cents, like before.",
+                      _evidence(_session("codex-2", [("user", "y")], 10)).items[0])
+    assert alike(plain, quoted) and alike(quoted, plain)
+    # a name of several words ("`zig build test`") is said again when all its words are
+    command = Sentence("Don't call zig test on single files; `zig build test` wires the modules.",
+                       _evidence(_session("claude-1", [("user", "x")])).items[0])
+    short = Sentence("Tests go through zig build every time.",
+                     _evidence(_session("pi-2", [("user", "y")], 10)).items[0])
+    assert alike(command, short) and alike(short, command)

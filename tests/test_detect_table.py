@@ -46,6 +46,12 @@ TABLE = [
      ["refrain from @Autowired"]),
     ("The db reset: migrate:fresh is off limits on the dev box. Rollback + migrate instead.",
      "directive", ["migrate:fresh is off limits", "rollback + migrate instead"]),
+    # what not to do to the thing at hand, or another way to do the task at hand: no rule
+    ("no, don't inline it, the helper reads fine where it is.", None, []),
+    ("or just skip the row, actually skipping is what I want", None, []),
+    # a rule that names what to use itself takes no other half from the sentence before it
+    ("builds go through ./tools/build.sh (it sets the sysroot), don't call cc by hand.",
+     "directive", ["./tools/build.sh", "don't call cc by hand"]),
     ("Nope, we don't use npm here. Always use uv run pytest for tests.", "correction",
      ["uv run pytest"]),
     ("Rather than mocking the database, start the test container.", "correction",

@@ -74,13 +74,19 @@ _TOOLISH = re.compile(r"\b(?:uv|pnpm|npm|yarn|bun|npx|mix|go|cargo|make|poetry|p
                       r"gradle|mvn|docker|dotnet|pytest|ruff|cmake|rails|rake|git|tsc|jest)\b")
 
 
+_NOT_USE = re.compile(r"\b(?:don'?t|dont|do not|never|not|no)\s+(?:use|run|call)\b", re.I)
+
+
 def fullest(said: list[Sentence]) -> Sentence:
     """Of sentences that say one rule, the one a reader learns most from: both halves
     ("use Y, not X"), then the most names from the code and tools, then the most words;
     the latest when they tie (a paraphrase adds nothing, but a fuller one does)."""
     def score(s: Sentence) -> tuple:
+        # "do not use pip." has one half: its "use" is the one it rejects; the other half
+        # is a word of using outside it, or a clause of its own ("..., its nimble only")
         both = bool(rejected_terms(s.text)) and bool(re.search(
-            r"\b(?:use|run|call|prefer|instead)\b", s.text, re.I))
+            r"\b(?:use|run|call|prefer|instead)\b|[,;:—–]\s*\S", _NOT_USE.sub("", s.text),
+            re.I))
         names = len(_CODEISH.findall(s.text)) + len(_TOOLISH.findall(s.text))
         return (both, min(names, 4), len(words(s.text)), s.item.said_at or "", s.item.seq)
     return max(said, key=score)
@@ -118,13 +124,30 @@ def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset
     repo, its cabal only" / "cabal, always cabal in this repo")."""
     first = a.sentences[0].text if isinstance(a, Group) else a.text
     shared = words(core(first)) & words(core(b.text))
-    if named(first) & (named(b.text) | words(b.text)) and len(shared) >= 2:
-        return True
+    # a name from the code in either sentence that the other one says too, a name of several
+    # words ("`nimble test`") said when all its words are; the name's words count as shared
+    names_a, names_b = named(first), named(b.text)
+    if _mentions(names_a, b.text) or _mentions(names_b, first):
+        said = (words(core(first)) | _name_words(names_a)) & \
+            (words(core(b.text)) | _name_words(names_b))
+        if len(shared | said) >= 2:
+            return True
     tools = _tools(first, programs) & _tools(b.text, programs)
     # a rule that names only the tool (and how often) is that tool's rule said again
     # ("always finish with rebar3 dialyzer" / "dialyzer?? I said every time")
     named_only = len(words(core(b.text)) - GENERIC - {"time"}) <= 1
     return bool(tools) and (len(shared - GENERIC) >= 2 or named_only)
+
+
+def _name_words(names: frozenset[str]) -> frozenset[str]:
+    return words(" ".join(names))
+
+
+def _mentions(names: frozenset[str], sentence: str) -> bool:
+    """One of ``names`` is said in ``sentence``: as a name, or all its words."""
+    said = words(sentence)
+    return bool(names & (named(sentence) | said)) or any(
+        len(words(n)) >= 2 and words(n) <= said for n in names)
 
 
 def _tools(sentence: str, programs: frozenset[str]) -> set[str]:

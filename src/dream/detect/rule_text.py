@@ -76,14 +76,16 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
 # the code ("use a map here"), not this repository ("we use pnpm here")
 _LOCAL = re.compile(r"\bhere\W*$", re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
-_NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment)\b"
+_NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment"
+                  r"|not (?:now|today)\b)\b"
                   r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
 # a thought, a doubt or a question said to be only one: no instruction ("I keep thinking we
 # should move the IO to effectful one day", "I am not sure if the year should start in
 # October", "just wondering, not a task", "Just asking, dont do anything.")
 _THOUGHT = re.compile(r"\b(?:i(?:'m| am| was| keep| kept)? (?:thinking|wondering)|i wonder"
                       r"|(?:i'?m|i am) not sure|not sure (?:if|whether)|idk|one day|someday"
-                      r"|some day|at some point|just (?:asking|wondering|curious)|not a task)\b"
+                      r"|some day|at some point|just (?:asking|wondering|curious)|not a task"
+                      r"|thinking (?:out loud|aloud))\b"
                       r"|\b(?:don'?t|dont|do not) do anything(?: yet)?\W*$", re.I)
 # a rule on a condition about an identifier of the code being changed ("if cardCount is only
 # used in Board, don't expose it from Column"): a remark on this change, not a project rule
@@ -97,6 +99,10 @@ _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
                        r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it(?! a habit)|this"
                        r"|that|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
+# what not to do to the thing at hand ("don't preload it, ..."), or another way to do the task
+# just asked for ("or just truncate"): neither says anything outside this conversation
+_AT_HAND = re.compile(r"^(?:(?:don'?t|dont|do not|never)\s+\w+\s+(?:it|this|that|them)\b(?!\s+"
+                      r"(?:in|on|into|to|from|under|with|for)\b)|or\s)", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
                    r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
@@ -142,7 +148,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     body = _LEAD.sub("", body).strip()
     body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
         else body               # "I want to inform ... only the first time" -> "Inform ..."
-    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body):
+    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body) or _AT_HAND.match(body):
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
     if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
@@ -281,7 +287,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
     rejected = wording.rejected_terms(body)
     positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
-                                       flags=re.I))
+                                       flags=re.I)) or _names_its_own_way(body)
     if not rejected and not positive and _NEGATIVE.match(body):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
@@ -320,6 +326,17 @@ _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s
 _PLAIN_WORDS = {"fine", "there", "here", "that", "this", "it", "ok", "okay", "good", "right",
                 "wrong", "better", "worse", "so", "true", "false", "one", "the", "yet", "now"}
 _NEGATIVE = re.compile(r"^(?:don'?t|do not|never|stop|avoid|no more)\b", re.I)
+
+
+# a clause that says what not to do, up to the next clause
+_NEGATED_CLAUSE = re.compile(r"\b(?:don'?t|dont|do not|never|not|stop|no)\b[^,;.—–]*", re.I)
+
+
+def _names_its_own_way(body: str) -> bool:
+    """A rule that names what to use outside the clause that says what not to ("tests go
+    through ./scripts/test.sh (...), don't call odin test by hand"): it has both halves, and
+    a sentence next to it is no other half."""
+    return bool(re.search(_NAMED, _NEGATED_CLAUSE.sub(" ", body)))
 
 
 def _split_reason(text: str) -> tuple[str, str, str]:
