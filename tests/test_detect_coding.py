@@ -855,6 +855,98 @@ def test_a_command_the_user_said_no_to_right_after_it_ran_is_no_way_to_work_nor_
         if n["type"] == "command"] != []
 
 
+def test_a_retry_that_got_past_the_cause_shows_the_fix_even_when_it_then_fails_in_the_code():
+    """Adding a flag made the first failure go away and the command went on to fail in a
+    test: the flag is the fix. A retry with nothing changed but the code shows none."""
+    missing = "Error: config 'staging' not found in ./deploy/configs (searched ~/.tool)"
+    [pitfall] = _pitfalls(
+        _session("claude-1", [("call", "tool check --env staging"), ("fail", missing),
+                              ("call", "tool check --env staging --config-dir ./deploy/configs"),
+                              ("fail", "FAILED check_limits: expected 5, got 7")]),
+        _session("pi-2", [("call", "tool check --env staging"), ("fail", missing),
+                          ("call", "tool check --env staging --config-dir ./deploy/configs"),
+                          ("ok", "all checks passed")], 10))
+    assert "not found" in pitfall and "--config-dir ./deploy/configs" in pitfall
+
+
+def test_a_step_the_user_said_no_to_is_no_fix_and_a_wrapper_of_the_whole_command_is():
+    no_mod = "E   ModuleNotFoundError: No module named 'attrs'"
+    [pitfall] = _pitfalls(
+        _session("codex-1", [("call", "pytest -q tests/test_io.py"), ("fail", no_mod),
+                             ("call", "pip install attrs"), ("ok", "Successfully installed"),
+                             ("user", "no pip here, ever. it goes through hatch."),
+                             ("call", "hatch run pytest -q"), ("ok", "12 passed")]),
+        _session("codex-2", [("call", "pytest -q"), ("fail", no_mod),
+                             ("call", "hatch run pytest -q"), ("ok", "12 passed")], 10))
+    assert pitfall.endswith("Fix: run `hatch run pytest -q`.")
+    not_there = "/bin/sh: 1: iverilog: not found\nmake: *** [sim] Error 127"
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "make -C sim TOP=fifo"), ("fail", not_there),
+        ("user", "nix develop -c make ... the tools only exist in the dev shell"),
+        ("call", "nix develop -c make -C sim TOP=fifo"), ("ok", "PASS=4 FAIL=0")]))
+    assert "iverilog: not found" in pitfall
+    assert pitfall.endswith("Fix: run `nix develop -c make -C sim TOP=fifo`.")
+
+
+def test_a_one_off_fix_the_user_named_is_a_pitfall_and_an_interrupted_run_is_no_failure():
+    """A failure seen once whose fix the user named right after it (a flag, here) is worth
+    knowing; a command the user interrupted did not fail on its own."""
+    wrong = ("Fetching quota for project 4412 ...\nThe active login belongs to project 9981, "
+             "not 4412\nSubprocess exited with error 1")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "cloudtool plan"), ("fail", wrong),
+        ("user", "--login dev-sandbox, like always"),
+        ("call", "cloudtool plan --login dev-sandbox"), ("ok", "Plan: 2 to add")]))
+    assert "active login belongs to project 9981" in pitfall      # not the summary line
+    assert pitfall.endswith("Fix: run `cloudtool plan --login dev-sandbox`.")
+    assert _pitfalls(_session("claude-1", [
+        ("call", "cargo build --release"), ("fail", "Error: Command was interrupted by the user"),
+        ("user", "run `cargo build` instead, release takes forever"),
+        ("call", "cargo build"), ("ok", "Finished dev")])) == []
+
+
+def test_a_one_off_failure_fixed_by_an_edit_of_the_code_is_no_pitfall_and_a_failing_test_neither():
+    gone = "Model 'orders' depends on a node named 'stg_order' which was not found"
+    edit = [("call", "dbt run --select orders"), ("fail", gone)]
+    session = _session("claude-1", edit)
+    session.append({"handle": "claude-1:9", "stream": "claude-1", "source": "claude_code",
+                    "said_at": "2026-04-06T10:09:00Z", "role": "tool", "kind": "tool_result",
+                    "evidence": True, "text": "The file models/orders.sql has been updated.",
+                    "tool_name": "Edit", "is_error": False})
+    session += _session("claude-1", [("call", "dbt run --select orders"), ("ok", "Completed")],
+                        10)
+    assert _pitfalls(session) == []
+    snap = (" FAIL  test/app.test.ts\n  › 1 snapshot failed. Inspect your code changes or run "
+            "`npm test -- -u` to update them.")
+    assert _pitfalls(_session("codex-1", [("call", "npm test"), ("fail", snap),
+                                          ("call", "npm test -- -u"), ("ok", "1 updated")])) == []
+
+
+def test_causes_that_differ_only_in_a_quoted_name_are_one_pitfall_and_a_dotted_name_is_no_program():
+    a = '✘ [ERROR] Could not resolve "node:path"\n\n    src/a.ts:1:20:'
+    b = '✘ [ERROR] Could not resolve "events"\n\n    src/b.ts:3:9:'
+    [pitfall] = _pitfalls(_session("codex-1", [("call", "npm run build"), ("fail", a)]),
+                          _session("codex-2", [("call", "npm run build"), ("fail", b)], 10))
+    assert "Could not resolve" in pitfall and "2 times in 2 sessions" not in pitfall
+    quota = "Failure: plugin remote.example/go: quota exceeded: too many requests"
+    [pitfall] = _pitfalls(
+        _session("codex-1", [("call", "remote check && remote generate"), ("fail", quota)]),
+        _session("codex-2", [("call", "remote generate"), ("fail", quota)], 10))
+    assert pitfall.startswith("`remote generate` fails with")
+
+
+def test_a_bare_error_label_names_no_cause_and_an_indented_diagnostic_does():
+    from dream.detect.failures import cause_line
+    nested = ("checking the config...\nerror:\n       … while evaluating the module\n"
+              "         at /store/abc-source/lib/eval.conf:12:3:\n\n"
+              "       error: file '/store/abc-source/conf/extra.conf' does not exist")
+    assert cause_line(nested) == "error: file '/store/abc-source/conf/extra.conf' does not exist"
+    runner = ("00:01 +0 -1: loading spec/widget_spec.ext [E]\n  Failed to load \"spec/widget_"
+              "spec.ext\":\n  lib/widget.gen.ext:9:5: Error: Unknown field 'width'.\n"
+              "00:01 +0 -1: Some specs failed.")
+    assert cause_line(runner) == "lib/widget.gen.ext:9:5: Error: Unknown field 'width'."
+
+
 def test_two_rules_are_alike_whichever_of_them_quotes_the_name_from_the_code():
     """ "`bigint`" is quoted only in the later sentence: either one naming what the other
     says, with another word shared, is the same rule (grouping is order-free)."""
@@ -870,3 +962,47 @@ def test_two_rules_are_alike_whichever_of_them_quotes_the_name_from_the_code():
     short = Sentence("Tests go through zig build every time.",
                      _evidence(_session("pi-2", [("user", "y")], 10)).items[0])
     assert alike(command, short) and alike(short, command)
+
+
+def test_a_known_pitfall_proposal_keeps_the_step_that_fixed_it():
+    gem = ("tool (FATAL): Unable to find a runtime gem that matches the requirement "
+           "'= 7.34.0'. Available runtime gems: 8.10.0, 8.9.0, 8.8.1, 8.7.0, 8.6.0")
+    sessions = [_session(f"pi-{n}", [("call", "tool test unit"), ("fail", gem),
+                                     ("call", "tool test unit --runtime-version 7"),
+                                     ("ok", "42 examples, 0 failures")], n * 10)
+                for n in (1, 2)]
+    lessons = [c.change["lessons"][0] for c in codify.run(_evidence(*sessions)).candidates
+               if "pitfall" in c.title]
+    assert len(lessons) == 1 and lessons[0].endswith("--runtime-version 7`.")
+
+
+def test_a_flags_only_command_of_the_same_program_is_no_retry_and_a_tagged_error_comes_first():
+    """``engine --headless --reindex`` is another job of the same program, not a retry of
+    ``engine --headless -s run_tests.scr``: it is the step between, and the retry that got
+    past the first error shows it; the first error line, tagged "SCRIPT ERROR", is the cause."""
+    parse = ("SCRIPT ERROR: Parse Error: Could not find type \"Paddle\" in the current scope.\n"
+             "ERROR: Failed to load script \"res://tests/test_paddle.scr\" with error \"Parse "
+             "error\".\nTotals: 0 passing")
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "engine --headless -s run_tests.scr"), ("fail", parse),
+        ("user", "the class index is empty on a fresh clone, run `engine --headless --reindex` "
+                 "once first"),
+        ("call", "engine --headless --reindex"), ("ok", "Reindexed 40 classes"),
+        ("call", "engine --headless -s run_tests.scr"), ("fail", "Failing: 1 (paddle bounce)")]))
+    assert 'Could not find type "Paddle"' in pitfall
+    assert pitfall.endswith("Fix: run `engine --headless --reindex`.")
+
+
+def test_a_retry_on_another_value_is_part_of_the_fix_and_what_failed_with_its_reason_is_the_cause():
+    missing = "Failure: git ref 'trunk' not found in this shallow clone"
+    [pitfall] = _pitfalls(*(_session(f"codex-{n}", [
+        ("call", "schema diff --base git:trunk"), ("fail", missing),
+        ("call", "git fetch --depth=20 origin trunk && schema diff --base git:origin/trunk"),
+        ("ok", "no changes")], n * 10) for n in (1, 2)))
+    assert pitfall.endswith("Fix: run `git fetch --depth=20 origin trunk && schema diff --base "
+                            "git:origin/trunk`.")
+    from dream.detect.failures import cause_line
+    two = ("\nIn Connection.php line 70:\n\n  resolving cache-host failed: Temporary failure in "
+           "name resolution\n\nIn Logger.php line 12:\n\n  The log file could not be opened\n\n"
+           "Command exited with code 1")
+    assert cause_line(two).startswith("resolving cache-host failed: Temporary failure")

@@ -59,28 +59,34 @@ _CAUSE_LINE = [
     # empty", "❌ Secrets detected!")
     re.compile(r".*(?:\berror TS\d+\b|\berror\[E\d+\]|:\d+:\d+: (?:error|undefined)\b|"
                r"\(\d+,\d+\): error\b|\berror [A-Z]{2,}\d+\b|\bundefined reference to\b).*"
-               r"|^[\w./-]+\.\w{1,5}:\d+:\d+:\s+\S.*"
+               r"|^\s*[\w./-]+\.\w{1,5}:\d+:\d+:\s+\S.*"      # also indented by a test runner
                # a package manager's error code ("ERR_PNPM_OUTDATED_LOCKFILE ..."), eslint's
                # "14:7  error  ...", Go's race detector
                r"|^\s*ERR_[A-Z0-9_]+\s.*|^\s*\d+:\d+\s+error\s+\S.*|.*\brace detected\b.*"
                r"|^\s*[✖✗✘×❌]\s+\S.*"),
-    re.compile(r"^\s*(?:FAILED|FAIL|ERROR)\b.*"),
+    # a log level, also with a tag of its own in capitals ("SCRIPT ERROR: Parse Error: ...")
+    re.compile(r"^\s*(?:[A-Z][A-Z-]{2,}\s)?(?:FAILED|FAIL|ERROR)\b.*"),
+    # what failed and why ("... getaddrinfo for db failed: Name or service not known")
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
-               r"|not recognized as|cannot find|could not|unable to|failed to|timed out"
+               r"|not recognized as|cannot find|could not|unable to|failed to|failed(?=: [A-Za-z])|timed out"
                r"|is not defined|undefined|unresolved|refused|denied|not found)\b.*",
                re.IGNORECASE),
     re.compile(r"^\s*(?:error|fatal|panic)(?:\[[^\]]*\])?\s*[:!].*", re.IGNORECASE),
     re.compile(r".*\b(?:error|failed|failure)\b.*", re.IGNORECASE),
 ]
 _LABELLED = 4       # the pattern of a line that starts with "error:" or "fatal:"
-_NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed))")
+# lines that name no cause: a traceback's frames, markers, rules, counts, and a bare label
+# ("error:" on its own line, the message on lines below it)
+_NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ (?:passed|failed)"
+                         r"|(?i:error|fatal|failure|failed)\s*:?\s*$)")
 _MAX = 160
 _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
                      r"|\*\* (?!\()|hint: |Collected errors:|Chunk ID: |Original token count: )")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
-    r"|(?:Process )?(?:exited|completed) with (?:exit )?code|exit (?:code|status) \d"
+    r"|(?:Sub)?(?:process )?(?:exited|completed) with (?:exit )?(?:code|error|status)"
+    r"|exit (?:code|status) \d"
     r"|make(?:\[\d+\])?: \*\*\*|Found \d+ errors?|\d+ (?:errors?|failed)\b"
     r"|error: could not compile|error: Recipe|error: command failed|Error: Process"
     r"|error: failed to run custom build command|Caused by:\s*$|process didn't exit successfully"
@@ -145,7 +151,11 @@ def _cause_line(text: str) -> str:
             return above
     causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _WARNING.match(ln)
               and not _ADVICE.match(ln) and not _BARE_FAILED.match(ln)]
-    for pool in (causes, [ln for ln in lines if not _ADVICE.match(ln)]):
+    for number, pool in enumerate((causes, [ln for ln in lines if not _ADVICE.match(ln)])):
+        if number == 1:         # no line says it is an error: the one the summary sums up
+            above = _summed_up(lines, causes)
+            if above:
+                return above
         for n, pattern in enumerate(_CAUSE_LINE):
             # a traceback ends with its exception; a compiler lists its first error first
             for line in (reversed(pool) if n == 0 else pool):
@@ -159,6 +169,23 @@ def _cause_line(text: str) -> str:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+# a line that only says a program ended with a status ("Subprocess exited with error 1")
+_EXIT_SUMMARY = re.compile(r"^\W*(?:(?:sub)?process |command |script )?(?:exited|completed|returned"
+                           r"|failed) with (?:exit )?(?:code|error|status) -?\d+\W*$", re.I)
+
+
+def _summed_up(lines: list[str], causes: list[str]) -> str | None:
+    """The line right above the summary a program ends a failure with ("Subprocess exited
+    with error 1"), warnings left out: what the summary sums up, when no line says it is an
+    error ("Need to perform AWS calls for account 2109..., but the current credentials are
+    for 9876...")."""
+    end = next((n for n, ln in enumerate(lines) if _EXIT_SUMMARY.search(ln)), None)
+    if not end:
+        return None
+    above = [ln for ln in lines[:end] if ln in causes and not _NOISE_LINE.match(ln)]
+    return above[-1].strip()[:400] if above else None
 
 
 # a comment or quote marker in front of a test harness's diagnostic ("#     Error:  Can't

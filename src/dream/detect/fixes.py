@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import commands, failures, howto, noise, shell
+from dream.detect import commands, failures, howto, noise, objections, shell
 from dream.detect.commands import CommandRun
 
 REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
-                           r"|tool use was rejected|Request interrupted", re.I)
+                           r"|tool use was rejected|Request interrupted|interrupted by the user",
+                           re.I)
 _INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
 FIX_WINDOW = 8
 # a tool that is not there: the next install that works is what was done about it
@@ -69,19 +70,23 @@ def provided(runs: list[CommandRun], cause: str, by_session: dict[str, list[Comm
         if REJECTED_CALL.search((later.item.text or "")[:400]):
             continue            # refused by the user: it never ran
         if howto.command_key(_last_part(later.command)) == key:
-            return not later.failed and any(not r.failed for r in between)
+            chained = [p for p in shell.chain(later.command)[:-1] if shell.changes(p)]
+            return not later.failed and (any(not r.failed for r in between) or bool(chained))
         if shell.changes(later.command):
             between.append(later)
     return False
 
 
-def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> str | None:
+def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]],
+        refused: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The step that fixed the failures of ``runs``: the shortest one found after any of
     them, or, when different commands failed (three or more), the one found after two of
     them alike (``docker compose up -d`` after ``artisan test``, ``artisan migrate`` and
-    ``pest``)."""
+    ``pest``). ``refused`` are the command prefixes the user objected to
+    (:func:`dream.detect.objections.objected`): none of them is a fix."""
     tried = {r.command for r in runs}
-    fixes = [f for r in runs if (f := fix_of(r, by_session.get(r.item.stream, []), tried))]
+    fixes = [f for r in runs
+             if (f := fix_of(r, by_session.get(r.item.stream, []), tried, refused))]
     if not fixes:
         return None
     scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
@@ -111,25 +116,43 @@ def shows(fix: str, run: CommandRun) -> bool:
 
 
 def fix_of(failing: CommandRun, runs: list[CommandRun],
-           tried: set[str] | frozenset[str] = frozenset()) -> str | None:
+           tried: set[str] | frozenset[str] = frozenset(),
+           refused: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The step of the session that made a failing command work (see the module text);
-    ``tried`` are commands that failed the same way, so none of them is the fix. The search
-    ends at the first retry of the failing command that worked."""
+    ``tried`` are commands that failed the same way, so none of them is the fix, nor is a
+    step the user objected to (``refused``). The search ends at the first retry of the
+    failing command that worked, or that got past this cause to fail otherwise: then what
+    changed before it (a flag added, a step between) is the fix, and when nothing but the
+    code changed, there is none."""
     after = [r for r in runs if r.item.seq > failing.item.seq][:FIX_WINDOW]
     key = howto.command_key(_last_part(failing.command))
     cause = failures.cause_line(failing.item.text)
+    past = failures.signature(failing.item.text)
     for n, run in enumerate(after):
         if REJECTED_CALL.search((run.item.text or "")[:400]):
             continue            # the user refused it: it never ran
-        if run.failed and howto.command_key(_last_part(run.command)) == key and \
-                failures.signature(run.item.text) != failures.signature(failing.item.text):
-            return None         # the retry failed otherwise: this failure was fixed in the code
+        if refused and any(objections.covers(refused, howto.command_key(p))
+                           for p in shell.chain(run.command)):
+            continue            # the user said no to it: the agent's mistake, not the fix
+        parts = shell.chain(run.command)
+        # got past this cause and failed in the code (a test, a compile error): not at
+        # another step of the set-up ("drush: command not found", then "getaddrinfo failed")
+        if run.failed and failures.signature(run.item.text) != past and parts and \
+                len(run.command) <= 160 and \
+                not any(ENVIRONMENT.search(line) for line in
+                        (run.item.text or "")[:1500].splitlines()):
+            if _retries(parts[-1], failing.command):    # the retry got past this cause
+                fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key,
+                                    refused)
+                return fix if fix not in tried else None
+            fix = _does_the_job(parts, failing)
+            if fix and fix not in tried:
+                return fix      # "./scripts/test.sh" did what "odin test" could not
         if run.failed or len(run.command) > 160 or shell.edits(run.command):
             continue
-        parts = shell.chain(run.command)
-        retried = [i for i, p in enumerate(parts) if howto.command_key(p) == key]
+        retried = [i for i, p in enumerate(parts) if _retries(p, failing.command)]
         if retried:
-            fix = _before_retry(n, run, parts, retried[0], after, failing, key)
+            fix = _before_retry(n, run, parts, retried[0], after, failing, key, refused)
             return fix if fix not in tried else None
         fix = _instead(run, failing, cause)
         if fix and fix not in tried:
@@ -138,19 +161,22 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
 
 
 def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: list[CommandRun],
-                  failing: CommandRun, key: str) -> str | None:
+                  failing: CommandRun, key: str,
+                  refused: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The fix shown by a retry that worked: the steps chained before it (``uv sync &&
     uv run pytest``), the retry itself when it only added a flag or changed a message, else
     the first step between the failure and the retry that can change something."""
     before = [p for p in parts[:at] if shell.changes(p)]
-    if before:
-        return " && ".join(before)
+    if before:      # and the retry itself when it ran on something else ("branch=origin/main")
+        return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
+                                     else []))
     steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
-             and not REJECTED_CALL.search((r.item.text or "")[:400])]
+             and not REJECTED_CALL.search((r.item.text or "")[:400])
+             and not objections.covers(refused, howto.command_key(r.command))]
     named = [r.command for r in steps if _named_by(r.command, failing)]
     if named:
         return named[0]         # the step the failure itself said to run, then the retry
-    added = _flags(run.command) - _flags(failing.command)
+    added = flags(run.command) - flags(failing.command)
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
     return steps[0].command if steps else None
@@ -158,9 +184,11 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
 
 def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
     """A command that did what the failing one could not: the same program through a runner,
-    another tool for the same job, or the install of what the failure names."""
-    if _wraps(run.command, failing.command) or _replaces(run.command, failing.command):
-        return run.command
+    another tool or the project's own script for the same job (the step of a chain that
+    does it), or the install of what the failure names."""
+    done = _does_the_job(shell.chain(run.command), failing)
+    if done:
+        return done
     if ENVIRONMENT.search(cause) and "install" in _jobs(run.command) & _jobs(failing.command):
         return run.command      # "pip install x" refused by the machine; "uv add y" worked
     words = set(re.findall(r"[a-z][\w-]{2,}", run.command.lower()))   # "ocamlformat.0.26.2"
@@ -170,6 +198,50 @@ def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
             re.findall(r"[a-z][\w-]{2,}", cause.lower()))):
         return run.command
     return None
+
+
+def _retries(part: str, failing: str) -> bool:
+    """A step that runs the failing command again: the same command key, and when the key
+    is the program alone (``godot --headless -s tests.gd`` / ``godot --headless --import``),
+    the same words that are no flags: what it runs on."""
+    key = howto.command_key(_last_part(failing))
+    if howto.command_key(part) != key:
+        return False
+    return " " in key or _positional(part) == _positional(_last_part(failing))
+
+
+def _other_values(retry: str, failing: str) -> bool:
+    """The retry gives a flag or an argument another value than the failing command did
+    (``--against .git#branch=origin/main`` for ``...=main``), not only more flags."""
+    def values(cmd: str) -> set[str]:
+        return {w for w in re.findall(r"\"[^\"]*\"|'[^']*'|\S+", cmd) if not w.startswith("-")}
+    return bool(values(retry) - values(_last_part(failing))) and \
+        bool(values(_last_part(failing)) - values(retry))
+
+
+def _positional(command: str) -> list[str]:
+    return [w for w in command.split()[1:] if not w.startswith("-") and "=" not in w]
+
+
+def _does_the_job(parts: list[str], failing: CommandRun) -> str | None:
+    """The step of a chain that runs the failing command's program through a runner, or
+    another tool or the project's own script for the same job."""
+    for part in parts:
+        if _wraps(part, failing.command) or _replaces(part, failing.command) or \
+                _project_script(part, failing.command):
+            return part
+    return None
+
+
+def _project_script(part: str, failing: str) -> bool:
+    """A script of the project (``./scripts/test.sh``, ``bin/lint``) for the job a tool
+    called directly failed at (``odin test tests``): the project's way to run it."""
+    program = part.split()[0] if part.split() else ""
+    step = _last_part(failing)
+    if not re.match(r"^(?:\./|(?:scripts?|bin|tools?|ci)/)[\w./-]+$", program) or \
+            step.split()[:1] == [program]:
+        return False
+    return bool({p for p, _ in howto.purposes(part)} & {p for p, _ in howto.purposes(step)})
 
 
 def _options_only(run: str, failing: str) -> bool:
@@ -195,7 +267,8 @@ def _last_part(command: str) -> str:
     return parts[-1] if parts else command
 
 
-def _flags(command: str) -> set[str]:
+def flags(command: str) -> set[str]:
+    """The flags of a command (``-u``, ``--profile``, ``--frozen-lockfile``)."""
     return set(re.findall(r"(?<!\S)--?[a-zA-Z][\w=-]*", command))
 
 
@@ -206,9 +279,19 @@ _RUNNERS = frozenset({"uv", "poetry", "bundle", "npx", "bunx", "pnpm", "yarn", "
 
 
 def _wraps(run: str, failing: str) -> bool:
-    """``uv run pytest -q`` wraps ``pytest -q``: the same program through a runner."""
+    """``uv run pytest -q`` wraps ``pytest -q``: the same program through a runner, or the
+    whole failing command run by another program (``direnv exec . make -C tb``), a program
+    being the same whatever folder it is called from (``vendor/bin/drush`` is ``drush``)."""
     inner, outer = _last_part(failing).split(), _last_part(run).split()
     if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1] or len(outer) < 2:
+        return False
+    prefix = outer[:-len(inner)]
+    if len(outer) > len(inner) and outer[-len(inner):] == inner and \
+            not PRIVILEGED.match(" ".join(outer)) and not _INSTALL.search(" ".join(prefix)) and \
+            (len(inner) >= 2 or _HANDS_ON & set(prefix)):
+        return True             # "direnv exec . make -C tb" ran "make -C tb" as it was
+    inner = [inner[0].rsplit("/", 1)[-1], *inner[1:]]
+    if outer[:1] == inner[:1]:
         return False
     # a known runner, any program the failing one is handed to ("fvm flutter test"), or one
     # that runs it in its environment ("carton exec prove", "opam exec -- dune test")

@@ -40,6 +40,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
     # a command the user said no to right after it ran: its failure was the agent's mistake
     refused = objections.objected(items, howto.command_key)
     mistaken: set[str] = set()
+    streams: dict[str, list[Item]] = {}
+    for item in items:
+        streams.setdefault(item.stream, []).append(item)
     for item in items:
         pasted = failures.pasted_failure(item)
         if pasted:      # the user saw it in their terminal: the same failure, counted
@@ -67,7 +70,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         found.setdefault(sig, []).append(item)
     out = []
     order = {item.id: n for n, item in enumerate(items)}
-    for failed in _merged(found, by_session, run_of, order):
+    for failed in _merged(found, by_session, run_of, order, refused):
         sessions = list(dict.fromkeys(i.stream for i in failed))
         if all(i.role == "user" for i in failed):
             continue            # only ever pasted: the user reports it, the agent never ran it
@@ -78,18 +81,23 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             if _ERROR_LINE.search(line))
         runs = [run_of[i.id] for i in failed if i.id in run_of]
         ran = [i for i in failed if i.role != "user"]
-        fix = fixes.fix(runs, by_session)
+        fix = fixes.fix(runs, by_session, refused)
         shown = fix is not None and (any(fixes.shows(fix, run) for run in runs) or
-                                     bool(fixes.SYSTEM_INSTALL.search(fix)))
+                                     bool(fixes.SYSTEM_INSTALL.search(fix)) or
+                                     _user_named(fix, runs, streams))
         if setup and runs and all(fixes.PRIVILEGED.match(shell.failing_step(r.command)) for r in runs):
             setup = None        # the agent asked for root once and was refused: no set-up
         if fix is None and not told and all(i.id in mistaken for i in failed):
             continue            # only the agent's mistake, and nothing shows what to do
+        if len(failed) < 2 and fix is None and not told and \
+                _fixed_in_code(runs, streams, by_session):
+            continue            # an edit of the code, then the same command worked
         if len(failed) < 2 and not setup and not told and not shown and \
                 not fixes.provided(runs, cause, by_session):
             continue            # a one-off failure mid-task is no pitfall
-        if fixes.CODE_ERROR.search(cause) and len(sessions) < 2 and not told:
-            continue            # a compile or type error in the middle of a change
+        if (fixes.CODE_ERROR.search(cause) or _TEST_FAILED.match(cause)) and \
+                len(sessions) < 2 and not told:
+            continue            # a compile or type error, or a failing test, mid-change
         text = _line(runs, ran[-1], fix, told)
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failed), 'time')} in {_n(len(sessions), 'session')}"}
@@ -100,18 +108,21 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
 
 
 def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]],
-            run_of: dict[str, CommandRun], order: dict[str, int]) -> list[list[Item]]:
+            run_of: dict[str, CommandRun], order: dict[str, int],
+            refused: set[str]) -> list[list[Item]]:
     """The failures of each cause, causes said alike put together: two cause lines that
     share most of their words ("connection to server at ... port <n> failed: Connection
     refused" in ``psql`` and in ``manage.py``), or two causes of one program that the same
     step fixed in different sessions (``go.mod`` out of date, a ``go.sum`` entry missing:
-    ``go mod tidy``)."""
+    ``go mod tidy``). A quoted name in a cause line is the instance, not the cause
+    ("Could not resolve \"node:crypto\"" and "... \"buffer\""), except in an error of the
+    code being changed, where the name is what went wrong."""
     groups = [list(failed) for failed in found.values()]
-    words = [_words(failures.signature(g[0].text)) for g in groups]
+    words = [_words(_instance_free(failures.signature(g[0].text))) for g in groups]
     fixed = []
     for g in groups:
         runs = [run_of[i.id] for i in g if i.id in run_of]
-        fix = fixes.fix(runs, by_session)
+        fix = fixes.fix(runs, by_session, refused)
         fixed.append((howto.command_key(shell.chain(fix)[-1]) if fix else None,
                       {commands.program(shell.failing_step(r.command)) for r in runs}))
     n = 0
@@ -131,6 +142,61 @@ def _merged(found: dict[str, list[Item]], by_session: dict[str, list[CommandRun]
             m += 1
         n += 1
     return [sorted(g, key=lambda i: order[i.id]) for g in groups]
+
+
+_QUOTED = re.compile(r"'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"|`[^`\s]{1,80}`")
+# a test that failed: the state of the code under change, a pitfall only across sessions
+_TEST_FAILED = re.compile(r"^\s*(?:FAIL|FAILED)\s+\S|^\s*--- FAIL:")
+
+
+def _instance_free(sig: str) -> str:
+    return sig if fixes.CODE_ERROR.search(sig) else _QUOTED.sub(" ", sig)
+
+
+# a tool that edits files of the code (Claude Code Edit/Write, Pi edit, Codex apply_patch)
+_EDIT_TOOL = re.compile(r"^(?:edit|multiedit|write|apply_patch|str_replace\w*|notebookedit)$", re.I)
+
+
+def _fixed_in_code(runs: list[CommandRun], streams: dict[str, list[Item]],
+                   by_session: dict[str, list[CommandRun]]) -> bool:
+    """A failure followed by an edit of the code and then the same command working, with no
+    shell step between: the mistake was in the code being changed, however its message
+    reads ("depends on a source named 'raw.shipment' which was not found")."""
+    for run in runs:
+        later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
+        if not later or later[0].failed or howto.command_key(shell.failing_step(
+                later[0].command)) != howto.command_key(shell.failing_step(run.command)):
+            return False
+        between = [i for i in streams.get(run.item.stream, [])
+                   if run.item.seq < i.seq < later[0].item.seq and i.kind == "tool_result"]
+        if not any(_EDIT_TOOL.match(i.tool_name or "") and not fixes.REJECTED_CALL.search(
+                (i.text or "")[:400]) for i in between):
+            return False
+    return bool(runs)
+
+
+def _user_named(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]]) -> bool:
+    """The user's next words after a failure name the step that then fixed it: the step
+    itself, its program and subcommand when the failing command was another one, or a flag
+    it added ("--profile sandbox!!"), in whatever language the rest is said."""
+    tried = {tuple(shell.failing_step(r.command).split()[:2]) for r in runs}
+    flags = {f for r in runs for f in fixes.flags(r.command)}
+    marks = set()
+    for step in shell.chain(fix):
+        if not shell.changes(step):
+            continue
+        words = step.split()
+        marks.add(" ".join(words).removeprefix("./"))
+        if len(words) >= 2 and tuple(words[:2]) not in tried:
+            marks.add(" ".join(words[:2]).removeprefix("./"))
+        marks |= {f for f in fixes.flags(step) - flags if len(f) >= 4}
+    for run in runs:
+        said = next((i for i in streams.get(run.item.stream, []) if i.seq > run.item.seq
+                     and i.is_statement), None)
+        text = " ".join((said.text or "").lower().split()) if said else ""
+        if any(mark.lower() in text for mark in marks):
+            return True
+    return False
 
 
 def _words(sig: str) -> set[str]:

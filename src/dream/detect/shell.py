@@ -113,7 +113,7 @@ def failing_step(command: str, cause: str = "", fix: str | None = None) -> str:
         return command
     for step in steps:
         if commands.program(step) and re.search(r"(?<![\w.])" + re.escape(
-                commands.program(step)) + r"\b", cause):
+                commands.program(step)) + r"\b(?![./-]\w)", cause):     # not "buf.build/..."
             return step
     for step in steps:                  # "git commit" when the cause says "Commit blocked"
         words = step.split()

@@ -53,7 +53,8 @@ def run(ev: Evidence) -> PassResult:
     for found in known:
         items = [by_id[i] for i in found.evidence if i in by_id]
         n, s = len(items), len({i.stream for i in items})
-        lesson = clip(f"Known pitfall: {found.text}", 200)
+        # the whole line: its end holds the step that fixed it (the line is bounded already)
+        lesson = clip(f"Known pitfall: {found.text}", 300)
         result.candidates.append(Candidate(
             slug=slugify(NAME, found.name or found.text),
             pass_name=NAME,
