@@ -905,7 +905,17 @@ NOT_PLAN = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening)|"
     r"jeden (?:tag|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
     r"tous les (?:jours|lundis|mardis|mercredis|jeudis|vendredis|samedis|dimanches)|"
-    r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos))\b",
+    r"todos los (?:días|lunes|martes|miércoles|jueves|viernes|sábados|domingos)|"
+    # when a place is open ("Box office open Mon-Sat 10am-6pm", "Ouvert 7j/7 de 11h30 à
+    # minuit", "geöffnet", "abierto de 9 a 14"): its hours, no plan's time
+    r"open (?:mon|tue|wed|thu|fri|sat|sun|daily|every|7 days|24|\d)\w*|"
+    r"ouverte?s? (?:7j|tous|du|de \d|le \w+ de)|geöffnet|öffnungszeiten|"
+    r"horaires? d'ouverture|abiert[oa]s? (?:de|del|todos|los)|horario de apertura|"
+    # when an answer is due ("Kindly RSVP by 31 January", "let us know by Friday",
+    # "répondez avant le 4", "Rückmeldung bis", "confirma antes del 9"): a deadline
+    r"rsvp\w*|(?:reply|respond|let (?:us|me|her|him|them) know)\b[^.!?\n]{0,30}\bby|"
+    r"r[ée]pon(?:se|dez|dre) avant|(?:rückmeldung|zusage|antwort) bis|"
+    r"confirm(?:a|ar|ad) antes)\b",
     re.I,
 )
 # a message offering something to many ("Book now, seats are limited", "Members' preview

@@ -92,6 +92,20 @@ NOTICE = re.compile(r"^(?:note|be aware|bear in mind|keep in mind|beachten|noter
 # reception", "Please reply to confirm access"), no task of its own
 BOOKED_NOTICE = re.compile(r"\b(?:is|are|has been|have been) (?:now )?(?:confirmed|booked|"
                            r"scheduled)\b", re.I)
+# a mail's own instructions are about the mail, no task of its reader's: a request naming
+# the message itself or a part of it ("bring this email or your order reference", "use the
+# link below", "reply to this email", "diese E-Mail", "le lien ci-dessous", "este correo")
+ABOUT_MESSAGE = re.compile(
+    r"\b(?:this|the above|the below)\s+(?:e-?mail|message|letter|text)\b|"
+    r"\b(?:link|button|form|details|address|number)\s+(?:below|above)\b|"
+    r"\breply\s+(?:to\s+this|stop\b|[A-Z0-9]\b)|\bdiese[rn]?\s+(?:e-?mail|nachricht)\b|"
+    r"\b(?:unten|oben)stehenden?\b|\b(?:ce|cet)\s+(?:e-?mail|mail|message|courriel)\b|"
+    r"\bci-(?:dessous|dessus)\b|\best[ea]\s+(?:correo|e-?mail|mensaje)\b|"
+    r"\b(?:de\s+abajo|de\s+arriba)\b", re.I)
+# an invitation asks the user to come ("please join us on Saturday 12 June", "come and
+# celebrate with us", "please RSVP"): their answer is a plan's yes or no, not a task
+INVITATION = re.compile(r"^(?:join us|come (?:and|along|to|celebrate)|celebrate with us|"
+                        r"be our guests?|rsvp)\b", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -310,6 +324,9 @@ class TodoReader:
                     continue        # "I have to call it off": a plan called off, no task
                 if CONDITION.search(sent[:m.start()][-40:]) or NOTICE.match(task):
                     continue        # "if you can't come, let us know"; "please note ..."
+                if item.role == "other" and (ABOUT_MESSAGE.search(task) or
+                                             INVITATION.match(task)):
+                    continue        # "please use the link below"; "please join us on ..."
                 due = find_date(sent, said)
                 if item.role == "other" and m[0].lower().startswith("please") and \
                         not find_date(sent[m.start():], said) and \

@@ -1,0 +1,52 @@
+"""Gates of evidence for personal streams: a record is written only when the message that
+gives it can defend it. Each table holds cases that must write nothing next to cases
+that must still write the record, worded for this file (not taken from any benchmark
+scenario). Said on Monday 4 May 2026 unless a case says otherwise."""
+
+from __future__ import annotations
+
+import pytest
+from test_personal_plans import events, me, they, todos
+
+
+# -- a to-do is the user's to do: not a mail's own instructions, not an invitation --------------
+@pytest.mark.parametrize("msgs, task", [
+    # the mail's instructions about itself
+    ([they("Roxy Cinema", "Thank you for booking with Roxy Cinema.\n\nFilm: Dune\nShowing: "
+                          "Friday 8 May 2026, 8.15pm\nSeats: F7, F8\n\nPlease bring this "
+                          "email or your booking code to the kiosk.")], None),
+    ([they("Fenwick Tyres", "We're sorry, we have had to cancel your tyre fitting on Thursday "
+                            "7 May at 09:00. Please use the link below to pick another slot, "
+                            "there is no charge.")], None),
+    # an invitation: the answer is a yes or no to a plan
+    ([they("Priya", "We're tying the knot! Please join us on Saturday 12 June at Fern "
+                    "Barn.")], None),
+    ([they("Tomasz", "Please come and celebrate with us on Friday 15 May, from 7!")], None),
+    # a request to the user about a thing stays a to-do
+    ([they("Ola", "Please send the signed lease back by Friday 8 May")], "signed lease"),
+    ([they("Jens", "Can you bring the folding chairs on Saturday?")], "folding chairs"),
+])
+def test_a_to_do_is_a_task_of_the_users(msgs, task):
+    got = todos(msgs)
+    if task is None:
+        assert got == []
+    else:
+        assert len(got) == 1 and task in got[0]["title"]
+
+
+# -- a plan's time and day come from the plan, not from a deadline or opening hours -------------
+def test_the_day_an_answer_is_due_is_no_plans_day():
+    ev = events([they("Nina", "Our summer party is at Lark Hill! Drinks from 3pm. Kindly "
+                              "RSVP by Wednesday 20 May."), me("We'd love to come!")])
+    assert not [e for e in ev.values() if e.get("date") == "2026-05-20"]
+
+
+@pytest.mark.parametrize("msgs", [
+    [they("Chez Margot", "Votre réservation est confirmée pour vendredi 8 mai 2026. Chez "
+                         "Margot - Ouvert 7j/7 de 12h à 23h30")],
+    [they("Lido Pool", "Your swim session is booked for Friday 8 May 2026. Lido Pool, open "
+                       "daily 7am-9pm")],
+])
+def test_opening_hours_are_no_plans_time(msgs):
+    (ev,) = events(msgs).values()
+    assert ev["date"] == "2026-05-08" and "time" not in ev
