@@ -50,3 +50,15 @@ def test_the_day_an_answer_is_due_is_no_plans_day():
 def test_opening_hours_are_no_plans_time(msgs):
     (ev,) = events(msgs).values()
     assert ev["date"] == "2026-05-08" and "time" not in ev
+
+
+# -- a booking and the kind of event it is for, said of one day, are one plan -----------------
+def test_a_booking_and_the_event_it_is_for_on_its_day_are_one_plan():
+    evs = events([
+        they("Le Petit Zinc", "Subject: Confirmation de votre réservation\n\nBonjour Robin, "
+                              "votre réservation est confirmée : samedi 9 mai 2026 à 20h30, 4 "
+                              "personnes.\nLe Petit Zinc", stream="mail-zinc"),
+        me("Subject: Dîner samedi 9\n\nSalut ! C'est réservé : samedi 9 à 20h30 au Petit "
+           "Zinc, on sera quatre.", stream="mail-friends")])
+    (ev,) = evs.values()
+    assert ev["date"] == "2026-05-09" and ev["activity"] == "dinner"

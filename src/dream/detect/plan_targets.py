@@ -260,6 +260,15 @@ class PlanTargets:
             for plan in reversed(self.plans):
                 if item_id in plan.named:
                     return plan
+        if date and activity.split()[-1] not in GENERIC:
+            # "Dîner samedi 12" with "C'est réservé : samedi 12 au Bouillon Pigalle", or
+            # after the venue's mail of a table that day: a kind of event said for the day
+            # of the one live booking of no kind is that booking's event, not a second plan
+            booked = [p for p in self.plans if p.activity.split()[-1] in BOOKING_WORDS and
+                      p.fields.get("date") == date and
+                      p.fields.get("status") not in ("cancelled", "declined")]
+            if len(booked) == 1:
+                return booked[0]
         for plan in reversed(self.plans):
             # (a move names the new day: "we have moved your check-up to Thursday 8
             # October" is the check-up already talked about, whatever its old day)
