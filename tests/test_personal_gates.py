@@ -62,3 +62,21 @@ def test_a_booking_and_the_event_it_is_for_on_its_day_are_one_plan():
            "Zinc, on sera quatre.", stream="mail-friends")])
     (ev,) = evs.values()
     assert ev["date"] == "2026-05-09" and ev["activity"] == "dinner"
+
+
+# -- a kind of event alone, from someone not in the plan in another conversation, is no news of it
+@pytest.mark.parametrize("first, other", [
+    (they("Kleinfeld Dental", "Subject: Terminbestätigung\n\nhiermit bestätigen wir Ihren "
+                              "Termin am Donnerstag, 14. Mai 2026, um 16:30 Uhr.",
+          stream="mail-dental"),
+     they("Stadtbibliothek", "Subject: Erinnerung\n\nIhr Leseausweis läuft bald ab. Bitte "
+                             "vereinbaren Sie rechtzeitig einen Termin über das Portal.",
+          stream="mail-library")),
+    (they("Corn Exchange", "Your tickets: Saturday 16 May 2026, doors 19:00. Enjoy the show!",
+          stream="mail-corn"),
+     they("ResellHub", "Can't make a gig? Resell your spare tickets in two minutes.",
+          stream="mail-resell")),
+])
+def test_a_kind_of_event_named_alone_elsewhere_lends_the_plan_no_participant(first, other):
+    (ev,) = events([first, other]).values()
+    assert ev["participants"] == first["author"]

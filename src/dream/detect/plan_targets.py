@@ -270,6 +270,12 @@ class PlanTargets:
             if len(booked) == 1:
                 return booked[0]
         for plan in reversed(self.plans):
+            if not (date or place) and plan.stream and stream and plan.stream != stream and \
+                    people and not {p.lower() for p in people} & \
+                    {p.lower() for p in plan.participants}:
+                continue    # a kind alone, said by someone not in the plan in another
+                #             conversation ("Bitte vereinbaren Sie einen Termin" from the
+                #             town hall), names none of the plans of that kind
             # (a move names the new day: "we have moved your check-up to Thursday 8
             # October" is the check-up already talked about, whatever its old day)
             if same_activity(plan.activity, activity) and (
