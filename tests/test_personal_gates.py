@@ -80,3 +80,28 @@ def test_a_booking_and_the_event_it_is_for_on_its_day_are_one_plan():
 def test_a_kind_of_event_named_alone_elsewhere_lends_the_plan_no_participant(first, other):
     (ev,) = events([first, other]).values()
     assert ev["participants"] == first["author"]
+
+
+# -- an idiom or a name is no kind of event ------------------------------------------------------
+@pytest.mark.parametrize("clause, activity", [
+    ("Of course! 11:30 is fine, same place.", None),
+    ("yes of course, Thursday works", None),
+    ("New tyres for the Golf on Friday 8 May at 9am at Autofix Leeds", None),
+    ("Remind me: tickets for the Tempest, Friday 8 May", "tickets"),
+    ("a pottery course on Monday evenings", "pottery course"),
+    ("golf with Sam on Saturday?", "golf"),
+    ("dinner at the Ivy on Friday", "dinner"),
+])
+def test_an_idiom_or_a_name_is_no_kind_of_event(clause, activity):
+    from dream.detect.plan_words import activity_of
+    assert activity_of(clause) == activity
+
+
+def test_of_course_with_a_new_time_starts_no_course():
+    rows = [{"handle": "R1", "kind": "event", "key": "language-exchange-mika",
+             "fields": {"activity": "language exchange", "date": "2026-05-09", "time": "10:00",
+                        "status": "confirmed", "participants": "Mika", "place": "Leaf"}}]
+    ev = events([they("Mika", "Could we start at 11:30 on Saturday instead?", stream="t-mika"),
+                 me("Of course! 11:30 is fine, same place. Good luck to Juno!",
+                    stream="t-mika")], rows)
+    assert not [k for k, f in ev.items() if "course" in f.get("activity", "")]

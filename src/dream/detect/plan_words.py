@@ -611,6 +611,9 @@ def _head(word: str) -> str | None:
     return None
 
 
+_IDIOM_BEFORE = re.compile(r"\bof\s+$", re.I)
+
+
 def activity_of(clause: str) -> str | None:
     """The clause's activity: a known event noun with up to two nouns in front of it
     ("budget review", "board game night", "parent-teacher meeting"). A specific activity
@@ -630,6 +633,12 @@ def activity_of(clause: str) -> str | None:
             continue
         if head == "table" and not TABLE_BOOKED.search(clause):
             continue  # "can someone bring a folding table?": furniture, no booking
+        if _IDIOM_BEFORE.search(clause[: m.start()]) and m[0].lower() == "course":
+            continue  # "of course", "bien sûr": an adverb, no course
+        if m[0][:1].isupper() and m[0][1:].islower() and \
+                re.search(r"\b(?:the|my|our|his|her|their)\s+$", clause[: m.start()]) and \
+                not re.match(r"\s+[A-Z]", clause[m.end():]):
+            continue  # "MOT for the Golf", "tickets for the Crucible": a name, no kind
         nxt = words[i + 1] if i + 1 < len(words) else None
         nxt_word = nxt[0].lower() if nxt is not None else ""
         if (
