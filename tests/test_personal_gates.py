@@ -105,3 +105,31 @@ def test_of_course_with_a_new_time_starts_no_course():
                  me("Of course! 11:30 is fine, same place. Good luck to Juno!",
                     stream="t-mika")], rows)
     assert not [k for k, f in ev.items() if "course" in f.get("activity", "")]
+
+
+# -- only whoever organised a group's plan calls it off -----------------------------------------
+def test_in_a_group_only_the_organiser_calls_a_plan_off():
+    g = "whatsapp-squash"
+    day = [they("Ana", "Court booked: Thursday 14 May at 7pm at Westway Sports Centre. Who's in?",
+                stream=g), they("Ben", "in", stream=g), me("in!", stream=g),
+           they("Ben", "that ref last night should be scrapped", stream=g)]
+    (ev,) = events(day).values()
+    assert ev["status"] == "confirmed"
+    (ev,) = events(day + [they("Ana", "Sorry all, Thursday is cancelled, the hall flooded",
+                               stream=g)]).values()
+    assert ev["status"] == "cancelled"
+
+
+# -- a change said of a to-do's thing is the to-do's, not a plan's ------------------------------
+def test_a_new_day_for_a_task_moves_no_plan():
+    rows = [{"handle": "R1", "kind": "event", "key": "planning-sync",
+             "fields": {"activity": "planning sync", "date": "2026-05-07", "time": "15:00",
+                        "status": "confirmed", "participants": "Dana Cole", "place": "Room 4"}},
+            {"handle": "R2", "kind": "todo", "key": "budget-sheet",
+             "fields": {"title": "Send Dana the quarterly budget sheet", "due": "2026-05-08",
+                        "status": "open", "from": "Dana Cole"}}]
+    ev = events([they("Dana Cole", "Update on the budget sheet: finance want the travel lines "
+                                   "too, so let's say Tuesday 12th instead of Friday.",
+                      stream="slack-dm"),
+                 me("No problem, Tuesday 12th it is", stream="slack-dm")], rows)
+    assert ev.get("R1", {}).get("date") in (None, "2026-05-07")

@@ -24,7 +24,9 @@ from dream.detect.plan_words import (
     same_place,
     weekday_of,
 )
+from dream.detect.prose import stems
 from dream.items import Item
+from dream.kinds.dates import is_date_word
 from dream.kinds.text import find_date, find_time, parse_when
 
 # a place said with the one it replaces: "not Lakeside Lodge but The Foundry", "nicht im
@@ -43,12 +45,35 @@ _NOT_THIS_TIME = re.compile(
 
 class PlanTargets:
     """The plan-finding half of :class:`~dream.detect.plans.PlanReader` (its state is the
-    reader's: ``rows``, ``plans``, ``unclear``, ``groups``)."""
+    reader's: ``rows``, ``plans``, ``unclear``, ``groups``, ``heard``, ``task_talk``)."""
 
     rows: list[dict[str, Any]]
     plans: list[Plan]
     unclear: list[dict[str, Any]]
     groups: set[str]
+    heard: list[Any]
+    task_talk: dict[str, str]
+
+    def _about_task(self, stream: str, moved: bool) -> bool:
+        """Whether a message without a plan's kind speaks of an open to-do of the scope
+        rather than of a plan: it says a change and names the to-do's thing (two of its
+        content words besides days: "Update on the vendor report: let's say Monday 14th
+        instead" of the to-do "get me a draft of the vendor spend report by Friday"), or it
+        answers such a change in its conversation ("Monday 14th it is"). It changes the
+        task, not a plan."""
+        here = [h for h in self.heard if h.stream == stream]
+        if not here:
+            return False
+        if len(here) > 1 and self.task_talk.get(stream) == here[-2].id:
+            return True
+        titles = [r["fields"].get("title", "") for r in self.rows if r["kind"] == "todo" and
+                  r["fields"].get("status", "open") == "open"]
+        said = {w for w in stems(here[-1].text) if not is_date_word(w)}
+        if moved and any(len(said & {w for w in stems(t) if not is_date_word(w)}) >= 2
+                         for t in titles):
+            self.task_talk[stream] = here[-1].id
+            return True
+        return False
 
     def _corrected_times(self, item: Item, text: str, stream: str) -> str:
         """A time or place said with the one it replaces ("am 14.3. erst um 13 Uhr, nicht

@@ -132,6 +132,7 @@ class PlanReader(PlanTargets):
     questions: list[Finding] = field(default_factory=list)   # asked instead of a guess
     unclear: list[dict[str, Any]] = field(default_factory=list)  # rows a change could be about
     heard: list[confidence.Heard] = field(default_factory=list)   # every message read
+    task_talk: dict[str, str] = field(default_factory=dict)   # stream -> a change of a to-do
     moves: set[int] = field(default_factory=set)     # the steps a change wrote (their id)
 
     def read(self, item: Item, text: str) -> None:
@@ -261,6 +262,7 @@ class PlanReader(PlanTargets):
                             self.unclear, change, author or "You", clause, item.id)
                         continue
                 if last is None or not (date or clock or status or place) or \
+                        self._about_task(stream, moved) or \
                         ((todos.TODO_OTHER.search(clause) or todos.TODO_USER.search(clause)) and
                          status is None) or \
                         (last.stream != stream and not (moved and last.handle_row)):
@@ -290,8 +292,8 @@ class PlanReader(PlanTargets):
                     # in a group only whoever organises a plan changes its day, time or
                     # place; anyone else's message without the plan's name says yes or no
                     date = clock = place = None
-                    if not status:
-                        continue
+                    if status in (None, "cancelled"):
+                        continue    # (and only whoever organised it calls it off)
             named_here = self._named_here(item.id, activity) \
                 if activity and not date and activity.split()[-1] not in BOOKING_WORDS else None
             wd = weekday_only(clause)
