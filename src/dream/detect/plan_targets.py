@@ -285,12 +285,13 @@ class PlanTargets:
             for plan in reversed(self.plans):
                 if item_id in plan.named:
                     return plan
-        if date and activity.split()[-1] not in GENERIC:
+        if date and activity.split()[-1] not in GENERIC and status != "cancelled":
             # "Dîner samedi 12" with "C'est réservé : samedi 12 au Bouillon Pigalle", or
             # after the venue's mail of a table that day: a kind of event said for the day
-            # of the one live booking of no kind is that booking's event, not a second plan
+            # of the one live booking of no kind read in this call is that booking's event,
+            # not a second plan (a booking of the scope is kept as it is)
             booked = [p for p in self.plans if p.activity.split()[-1] in BOOKING_WORDS and
-                      p.fields.get("date") == date and
+                      not p.handle_row and p.fields.get("date") == date and
                       p.fields.get("status") not in ("cancelled", "declined")]
             if len(booked) == 1:
                 return booked[0]
