@@ -133,3 +133,14 @@ def test_a_new_day_for_a_task_moves_no_plan():
                       stream="slack-dm"),
                  me("No problem, Tuesday 12th it is", stream="slack-dm")], rows)
     assert ev.get("R1", {}).get("date") in (None, "2026-05-07")
+
+
+# -- a name joined by "and" or "&" is one place -----------------------------------------------
+@pytest.mark.parametrize("text, place", [
+    ("Team dinner is booked: the Rose and Crown in Deptford, Friday 8 May, 7pm.",
+     "Rose and Crown"),
+    ("Quiz night on Thursday 7 May at 8pm at Fox & Hounds, back room", "Fox & Hounds"),
+])
+def test_a_name_joined_by_and_is_one_place(text, place):
+    (ev,) = events([me(text)]).values()
+    assert ev["place"] == place

@@ -861,8 +861,9 @@ _PLACE_KINDS = (
 PLACE = re.compile(
     r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to|make it|"
     r"change it to)[\s:]+"
+    # (a name joined by "and" or "&" is one name: "the Crown and Anchor", "Hop & Dice café")
     r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"
-    r"von|zum|zur|am|y)\s+){0,2}[A-Z][\w'&-]*){0,3}"
+    r"von|zum|zur|am|y|and|&|und|et)\s+){0,2}[A-Z][\w'&-]*){0,3}"
     r"(?:\s+(?:" + _PLACE_KINDS + r")\b)?)"
 )
 # "Lisbon is booked": the place booked; "Honest Burgers in Soho": the venue, not the area
