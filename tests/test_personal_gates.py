@@ -6,7 +6,7 @@ scenario). Said on Monday 4 May 2026 unless a case says otherwise."""
 from __future__ import annotations
 
 import pytest
-from test_personal_plans import events, me, they, todos
+from test_personal_plans import events, me, rules, they, todos
 
 
 # -- a to-do is the user's to do: not a mail's own instructions, not an invitation --------------
@@ -144,3 +144,18 @@ def test_a_new_day_for_a_task_moves_no_plan():
 def test_a_name_joined_by_and_is_one_place(text, place):
     (ev,) = events([me(text)]).values()
     assert ev["place"] == place
+
+
+# -- the user telling they got the thing of an errand closes it ---------------------------------
+@pytest.mark.parametrize("said, done", [
+    ("got the printer ink 🖨️ two cartridges actually, they were on offer", True),
+    ("Picked up the printer ink on the way home", True),
+    ("got your message, will grab the printer ink tomorrow", False),
+    ("got the bus home, so tired", False),
+])
+def test_getting_the_thing_of_an_errand_closes_it(said, done):
+    ops = rules([they("Kim", "can you grab the printer ink on the way home tomorrow?",
+                      stream="sms-kim", at="2026-05-04T17:00:00Z"),
+                 me(said, stream="sms-kim", at="2026-05-05T18:40:00Z")])
+    assert any(o["op"] == "todo.open" for o in ops)
+    assert any(o["op"] == "todo.close" for o in ops) == done

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 
-from dream.detect.cues import LANGUAGES, english_cues, words
+from dream.detect import requests
+from dream.detect.cues import LANGUAGES, words
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
@@ -78,34 +79,12 @@ DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|
                         # "rope and pad are packed, in the car already", "capacity numbers
                         # are in the doc already": the thing is where it should be
                         r"already|bereits|déjà)\b", re.I)
+# the user telling they got the thing of a to-do to get ("got the cat food 🐟", "picked up
+# the prescription"): the errand is done (when the sentence names that to-do's thing)
+ACQUIRED = re.compile(r"^\W*(?:i\s+|we\s+|just\s+)?(?:got|bought|grabbed|picked up|fetched|"
+                      r"collected)\b", re.I)
 NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has to|must|"
                      r"going to|gonna|should|can|could)\b|n't\b|\?", re.I)
-# a request said on a condition is no task yet ("if you can't come, let us know", "si no
-# puedes venir, avísanos", "falls du nicht kannst", "si tu ne peux pas"), and "please note"
-# asks to know something, not to do it ("Please note our opening hours")
-CONDITION = re.compile(r"\b(?:if|si|falls|wenn|sofern)\s+\S+(?:\s+\S+)?\s*$", re.I)
-NOTICE = re.compile(r"^(?:note|be aware|bear in mind|keep in mind|beachten|noter|"
-                    r"tenga en cuenta|ten en cuenta)\b", re.I)
-# a message saying that something of the reader's is booked ("Your appointment ... is
-# confirmed for Thursday 3 December", "Your annual gas safety check is booked for ..."):
-# its "please ..." without a day of its own says how to attend ("Please sign in at the main
-# reception", "Please reply to confirm access"), no task of its own
-BOOKED_NOTICE = re.compile(r"\b(?:is|are|has been|have been) (?:now )?(?:confirmed|booked|"
-                           r"scheduled)\b", re.I)
-# a mail's own instructions are about the mail, no task of its reader's: a request naming
-# the message itself or a part of it ("bring this email or your order reference", "use the
-# link below", "reply to this email", "diese E-Mail", "le lien ci-dessous", "este correo")
-ABOUT_MESSAGE = re.compile(
-    r"\b(?:this|the above|the below)\s+(?:e-?mail|message|letter|text)\b|"
-    r"\b(?:link|button|form|details|address|number)\s+(?:below|above)\b|"
-    r"\breply\s+(?:to\s+this|stop\b|[A-Z0-9]\b)|\bdiese[rn]?\s+(?:e-?mail|nachricht)\b|"
-    r"\b(?:unten|oben)stehenden?\b|\b(?:ce|cet)\s+(?:e-?mail|mail|message|courriel)\b|"
-    r"\bci-(?:dessous|dessus)\b|\best[ea]\s+(?:correo|e-?mail|mensaje)\b|"
-    r"\b(?:de\s+abajo|de\s+arriba)\b", re.I)
-# an invitation asks the user to come ("please join us on Saturday 12 June", "come and
-# celebrate with us", "please RSVP"): their answer is a plan's yes or no, not a task
-INVITATION = re.compile(r"^(?:join us|come (?:and|along|to|celebrate)|celebrate with us|"
-                        r"be our guests?|rsvp)\b", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
                       r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
@@ -322,16 +301,10 @@ class TodoReader:
                 task = _task(m[1])
                 if len(task.split()) < 2 or CALL_OFF.match(task):
                     continue        # "I have to call it off": a plan called off, no task
-                if CONDITION.search(sent[:m.start()][-40:]) or NOTICE.match(task):
-                    continue        # "if you can't come, let us know"; "please note ..."
-                if item.role == "other" and (ABOUT_MESSAGE.search(task) or
-                                             INVITATION.match(task)):
-                    continue        # "please use the link below"; "please join us on ..."
+                if requests.no_task(item, sent, m, task, said):
+                    continue        # "if you can't come, let us know", "please note ...",
+                    #                 "please use the link below", "please join us on ..."
                 due = find_date(sent, said)
-                if item.role == "other" and m[0].lower().startswith("please") and \
-                        not find_date(sent[m.start():], said) and \
-                        BOOKED_NOTICE.search(english_cues(item.text)):
-                    continue        # "... is confirmed for Thursday. Please sign in at ..."
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
                         _task_verbs().search(task)):
                     continue        # "can you tell me more" is conversation, not a task
@@ -365,7 +338,7 @@ class TodoReader:
                                        name=name, row=row))
                     continue
             if DONE.search(sent) or _done_words().search(sent) or (
-                    item.role == "user" and _done_state(sent)):
+                    item.role == "user" and (_done_state(sent) or self._acquired(sent))):
                 row, name = self._matching_todo(sent)
                 if not (row or name) and len(item.text) <= 300:
                     # "Attached is the tax form. Done on my side.": the item says what is done
@@ -428,6 +401,21 @@ class TodoReader:
             req = pending.pop()
             return self._open(req.task, req.due, item, None)
         return None
+
+    def _acquired(self, sent: str) -> bool:
+        """Whether the user says they got the very thing an open to-do is to get: what
+        follows "got", "bought", "picked up" shares a word with what follows the to-do's
+        verb ("got the cat food" of "grab a bag of the cat food on the way home"; "got the
+        bus home" is not it)."""
+        m = ACQUIRED.search(sent)
+        if m is None or NOT_YET.search(sent):
+            return False
+        got = _things(re.split(r"[,.;!?]|\s(?:on|to|for|at|from|by)\s", sent[m.end():])[0])
+        for _, _, title in self._open_todos():
+            thing = re.split(r"\s(?:on|to|for|at|from|by|before)\s", title, maxsplit=1)[0]
+            if got & _things(" ".join(thing.split()[1:])):
+                return True
+        return False
 
     def _names_user(self, sent: str) -> bool:
         low = sent.lower()
