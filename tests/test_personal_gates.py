@@ -159,3 +159,11 @@ def test_getting_the_thing_of_an_errand_closes_it(said, done):
                  me(said, stream="sms-kim", at="2026-05-05T18:40:00Z")])
     assert any(o["op"] == "todo.open" for o in ops)
     assert any(o["op"] == "todo.close" for o in ops) == done
+
+
+def test_a_reply_deadline_in_the_plans_own_sentence_leaves_the_plan():
+    (ev,) = events([they("Rocío", "La cena de verano será el viernes 15 de mayo a las 21:30 en "
+                                  "El Patio Verde 🌿 Confirmad antes del lunes porfa",
+                         stream="g"), they("Álvaro", "Yo voy", stream="g"),
+                    me("Contad conmigo", stream="g")]).values()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "21:30", "confirmed")

@@ -920,12 +920,7 @@ NOT_PLAN = re.compile(
     # minuit", "geöffnet", "abierto de 9 a 14"): its hours, no plan's time
     r"open (?:mon|tue|wed|thu|fri|sat|sun|daily|every|7 days|24|\d)\w*|"
     r"ouverte?s? (?:7j|tous|du|de \d|le \w+ de)|geöffnet|öffnungszeiten|"
-    r"horaires? d'ouverture|abiert[oa]s? (?:de|del|todos|los)|horario de apertura|"
-    # when an answer is due ("Kindly RSVP by 31 January", "let us know by Friday",
-    # "répondez avant le 4", "Rückmeldung bis", "confirma antes del 9"): a deadline
-    r"rsvp\w*|(?:reply|respond|let (?:us|me|her|him|them) know)\b[^.!?\n]{0,30}\bby|"
-    r"r[ée]pon(?:se|dez|dre) avant|(?:rückmeldung|zusage|antwort) bis|"
-    r"confirm(?:a|ar|ad) antes)\b",
+    r"horaires? d'ouverture|abiert[oa]s? (?:de|del|todos|los)|horario de apertura)\b",
     re.I,
 )
 # a message offering something to many ("Book now, seats are limited", "Members' preview
@@ -984,7 +979,11 @@ BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
 # "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
 UNTIL = re.compile(
     r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"
-    r"hasta las|bis um)\s+"
+    r"hasta las|bis um|"
+    # when an answer is due is no plan's day either: "Kindly RSVP by 31 January", "let us
+    # know by Friday", "répondez avant le 4", "Confirmad antes del lunes"
+    r"rsvp(?:'?d)?(?:\s+\w+){0,3}?\s+by|(?:reply|respond|let (?:us|me|her|him|them) know)"
+    r"\s+by|r[ée]pon\w+ avant(?: le)?|confirm\w* antes(?: del?)?)\s+"
     r"[^,.;:!?()\n]{0,30}?(?=\s*(?:[,.;:!?()\n]|\band\b|\bund\b|\bet\b|$))",
     re.I,
 )
