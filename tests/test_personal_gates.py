@@ -167,3 +167,33 @@ def test_a_reply_deadline_in_the_plans_own_sentence_leaves_the_plan():
                          stream="g"), they("Álvaro", "Yo voy", stream="g"),
                     me("Contad conmigo", stream="g")]).values()
     assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "21:30", "confirmed")
+
+
+# -- taking back what was said crumples the note about it; what holds now is kept --------------
+@pytest.mark.parametrize("said, now", [
+    ("and scrap what I said about evenings, I've joined a choir so mornings suit me far "
+     "better now", "mornings"),
+    ("Vale. Y olvida lo de las tardes: desde enero trabajo de tarde y ahora me vienen mejor "
+     "las mañanas", "mañanas"),
+    ("Übrigens, vergiss das mit den Abendterminen, morgens passt mir jetzt viel besser",
+     "morgens"),
+])
+def test_a_retraction_crumples_the_note_it_takes_back(said, now):
+    rows = [{"handle": "R1", "kind": "note", "key": "preference-evenings",
+             "fields": {"text": "I like appointments in the evening (tardes, Abendtermine)",
+                        "type": "preference", "status": "live"}}]
+    ops = rules([me(said, stream="assistant")], rows)
+    assert [o["row"] for o in ops if o["op"] == "note.crumple"] == ["R1"]
+    (note,) = [o for o in ops if o["op"] != "note.crumple" and
+               any(f["name"] == "type" for f in o["fields"])]
+    text = {f["name"]: f["value"] for f in note["fields"]}["text"]
+    assert now in text.lower() and "scrap" not in text.lower()
+
+
+def test_taking_back_nothing_named_crumples_nothing():
+    rows = [{"handle": "R1", "kind": "note", "key": "preference-aisle",
+             "fields": {"text": "I prefer aisle seats", "type": "preference",
+                        "status": "live"}}]
+    ops = rules([me("forget what I said about the hotel, the old one is fine after all",
+                    stream="assistant")], rows)
+    assert not [o for o in ops if o["op"] == "note.crumple"]

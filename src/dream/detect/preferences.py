@@ -143,3 +143,38 @@ def _words(text: str) -> frozenset[str]:
             continue
         out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w)
     return frozenset(out)
+
+
+# -- taking back what was said -------------------------------------------------------------
+# "scrap what I said about mornings", "forget what I told you about the window seat",
+# "olvida lo de las mañanas", "vergiss das mit den Vormittagen", "oublie ce que j'ai dit sur
+# les matins": the live note about that thing no longer holds
+_RETRACT = re.compile(
+    r"\b(?:scrap|forget|ignore|disregard|drop)\s+(?:what i (?:said|told you|wrote)|the bit)\s+"
+    r"(?:about|re|on|regarding)\s+(?P<en>[^,.;:!?\n]{2,40})|"
+    r"\bolv[ií]da(?:te)?\s+(?:lo\s+(?:de|que te dije (?:de|sobre))|eso de)\s+(?P<es>[^,.;:!?\n]{2,40})|"
+    r"\bvergiss\s+(?:das mit|was ich (?:über|zu))\s+(?P<de>[^,.;:!?\n]{2,40})|"
+    r"\boublie\s+(?:ce que (?:je t'ai|j'ai) dit (?:sur|à propos de|pour)|l'histoire d(?:es?|u))\s+"
+    r"(?P<fr>[^,.;:!?\n]{2,40})", re.I)
+
+
+def retraction(sentence: str) -> tuple[set[str], str] | None:
+    """What a sentence takes back (its words, as five-letter stems) and what it says
+    holds now (the rest of the sentence), or None."""
+    m = _RETRACT.search(sentence)
+    if m is None:
+        return None
+    thing = next(g for g in m.groups() if g)
+    words = {w.lower()[:5] for w in re.findall(r"[^\W\d_]{4,}", thing)}
+    return words, sentence[m.end():].strip(" ,:;-–—")
+
+
+def retracted(words: set[str], rows: list[dict]) -> list[str]:
+    """The live notes (row handles) about the thing taken back: a word of theirs shares
+    its first five letters with a word of the thing ("mornings" and "morning")."""
+    return [r["handle"] for r in rows if r["kind"] == "note" and
+            r["fields"].get("status", "live") == "live" and
+            r["fields"].get("type") in STANCE_TYPES and
+            words & {w.lower()[:5] for w in re.findall(r"[^\W\d_]{4,}",
+                                                       r["fields"].get("text", ""))}]
+

@@ -49,6 +49,12 @@ class StatementReader:
         for n, sent in enumerate(sents[:40]):
             if not is_prose(sent):
                 continue
+            back = None if coding else preferences.retraction(sent)
+            if back is not None:
+                # "scrap what I said about mornings, afternoons suit me much better now":
+                # the note about mornings is crumpled, what holds now is the preference
+                out += self._retraction(item, *back)
+                continue
             kind = directives.classify(sent, n == 0, answers, social, coding)
             if kind is None and not coding and preferences.stance(sent) is not None and \
                     set(preferences.revision(clean(sent), item.id, [], self.rows) or ()) - \
@@ -85,6 +91,20 @@ class StatementReader:
             out.append(Finding(kind, {"text": text, "type": kind}, [item.id], name=name,
                                replaces=replaces))
         return out
+
+    def _retraction(self, item: Item, words: set[str], now: str) -> list[Finding]:
+        replaces = [h for h in preferences.retracted(words, self.rows)
+                    if h not in self.crumpled]
+        if len(now.split()) < 3:
+            return []       # nothing said to hold now: no note to write (nor to crumple by)
+        text = clean(now)
+        text = text[0].upper() + text[1:]
+        name = "preference " + " ".join(
+            [w for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in STOP][:7])
+        self.seen.add(slug_key(name))
+        self.crumpled.update(replaces)
+        return [Finding("preference", {"text": text, "type": "preference"}, [item.id],
+                        name=name, replaces=replaces)]
 
     def rejection(self, item: Item) -> None:
         """A tool result holding what the user typed when rejecting the call."""
