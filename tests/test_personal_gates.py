@@ -197,3 +197,23 @@ def test_taking_back_nothing_named_crumples_nothing():
     ops = rules([me("forget what I said about the hotel, the old one is fine after all",
                     stream="assistant")], rows)
     assert not [o for o in ops if o["op"] == "note.crumple"]
+
+
+# -- a booking of no kind is named by what its mail is about ------------------------------------
+@pytest.mark.parametrize("subject, word", [
+    ("Annual gas safety check - Flat 2, 8 Mill Lane", "gas safety check"),
+    ("Your booking: The Tempest - Fri 8 May 2026, 7.30pm", "The Tempest"),
+    ("Votre rendez-vous prêt immobilier", "prêt immobilier"),
+])
+def test_a_booking_of_no_kind_is_named_by_its_mails_subject(subject, word):
+    (ev,) = events([they("Harbour Homes", f"Subject: {subject}\n\nDear Robin, your appointment "
+                                          "is booked for Friday 8 May 2026 at 10:30.",
+                         stream="mail-hh")]).values()
+    assert word in ev["title"]
+
+
+def test_a_subject_that_only_says_booking_names_nothing():
+    (ev,) = events([they("Harbour Homes", "Subject: Booking confirmation\n\nDear Robin, your "
+                                          "appointment is booked for Friday 8 May 2026 at "
+                                          "10:30.", stream="mail-hh")]).values()
+    assert "confirmation" not in ev["title"].lower()

@@ -9,11 +9,13 @@ otherwise a question is asked instead.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from dream.detect import confidence
 from dream.detect.finding import Finding
-from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, iso
+from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, Plan, iso
+from dream.kinds.dates import is_date_word
 from dream.kinds.text import WEEKDAYS
 
 if TYPE_CHECKING:
@@ -40,6 +42,13 @@ def events(reader: PlanReader) -> list[Finding]:
         what = plan.activity
         if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
             what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
+        about = _mail_subject(plan, reader) if what.split()[-1] in GENERIC and \
+            not plan.subject else None
+        if about:
+            # "Annual gas safety check – Harbour Lettings": a booking of no kind is named by
+            # what the mail that told of it is about
+            titles[id(plan)] = f"{about} – {who}" if who else about
+            continue
         if plan.said_as:
             # "Boda – Hacienda San Rafael": the kind of event in the words it was said in
             # (the record's key and activity stay English, so it is one record whatever
@@ -119,3 +128,39 @@ def events(reader: PlanReader) -> list[Finding]:
             asked.add(question.name)
             reader.found.append(question)
     return reader.found
+
+
+_SUBJECT = re.compile(r"^Subject:[ \t]*(.+)$", re.M)
+_REPLY = re.compile(r"^(?:(?:re|fwd?|aw|wg|tr|rv|rif)\s*:\s*)+", re.I)
+
+
+def _mail_subject(plan: Plan, reader: PlanReader) -> str | None:
+    """What the first mail that named ``plan`` is about, by its subject line: the part after
+    a label ("Your booking: The Crucible - Sat 16 Jan" -> "The Crucible"), up to its first
+    day, time or reference; None when the plan was not told of in a mail or the subject
+    says nothing more than that it is a booking."""
+    mine = plan.named | {h for h, _ in plan.steps}
+    for heard in reader.heard:
+        if heard.id not in mine:
+            continue
+        m = _SUBJECT.search(heard.text)
+        if m is None:
+            return None
+        subject = _REPLY.sub("", m[1].strip())
+        subject = subject.rsplit(": ", 1)[-1]
+        words = []
+        for word in re.split(r"\s+", subject):
+            bare = word.strip(",.;:()-–")
+            if not bare or any(c.isdigit() for c in bare) or is_date_word(bare) or \
+                    word in ("-", "–", "|"):
+                break
+            words.append(bare)
+        about = " ".join(words)
+        low = about.lower()
+        if len(about) < 4 or re.search(r"\b(?:booking|reservation|réservation|reserva|"
+                                       r"buchung|bestätigung|confirm\w*|order)\b", low) and \
+                len(words) <= 3:
+            return None
+        return about
+    return None
+
