@@ -178,16 +178,17 @@ def personal_set(root: Path, tmp_path: Path, *, days: bool = True,
 
 
 def assert_personal_shape(root: Path, tmp_path: Path, name: str, *, scenarios: int,
-                          per_format: int = 1, english: int = 0) -> PersonalSet:
-    """Load an unsealed (dev) personal set and check the shape every one promises: a README
-    and no SEALED marker, its name, at least ``scenarios`` scenarios, none incomplete, every
-    ideal quote found in its files, all four native formats (``per_format`` scenarios or
-    more each), 3+ scenarios each in German, French and Spanish and ``english`` or more in
-    English. Only for unsealed sets: a message names counts, never a scenario's content."""
-    assert not (root / "SEALED").exists(), f"{root} is sealed"
+                          per_format: int = 1, english: int = 0,
+                          sealed: bool = False) -> PersonalSet:
+    """Load a personal set and check the shape every one promises: a README, a SEALED
+    marker exactly when ``sealed``, its name, at least ``scenarios`` scenarios, none
+    incomplete, every ideal quote found in its files, all four native formats
+    (``per_format`` scenarios or more each), 3+ scenarios each in German, French and Spanish
+    and ``english`` or more in English. A message names counts, never a scenario's content."""
+    assert (root / "SEALED").exists() == sealed, f"{root}: SEALED marker should be {sealed}"
     assert (root / "README.md").is_file(), f"{root} has no README.md"
     found = personal_set(root, tmp_path)
-    assert not found.sealed and found.name == name, (found.sealed, found.name)
+    assert found.sealed == sealed and found.name == name, (found.sealed, found.name)
     assert len(found.scenarios) >= scenarios, f"{len(found.scenarios)} scenarios"
     assert (found.incomplete, found.unquoted) == (0, 0), \
         f"{found.incomplete} incomplete, {found.unquoted} ideal quotes not in the files"

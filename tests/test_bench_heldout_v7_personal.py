@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from heldout_sets import perfect, personal_set, replay_first_day_only, replay_ideal
+from heldout_sets import assert_personal_shape, perfect, replay_first_day_only, replay_ideal
 
 BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v7" / "personal"
@@ -21,16 +21,8 @@ def test_heldout_v7_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: P
     replaying ideal.yaml scores precision 1.00, recall 1.00, no duplicate, no wrong-live
     record and no failed run on every one; replaying only the first day of a few leaves
     not-live records live (the checks bite)."""
-    assert (ROOT / "SEALED").is_file() and (ROOT / "README.md").is_file()
-    found = personal_set(ROOT, tmp_path)
-    assert found.sealed and found.name == "heldout_v7_personal"
-    assert len(found.scenarios) >= 22
-    assert (found.incomplete, found.unquoted) == (0, 0)
-    assert set(found.kinds) == {"mbox", "slack", "textchat", "jsonl"}
-    assert min(found.kinds.values()) >= 3
-    lang = found.languages()
-    assert lang.count("de") >= 3 and lang.count("fr") >= 3 and lang.count("es") >= 3
-    assert len(lang) - lang.count("de") - lang.count("fr") - lang.count("es") >= 10
+    found = assert_personal_shape(ROOT, tmp_path, "heldout_v7_personal", scenarios=22,
+                                  per_format=3, english=10, sealed=True)
 
     got, entry = replay_ideal(found.scenarios)
     assert got == perfect(found.scenarios)
