@@ -227,3 +227,24 @@ def replay_first_day_only(scenarios: list[Any]) -> dict[str, Any]:
     for sc in scenarios:
         sc.ideal = sc.ideal[:1]
     return c.provider_entry([c.run_scenario(sc, "scripted") for sc in scenarios])
+
+
+def assert_ideal_replay(found: PersonalSet, *, gold: int, not_live: int,
+                        questions: int = 0) -> None:
+    """The engine check every personal set promises: the scripted replay of ideal.yaml is
+    perfect on every scenario, the set holds ``gold`` gold records and ``not_live`` not-live
+    checks or more, ``questions`` or more ideal answers are questions (references nobody can
+    resolve) and end as open questions, and replaying only the first day of the first four
+    scenarios leaves not-live records live (the checks bite). Messages name counts only."""
+    got, entry = replay_ideal(found.scenarios)
+    assert got == perfect(found.scenarios), "the ideal replay is not perfect"
+    assert entry["gold"] >= gold and entry["not_live_checked"] >= not_live, \
+        (entry["gold"], entry["not_live_checked"])
+    if questions:
+        asks = sum(1 for sc in found.scenarios for day in sc.ideal for op in day
+                   if op["op"] == "question.ask")
+        assert asks >= questions and entry["open_questions"] >= questions, \
+            (asks, entry["open_questions"])
+    stale = replay_first_day_only(found.scenarios[:4])
+    assert stale["wrong_live"] >= 3 and stale["recall"] < 1.0, \
+        (stale["wrong_live"], stale["recall"])

@@ -6,13 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from heldout_sets import (
-    assert_personal_shape,
-    coding_set,
-    perfect,
-    replay_first_day_only,
-    replay_ideal,
-)
+from heldout_sets import assert_ideal_replay, assert_personal_shape, coding_set
 
 BENCH = REPO_ROOT / "bench"
 V4 = BENCH / "heldout_v4"
@@ -43,9 +37,4 @@ def test_heldout_v4_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path:
     root = V4 / "personal"
     found = assert_personal_shape(root, tmp_path, "heldout_v4_personal", scenarios=20)
 
-    got, entry = replay_ideal(found.scenarios)
-    assert got == perfect(found.scenarios)
-    assert entry["gold"] >= 50 and entry["not_live_checked"] >= 60
-
-    stale = replay_first_day_only(found.scenarios[:4])
-    assert stale["wrong_live"] >= 3 and stale["recall"] < 1.0
+    assert_ideal_replay(found, gold=50, not_live=60)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import REPO_ROOT
-from heldout_sets import assert_personal_shape, perfect, replay_first_day_only, replay_ideal
+from heldout_sets import assert_ideal_replay, assert_personal_shape
 
 BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v6" / "personal"
@@ -23,13 +23,4 @@ def test_heldout_v6_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path:
     found = assert_personal_shape(ROOT, tmp_path, "heldout_v6_personal", scenarios=22,
                                   per_format=3, english=10)
 
-    got, entry = replay_ideal(found.scenarios)
-    assert got == perfect(found.scenarios)
-    assert entry["gold"] >= 60 and entry["not_live_checked"] >= 100
-    # two references nobody can resolve: the ideal answer is a question, not a record
-    asks = sum(1 for sc in found.scenarios for day in sc.ideal for op in day
-               if op["op"] == "question.ask")
-    assert asks >= 2 and entry["open_questions"] >= 2
-
-    stale = replay_first_day_only(found.scenarios[:4])
-    assert stale["wrong_live"] >= 3 and stale["recall"] < 1.0
+    assert_ideal_replay(found, gold=60, not_live=100, questions=2)
