@@ -1,0 +1,46 @@
+"""The held-out v8 coding set (sealed in session 9) is complete and loads as the benchmark
+expects; it stays sealed, so the benchmark reports it by aggregates only."""
+
+from __future__ import annotations
+
+from conftest import REPO_ROOT
+from heldout_sets import coding_set
+
+BENCH = REPO_ROOT / "bench"
+CODING = BENCH / "heldout_v8" / "coding"
+
+
+def test_heldout_v8_coding_is_sealed_and_loads_complete() -> None:
+    """13+ coding scenarios, sealed, in all three transcript formats (4+ Claude Code, 4+
+    Codex, 3+ Pi, one mixing all three), each transcript valid JSON lines with one session
+    per file, each gold in the held-out form, and 6+ scenarios with 2-3 sessions carrying
+    review items."""
+    assert (CODING / "SEALED").is_file() and (CODING / "README.md").is_file()
+    found = coding_set(CODING, "heldout_v8_coding")
+    assert found.sealed and found.name == "heldout_v8_coding"
+    assert len(found.projects) >= 13
+    assert found.failing("files_and_gold", "categories", "keyword_strings", "unique_ids",
+                         "must_not", "review_kinds", "json_lines", "no_empty_file",
+                         "one_session_per_file", "sessions_are_files") == []
+    assert found.formats == {"claude_code", "codex", "pi"}
+    assert found.by_format.get("claude_code", 0) >= 4 and found.by_format.get("codex", 0) >= 4
+    assert found.by_format.get("pi", 0) >= 3 and found.mixed >= 1
+    assert found.reviewed >= 6
+
+
+def test_heldout_v8_coding_holds_the_counts_its_readme_states() -> None:
+    """The aggregates the README promises (25 sessions; 70 gold items: 36 rule, 20 command,
+    14 pitfall; 78 must_not lists; 22 review items, half rules and half failures), rounded
+    down a little so that replacing one wrong scenario does not break the test."""
+    found = coding_set(CODING, "heldout_v8_coding")
+    gold = [g for p in found.projects for g in p.gold]
+    by_category = {c: sum(g["category"] == c for g in gold) for c in ("rule", "command", "pitfall")}
+    reviews = [r for p in found.projects for r in p.review]
+    assert sum(p.sessions for p in found.projects) >= 24
+    assert len(gold) >= 66
+    assert by_category["rule"] >= 32 and by_category["command"] >= 18
+    assert by_category["pitfall"] >= 12
+    assert sum(len(p.must_not) for p in found.projects) >= 72
+    assert len(reviews) >= 20
+    assert sum(r["kind"] == "rule" for r in reviews) >= 10
+    assert sum(r["kind"] == "failure" for r in reviews) >= 10
