@@ -69,3 +69,20 @@ def test_numeric_days_and_dotted_times(text, day, clock):
 
     assert find_date(text, SAID) == day
     assert find_time(text) == clock
+
+
+def test_a_weekday_and_a_day_number_apart_name_one_day():
+    """"Sunday lunch here on the 20th": the weekday and "the 20th" said apart are one day,
+    the next 20th that is a Sunday, not the coming Sunday; when no such day comes within
+    two months they are two different days and the weekday is read as before."""
+    from dream.kinds.text import find_date
+
+    said = datetime(2026, 11, 21, 9, 14, tzinfo=UTC)       # a Saturday
+    assert find_date("Sunday lunch here on the 20th before everyone scatters! 1pm",
+                     said) == "2026-12-20"
+    assert find_date("pizza Friday, the 4th, at mine", said) == "2026-12-04"
+    # a Sunday the 19th is ten months away: two days, the weekday wins (the coming Sunday)
+    assert find_date("Sunday works for me, or else the 19th", said) == "2026-11-22"
+    # a month after the number makes it a full date, read as before
+    assert find_date("Sunday, the 20th of December", said) == "2026-12-20"
+    assert find_date("next Sunday on the 20th", said) == "2026-11-22"

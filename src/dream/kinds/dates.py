@@ -225,7 +225,7 @@ def weekday_and_day(text: str, ref: datetime | None) -> str | None:
         if k < len(tokens) and any(kind == "month" for _l, kind, _v in vocab.get(tokens[k], [])):
             continue            # "Friday 14 March": a full date, read elsewhere
         if 1 <= day <= 31:
-            return _next_day(day, ref.date(), weekday)
+            return next_day(day, ref.date(), weekday)
     return None
 
 
@@ -259,10 +259,10 @@ def day_of_month(text: str, ref: datetime | None) -> str | None:
     m = _THE_NTH.search(text)
     if not m or not 1 <= int(m[1]) <= 31:
         return None
-    return _next_day(int(m[1]), (ref or datetime(2000, 1, 1)).date(), None)
+    return next_day(int(m[1]), (ref or datetime(2000, 1, 1)).date(), None)
 
 
-def _next_day(day: int, base, weekday: int | None) -> str | None:
+def next_day(day: int, base, weekday: int | None) -> str | None:
     first = None
     year, month = base.year, base.month
     for _ in range(13):
