@@ -7,7 +7,11 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT, SHARED
+
+# the quick run dreams the real sessions of ../shared/data
+pytestmark = pytest.mark.shared_data
 
 
 def test_coding_memory_bench_quick_prints_figures_last(tmp_path):
