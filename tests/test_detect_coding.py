@@ -178,6 +178,23 @@ def test_what_the_user_typed_when_rejecting_a_tool_call_is_a_rule_for_run_and_re
     assert "settings" in proposal.title
 
 
+def test_a_codex_call_the_user_declined_is_no_way_of_working_and_no_pitfall():
+    """Codex answers a call declined at the approval prompt with "exec command rejected by
+    user": the command never ran, so it is neither listed as how the project is deployed
+    nor, declined in two sessions, a failure to remember (the person's "no" is theirs to
+    explain; nothing broke)."""
+    sessions = [_session(name, [
+        ("user", "add the bucket and show me the diff"),
+        ("call", "pulumi preview --diff --stack dev"), ("ok", "Previewing update (dev)"),
+        ("call", "pulumi up --stack dev --yes"), ("fail", "exec command rejected by user"),
+        ("assistant", "Understood, I won't apply it.")],
+        10 * n) for n, name in enumerate(("codex-1", "codex-2"))]
+    notes = _run(*sessions)
+    assert "pulumi preview --diff" in " ".join(n["text"] for n in notes)
+    assert not [n["text"] for n in notes if "rejected by user" in n["text"] or
+                ("pulumi up" in n["text"] and n["type"] in ("command", "failure"))]
+
+
 def _pitfalls(*sessions: list[dict]) -> list[str]:
     return [n["text"] for n in _run(*sessions) if n["type"] == "failure"]
 

@@ -309,8 +309,9 @@ def test_codex_rollout_without_events_keeps_prompts_in_place(tmp_path: Path) -> 
 def test_codex_shell_outputs_fail_by_the_exit_code_in_their_header(tmp_path: Path) -> None:
     """The three ways a Codex shell output says its exit status all set the error flag:
     ``metadata.exit_code`` in JSON (``shell``), ``Exit code: N`` (``shell_command``) and
-    ``Process exited with code N`` after ``Chunk ID`` / ``Wall time`` (``exec_command``); a
-    zero code, a code in the output itself and a still-running session do not."""
+    ``Process exited with code N`` after ``Chunk ID`` / ``Wall time`` (``exec_command``), and
+    so does a call the person declined ("exec command rejected by user"); a zero code, a code
+    in the output itself and a still-running session do not."""
     outputs = [
         ("shell", json.dumps({"output": "boom", "metadata": {"exit_code": 2}}), True),
         ("shell_command", "Exit code: 4\nWall time: 0.7 seconds\nOutput:\nImportError", True),
@@ -322,6 +323,10 @@ def test_codex_shell_outputs_fail_by_the_exit_code_in_their_header(tmp_path: Pat
         ("exec_command", "Chunk ID: 7c20\nWall time: 10.0 seconds\nProcess running with "
                          "session ID 3\nOutput:\nwatching...", False),
         ("shell_command", "Exit code: 0\nOutput:\nExit code: 1 was printed by a test", False),
+        # declined at the approval prompt: Codex's own words for a "no", the call never ran
+        ("shell_command", "exec command rejected by user", True),
+        ("apply_patch", "patch rejected by user", True),
+        ("shell_command", "Exit code: 0\nOutput:\nwarning: exec command rejected by user", False),
     ]
     lines = [{"timestamp": "2026-11-17T11:20:00Z", "type": "session_meta",
               "payload": {"id": "s-2", "cwd": "/project"}}]

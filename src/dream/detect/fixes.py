@@ -13,7 +13,8 @@ from dream.detect import commands, failures, howto, noise, objections, shell
 from dream.detect.commands import CommandRun
 
 REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed with this tool"
-                           r"|tool use was rejected|Request interrupted|interrupted by the user",
+                           r"|tool use was rejected|Request interrupted|interrupted by the user"
+                           r"|^\s*(?:exec command|patch) rejected by user\s*$",
                            re.I)
 _INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
 FIX_WINDOW = 8

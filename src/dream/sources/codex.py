@@ -60,6 +60,9 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _QUIET_ITEMS = ("reasoning", "ghost_snapshot", "other")
 _QUIET_RECORDS = ("world_state", "token_usage_record")
 _MAX_CALLS = 256
+# what Codex sends back for a call the person declined at the approval prompt: the
+# command never ran (Codex words a human "no" exactly so, for a shell call or a patch)
+_DENIED = re.compile(r"(?:exec command|patch) rejected by user$")
 # the exit status in the text header of a shell_command / exec_command output (before "Output:")
 _EXIT_HEADER = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)\s*$")
 # a line Codex writes as {"timestamp":"...","type":"response_item","payload":{"type":"reasoning"
@@ -85,7 +88,7 @@ def _output(value: Any) -> tuple[str, bool]:
         text = value.get("output", value.get("content"))
         return (text_of(text) if not isinstance(text, str) else text), error
     text = text_of(value) if isinstance(value, list) else "" if value is None else str(value)
-    return text, error or _exited_non_zero(text)
+    return text, error or _exited_non_zero(text) or bool(_DENIED.match(text.strip()))
 
 
 def _exited_non_zero(text: str) -> bool:
