@@ -355,6 +355,34 @@ def test_a_failure_that_says_how_the_machine_is_set_up_is_a_pitfall_the_first_ti
     assert pitfall.endswith("Fix: run `colima start`.")
 
 
+def test_a_count_of_logged_errors_is_a_summary_and_a_read_more_link_is_no_cause():
+    """"Error: error building site: logged 1 error(s)" only counts what was logged above:
+    the cause is the ERROR line, so two different errors under the same count are two
+    pitfalls, not one; the "see <link> for more information" after a cause is a pointer,
+    left out of the line shown."""
+    from dream.detect.failures import cause_line
+
+    def site(error: str) -> str:
+        return ("Exit code 1\nStart building sites … \nsitegen v0.9.1 linux/amd64\n\n"
+                f"{error}\nTotal in 198 ms\nError: error building site: logged 1 error(s)")
+
+    theme = site("ERROR SASS: failed to transform \"css/app.scss\": this feature needs the "
+                 "full edition, see https://example.org/x1 for more information")
+    ref = site('ERROR [en] REF_MISSING: "docs/start.md:3:1": page not found')
+    assert cause_line(theme) == ("ERROR SASS: failed to transform \"css/app.scss\": this "
+                                 "feature needs the full edition")
+    assert cause_line(ref).startswith("ERROR [en] REF_MISSING")
+    assert cause_line("Build failed with 2 errors") == "Build failed with 2 errors"
+    assert cause_line("src/a.c:3:1: error: expected ';'\n1 error generated.") == \
+        "src/a.c:3:1: error: expected ';'"
+    pits = _pitfalls(_session("claude-1", [("call", "sitegen --minify"), ("fail", theme),
+                                           ("call", "./bin/sitegen --minify"), ("fail", ref)]),
+                     _session("claude-2", [("call", "sitegen"), ("fail", theme),
+                                           ("call", "./bin/sitegen"), ("ok", "Total in 2 s")], 10))
+    [sass] = [p for p in pits if "SASS" in p]
+    assert "example.org" not in sass and "REF_MISSING" not in sass and "logged" not in sass
+
+
 def test_cause_lines_of_other_toolchains():
     from dream.detect.failures import cause_line
     assert cause_line("# app\n./main.go:12:5: cannot use x (variable of type int) as string "

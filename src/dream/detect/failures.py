@@ -95,7 +95,15 @@ _SUMMARY = re.compile(
     r"|FAILED: \S+$|collect2: error|ninja: build stopped|--- FAIL:|FAIL\s*$|FAIL\t"
     r"|husky - |[✖✗×]\s+(?:found )?\d+ problems?|Build FAILED|For more information about this"
     r"|(?:npm (?:ERR!|error) )?(?:code|errno|syscall) \S+$|(?:npm (?:ERR!|error) )?A complete"
-    r" log|Some specs? failed|\d+ examples?, \d+ failures?)", re.IGNORECASE)
+    r" log|Some specs? failed|\d+ examples?, \d+ failures?"
+    # a count of the errors logged above ("Error: error building site: logged 1 error(s)",
+    # "Build failed with 2 errors")
+    r"|.*\b(?:logged|found|with|generated|reported|encountered)\s+\d+\s+errors?(?:\(s\))?\W*$)",
+    re.IGNORECASE)
+# where to read more, after the cause (", see https://goo.gl/YMrWcn for more information"):
+# a pointer, not the cause
+_SEE_LINK = re.compile(r"[,;]?\s*\(?(?:see|visit|read)\s+<?https?://\S+?>?\)?"
+                       r"(?:\s+for\s+(?:more\s+)?(?:information|info|details|help))?\s*\.?\s*$", re.I)
 # a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error"), and
 # the error level a build tool tags its lines with ("[error]" in sbt, "[ERROR]" in Maven)
 _PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout|error|ERROR|fatal|FATAL)\]|npm (?:ERR!|error))\s*")
@@ -128,7 +136,7 @@ def cause_line(text: str) -> str:
     level, else the last exception of a traceback, else the first diagnostic above the
     summary lines a build tool prints at the end; a short heading takes the line that
     says what it means (:func:`_with_detail`)."""
-    line = _cause_line(text)
+    line = _SEE_LINK.sub("", _cause_line(text)) or _cause_line(text)
     return _with_detail(line, text) if line else line
 
 
