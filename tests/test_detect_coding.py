@@ -383,6 +383,50 @@ def test_a_count_of_logged_errors_is_a_summary_and_a_read_more_link_is_no_cause(
     assert "example.org" not in sass and "REF_MISSING" not in sass and "logged" not in sass
 
 
+def test_the_cause_is_neither_the_step_that_exited_nor_a_runners_status_of_one_case():
+    """"FATAL ERROR: command exited with status 1: /usr/bin/cmake ..." names the step that
+    ran and "ERROR - board_a  tests/queue.unit  FAILED : Build failure" names the case that
+    failed: the cause is the diagnostic beside them, the same in both, so the two failures
+    are one pitfall."""
+    from dream.detect.failures import cause_line
+
+    missing = ("CMake Error at cmake/FindToolkit.cmake:12 (find_package):\n"
+               "  Could not find a package configuration file provided by \"Toolkit\"\n")
+    build = (f"-- Configuring project\n{missing}-- Configuring incomplete, errors occurred!\n"
+             "FATAL ERROR: command exited with status 1: /usr/bin/cmake -B build -GNinja")
+    tests = ("INFO    - Building initial testsuite list...\n"
+             "ERROR   - board_a     tests/queue/queue.unit    FAILED : Build failure\n"
+             f"{missing}INFO    - 0 of 2 executed test configurations passed (0.00%)")
+    want = 'Could not find a package configuration file provided by "Toolkit"'
+    assert cause_line(build) == want and cause_line(tests) == want
+
+
+def test_a_chain_that_worked_again_after_an_edit_of_the_code_shows_no_fix():
+    """"source env.sh && runner -p sim" failed on an assertion, the test was edited, the
+    same chain then passed: the set-up step it already ran is no fix, and a one-off failure
+    of the code being changed is no pitfall."""
+    edit = ("The file /src/tests/queue/main.c has been updated. Here's the result of running "
+            "`cat -n` on a snippet of the edited file:\n     1\tzassert_equal(space, 7);")
+    session = _session("claude-1", [
+        ("user", "one unit test is red since yesterday, can you look"),
+        ("call", "source scripts/env.sh && runner -T tests -p sim"),
+        ("fail", "INFO - 1/3 sim tests/queue.unit FAILED Failed (0.012s)\n"
+                 "assertion fail [space == 8] @ tests/queue/src/main.c:41"),
+        ("assistant", "The assertion still expects the old free space; updating it."),
+        ("tool-edit", edit),
+        ("call", "source scripts/env.sh && runner -T tests -p sim"),
+        ("ok", "INFO - 3 of 3 executed test configurations passed (100.00%)")])
+    for item in session:
+        if item["handle"].endswith(":4"):   # the edit's result, from the Edit tool
+            item.update(tool_name="Edit")
+    from dream.detect import commands, fixes
+
+    runs = commands.by_session(_evidence(session).items)
+    [failed] = [r for rs in runs.values() for r in rs if r.failed]
+    assert fixes.fix([failed], runs) is None
+    assert _pitfalls(session) == []
+
+
 def test_cause_lines_of_other_toolchains():
     from dream.detect.failures import cause_line
     assert cause_line("# app\n./main.go:12:5: cannot use x (variable of type int) as string "

@@ -98,7 +98,9 @@ _SUMMARY = re.compile(
     r" log|Some specs? failed|\d+ examples?, \d+ failures?"
     # a count of the errors logged above ("Error: error building site: logged 1 error(s)",
     # "Build failed with 2 errors")
-    r"|.*\b(?:logged|found|with|generated|reported|encountered)\s+\d+\s+errors?(?:\(s\))?\W*$)",
+    r"|.*\b(?:logged|found|with|generated|reported|encountered)\s+\d+\s+errors?(?:\(s\))?\W*$"
+    r"|.*\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed) with (?:exit )?"
+    r"(?:code|status|error) -?\d+)",
     re.IGNORECASE)
 # where to read more, after the cause (", see https://goo.gl/YMrWcn for more information"):
 # a pointer, not the cause
@@ -149,7 +151,8 @@ def _cause_line(text: str) -> str:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
-    gravest = [ln for ln in lines if _GRAVE.match(ln) and not _EXITED_ONLY.search(ln)]
+    gravest = [ln for ln in lines if _GRAVE.match(ln) and not _EXITED_ONLY.search(ln)
+               and not _STATUS_ONLY.search(ln)]
     if gravest:                             # "CRITICAL Unable to contact the Docker daemon."
         return gravest[0].strip()[:400]
     up = next((n for n, ln in enumerate(lines) if _POINTS_UP.search(ln)), None)
@@ -157,7 +160,8 @@ def _cause_line(text: str) -> str:
         above = _named_above(lines[:up])
         if above:
             return above
-    causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _WARNING.match(ln)
+    causes = [ln for ln in lines if not _SUMMARY.match(ln) and not _STATUS_ONLY.search(ln)
+              and not _WARNING.match(ln)
               and not _ADVICE.match(ln) and not _BARE_FAILED.match(ln)]
     for number, pool in enumerate((causes, [ln for ln in lines if not _ADVICE.match(ln)])):
         if number == 1:         # no line says it is an error: the one the summary sums up
@@ -203,7 +207,15 @@ _MARKER = re.compile(r"^\s*(?:#|>|\|)\s+(?=(?:error|fatal)\b)", re.I)
 # contact the Docker daemon", "FATAL  ...", "[fatal] ...")
 _GRAVE = re.compile(r"^\s*(?:CRITICAL|FATAL|\[(?:critical|CRITICAL|fatal|FATAL)\])\s+\S")
 # a line that only says a program's exit status ("Ansible return code was 2, command was:")
-_EXITED_ONLY = re.compile(r"\b(?:return|exit) (?:code|status) (?:was |of |is |= ?)?\d+", re.I)
+_EXITED_ONLY = re.compile(r"\b(?:return|exit) (?:code|status) (?:was |of |is |= ?)?\d+"
+                          # "FATAL ERROR: command exited with status 1: /usr/bin/cmake ...":
+                          # the step that ran, not why it failed
+                          r"|\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed)"
+                          r" with (?:exit )?(?:code|status|error) -?\d+", re.I)
+# a test runner's status of one case ("ERROR - qemu_x86  tests/ringbuf.unit  FAILED : Build
+# failure"): which case failed, not why; the diagnostic is on the lines around it
+_STATUS_ONLY = re.compile(r"\bFAILED\s*:?\s*(?:build failure|failed|error)?\s*(?:\([^)]*\))?\s*$",
+                          re.I)
 # a line that goes on with the one above it ("╰─▶ Cannot solve the request because of: ...")
 _GOES_ON = re.compile(r"^\s*(?:[╰└├│]\s*[─-]*\s*[▶>]?|[-=]>|→|Caused by:)\s*(?P<rest>\S.*)$")
 _HEADING = re.compile(r"^\W*(?:error|fatal)(?:\[[^\]]*\])?:\s*(?:\S+\s*){1,4}$", re.I)

@@ -167,7 +167,10 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     """The fix shown by a retry that worked: the steps chained before it (``uv sync &&
     uv run pytest``), the retry itself when it only added a flag or changed a message, else
     the first step between the failure and the retry that can change something."""
-    before = [p for p in parts[:at] if shell.changes(p)]
+    # (a step the failing command already ran first is no fix: "source env.sh && twister"
+    # failed, the code was edited, the same chain worked)
+    ran = set(shell.chain(failing.command))
+    before = [p for p in parts[:at] if shell.changes(p) and p not in ran]
     if before:      # and the retry itself when it ran on something else ("branch=origin/main")
         return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
                                      else []))
