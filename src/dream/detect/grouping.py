@@ -94,7 +94,9 @@ def fullest(said: list[Sentence]) -> Sentence:
 
 # a name from the code or the machine that a rule is about: a file, a flag, a task
 _NAMED = re.compile(r"`([^`]+)`|\b([\w-]+\.(?:md|json|toml|ya?ml|lock|txt|cfg|ini|py|rb|go|rs"
-                    r"|ts|js|sum|mod|gradle|prisma))\b|(?<!\w)-{1,2}([a-z][\w-]+)|\b(\w+:[\w:]+)\b",
+                    r"|ts|js|sum|mod|gradle|prisma))\b|(?<!\w)-{1,2}([a-z][\w-]+)|\b(\w+:[\w:]+)\b"
+                    # an identifier in CamelCase ("FetchContent"), whatever language is around it
+                    r"|\b((?-i:[A-Z][a-z]+[A-Z]\w*))\b",
                     re.I)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import directives, howto, noise, shell, wording
+from dream.detect import directives, howto, noise, rule_lang, shell, wording
 from dream.items import Item
 
 
@@ -45,9 +45,13 @@ def told_fix(failed: list[Item], items: Sequence[Item]) -> str | None:
                      i.kind == "statement"), None)
         if said is None or any(i.kind == "tool_result" and i.seq < said.seq for i in later):
             continue
+        lang = rule_lang.language(said.text)     # said in German, French or Spanish
         for sent in wording.split(noise.strip_paste(said.text)):
             sent = _ASIDE.sub("", sent).strip()
-            if len(sent) > 160 or directives.is_question(sent) or not _TOLD.match(sent):
+            if lang and not _TOLD.match(sent):
+                sent = rule_lang.told_to_run(sent, lang) or ""
+            if not sent or len(sent) > 160 or directives.is_question(sent) or \
+                    not _TOLD.match(sent) and not lang:
                 continue
             named = re.findall(r"`([^`]+)`", sent) or [sent]
             if any(howto.purposes(n) or shell.chain(n) and howto.purposes(

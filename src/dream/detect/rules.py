@@ -10,6 +10,10 @@ Paraphrases of one rule (sentences whose content words overlap enough,
 :func:`dream.detect.wording.same`) are grouped, with the count of times and sessions.
 A rule's name keeps its negations (never, not, don't, no), so its record name says the
 same thing as the rule.
+
+A statement said in German, French or Spanish is read by :mod:`dream.detect.rule_lang`
+with the same kinds of rule and the same exclusions, its rules kept in its words; a
+sentence in it said in English is read here.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dream.detect import directives, grouping, noise, spelling, wording
+from dream.detect import directives, grouping, noise, rule_lang, spelling, wording
 from dream.detect.finding import Finding
 from dream.detect.rule_text import MARKER, rule_text, said_how
 from dream.items import Item
@@ -32,11 +36,11 @@ def name_words(text: str, limit: int = 8) -> str:
     """Content words of a rule in order, negations kept ("never", "not", "do-not", "no")."""
     keep = {"never", "not", "no", "dont", "don't", "always", "only", "instead"}
     out: list[str] = []
-    for w in re.findall(r"[a-z0-9][a-z0-9'+#.-]*", text.lower()):
+    for w in re.findall(r"[^\W_](?:[^\W_]|['+#.-])*", text.lower()):
         w = w.strip(".'")
         if w in ("don't", "dont"):
             w = "do-not"            # a record name says "do not": no spelling of it is lost
-        if (w in keep or w == "do-not" or (w not in wording.FILLER and len(w) > 1)) and \
+        if (w in keep or w == "do-not" or (not wording.is_filler(w) and len(w) > 1)) and \
                 w not in out:
             out.append(w.replace("'", ""))
         if len(out) >= limit:
@@ -122,7 +126,16 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     out: list[tuple[str, str]] = []
     last = -2
+    lang = rule_lang.language(text)
+    foreign = {n: (rule, kind) for n, rule, kind in
+               rule_lang.said_rules(sents, lang, starts)} if lang else {}
     for n, sent in enumerate(sents):
+        if n in foreign:
+            out.append(foreign[n])      # a rule said in German, French or Spanish
+            last = n
+            continue
+        if lang and not _english(sent):
+            continue                    # said in the statement's language: read above
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
         if out and last == n - 1 and _taken(sent, out[-1][0]):
@@ -156,6 +169,12 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         out.append((rule, kind))
         last = n
     return out
+
+
+def _english(sentence: str) -> bool:
+    """A sentence of a German, French or Spanish statement said in English."""
+    return rule_lang.language(sentence) is None and len(sentence.split()) >= 3 and \
+        rule_lang.english_words(sentence) >= 2
 
 
 # a sentence that only says how often ("I said every time.", "every time, sorry, I should put

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from dream.detect import rule_lang
 from dream.items import Item
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?:\\n)+")
@@ -25,8 +26,20 @@ FILLER = {
     "want", "wanted", "like", "need", "have", "has", "think", "re", "ll", "ve",
 }
 _NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "not",
-              "shouldn't": "not", "quit": "not", "avoid": "not"}
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*", re.IGNORECASE)
+              "shouldn't": "not", "quit": "not", "avoid": "not",
+              # German, French and Spanish ones (their other frequent words are filler)
+              "nie": "not", "niemals": "not", "nicht": "not", "kein": "not", "keine": "not",
+              "keinen": "not", "jamais": "not", "pas": "not", "nunca": "not", "jamás": "not",
+              "immer": "always", "toujours": "always", "siempre": "always", "stets": "always"}
+_WORD = re.compile(r"[^\W_][\w.+#/-]*")
+# filler in every language read (:mod:`dream.detect.rule_lang`), negations kept
+_STOP = frozenset(FILLER | (rule_lang.stop_words() - set(_NEGATIONS)))
+
+
+def is_filler(word: str) -> bool:
+    """A word that says nothing of a rule's content, in English, German, French or
+    Spanish."""
+    return word in _STOP
 
 
 def sentences(item: Item) -> list[str]:
@@ -101,7 +114,7 @@ def words(sentence: str) -> frozenset[str]:
     for raw in _WORD.findall(sentence.lower().replace("’", "'")):
         w = raw.strip(".,")
         w = _NEGATIONS.get(w, w)
-        if w and w not in FILLER and len(w) > 1:
+        if w and w not in _STOP and len(w) > 1:
             out.add(_stem(w))
     return frozenset(out)
 
@@ -134,7 +147,7 @@ def ordered_words(sentence: str) -> list[str]:
     out = []
     for raw in _WORD.findall(sentence.lower().replace("’", "'")):
         w = _NEGATIONS.get(raw.strip(".,"), raw.strip(".,"))
-        if w and w not in FILLER and len(w) > 1 and w not in out:
+        if w and w not in _STOP and len(w) > 1 and w not in out:
             out.append(w)
     return out
 

@@ -1,0 +1,317 @@
+"""Rules said in German, French or Spanish: the same kinds of rule the English reader
+(:mod:`dream.detect.rules`, :mod:`dream.detect.rule_text`) accepts, read with the words of
+each language (``words/rules_<lang>.toml``), and kept in the words they were said in.
+
+A statement is read in a language when more of its words are that language's frequent words
+(``marks``) than English ones (:func:`language`). Each sentence then loses its conversational
+lead-in ("ah,", "non non,", "Hola.", "wie immer:") and the clauses that only say it was said
+before ("hab ich doch gesagt", "je l'ai déjà dit", "ya te lo dije"), and is a rule when it says:
+
+- what never to do ("niemals X ausführen", "pas de X", "on ne fait jamais X", "nunca
+  apliques X", "no uses X"), or what always or only to do ("immer", "jedes Mal", "nur über",
+  "toujours", "à chaque fois", "uniquement", "siempre", "cada vez", "solo con");
+- how the project does it ("bei uns", "wir nutzen", "gebaut wird mit", "on utilise", "tout
+  passe par", "usamos", "en este repo"), or that something is broken here ("ist bei uns
+  kaputt", "est cassé", "no funciona");
+- an obligation with the order of steps ("du musst vorher X", "il faut d'abord", "tienes que
+  X antes"), "use X" naming a command, or one thing instead of another ("X statt Y", "X au
+  lieu de Y", "X en vez de Y", "X, nicht Y").
+
+It must name something (a command, flag, path, identifier or tool) unless its marker opens
+the sentence and it has content enough ("Pas de deploy depuis ta machine"). Questions,
+musings ("nur so ein Gedanke", "juste curieuse", "ya veremos") and one-offs ("heute", "pour
+l'instant", "por ahora", "bis das Backfill durch ist") are no rules. A short prohibition
+that names nothing takes what to do from the sentence after it ("Kein flash." + "Hardware
+nur über die CI-Pipeline."), and a sentence that only says it was said before makes the
+sentence before it a correction ("preset conan-release." + "sans lui le toolchain n'est pas
+chargé, je l'ai déjà dit"), the rest of it kept as the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LANGUAGES = ("de", "fr", "es")
+_FILES = Path(__file__).with_name("words")
+# frequent English words, against which a statement's language is weighed
+_ENGLISH = frozenset(
+    "the and is are to you we it not with of use don't this that in for please never always "
+    "do does i my your our be was should must run only here instead just what when then "
+    "but if so can be have has there they them from first before after every".split())
+_LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_SECTIONS = ("lead", "told", "complaint", "question", "musing", "once", "never", "stop", "always",
+             "we", "broken", "instead", "must", "before", "use", "run", "contrast", "here",
+             "still", "report", "reason")
+
+
+@dataclass(frozen=True)
+class _Words:
+    marks: frozenset[str]
+    telling: frozenset[str]
+    rx: dict[str, re.Pattern[str]]
+    lead: re.Pattern[str]
+    question: re.Pattern[str]
+    describes: re.Pattern[str]
+
+
+def fold(text: str) -> str:
+    """``text`` without accents ("jamás" -> "jamas", "über" -> "uber"), as words are matched
+    here: with or without accents a word is the same word. Same length as ``text``."""
+    out = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    return out if len(out) == len(text) else text
+
+
+# German written without umlauts: "ueber", "ausschliesslich"
+_ASCII = {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"}
+_UMLAUTS = {c: f"(?:{c}|{a})" for c, a in _ASCII.items()}
+
+
+def _spellings(word: str) -> set[str]:
+    """A word as it is matched: without accents, and in German also without umlauts
+    (the word as written is kept beside them)."""
+    return {fold(word), "".join(_ASCII.get(c, c) for c in word)}
+
+
+def _alts(phrases: list[str]) -> str:
+    phrases = ["".join(_UMLAUTS.get(c, c) for c in p) for p in phrases]
+    return fold("|".join(sorted(phrases, key=len, reverse=True)))
+
+
+@cache
+def words(language: str) -> _Words:
+    """The rule words of one language, compiled."""
+    with (_FILES / f"rules_{language}.toml").open("rb") as fh:
+        data = tomllib.load(fh)
+    data["never"] = data["never"] + data["stop"]
+    # a phrase ending in an elision ("pas d'") runs into the next word
+    rx = {s: re.compile(r"(?<![\w'-])(?:" + _alts(data[s]) + r")(?:(?<=')|(?![\w'-]))", re.I)
+          for s in _SECTIONS}
+    lead = re.compile(r"^(?:(?:" + _alts(data["lead"]) + r")(?:[\s,.!:;—–-]+|$))+", re.I)
+    question = re.compile(r"^(?:" + _alts(data["question"]) + r")(?![\w'-])", re.I)
+    # the words that tell the language: its frequent words and its plain rule words
+    # ("nunca", "uses", "immer"), none of them English
+    plain = {p for s in ("never", "always", "use", "run", "instead", "we") for p in data[s]
+             if re.fullmatch(r"[^\W\d_]{4,}", p)}
+    marks = frozenset(v for m in data["marks"] for v in _spellings(m) | {m})
+    plain = {v for p in plain for v in _spellings(p)}
+    describes = re.compile(r"(?<![\w'-])(?:" + _alts(data["describes"]) + r")\s*$", re.I)
+    return _Words(marks, marks | plain - _ENGLISH, rx, lead, question, describes)
+
+
+def stop_words() -> frozenset[str]:
+    """The frequent words of every language read here (no content of a rule)."""
+    return frozenset().union(*(words(lang).marks for lang in LANGUAGES))
+
+
+def english_words(text: str) -> int:
+    """How many of the words of ``text`` are frequent English words."""
+    return sum(w.lower() in _ENGLISH for w in _LETTERS.findall(_CODE_SPAN.sub(" ", text)))
+
+
+def language(text: str) -> str | None:
+    """``de``, ``fr`` or ``es`` when ``text`` is said in that language rather than English
+    (code in backticks left out), else None."""
+    said = [fold(w.lower()) for w in _LETTERS.findall(_CODE_SPAN.sub(" ", text))]
+    if not said:
+        return None
+    english = sum(w in _ENGLISH for w in said)
+    best, score, longest = None, 0, 0
+    for lang in LANGUAGES:
+        hits = [w for w in said if w in words(lang).telling]
+        if len(hits) > score:
+            best, score, longest = lang, len(hits), max(map(len, hits))
+    # a short sentence: one word of the language long enough to say it ("nunca", "immer")
+    return best if score > english and (score >= 2 or longest >= 4) else None
+
+
+# a name from the code: `code`, a flag, a path or file, an identifier, a version, a CamelCase
+# or capitalised acronym, a hyphenated technical word ("CI-Pipeline", "conan-release")
+_NAMED = re.compile(r"`[^`]+`|(?<![\w-])--?[a-zA-Z][\w-]*|[\w~.-]*[\w~]/[\w./*~-]*|/[\w.-]+"
+                    r"|\b\w+\.(?:[a-z]{1,5})\b(?!\.)|\b\w*_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
+                    r"|\b[A-Z]{2,}\b|\b[a-zA-Z]+\d[\w.]*|\b\w+(?:-\w+)+|\w+:[\w*]+")
+# in French and Spanish, a capitalised word inside a sentence is a name (Conan, Airflow)
+_CAPITALISED = re.compile(r"(?<=[a-zà-ÿ,;:] )[A-Z][a-zà-ÿ]{2,}")
+
+
+def named(text: str, lang: str) -> bool:
+    """The sentence names something from the code or a tool."""
+    if _NAMED.search(text.replace("z.B.", " ").replace("d.h.", " ")):
+        return True
+    return lang != "de" and bool(_CAPITALISED.search(text))
+
+
+@dataclass
+class _Read:
+    text: str           # the sentence without lead-in and "I told you"
+    rule: bool          # it is a rule on its own
+    kind: str           # correction or directive
+    never_only: bool    # it only says what not to do
+    told: bool          # it says the rule was said before
+    pending: bool       # a short prohibition that names nothing: what to do may follow
+    blocked: bool       # a question, musing or one-off: nothing to take from it
+
+
+def _anchored(text: str, m: re.Match[str]) -> bool:
+    """The marker opens the sentence or one of its clauses, or follows "please"."""
+    before = text[:m.start()].rstrip()
+    return not before or before[-1] in ",;:—–-(" or bool(re.search(
+        r"(?:bitte|por favor|s'il te plaît|stp|svp|und|et|y|also|donc|alors|aber|mais|pero)$",
+        before, re.I))
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m[0])
+
+
+def _content(text: str, w: _Words) -> int:
+    return sum(1 for t in _LETTERS.findall(text) if len(t) > 2 and fold(t.lower()) not in w.marks)
+
+
+def read(sentence: str, lang: str) -> _Read:
+    """What one sentence of a statement in ``lang`` says as a rule (words matched without
+    their accents, :func:`fold`; the rule keeps them)."""
+    w = words(lang)
+    raw = sentence.strip()
+    lead = w.lead.match(fold(raw))
+    said_no = bool(lead and re.search(r"\b(?:nein|ne|nee|no|non|no)\b", lead[0], re.I))
+    text = raw[lead.end():] if lead else raw
+    told = bool(w.rx["told"].search(fold(text)))
+    clauses = [c for c in re.split(r"\s*[,;]\s+|\s+[—–]\s+", text)
+               if c.strip(" .!?") and not w.rx["told"].fullmatch(fold(c.strip(" .!?"))) and
+               not w.rx["complaint"].fullmatch(fold(c.strip(" .!?")))]
+    text = ", ".join(clauses).strip()
+    again = w.lead.match(fold(text))
+    text = (text[again.end():] if again else text).strip(" ,.!:;—–-")
+    f = fold(text)
+    nothing = _Read(text, False, "directive", False, told, False, True)
+    if not text:
+        return _Read("", False, "directive", False, told, False, False)
+    if raw.rstrip().endswith("?") or raw.lstrip().startswith("¿") or w.question.match(f) \
+            or w.rx["musing"].search(f) or w.rx["once"].search(f):
+        return nothing
+    rx = {k: w.rx[k].search(f) for k in ("never", "stop", "we", "broken", "instead", "must",
+                                          "before", "use", "here", "report")}
+    rx["always"] = w.rx["always"].search(w.rx["still"].sub(_blank, f))    # not "immer noch"
+    for k in ("never", "always"):       # "ich habe nie ...", "c'est toujours ...": a report
+        m = rx[k]
+        if m is not None and w.describes.search(f[:m.start()]):
+            rx[k] = None
+    contrast = re.search(r",\s*(?:" + w.rx["contrast"].pattern + r")\s+(?!\w+\s+\w+\s+\w+)"
+                         r"\S", f) if rx["never"] is None else None
+    names = named(text, lang)
+    use_first = rx["use"] is not None and _anchored(f, rx["use"])
+    if rx["broken"] is not None and not (rx["here"] or use_first or rx["instead"]):
+        rx["broken"] = None             # "X ist kaputt" alone reports, "hier kaputt" rules
+    if rx["report"] is not None and not (use_first or rx["instead"] or rx["never"] is not None
+                                         and _anchored(f, rx["never"])):
+        return nothing                  # "X schlägt fehl", "X renvoie Y": a report
+    strong = [m for m in (rx["never"], rx["always"], rx["we"], rx["broken"]) if m is not None]
+    rule = bool(strong) and (names or any(_anchored(f, m) for m in strong) and
+                             _content(text, w) >= 3)
+    rule = rule or names and (
+        rx["must"] is not None and (rx["before"] is not None or rx["always"] is not None)
+        or use_first and bool(_NAMED.search(text))
+        or rx["instead"] is not None and (use_first or bool(re.match(_NAMED, text)))
+        or contrast is not None and bool(_NAMED.search(text[:contrast.start()])))
+    never_only = rx["never"] is not None and not (rx["always"] or rx["we"] or use_first or
+                                                  rx["instead"])
+    pending = not rule and rx["never"] is not None and _anchored(f, rx["never"]) and \
+        len(text.split()) <= 6
+    # pushing back: "nein, ...", "I told you", "stop ...", "instead", "X, not Y"
+    kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast \
+        else "directive"
+    return _Read(text, rule, kind, never_only, told, pending, False)
+
+
+def told_to_run(sentence: str, lang: str) -> str | None:
+    """The sentence without its lead-in when it tells the agent to run, use, start or
+    install something ("ah, du musst vorher X machen", "lance d'abord X", "usa X"), else
+    None: a fix the user named after a failure."""
+    w = words(lang)
+    lead = w.lead.match(fold(sentence.strip()))
+    text = sentence.strip()[lead.end():].strip() if lead else sentence.strip()
+    m = w.rx["run"].match(fold(text)) or w.rx["use"].match(fold(text))
+    if m is None or text.rstrip().endswith("?") or w.rx["musing"].search(fold(text)):
+        return None
+    return text
+
+
+def standing(sentence: str, lang: str) -> bool:
+    """The sentence says something for every time or for the whole project (a rule even in
+    the request that opens a session)."""
+    w = words(lang)
+    return any(w.rx[k].search(fold(sentence)) for k in ("never", "always", "we", "broken"))
+
+
+# "so", said before what to do because of the sentence before
+_SO = re.compile(r"^(?:also|deshalb|daher|darum|deswegen|donc|alors|du coup|c'est pourquoi"
+                 r"|así que|por eso|por lo tanto|entonces)\b", re.I)
+
+
+def _sentence(text: str) -> str:
+    """A rule as a sentence: capitalised, unless it starts with a name from the code."""
+    text = text.strip().rstrip(" .!,;:")
+    first = text.split()[0] if text else ""
+    if not text or re.fullmatch(_NAMED, first.rstrip(",:;")) or re.match(r"[`./~-]", text):
+        return text
+    return text[0].upper() + text[1:]
+
+
+def _lower_first(text: str) -> str:
+    return text if re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) else text[:1].lower() + text[1:]
+
+
+def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[int, str, str]]:
+    """(sentence index, rule, kind) for each rule the sentences of one statement in
+    ``lang`` give (``starts``: it opens the session, so only what is said for every time
+    counts)."""
+    w = words(lang)
+    reads = [read(s, lang) for s in sents]
+
+    def why(r: _Read) -> bool:      # "sans lui le toolchain n'est pas chargé, je l'ai dit"
+        return bool(r.text) and bool(w.rx["reason"].match(fold(r.text)))
+
+    out: list[tuple[int, str, str]] = []
+    used: set[int] = set()
+    for n, r in enumerate(reads):
+        if n in used or r.blocked:
+            continue
+        nxt = reads[n + 1] if n + 1 < len(reads) else None
+        told_after = nxt is not None and nxt.told and not nxt.rule
+        if r.rule:
+            if starts and not standing(r.text, lang):
+                continue            # the task that opens the session
+            text = r.text
+            if nxt is not None and nxt.rule and len(nxt.text.split()) <= 20 and (
+                    r.never_only and not nxt.never_only or _SO.match(sents[n + 1].strip())):
+                # both halves, or what to do because of it ("X liegt in ./a. Also immer ...")
+                text = f"{text}; {_lower_first(nxt.text)}"
+                used.add(n + 1)
+            elif told_after and (why(nxt) or not nxt.text):
+                if nxt.text and len(nxt.text.split()) <= 20:
+                    text = f"{text}; {_lower_first(nxt.text)}"     # the reason said with it
+                used.add(n + 1)
+            kind = "correction" if r.kind == "correction" or told_after else "directive"
+            out.append((n, _sentence(text) + ".", kind))
+        elif r.pending and nxt is not None and nxt.rule and not (starts and not standing(
+                f"{r.text} {nxt.text}", lang)):
+            out.append((n, _sentence(f"{r.text}; {_lower_first(nxt.text)}") + ".",
+                        "correction" if r.kind == "correction" or nxt.kind == "correction"
+                        else "directive"))
+            used.add(n + 1)
+        elif told_after and (why(nxt) or not nxt.text) and r.text and not starts and \
+                named(r.text, lang) and len(r.text.split()) <= 12:
+            # "preset conan-release." + "sans lui ..., je l'ai déjà dit": said again
+            text = f"{r.text}; {_lower_first(nxt.text)}" if nxt.text else r.text
+            out.append((n, _sentence(text) + ".", "correction"))
+            used.add(n + 1)
+        elif r.told and not starts and not why(r) and len(r.text.split()) <= 20 and (
+                named(r.text, lang) or _content(r.text, w) >= 3):
+            out.append((n, _sentence(r.text) + ".", "correction"))   # "X, I told you"
+    return out
