@@ -56,6 +56,20 @@ def test_the_language_of_a_statement(text, lang):
      "No uses moment.js, en este repo usamos `date-fns`."),
     ("Ojo: el `docker compose` del sistema está roto aquí, usa `podman compose`.",
      "El `docker compose` del sistema está roto aquí, usa `podman compose`."),
+    # said with "we" or "you" before the negation, without any name from the code
+    ("Wir deployen nie freitags.", "Wir deployen nie freitags."),
+    ("On ne merge jamais sans review.", "On ne merge jamais sans review."),
+    ("Jamas hagas deploy a mano, aqui todo va por la CI.",      # without accents
+     "Jamas hagas deploy a mano, aqui todo va por la CI."),
+    ("Die Tests laufen ausschliesslich ueber `tox`.",            # without umlauts
+     "Die Tests laufen ausschliesslich ueber `tox`."),
+    # "remember to ..." naming what to keep
+    ("Vergiss nicht, die `CHANGELOG.md` zu pflegen.",
+     "Vergiss nicht, die `CHANGELOG.md` zu pflegen."),
+    ("N'oublie pas de régénérer `schema.graphql` après un changement d'API.",
+     "N'oublie pas de régénérer `schema.graphql` après un changement d'API."),
+    ("Recuerda que la base de datos de staging es de solo lectura.",
+     "Recuerda que la base de datos de staging es de solo lectura."),
 ])
 def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     assert _said(text) == [kept]
@@ -88,6 +102,13 @@ def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     "Pas de souci, continue comme ça.",
     "Siempre falla el test de `auth`.",
     "No pasa nada, sigue con `main`.",
+    "Nie wieder so ein Chaos.",
+    "Immer wieder derselbe Fehler mit `tsc`.",
+    "On a jamais eu ce problème avant.",
+    "Siempre igual con este build.",
+    "Nunca se sabe.",
+    "Recuerda que mañana hay demo.",
+    "Denk dran, morgen ist Release.",
     "le endpoint renvoie 'dev' au lieu de la version, corrige stp",
     "El test de `parser.py` falla desde ayer.",
 ])
@@ -124,3 +145,79 @@ def test_a_fix_told_in_another_language_after_a_failure():
     assert rule_lang.told_to_run("lance d'abord `make deps`", "fr") == "lance d'abord `make deps`"
     assert rule_lang.told_to_run("usa `uv sync` primero", "es") == "usa `uv sync` primero"
     assert rule_lang.told_to_run("kannst du `make` starten?", "de") is None
+
+
+# -- what the user's words in these languages do to commands -------------------------------
+@pytest.mark.parametrize("rule, refused", [
+    ("Niemals `terraform apply` lokal ausführen.", ["terraform apply"]),
+    ("Bitte immer `poetry run` statt `pip` direkt.", ["pip"]),
+    ("Pas de `docker compose up` sur ton poste, jamais.", ["docker compose up"]),
+    ("Utilise `ruff` à la place de `flake8`.", ["flake8"]),
+    ("No uses `yarn`, en este repo usamos `pnpm`.", ["yarn"]),
+    ("Nunca despliegues sin `--dry-run` primero.", []),       # wanted, not refused
+    ("Nie ohne `--frozen-lockfile` installieren.", []),
+    ("Never run `make deploy` locally.", []),                  # English: read elsewhere
+])
+def test_what_a_rule_in_another_language_refuses_to_run(rule, refused):
+    assert rule_lang.rejected(rule) == refused
+
+
+def test_a_command_a_rule_refuses_is_no_way_to_work_here():
+    from dream.detect import howto
+    from dream.detect.finding import Finding
+
+    found = [Finding("command", {"text": "Deploy: `terraform apply -auto-approve`"}, ["E1"]),
+             Finding("command", {"text": "Plan: `terraform plan`"}, ["E2"])]
+    rules_said = [Finding("directive", {"text": "Niemals `terraform apply` lokal."}, ["E3"])]
+    assert [f.fields["text"] for f in howto.without_rejected(found, rules_said)] == \
+        ["Plan: `terraform plan`"]
+
+
+def test_flags_said_for_this_once_in_another_language_are_a_workaround():
+    from dream.detect import howto
+
+    said = [Item(seq=n, id=f"E{n}", role="user", kind="statement", evidence=True, text=t,
+                 stream="s1", source="pi") for n, t in enumerate([
+                     "Lass die Javadoc-Prüfung nur heute weg: -Dmaven.javadoc.skip=true",
+                     "pour l'instant ajoute --no-verify, le hook est cassé",
+                     "por ahora usa --legacy-peer-deps",
+                     "immer mit --frozen-lockfile installieren"])]
+    assert howto.temporary_flags(said) == {"-Dmaven.javadoc.skip=true", "--no-verify",
+                                           "--legacy-peer-deps"}
+
+
+@pytest.mark.parametrize("said, prefix, objected", [
+    ("nein, kein `npm install` hier", "npm install", True),
+    ("non, pas de `git push --force` sur main", "git push", True),
+    ("no, nada de `pip install` global", "pip install", True),
+    ("lance `make test` stp", "make test", False),
+    # a flag goes on with the command: the program alone is not refused
+    ("pas de `cmake -B build` à la main", "cmake", False),
+    ("no `cmake -B build` by hand", "cmake", False),
+])
+def test_a_command_refused_in_another_language_is_an_objection(said, prefix, objected):
+    from dream.detect import objections
+
+    assert objections._negated(said, prefix, alone=len(prefix.split()) == 1) is objected
+
+
+@pytest.mark.parametrize("said, fix", [
+    ("ah, du musst vorher `docker compose up -d db` starten, sonst läuft keine Datenbank",
+     "Du musst vorher `docker compose up -d db` starten, sonst läuft keine Datenbank"),
+    ("ah oui, lance d'abord `docker compose up -d db`, sinon pas de base",
+     "Lance d'abord `docker compose up -d db`, sinon pas de base"),
+    ("usa primero `docker compose up -d db`, si no no hay base de datos",
+     "Usa primero `docker compose up -d db`, si no no hay base de datos"),
+])
+def test_a_pitfall_keeps_the_fix_the_user_named_in_another_language(said, fix):
+    from test_detect_coding import _run, _session
+
+    failed = "Exit code 1\nE   sqlalchemy.exc.OperationalError: could not connect to server\n1 failed"
+    notes = _run(_session("claude-1", [("user", "Lance les tests."), ("call", "pytest -q"),
+                                       ("fail", failed), ("user", said),
+                                       ("assistant", "OK.")]),
+                 _session("claude-2", [("user", "Tests."), ("call", "pytest -q"),
+                                       ("fail", failed)]))
+    assert [n["text"] for n in notes if n["type"] == "failure"] == [
+        "`pytest -q` fails with: OperationalError: could not connect to server. "
+        f"The user said: {fix}."]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import objections
+from dream.detect import objections, rule_lang
 from dream.detect.commands import CommandRun, by_session, chain, clean_command
 from dream.detect.finding import Finding
 from dream.detect.purpose import (  # noqa: F401  (PURPOSES, purposes: read through howto too)
@@ -171,7 +171,7 @@ def temporary_flags(items: Sequence[Item]) -> set[str]:
     for i in items:
         if i.evidence and i.role == "user" and i.kind == "statement":
             for sent in (i.text or "").splitlines():
-                if _TEMPORARY.search(sent):
+                if _TEMPORARY.search(sent) or rule_lang.one_off(sent):
                     out.update(_flags(sent))
     return out
 
@@ -245,7 +245,8 @@ def without_rejected(found: list[Finding], rules: list[Finding]) -> list[Finding
     """Commands without those a rule of the user rejects ("we don't use rubocop directly",
     "don't use npx here"): a command whose program or one of whose words is a rejected term
     is no way to work here."""
-    rejected = {t for r in rules for t in _rejected(str(r.fields.get("text", "")))}
+    rejected = {t for r in rules for text in [str(r.fields.get("text", ""))]
+                for t in _rejected(text) + rule_lang.rejected(text)}
     if not rejected:
         return found
     out = []

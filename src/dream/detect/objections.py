@@ -14,14 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from dream.detect import rule_lang
 from dream.detect.commands import by_session, chain
 from dream.items import Item
 
 # a negation in front of what it negates: "no haxelib install", "dont call nim c", "never
-# run X", "stop using X", "instead of X"
+# run X", "stop using X", "instead of X", and in German, French and Spanish ("kein", "pas
+# de", "nunca", ...; read on the text without accents)
 # ("no, just run X" is no objection to X: a bare "no" must stand right before it)
 _BEFORE = (r"(?:(?<![\w-])no[^\w-]+|(?<![\w-])(?:not|never|don'?t|dont|do not|stop|quit"
-           r"|instead of)[^\w-]+(?:\w+[^\w-]+){0,2}?)")
+           r"|instead of|" + rule_lang.negations() + r")[^\w-]+(?:\w+[^\w-]+){0,2}?)")
 # or after it: "haxelib install is never ok", "X is not how we ...", "X? no." (a flag such as
 # "--no-restore" is no "no")
 _AFTER = r"[^\w-]+(?:\w+[^\w-]+){0,1}?(?:never|not|no)\b(?![-=])"
@@ -57,7 +59,9 @@ def objected(items: Sequence[Item], key_of: Callable[[str], str]) -> set[str]:
                 # the program and what it was asked to do ("nim c", "haxelib install"), or
                 # the program alone when the "no" ends with it ("no pip in this repo"), not
                 # when it goes on to another of its commands ("don't run cargo update")
-                for prefix, alone in ((" ".join(key[:2]), False), (key[0], True)):
+                # (a key of the program alone is the program alone: "no `cmake -B build`"
+                # objects to no `cmake --build ...`)
+                for prefix, alone in ((" ".join(key[:2]), len(key) == 1), (key[0], True)):
                     if len(prefix) > 1 and _negated(said, prefix, alone):
                         out.add(prefix)
                         break
@@ -76,11 +80,13 @@ def _next_statement(after: Sequence[Item]) -> str:
 
 
 # what may follow a program named alone: the end of the phrase, not one of its commands
-_ENDS = re.compile(r"`?\s*(?:$|[^\w\s`]|(?:in|here|for|please|anymore|ever|again|at|on|is|are"
+# (a flag goes on with the command: "no `cmake -B build`" objects to "cmake -B", not cmake)
+_ENDS = re.compile(r"`?\s*(?:$|[^\w\s`-]|-(?![-\w])|(?:in|here|for|please|anymore|ever|again|at|on|is|are"
                    r"|was|with|to|at all|directly|yourself)\b)", re.I)
 
 
 def _negated(said: str, prefix: str, alone: bool = False) -> bool:
+    said = rule_lang.fold(said)
     mention = _mentions(prefix)
     hits = list(mention.finditer(said))
     if not hits:

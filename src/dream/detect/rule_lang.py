@@ -15,7 +15,8 @@ before ("hab ich doch gesagt", "je l'ai déjà dit", "ya te lo dije"), and is a 
   kaputt", "est cassé", "no funciona");
 - an obligation with the order of steps ("du musst vorher X", "il faut d'abord", "tienes que
   X antes"), "use X" naming a command, or one thing instead of another ("X statt Y", "X au
-  lieu de Y", "X en vez de Y", "X, nicht Y").
+  lieu de Y", "X en vez de Y", "X, nicht Y");
+- something to remember ("denk dran, ...", "n'oublie pas de ...", "recuerda que ...").
 
 It must name something (a command, flag, path, identifier or tool) unless its marker opens
 the sentence and it has content enough ("Pas de deploy depuis ta machine"). Questions,
@@ -47,7 +48,7 @@ _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SECTIONS = ("lead", "told", "complaint", "question", "musing", "once", "never", "stop", "always",
              "we", "broken", "instead", "must", "before", "use", "run", "contrast", "here",
-             "still", "report", "reason")
+             "still", "report", "reason", "negation", "without", "remember")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class _Words:
     lead: re.Pattern[str]
     question: re.Pattern[str]
     describes: re.Pattern[str]
+    remember: re.Pattern[str]
 
 
 def fold(text: str) -> str:
@@ -101,7 +103,10 @@ def words(language: str) -> _Words:
     marks = frozenset(v for m in data["marks"] for v in _spellings(m) | {m})
     plain = {v for p in plain for v in _spellings(p)}
     describes = re.compile(r"(?<![\w'-])(?:" + _alts(data["describes"]) + r")\s*$", re.I)
-    return _Words(marks, marks | plain - _ENGLISH, rx, lead, question, describes)
+    # "remember to", with what ties it to the rule ("denk dran, ...", "n'oublie pas de ...")
+    remember = re.compile(r"^(?:" + _alts(data["remember"]) + r")(?:\s*[,:]\s*|\s+(?:de|d'|que"
+                          r"|qu'|dass|zu|a)\s*|\s+)", re.I)
+    return _Words(marks, marks | plain - _ENGLISH, rx, lead, question, describes, remember)
 
 
 def stop_words() -> frozenset[str]:
@@ -158,11 +163,12 @@ class _Read:
 
 
 def _anchored(text: str, m: re.Match[str]) -> bool:
-    """The marker opens the sentence or one of its clauses, or follows "please"."""
+    """The marker opens the sentence or one of its clauses, or follows "please", "and" or
+    "we"/"you" ("on ne merge jamais", "du sollst nie")."""
     before = text[:m.start()].rstrip()
     return not before or before[-1] in ",;:—–-(" or bool(re.search(
-        r"(?:bitte|por favor|s'il te plaît|stp|svp|und|et|y|also|donc|alors|aber|mais|pero)$",
-        before, re.I))
+        r"(?:^|[\s,;:])(?:bitte|por favor|s'il te plait|stp|svp|und|et|y|also|donc|alors|aber"
+        r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|tu|usted|ustedes)$", before, re.I))
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -189,6 +195,7 @@ def read(sentence: str, lang: str) -> _Read:
     again = w.lead.match(fold(text))
     text = (text[again.end():] if again else text).strip(" ,.!:;—–-")
     f = fold(text)
+    remember = w.remember.match(f)      # "denk dran, X": X is a rule to keep
     nothing = _Read(text, False, "directive", False, told, False, True)
     if not text:
         return _Read("", False, "directive", False, told, False, False)
@@ -213,7 +220,8 @@ def read(sentence: str, lang: str) -> _Read:
         return nothing                  # "X schlägt fehl", "X renvoie Y": a report
     strong = [m for m in (rx["never"], rx["always"], rx["we"], rx["broken"]) if m is not None]
     rule = bool(strong) and (names or any(_anchored(f, m) for m in strong) and
-                             _content(text, w) >= 3)
+                             _content(text, w) >= 2) or remember is not None and (
+                                 names or _content(text[remember.end():], w) >= 3)
     rule = rule or names and (
         rx["must"] is not None and (rx["before"] is not None or rx["always"] is not None)
         or use_first and bool(_NAMED.search(text))
@@ -240,6 +248,44 @@ def told_to_run(sentence: str, lang: str) -> str | None:
     if m is None or text.rstrip().endswith("?") or w.rx["musing"].search(fold(text)):
         return None
     return text
+
+
+def one_off(text: str) -> bool:
+    """Said for this once or for now in German, French or Spanish ("nur heute", "pour
+    l'instant", "por ahora")."""
+    return any(words(lang).rx["once"].search(fold(text)) for lang in LANGUAGES)
+
+
+def negations() -> str:
+    """A pattern of the words that refuse what follows them in German, French or Spanish
+    ("nicht", "kein", "pas de", "jamais", "nunca", "en vez de"), to match on :func:`fold`ed
+    text."""
+    return "|".join(w.rx["negation"].pattern for w in map(words, LANGUAGES))
+
+
+# a command right after the word that refuses it, at most one word between
+_REFUSED = re.compile(r"\s*(?:(?P<word>[^\W\d_]+)\s+)?(?:`(?P<code>[^`]+)`|(?P<name>[\w.:/@*+-]+))")
+
+
+def rejected(rule: str) -> list[str]:
+    """What a rule said in German, French or Spanish says not to run, as said: the command
+    after its "never" or "instead of" ("niemals `west flash` ausführen" -> "west flash",
+    "`uv run` statt `python`" -> "python", "pas de `cmake -B build`"), not one wanted with
+    it ("nie ohne `--context`")."""
+    lang = language(rule)
+    if lang is None:
+        return []
+    w, f, out = words(lang), fold(rule), []
+    for k in ("never", "negation"):
+        for m in w.rx[k].finditer(f):
+            t = _REFUSED.match(rule, m.end())
+            if t is None or t["word"] and w.rx["without"].fullmatch(fold(t["word"])):
+                continue
+            term = t["code"] or (t["name"] if not t["word"] and _NAMED.fullmatch(t["name"])
+                                 else None)
+            if term:
+                out.append(term.lower().rstrip(".:,;"))
+    return list(dict.fromkeys(out))
 
 
 def standing(sentence: str, lang: str) -> bool:
