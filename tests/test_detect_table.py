@@ -146,6 +146,18 @@ TABLE = [
     # code in backticks is one piece, whatever punctuation it holds
     ("Run `tox -e py312; tox -e lint` before every push.", "directive",
      ["`tox -e py312; tox -e lint` before every push"]),
+    # German, French and Spanish: the same kinds of rule, kept in their words
+    ("Bitte nie `npm install` im Root ausführen.", "directive", ["nie `npm install`"]),
+    ("Nein, kein `sudo`. Pakete nur über `brew` installieren.", "correction",
+     ["kein `sudo`", "nur über `brew`"]),
+    ("Ici on utilise `poetry`, pas pip.", "correction", ["on utilise `poetry`, pas pip"]),
+    ("Utilise `ruff` au lieu de `flake8`.", "correction", ["`ruff` au lieu de `flake8`"]),
+    ("Nunca hagas `git push --force` a main.", "directive", ["nunca", "git push --force"]),
+    ("Siempre corre `npm run lint` antes de cada commit.", "directive", ["`npm run lint`"]),
+    ("Für heute reicht `make quick`, nie mehr.", None, []),
+    ("Pour l'instant, pas de tests sur `api/`.", None, []),
+    ("¿Podemos usar siempre `vite`?", None, []),
+    ("Ya veremos si usamos `bun` siempre.", None, []),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 
