@@ -63,6 +63,13 @@ def test_the_language_of_a_statement(text, lang):
      "Jamas hagas deploy a mano, aqui todo va por la CI."),
     ("Die Tests laufen ausschliesslich ueber `tox`.",            # without umlauts
      "Die Tests laufen ausschliesslich ueber `tox`."),
+    # not X but Y, X over Y
+    ("Nein, nicht `npm`, sondern `pnpm`.", "Nicht `npm`, sondern `pnpm`."),
+    ("Non, pas `npm` mais `pnpm`.", "Pas `npm` mais `pnpm`."),
+    ("No `npm` sino `pnpm`.", "No `npm` sino `pnpm`."),
+    ("Lieber `rg` als `grep`.", "Lieber `rg` als `grep`."),
+    ("Plutôt `rg` que `grep`.", "Plutôt `rg` que `grep`."),
+    ("Mejor `rg` que `grep`.", "Mejor `rg` que `grep`."),
     # "remember to ..." naming what to keep
     ("Vergiss nicht, die `CHANGELOG.md` zu pflegen.",
      "Vergiss nicht, die `CHANGELOG.md` zu pflegen."),
@@ -108,6 +115,10 @@ def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     "Siempre igual con este build.",
     "Nunca se sabe.",
     "Recuerda que mañana hay demo.",
+    "Nicht schlecht, aber `make` ist langsam.",
+    "Pas mal, mais le build est lent.",
+    "Lieber heute als morgen.",
+    "Mejor tarde que nunca.",
     "Denk dran, morgen ist Release.",
     "le endpoint renvoie 'dev' au lieu de la version, corrige stp",
     "El test de `parser.py` falla desde ayer.",

@@ -48,7 +48,7 @@ _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SECTIONS = ("lead", "told", "complaint", "question", "musing", "once", "never", "stop", "always",
              "we", "broken", "instead", "must", "before", "use", "run", "contrast", "here",
-             "still", "report", "reason", "negation", "without", "remember")
+             "still", "report", "reason", "negation", "without", "remember", "but", "prefer")
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def _anchored(text: str, m: re.Match[str]) -> bool:
     before = text[:m.start()].rstrip()
     return not before or before[-1] in ",;:—–-(" or bool(re.search(
         r"(?:^|[\s,;:])(?:bitte|por favor|s'il te plait|stp|svp|und|et|y|also|donc|alors|aber"
-        r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|tu|usted|ustedes)$", before, re.I))
+        r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|usted|ustedes)$", before, re.I))
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -185,7 +185,7 @@ def read(sentence: str, lang: str) -> _Read:
     w = words(lang)
     raw = sentence.strip()
     lead = w.lead.match(fold(raw))
-    said_no = bool(lead and re.search(r"\b(?:nein|ne|nee|no|non|no)\b", lead[0], re.I))
+    said_no = bool(lead and re.search(r"\b(?:nein|ne|nee|no|non)\b", lead[0], re.I))
     text = raw[lead.end():] if lead else raw
     told = bool(w.rx["told"].search(fold(text)))
     clauses = [c for c in re.split(r"\s*[,;]\s+|\s+[—–]\s+", text)
@@ -203,14 +203,19 @@ def read(sentence: str, lang: str) -> _Read:
             or w.rx["musing"].search(f) or w.rx["once"].search(f):
         return nothing
     rx = {k: w.rx[k].search(f) for k in ("never", "stop", "we", "broken", "instead", "must",
-                                          "before", "use", "here", "report")}
+                                          "before", "use", "here", "report", "prefer")}
     rx["always"] = w.rx["always"].search(w.rx["still"].sub(_blank, f))    # not "immer noch"
     for k in ("never", "always"):       # "ich habe nie ...", "c'est toujours ...": a report
         m = rx[k]
         if m is not None and w.describes.search(f[:m.start()]):
             rx[k] = None
     contrast = re.search(r",\s*(?:" + w.rx["contrast"].pattern + r")\s+(?!\w+\s+\w+\s+\w+)"
-                         r"\S", f) if rx["never"] is None else None
+                         r"\S", f, re.I) if rx["never"] is None else None
+    # "nicht X, sondern Y", "pas X mais Y", "no X sino Y"
+    not_but = re.match(r"(?:" + w.rx["contrast"].pattern + r")\s+(?P<x>\S.{0,60}?)[\s,]+(?:"
+                       + w.rx["but"].pattern + r")\s+(?P<y>\S.*)", f, re.I)
+    if not_but is not None and not (_NAMED.search(not_but["x"]) and _NAMED.search(not_but["y"])):
+        not_but = None                  # "nicht schlecht, aber ...": no X and Y named
     names = named(text, lang)
     use_first = rx["use"] is not None and _anchored(f, rx["use"])
     if rx["broken"] is not None and not (rx["here"] or use_first or rx["instead"]):
@@ -226,14 +231,15 @@ def read(sentence: str, lang: str) -> _Read:
         rx["must"] is not None and (rx["before"] is not None or rx["always"] is not None)
         or use_first and bool(_NAMED.search(text))
         or rx["instead"] is not None and (use_first or bool(re.match(_NAMED, text)))
-        or contrast is not None and bool(_NAMED.search(text[:contrast.start()])))
+        or contrast is not None and bool(_NAMED.search(text[:contrast.start()]))
+        or not_but is not None or rx["prefer"] is not None)
     never_only = rx["never"] is not None and not (rx["always"] or rx["we"] or use_first or
                                                   rx["instead"])
     pending = not rule and rx["never"] is not None and _anchored(f, rx["never"]) and \
         len(text.split()) <= 6
     # pushing back: "nein, ...", "I told you", "stop ...", "instead", "X, not Y"
-    kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast \
-        else "directive"
+    kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast or \
+        not_but else "directive"
     return _Read(text, rule, kind, never_only, told, pending, False)
 
 
