@@ -446,6 +446,11 @@ def test_scripts_and_runners_are_read_by_what_they_do():
     assert purposes("docker compose run --rm web bin/rails test")[0][0] == "test"
     assert purposes("pre-commit run --all-files")[0][0] == "lint"
     assert purposes("git push origin main") == [] and purposes("ls -la") == []
+    # a target named by what it does to something: "make linkcheck" checks the links
+    assert purposes("make linkcheck") == [("lint", "make linkcheck")]
+    assert purposes("make htmltest")[0][0] == "test"
+    assert purposes("task docs-build")[0][0] == "build"
+    assert purposes("make latest") == [] and purposes("git checkout main") == []
 
 
 def test_a_codex_exec_command_result_fails_by_the_exit_code_in_its_header():

@@ -161,6 +161,10 @@ _FOLDER_NOUNS = frozenset({"spec", "specs", "tests", "e2e", "bundle", "package"}
 _NAMED_JOB = re.compile(r"(?:^|[-_])(lint|check|fmt|format|test)$|^[a-z]{2,}(lint|check|fmt)$")
 
 
+# a target named by what it does to something: the verb written after its object
+_JOINED_VERB = re.compile(r"^[a-z]{3,}[-_.]?(check|lint|test|tests|build|fmt|format)$")
+
+
 def _by_words(part: str) -> str | None:
     """The purpose a command's own words give: a configure step, else a program named after
     its job, else the first known subcommand among the three words after the program
@@ -183,6 +187,9 @@ def _by_words(part: str) -> str | None:
         low = word.lower()
         if low in _VERBS and (seen == 0 or low not in _FOLDER_NOUNS):
             return _VERBS[low]
+        joined = _JOINED_VERB.match(low)
+        if joined and seen == 0:    # "make linkcheck", "make htmltest", "task docs-build"
+            return _VERBS[joined[1]]
         alias = re.match(r"^-\w+:([\w:-]+)$", low)     # an alias it runs: "clojure -M:lint"
         if alias and any(a in _VERBS for a in alias[1].split(":")):
             return next(_VERBS[a] for a in alias[1].split(":") if a in _VERBS)
