@@ -217,3 +217,16 @@ def test_a_subject_that_only_says_booking_names_nothing():
                                           "appointment is booked for Friday 8 May 2026 at "
                                           "10:30.", stream="mail-hh")]).values()
     assert "confirmation" not in ev["title"].lower()
+
+
+# -- a to-do's title is the task; its due date is kept apart -----------------------------------
+@pytest.mark.parametrize("text, title", [
+    ("Note to self: pay the water bill by Friday 8 May", "Pay the water bill"),
+    ("Note to self: renew the parking permit before Thursday the 14th",
+     "Renew the parking permit"),
+    ("remind me to book the MOT by the 20th", "Book the MOT"),
+    ("remind me to call the bank on Monday", "Call the bank"),
+])
+def test_a_due_date_said_after_the_task_is_no_part_of_its_title(text, title):
+    got = todos([me(text)])
+    assert [t["title"] for t in got] == [title] and got[0].get("due")

@@ -144,9 +144,10 @@ def _task(raw: str) -> str:
     task = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f\u200d]+", " ", raw)
     task = re.split(r"[.!?\n]", task)[0].strip(" ,")
     task = re.sub(r"^(?:please|me)\s+", "", task, flags=re.I)
-    task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+)?(?:"
-                  r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|"
-                  r"friday|saturday|sunday|\d[\w ]*)$", "", task, flags=re.I)
+    # ("by Friday", "before Friday 4 Dec", "by the 12th", "by 3 March": the due date, kept apart)
+    task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+|the\s+)?(?:"
+                  r"today|tonight|tomorrow|(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+                  r"(?:,?\s+(?:the\s+)?\d[\w ]*)?)|\d[\w ]*)$", "", task, flags=re.I)
     task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay|pls|plz)$", "", task,
                   flags=re.I)
     task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
