@@ -230,3 +230,34 @@ def test_a_subject_that_only_says_booking_names_nothing():
 def test_a_due_date_said_after_the_task_is_no_part_of_its_title(text, title):
     got = todos([me(text)])
     assert [t["title"] for t in got] == [title] and got[0].get("due")
+
+
+# -- a to-do names its thing; a placeholder is no task anybody could act on ---------------------
+@pytest.mark.parametrize("msgs, task", [
+    ([they("Tom", "Robin can you bring the thing to Ola before then?")], None),
+    ([me("I'll bring it")], None),
+    ([they("Jens", "Kannst du das Ding mitbringen?")], None),
+    ([they("Léa", "Tu peux apporter le truc samedi ?")], None),
+    # a pronoun with what the task is for, or a named thing, stays a to-do
+    ([me("I'll call them on Wednesday to rebook the vet")], "rebook"),
+    ([they("Tom", "Robin can you bring the speaker to Ola before then?")], "speaker"),
+])
+def test_a_task_whose_thing_is_a_placeholder_is_no_to_do(msgs, task):
+    got = todos(msgs)
+    if task is None:
+        assert got == []
+    else:
+        assert len(got) == 1 and task in got[0]["title"]
+
+
+@pytest.mark.parametrize("done", [
+    "Acabo de hacer la transferencia de la señal, os paso el justificante",
+    "Je viens de faire le virement de l'acompte",
+    "Ich habe die Anzahlung gerade überwiesen",
+])
+def test_just_done_in_spanish_french_and_german_closes_the_to_do(done):
+    open_ = {"señal": "Yo pago la señal esta semana", "acompte": "Je paie l'acompte demain",
+             "Anzahlung": "Ich überweise die Anzahlung morgen"}
+    word = next(w for w in open_ if w in done)
+    ops = rules([me(open_[word], stream="s"), me(done, stream="s")])
+    assert [o["op"] for o in ops if o["op"].startswith("todo.")] == ["todo.open", "todo.close"]

@@ -243,6 +243,17 @@ IRREGULAR = {"buy": "bought", "pay": "paid", "send": "sent", "bring": "brought",
               "call": "called", "drop": "dropped", "sign": "signed", "ship": "shipped"}
 
 
+# a task whose object is only a placeholder: "the thing", "that stuff", a bare "it", "das
+# Ding", "le truc", "la cosa"
+_PLACEHOLDER = re.compile(
+    r"^\S+(?:\s+(?:up|over|back|along|off))?\s+(?:the|that|this|those|these)\s+(?:thing|things|"
+    r"stuff)(?:\s+(?:to|for|with|over|back|along|up|in|on|by|before)\b.*)?$"
+    # a pronoun alone, with nothing said of what it is ("bring it", "pick them up")
+    r"|^\S+\s+(?:it|them)(?:\s+(?:up|over|back|along|off|round|in))?$"
+    r"|\b(?:das|dieses|den)\s+(?:ding|zeug)\b|\b(?:le|ce|la)\s+(?:truc|machin|chose)\b"
+    r"|\b(?:la|esa|esta)\s+cosa\b", re.I)
+
+
 @dataclass
 class Request:
     """A request or deadline said to a group, waiting for the user to take it on."""
@@ -359,7 +370,11 @@ class TodoReader:
 
     def _open(self, task: str, due: str, item: Item, author: str | None,
               loose: bool = False) -> list[Finding]:
-        """The finding opening a to-do (or adding evidence to the same open one)."""
+        """The finding opening a to-do (or adding evidence to the same open one); none for a
+        task whose thing is only a placeholder ("bring the thing to Priya", "das Ding
+        mitbringen"): a line nobody could act on without the chat around it."""
+        if _PLACEHOLDER.search(task):
+            return []
         title = task[0].upper() + task[1:]
         fields = {"title": title, "due": due}
         if author:
