@@ -56,6 +56,26 @@ def _evidence(*sessions: list[dict], handoff: str | None = None) -> Evidence:
     return Evidence("key", "proj", items, 0, len(items), run_id="t", handoff=ho)
 
 
+def test_rules_written_as_a_bulleted_list_are_read_and_a_pasted_diff_is_not():
+    """"- never `terraform apply` from here" in a "- " list with nothing added is a list the
+    user wrote, not the removed lines of a diff; a pasted diff (hunk header, added lines)
+    is still left out."""
+    from dream.detect import noise
+
+    notes = _run(_session("codex-1", [
+        ("user", "add a bucket for the exports, stack is dev.\n\na few things about this "
+                 "repo:\n- always `terraform plan` first and show me\n- never `terraform "
+                 "apply` from here, CI applies after merge\n- secrets live in the vault, "
+                 "don't ever print them"),
+        ("assistant", "ok")]))
+    rules = " ".join(n["text"] for n in notes if n["type"] in ("correction", "directive"))
+    assert "`terraform apply`" in rules and "`terraform plan`" in rules and "print" in rules
+    diff = "this broke it:\n@@ -1,2 +1,2 @@\n- retries = 3\n+ retries = 0\n"
+    assert noise.strip_paste(diff) == "this broke it:"
+    assert noise.strip_paste("two things:\n- use uv\n- no pip") == \
+        "two things:\n- use uv\n- no pip"
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

@@ -36,6 +36,11 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
 
+_ADDED = re.compile(r"^\s*\+")
+_DIFF_HEAD = re.compile(r"^\s*(?:@@|diff --git|index [0-9a-f]+|--- a/|\+\+\+ b/)")
+_BULLET = re.compile(r"^\s*- (?=\S)")
+
+
 def strip_paste(text: str) -> str:
     """A user's statement without the terminal sessions, logs or traces pasted into it: a
     line where a paste starts is cut there, and what follows is left out until a blank
@@ -53,9 +58,14 @@ def _split_paste(text: str) -> tuple[list[str], list[str]]:
     kept: list[str] = []
     gone: list[str] = []
     pasting = blank = False
-    for line in strip_ansi(text).split("\n"):
+    lines = strip_ansi(text).split("\n")
+    # "- never `pulumi up` from here" in a list of "- " lines and nothing added: a bulleted
+    # list the user wrote, not the removed lines of a pasted diff
+    diff = any(_ADDED.match(ln) or _DIFF_HEAD.match(ln) for ln in lines)
+    for line in lines:
         starts = [m.start() for rx in (PROMPT, SPINNER) if (m := rx.search(line))]
-        noisy = bool(starts) or bool(TRACE.match(line) or LOG.match(line) or DIFF.match(line))
+        noisy = bool(starts) or bool(TRACE.match(line) or LOG.match(line) or (
+            DIFF.match(line) and (diff or not _BULLET.match(line))))
         if pasting:
             if not line.strip():
                 blank = True
