@@ -215,6 +215,22 @@ def test_a_codex_call_the_user_declined_is_no_way_of_working_and_no_pitfall():
                 ("pulumi up" in n["text"] and n["type"] in ("command", "failure"))]
 
 
+def test_a_setting_the_retry_added_is_the_fix_not_a_step_run_in_between():
+    """The user names the passphrase file, the agent type-checks, then retries with the
+    setting: the setting made it work, not the type check."""
+    missing = ("Exit code: 255\nWall time: 3.1 seconds\nOutput:\nerror: getting secrets "
+               "manager: passphrase must be set with STACK_PASSPHRASE_FILE")
+    sessions = [_session(name, [
+        ("call", "stackctl preview --stack dev"), ("fail", missing),
+        ("user", "STACK_PASSPHRASE_FILE=~/.config/stack/dev.pass, it's there"),
+        ("call", "pnpm exec tsc --noEmit"), ("ok", "Exit code: 0\nOutput:\n"),
+        ("call", "STACK_PASSPHRASE_FILE=~/.config/stack/dev.pass stackctl preview --stack dev"),
+        ("ok", "Previewing update (dev): 3 to create")], 10 * n)
+        for n, name in enumerate(("codex-1", "codex-2"))]
+    [pitfall] = _pitfalls(*sessions)
+    assert "Fix: run `STACK_PASSPHRASE_FILE=" in pitfall and "tsc" not in pitfall
+
+
 def _pitfalls(*sessions: list[dict]) -> list[str]:
     return [n["text"] for n in _run(*sessions) if n["type"] == "failure"]
 

@@ -174,6 +174,11 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     if before:      # and the retry itself when it ran on something else ("branch=origin/main")
         return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
                                      else []))
+    if _settings(run.command) - _settings(failing.command) and \
+            _options_only(run.command, failing.command):
+        # "PULUMI_CONFIG_PASSPHRASE_FILE=~/.config/pulumi/dev.pass pulumi preview": the
+        # setting the retry added is what made it work, whatever ran in between
+        return run.command
     steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
              and not REJECTED_CALL.search((r.item.text or "")[:400])
              and not objections.covers(refused, howto.command_key(r.command))]
@@ -269,6 +274,11 @@ def _options_only(run: str, failing: str) -> bool:
 def _last_part(command: str) -> str:
     parts = shell.chain(command)
     return parts[-1] if parts else command
+
+
+def _settings(command: str) -> set[str]:
+    """The ``KEY=value`` settings a command runs with (``FOO=1 make``, ``env FOO=1 make``)."""
+    return set(re.findall(r"(?:^|(?<=\s))([A-Z_][A-Z0-9_]*=\S*)", _last_part(command)))
 
 
 def flags(command: str) -> set[str]:
