@@ -82,6 +82,10 @@ _NOISE_LINE = re.compile(r"^\s*(?:Traceback|\^+|~+|at |File \"|\s*$|-+$|=+$|\d+ 
 _MAX = 160
 _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process exited with code"
                      r"|\*\* (?!\()|hint: |Collected errors:|Chunk ID: |Original token count: )")
+# "FATAL ERROR: command exited with status 1: /usr/bin/cmake ...": the step that ran, not
+# why it failed (a summary, and no cause however grave its tag)
+_STEP_EXITED = (r"\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed) with "
+                r"(?:exit )?(?:code|status|error) -?\d+")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
@@ -99,8 +103,7 @@ _SUMMARY = re.compile(
     # a count of the errors logged above ("Error: error building site: logged 1 error(s)",
     # "Build failed with 2 errors")
     r"|.*\b(?:logged|found|with|generated|reported|encountered)\s+\d+\s+errors?(?:\(s\))?\W*$"
-    r"|.*\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed) with (?:exit )?"
-    r"(?:code|status|error) -?\d+)",
+    r"|.*" + _STEP_EXITED + ")",
     re.IGNORECASE)
 # where to read more, after the cause (", see https://goo.gl/YMrWcn for more information"):
 # a pointer, not the cause
@@ -138,7 +141,8 @@ def cause_line(text: str) -> str:
     level, else the last exception of a traceback, else the first diagnostic above the
     summary lines a build tool prints at the end; a short heading takes the line that
     says what it means (:func:`_with_detail`)."""
-    line = _SEE_LINK.sub("", _cause_line(text)) or _cause_line(text)
+    line = _cause_line(text)
+    line = _SEE_LINK.sub("", line) or line
     return _with_detail(line, text) if line else line
 
 
@@ -207,11 +211,8 @@ _MARKER = re.compile(r"^\s*(?:#|>|\|)\s+(?=(?:error|fatal)\b)", re.I)
 # contact the Docker daemon", "FATAL  ...", "[fatal] ...")
 _GRAVE = re.compile(r"^\s*(?:CRITICAL|FATAL|\[(?:critical|CRITICAL|fatal|FATAL)\])\s+\S")
 # a line that only says a program's exit status ("Ansible return code was 2, command was:")
-_EXITED_ONLY = re.compile(r"\b(?:return|exit) (?:code|status) (?:was |of |is |= ?)?\d+"
-                          # "FATAL ERROR: command exited with status 1: /usr/bin/cmake ...":
-                          # the step that ran, not why it failed
-                          r"|\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed)"
-                          r" with (?:exit )?(?:code|status|error) -?\d+", re.I)
+_EXITED_ONLY = re.compile(r"\b(?:return|exit) (?:code|status) (?:was |of |is |= ?)?\d+|"
+                          + _STEP_EXITED, re.I)
 # a test runner's status of one case ("ERROR - qemu_x86  tests/ringbuf.unit  FAILED : Build
 # failure"): which case failed, not why; the diagnostic is on the lines around it
 _STATUS_ONLY = re.compile(r"\bFAILED\s*:?\s*(?:build failure|failed|error)?\s*(?:\([^)]*\))?\s*$",

@@ -91,8 +91,8 @@ _REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:(next|this|on|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                       r"saturday|sunday)s?\b", re.I)
 # "on the 20th" with no month after it ("the 20th of May", "the 20th March" are full dates)
-_THE_NTH_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|"
-                          r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
+_THE_NTH_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:"
+                          + "|".join(_MONTH_ABBR) + r")[a-z]*\b)", re.I)
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
 _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)"
                    r"|\b(\d{1,2}):(\d\d)\b"
@@ -167,17 +167,16 @@ def find_date(text: str, ref: datetime | None) -> str | None:
         n = n if n is not None else int(m[1])
         return (base + timedelta(days=n)).isoformat()
     m = _WEEKDAY.search(text)
-    nth = _THE_NTH_DAY.search(text)
-    if m and nth and not m[1] and 1 <= int(nth[1]) <= 31:
-        # "Sunday lunch here on the 20th": the next 20th that is a Sunday
-        # (only when such a day comes within two months: else they are two different days)
-        target = WEEKDAYS.index(m[2].lower())
-        found = dates.next_day(int(nth[1]), base, target)
-        if found and date.fromisoformat(found).weekday() == target and \
-                (date.fromisoformat(found) - base).days <= 62:
-            return found
     if m:
         target = WEEKDAYS.index(m[2].lower())
+        nth = None if m[1] else _THE_NTH_DAY.search(text)
+        if nth and 1 <= int(nth[1]) <= 31:
+            # "Sunday lunch here on the 20th": the next 20th that is a Sunday (only when
+            # such a day comes within two months: else they are two different days)
+            found = dates.next_day(int(nth[1]), base, target)
+            day = date.fromisoformat(found) if found else None
+            if day and day.weekday() == target and (day - base).days <= 62:
+                return found
         if (m[1] or "").lower() in ("last", "past"):        # "last Friday": the one before
             return (base - timedelta(days=(base.weekday() - target) % 7 or 7)).isoformat()
         ahead = (target - base.weekday()) % 7
