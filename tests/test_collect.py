@@ -396,3 +396,30 @@ def test_source_on_a_folder_reads_its_files_of_that_kind_and_ignores_the_rest(
     # a file named on its own is still read as KIND, and what it cannot be is reported
     named = dream("collect", "--source", "claude_code", str(folder / "SOURCES.txt"), ok=False)
     assert named.exit_code == 1 and "SOURCES.txt:2: invalid JSON" in named.output
+
+
+def test_a_pipe_or_device_is_skipped_never_waited_on(dream_proc, dream, repo: Path,
+                                                      tmp_path: Path) -> None:
+    # a named pipe (a logger's FIFO, a socket's neighbour) blocks whoever opens it for
+    # reading until something writes: collect must say so and go on, not hang
+    dream("init")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "good.jsonl").write_text(json.dumps({"text": "hello from the file"}) + "\n")
+    os.mkfifo(folder / "live.jsonl")
+    proc = dream_proc("collect", "--json", str(folder / "live.jsonl"), str(folder / "good.jsonl"),
+                      cwd=repo, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["new_items"] == 1
+    assert [(s["where"], s["reason"]) for s in report["skipped_items"]] == [
+        (str(folder / "live.jsonl"), "not a regular file (a pipe, socket or device): "
+                                     "copy it to a file and collect that")]
+    # inside a folder it is not ours, as a stray README is not: silently left alone
+    for extra in ([], ["--source", "jsonl"]):
+        proc = dream_proc("collect", "--json", *extra, str(folder), cwd=repo, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["skipped"] == 0
+    proc = dream_proc("collect", str(folder / "live.jsonl"), cwd=repo, timeout=30)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "not a regular file" in proc.stdout

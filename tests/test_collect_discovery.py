@@ -115,3 +115,21 @@ def test_environment_overrides_the_agent_folders(machine, tmp_path: Path,
     monkeypatch.setenv("DREAM_CODEX_DIR", str(tmp_path / "no-codex"))
     kinds = sorted(k for k, _ in discover(machine["repo"]))
     assert kinds == ["claude_code"] * 4
+
+
+def test_discovery_never_opens_a_pipe_among_the_transcripts(machine) -> None:
+    # a FIFO named like a transcript (an agent streaming its log) would block the first
+    # read forever; discovery lists regular files only
+    import os
+    claude = machine["home"] / ".claude" / "projects"
+    os.mkfifo(claude / claude_folder(machine["repo"]) / "streaming.jsonl")
+    (claude / claude_folder(machine["repo"]) / "folder.jsonl").mkdir()
+    sub = claude / (claude_folder(machine["repo"]) + "-extra")
+    sub.mkdir()
+    os.mkfifo(sub / "a.jsonl")          # read for its working directory: must not block
+    codex = machine["home"] / ".codex" / "sessions" / "2026" / "03" / "02"
+    codex.mkdir(parents=True)
+    os.mkfifo(codex / "rollout-2026-03-02T10-00-00-c.jsonl")
+    names = sorted(path.name for _, path in discover(machine["repo"]))
+    assert names == ["2026-03-01T10-00-00_p1.jsonl", "agent-a1.jsonl", "rollout-2026-03-01T10-00-00-a.jsonl",
+                     "s-main.jsonl", "s-sub.jsonl", "s-wt.jsonl"]

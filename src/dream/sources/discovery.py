@@ -74,7 +74,7 @@ def worktrees(path: Path) -> list[Path]:
 
 def _first_cwd(folder: Path) -> str | None:
     """The first recorded working directory in any transcript of a folder."""
-    for file in sorted(folder.glob("*.jsonl"))[:5]:
+    for file in [f for f in sorted(folder.glob("*.jsonl")) if f.is_file()][:5]:
         try:
             with open(file, "rb") as handle:
                 for _, line in zip(range(50), handle):
@@ -142,6 +142,11 @@ def _codex_head(file: Path) -> tuple[str | None, str | None]:
     return (cwd if isinstance(cwd, str) else None), normal_remote(git.get("repository_url"))
 
 
+def _transcripts(folder: Path, pattern: str) -> list[Path]:
+    """Regular files only: opening a named pipe waits for a writer, forever."""
+    return [f for f in sorted(folder.rglob(pattern)) if f.is_file()]
+
+
 def discover(cwd: Path, kinds: list[str] | None = None,
              environ: dict[str, str] | None = None) -> list[tuple[str, Path]]:
     """(source kind, file) for every transcript of the repository at ``cwd``."""
@@ -153,14 +158,14 @@ def discover(cwd: Path, kinds: list[str] | None = None,
     if "claude_code" in wanted:
         names = [claude_folder(t) for t in trees]
         for folder in _folders(base["claude_code"], names, project):
-            found += [("claude_code", f) for f in sorted(folder.rglob("*.jsonl"))]
+            found += [("claude_code", f) for f in _transcripts(folder, "*.jsonl")]
     if "pi" in wanted:
         names = [pi_folder(t) for t in trees]
         for folder in _folders(base["pi"], names, project):
-            found += [("pi", f) for f in sorted(folder.rglob("*.jsonl"))]
+            found += [("pi", f) for f in _transcripts(folder, "*.jsonl")]
     if "codex" in wanted and base["codex"].is_dir():
         tree_strs = [str(t) for t in trees]
-        for file in sorted(base["codex"].rglob("rollout-*.jsonl")):
+        for file in _transcripts(base["codex"], "rollout-*.jsonl"):
             recorded, remote = _codex_head(file)
             if not recorded:
                 continue

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import stat
 import sys
 import threading
 import time
@@ -437,6 +438,8 @@ def _files_from(paths: list[Path], source: str | None) -> list[tuple[str | None,
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
                 for name in sorted(files):
                     file = Path(root) / name
+                    if not file.is_file():
+                        continue    # a pipe, socket or device in a folder: not ours
                     # --source reads a folder's files of that kind, not its README
                     if source is None or of_kind(file, source):
                         out.append((source, file, False))
@@ -473,6 +476,15 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
             st = file.stat()
         except OSError as exc:
             report.skip(Skip(str(file), None, f"cannot read ({exc.strerror})"))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            # opening a named pipe waits for a writer: never open one
+            if explicit:
+                report.files += 1
+                report.files_read += 1
+                report.files_failed += 1
+                report.skip(Skip(str(file), None, "not a regular file (a pipe, socket or "
+                                 "device): copy it to a file and collect that"))
             continue
         key = str(file.resolve())
         mark = marks.get(watermark.row_key(key))
