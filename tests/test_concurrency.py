@@ -143,6 +143,8 @@ def test_two_runs_one_refused_clearly(dream, repo, dream_home):
                           timeout=120)
     assert proc.returncode == 1 and "in use" in proc.stderr and "dream run" in proc.stderr
     assert proc.stderr.count("\n") == 1 and "rm " not in proc.stderr
+    # a run ends by itself: 'dream end' (which ends an interactive dream) is no way out
+    assert "dream end" not in proc.stderr and "wait for it to finish" in proc.stderr
     lock.unlink()
     procs = [spawn("run", "--json", cwd=repo) for _ in range(2)]
     results = finish(procs)

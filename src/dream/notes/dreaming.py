@@ -102,6 +102,10 @@ def _settled(path: Path, wait: float = 1.0) -> dict[str, Any]:
     return info or {}
 
 
+# holders that are a command doing its work, not a dream someone opened and must end
+_FINISHES_BY_ITSELF = frozenset({"run", "promote"})
+
+
 def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
     info = info if info is not None else _settled(path)
     state = lock_state(info)
@@ -115,6 +119,10 @@ def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
                         f"({describe(info)})", "end it with 'dream end'; if it was "
                         f"abandoned, clear it with: rm \"{path}\"")
     if state == "in use":
+        if info.get("owner") in _FINISHES_BY_ITSELF:
+            return LockHeld(f"a dream is already open and in use: lock {path} is held by "
+                            f"{who}", "wait for it to finish (it releases the lock itself), "
+                            "then try again")
         return LockHeld(f"a dream is already open and in use: lock {path} is held by {who}",
                         "wait for it, or end it from that session with 'dream end'")
     return LockHeld(
