@@ -279,3 +279,35 @@ def test_project_dir_comes_from_claude_project_dir(initialised, tmp_path):
                 return began
 
     assert anyio.run(scenario)["project"] == "proj"
+
+
+def test_batches_and_invalid_requests_are_answered_never_left_hanging(initialised):
+    # JSON-RPC 2.0 (and MCP 2025-03-26, which the server accepts) lets a client send a
+    # batch: an array answered by an array. Junk that is JSON but no request gets an
+    # Invalid Request error, so a client never waits for an answer that will not come.
+    repo, home = initialised
+    import subprocess
+
+    ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+    lines = [json.dumps([ping, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                         {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                          "params": {"name": "notes_list",
+                                     "arguments": {"prefix": "@user/", "page": 0}}}]),
+             "[]", "42", json.dumps([{"jsonrpc": "2.0", "method": "notifications/x"}]),
+             json.dumps(ping)]
+    params = server_params(repo, home)
+    proc = subprocess.run([params.command, *params.args], cwd=repo, text=True,
+                          env={**os.environ, **params.env}, capture_output=True,
+                          input="\n".join(lines) + "\n", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(replies) == 4, replies           # the batch of notifications gets nothing
+    batch, empty, scalar, last = replies
+    assert [r["id"] for r in batch] == [7, 8] and batch[0]["result"] == {}
+    listed = batch[1]["result"]
+    assert listed["isError"] is True
+    assert listed["content"][0]["text"] == ("argument 'page' of notes_list must be at least 1."
+                                            " fix the value.")
+    for bad in (empty, scalar):
+        assert bad["id"] is None and bad["error"]["code"] == -32600
+    assert last == {"jsonrpc": "2.0", "id": 7, "result": {}}

@@ -114,8 +114,10 @@ def _check_args(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         if want == "integer":
             lo, hi = props[name].get("minimum"), props[name].get("maximum")
             if (lo is not None and value < lo) or (hi is not None and value > hi):
-                raise BadInput(f"argument '{name}' of {spec.name} must be between {lo} and "
-                               f"{hi if hi is not None else 'any'}", "fix the value")
+                bounds = (f"between {lo} and {hi}" if lo is not None and hi is not None
+                          else f"at least {lo}" if lo is not None else f"at most {hi}")
+                raise BadInput(f"argument '{name}' of {spec.name} must be {bounds}",
+                               "fix the value")
         if "enum" in props[name] and value not in props[name]["enum"]:
             raise BadInput(f"argument '{name}' must be one of {props[name]['enum']}",
                            "fix the value")
@@ -430,15 +432,34 @@ def answer(tools: DreamTools, method: str, params: dict[str, Any]) -> Any:
     raise RpcError(-32601, f"method not found: {method}")
 
 
-def handle(tools: DreamTools, line: str) -> dict[str, Any] | None:
-    """One line from the client: the reply to write, or None (a notification)."""
+def _invalid(message_id: Any, why: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": message_id,
+            "error": {"code": -32600, "message": f"invalid request: {why}"}}
+
+
+def handle(tools: DreamTools, line: str) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """One line from the client: the reply to write, or None (a notification). A batch
+    (a JSON array, JSON-RPC 2.0 and MCP 2025-03-26) is answered by an array of replies."""
     try:
         message = json.loads(line)
     except ValueError:
         return {"jsonrpc": "2.0", "id": None,
                 "error": {"code": -32700, "message": "parse error: not JSON"}}
-    if not isinstance(message, dict) or "method" not in message:
-        return None                      # a response to nothing we asked, or junk: ignore
+    if isinstance(message, list):
+        if not message:
+            return _invalid(None, "an empty batch")
+        replies = [reply for reply in (_one(tools, m) for m in message) if reply is not None]
+        return replies or None           # a batch of notifications needs no reply
+    return _one(tools, message)
+
+
+def _one(tools: DreamTools, message: Any) -> dict[str, Any] | None:
+    if not isinstance(message, dict):
+        return _invalid(None, "not a JSON object")
+    if "method" not in message:
+        if "result" in message or "error" in message:
+            return None                  # a response to nothing we asked: ignore
+        return _invalid(message.get("id"), "no method")
     if "id" not in message:
         return None                      # notifications (initialized, cancelled) need no reply
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
