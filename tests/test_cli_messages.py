@@ -195,3 +195,46 @@ def test_context_is_compact_and_gives_provenance_on_request(dream, repo, tmp_pat
     assert "said_at" in full and "sha256" in full
     assert compact.startswith("# Memory for: dinner Nobu")
     assert len(compact) < len(full) / 2
+
+
+def test_stores_attach_never_makes_a_plain_folder_a_repository_unasked(dream, repo, tmp_path):
+    # 'dream stores attach ~' or '/etc' must not 'git init' and commit there: an existing
+    # folder that is no git repository is refused like a missing one, unless --create
+    dream("init")
+    plain = tmp_path / "documents"
+    plain.mkdir()
+    (plain / "taxes.txt").write_text("mine\n")
+    refused = dream("stores", "attach", str(plain), ok=False)
+    assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+    assert "is not a git repository" in refused.output and "--create" in refused.output
+    assert sorted(p.name for p in plain.iterdir()) == ["taxes.txt"]
+    assert "documents" not in dream("stores", "list").output
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x\n")
+    refused = dream("stores", "attach", str(afile), "--create", ok=False)
+    assert refused.exit_code == 2 and "is a file" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1 and afile.read_text() == "x\n"
+    made = json.loads(dream("stores", "attach", str(plain), "--create", "--json").output)
+    assert made["name"] == "documents" and (plain / ".git").is_dir()
+    assert git(plain, "ls-files").split() == [".dream/store.toml", ".gitignore"]
+
+
+def test_a_store_folder_gone_missing_is_named_and_can_be_detached(dream, repo, tmp_path):
+    # a team clone deleted or a drive unmounted: every command names it with the way out,
+    # and the way out ('dream stores detach PATH') works
+    dream("init")
+    team = tmp_path / "team"
+    dream("stores", "attach", str(team), "--create")
+    moved = tmp_path / "team-moved"
+    team.rename(moved)
+    for args in (["status"], ["stores", "list"], ["notes", "list"]):
+        failed = dream(*args, ok=False)
+        assert failed.exit_code == 1 and len(failed.output.strip().splitlines()) == 1
+        assert f"dream stores detach {team}" in failed.output, failed.output
+    doctor = dream("doctor", ok=False).output
+    assert f"fix: put it back, or forget it with 'dream stores detach {team}'" in doctor
+    out = dream("stores", "detach", str(team)).output
+    assert str(team) in out
+    assert "team" not in dream("stores", "list").output
+    assert dream("status").exit_code == 0
+    assert (moved / ".dream" / "store.toml").exists()   # its files stay untouched

@@ -111,13 +111,15 @@ def stores_list(as_json: bool) -> None:
 @click.option("--scope", type=click.Choice(["user", "project", "shared"]), default="shared",
               show_default=True)
 @click.option("--remote", default=None, help="A team git remote the store is shared through.")
-@click.option("--create", is_flag=True, help="Make a new store when PATH does not exist.")
+@click.option("--create", is_flag=True,
+              help="Make a new store when PATH does not exist or is no git repository.")
 @json_option
 def stores_attach(path: Path, name: str | None, scope: str, remote: str | None,
                   create: bool, as_json: bool) -> None:
     """Attach a git repository as a further store (made a store if it is not one).
 
-    A missing PATH is refused unless --create, so a typo never makes a repository."""
+    A missing PATH, or a folder that is no git repository, is refused unless --create, so
+    a typo never makes a repository."""
     app = get_app()
     app.ensure_home()
     if path.exists() and not path.is_dir():

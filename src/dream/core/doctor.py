@@ -30,6 +30,7 @@ from dream.index.sync import indexable
 from dream.notes.dreaming import held_locks, lock_state, read_lock
 from dream.store.lock import describe, read_holder
 from dream.store.store import Store
+from dream.store.registry import load_attached
 
 
 @dataclass
@@ -234,7 +235,8 @@ def diagnose(app: App) -> list[Check]:
     stores: list[Store] = []
     for path in [app.home.notes_path, *app.config.store_paths]:
         try:
-            stores.append(Store.load(path))
+            stores.append(Store.load(path) if path == app.home.notes_path
+                          else load_attached(path))
         except DreamError as exc:
             checks.append(Check("store", str(path), "fail", exc.message, exc.hint))
     for store in stores:

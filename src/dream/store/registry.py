@@ -10,7 +10,7 @@ from dream.config import Config
 from dream.errors import BadInput, NotManaged, StoreError
 from dream.home import Home
 from dream.store.project import ProjectId
-from dream.store.store import Store
+from dream.store.store import STORE_FILE, Store
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,18 @@ class Project:
         return self.store
 
 
+def load_attached(path: Path) -> Store:
+    """An attached store; one whose folder is gone names the way to go on without it."""
+    try:
+        return Store.load(path)
+    except StoreError as exc:
+        if (path / STORE_FILE).exists():
+            raise                   # there but broken: its own message says what to fix
+        # moved, deleted or on a drive not mounted
+        raise StoreError(f"attached store {path} is gone (no {STORE_FILE} there)",
+                         f"put it back, or forget it with 'dream stores detach {path}'") from exc
+
+
 @dataclass
 class Stores:
     home: Home
@@ -45,10 +57,7 @@ class Stores:
         return Store.load(self.home.notes_path)
 
     def all(self) -> list[Store]:
-        stores = [self.notes_home()]
-        for path in self.config.store_paths:
-            stores.append(Store.load(path))
-        return stores
+        return [self.notes_home(), *map(load_attached, self.config.store_paths)]
 
     def by_id(self, store_id: str) -> Store:
         for store in self.all():
@@ -111,6 +120,14 @@ class Stores:
         if not path.exists() and not create:
             raise BadInput(f"{path} does not exist",
                            "check the path, or pass --create to make a new store there")
+        if path.exists() and not path.is_dir():
+            raise BadInput(f"{path} is not a folder", "give the folder of a git repository")
+        if path.exists() and not create and not (path / ".git").exists() and \
+                not (path / STORE_FILE).exists():
+            # never 'git init' and commit in a folder someone named by mistake (~, /etc)
+            raise BadInput(f"{path} is not a git repository",
+                           "give a clone of the store, or pass --create to make this folder "
+                           "a new store (git init there)")
         store = Store.create(path, name or path.name, scope)
         if remote and not store.remote:
             store.remote = remote
@@ -119,10 +136,25 @@ class Stores:
         self.config.save()
         return store
 
+    def _gone(self, named: str) -> Path | None:
+        """The attached path ``named`` (as written in config.toml or as a path) when no
+        store is there any more."""
+        for path in self.config.store_paths:
+            if named in (str(path), str(path).rstrip("/")) or \
+                    Path(named).expanduser().resolve() == path.resolve():
+                return None if (path / STORE_FILE).exists() else path
+        return None
+
     def detach(self, store_id: str, force: bool = False) -> Store:
         """Forget an attached store (id or name); its files and history stay where they are.
         The notes home cannot be detached; a store that is some project's Primary Store only
-        with ``force`` (that project is then not managed until 'dream init')."""
+        with ``force`` (that project is then not managed until 'dream init'). A store whose
+        folder is gone is named by its path and forgotten as it is."""
+        gone = self._gone(store_id)
+        if gone is not None:
+            self.config.remove_store(gone)
+            self.config.save()
+            return Store(path=gone, id="", name=gone.name, scope="shared")
         store = self.by_id(store_id)
         if store.path == self.notes_home().path:
             raise BadInput("the notes home cannot be detached",
