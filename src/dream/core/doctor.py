@@ -29,8 +29,8 @@ from dream.errors import DreamError
 from dream.index.sync import indexable
 from dream.notes.dreaming import held_locks, lock_state, read_lock
 from dream.store.lock import describe, read_holder
-from dream.store.store import Store
 from dream.store.registry import load_attached
+from dream.store.store import Store
 
 
 @dataclass
