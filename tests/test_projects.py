@@ -402,3 +402,28 @@ def test_a_windows_folder_of_another_name_keeps_a_readable_key_of_its_own(webapp
     assert r"could not place items recorded in folders missing on this machine: " \
            r"C:\Users\me\code\Billing" in out
     assert [k for k in spool(dream_home) if k.startswith("billing-")]
+
+
+def test_a_foreign_project_is_moved_by_the_folder_name_collect_printed(webapp, dream, tmp_path,
+                                                                        dream_home):
+    # collect says "could not place items recorded in ... /srv/somewhere/api"; 'dream
+    # projects' shows no name for that key: the folder's name finds it, and a name that
+    # finds nothing lists the keys items carry, not only the named projects
+    dream("collect", str(transcript(tmp_path / "copied" / "s2.jsonl", "/srv/somewhere/api",
+                                    "s2")))
+    foreign = next(k for k in spool(dream_home) if k.startswith("api-"))
+    bad = dream("projects", "move", "apii", "webapp", ok=False)
+    assert bad.exit_code == 1 and len(bad.output.strip().splitlines()) == 1
+    assert f"known: webapp, {foreign}" in bad.output
+    moved = json.loads(dream("projects", "move", "api", "webapp", "--json").output)
+    assert moved == {"from": foreign, "to": here_key(), "moved": 5}
+    # two keys from folders of one name: the name alone is refused, naming both keys
+    for session, folder in (("s3", "/srv/one/api"), ("s4", "/srv/two/api")):
+        file = transcript(tmp_path / session / "s.jsonl", folder, session)
+        file.write_text(file.read_text().replace('"uuid": "u', f'"uuid": "{session}-u'))
+        dream("collect", str(file))
+    keys = sorted(k for k in spool(dream_home) if k.startswith("api-"))
+    assert len(keys) == 2, spool(dream_home)
+    both = dream("projects", "move", "api", "webapp", ok=False)
+    assert both.exit_code == 1 and len(both.output.strip().splitlines()) == 1
+    assert f"'api' names several projects: {', '.join(keys)}" in both.output

@@ -21,6 +21,7 @@ collected, without a wipe.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -164,10 +165,28 @@ def resolve(conn: sqlite3.Connection, stores: list[Store], name_or_key: str,
         return name_or_key
     if here is not None and name_or_key in (here.key, here.name):
         return here.key
+    # a key of a folder missing here is '<folder name slug>-<8 hex>' and has no name:
+    # the folder name collect printed finds it when only one key has that name
+    named = {k for s in stores for k in s.projects}
+    unnamed = sorted(k for (k,) in conn.execute(
+        "SELECT DISTINCT project_key FROM items WHERE project_key IS NOT NULL")
+        if k not in named)
+    by_folder = [k for k in unnamed if _KEY.fullmatch(k) and
+                 _KEY.fullmatch(k).group(1) == name_or_key.casefold()]
+    if len(by_folder) == 1:
+        return by_folder[0]
+    if by_folder:
+        raise BadInput(f"'{name_or_key}' names several projects: {', '.join(by_folder)}",
+                       "give the key of the one you mean ('dream projects' shows their "
+                       "folders)")
     names = sorted({e.get("name") or k for s in stores for k, e in s.projects.items()})
+    listed = names + unnamed
     raise BadInput(f"no project named or keyed '{name_or_key}'",
-                   "known: " + (", ".join(names[:8]) or "none")
+                   "known: " + (", ".join(listed[:8]) or "none")
                    + "; 'dream projects' lists them all, 'dream init' makes a repository known")
+
+
+_KEY = re.compile(r"(.+)-[0-9a-f]{8}")
 
 
 def move(conn: sqlite3.Connection, to_key: str, from_key: str | None = None,
