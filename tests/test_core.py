@@ -31,6 +31,27 @@ def test_init_creates_home_store_and_primary(dream, repo, dream_home):
     assert "Dream-Store:" in log
 
 
+def test_init_refuses_a_name_no_address_can_hold(dream, repo, dream_home):
+    # the name is the <name> of @projects/<name>/ and of the dream lock: a name that cannot
+    # be one made every later run, begin and notes list fail (or wrote a folder no
+    # address reaches); it is refused, with a usable name offered, and nothing changes
+    dream("init")
+    before = git(dream_home / "notes", "rev-parse", "HEAD")
+    for bad, offered in (("../x", "x"), ("My Project!", "my-project"), ("a/b", "a-b"),
+                         ("", None), ("a" * 200, "a" * 48), (".hidden", "hidden")):
+        refused = dream("init", "--name", bad, ok=False)
+        assert refused.exit_code == 1, bad
+        assert len(refused.output.strip().splitlines()) == 1, refused.output
+        assert "cannot be a project name" in refused.output
+        if offered:
+            assert f"--name {offered}" in refused.output, refused.output
+    assert git(dream_home / "notes", "rev-parse", "HEAD") == before
+    named = json.loads(dream("init", "--name", "web_app.v2", "--json").output)
+    assert named["project_name"] == "web_app.v2"
+    dream("notes", "write", "@projects/web_app.v2/a", "alpha")
+    assert "web_app.v2" in dream("notes", "list").output
+
+
 def test_linked_worktree_shares_project_key(dream, repo, tmp_path, monkeypatch):
     main_key = json.loads(dream("init", "--json").output)["project_key"]
     wt = tmp_path / "wt"

@@ -20,7 +20,9 @@ def register(cli: click.Group) -> None:
 @click.command()
 @click.option("--store", "store_name", default=None,
               help="Mark this attached store (id or name) primary instead of the notes home.")
-@click.option("--name", default=None, help="Project name used in @projects/<name>/ addresses.")
+@click.option("--name", default=None,
+              help="Project name used in @projects/<name>/ addresses (letters, digits, "
+                   "'.', '-', '_').")
 @json_option
 def init(store_name: str | None, name: str | None, as_json: bool) -> None:
     """Make the current repository's project known and mark its Primary Store."""

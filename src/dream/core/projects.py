@@ -3,12 +3,14 @@ keys collected items carry, and moving items between them (``dream projects``)."
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from dream.app import App
-from dream.errors import DreamError, LockHeld
+from dream.errors import BadInput, DreamError, LockHeld
 from dream.store.lock import held_locks, lock_state, read_lock, write_lock
+from dream.store.project import slug
 from dream.store.store import Store
 
 
@@ -36,10 +38,27 @@ def _locks_of(app: App, key: str, names: set[str]) -> list[tuple[Any, dict[str, 
     return found
 
 
+_PROJECT_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def _check_name(name: str) -> None:
+    """A project's name is the <name> of ``@projects/<name>/`` and of its dream lock."""
+    if _PROJECT_NAME_RE.fullmatch(name):
+        return
+    offered = slug(name.replace("/", "-"))
+    raise BadInput(f"'{name[:80]}' cannot be a project name (it names the folder of "
+                   "@projects/<name>/ addresses and the dream lock)",
+                   "use letters, digits, '.', '-' and '_', starting with a letter or digit"
+                   + (f", e.g. --name {offered}" if name.strip() and offered != "project"
+                      else ""))
+
+
 def init(app: App, store_name: str | None = None, name: str | None = None) -> Initialised:
     """Make the current project known and mark its Primary Store. Moving a project to
     another store or name while a dream holds its lock is refused: the lock would no longer
     guard the project's notes."""
+    if name is not None:
+        _check_name(name)
     app.ensure_home()
     current = app.current_project()
     store = app.stores.by_id(store_name) if store_name else app.stores.notes_home()
