@@ -52,6 +52,33 @@ def test_init_refuses_a_name_no_address_can_hold(dream, repo, dream_home):
     assert "web_app.v2" in dream("notes", "list").output
 
 
+def test_renaming_a_project_takes_its_memory_along(dream, repo, dream_home):
+    # 'dream init --name N' on a known project: its notes and records move to
+    # projects/N/ in one commit, so the brief, search and every address keep working
+    dream("init")
+    dream("notes", "write", "@projects/proj/notes/tests", "run the tests with pytest -q")
+    (dream_home / "notes" / "projects" / "proj" / "brief.md").write_text("# Brief\n")
+    notes = dream_home / "notes"
+    git(notes, "add", "-A")
+    git(notes, "commit", "-q", "-m", "brief")
+    before = git(notes, "rev-parse", "HEAD")
+    out = json.loads(dream("init", "--name", "webapp", "--json").output)
+    assert out["project_name"] == "webapp"
+    assert git(notes, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
+    assert not (notes / "projects" / "proj").exists()
+    assert (notes / "projects" / "webapp" / "brief.md").read_text() == "# Brief\n"
+    assert "pytest -q" in dream("notes", "show", "@projects/webapp/notes/tests").output
+    assert "projects/webapp/notes/tests.md" in dream("search", "pytest").output
+    assert git(notes, "status", "--porcelain").strip() == ""
+    # a folder of that name already there (notes written by hand) is never merged into
+    (notes / "projects" / "other").mkdir()
+    (notes / "projects" / "other" / "x.md").write_text("hand-written\n")
+    refused = dream("init", "--name", "other", ok=False)
+    assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+    assert "projects/other already holds notes" in refused.output
+    assert json.loads(dream("status", "--json").output)["project_name"] == "webapp"
+
+
 def test_linked_worktree_shares_project_key(dream, repo, tmp_path, monkeypatch):
     main_key = json.loads(dream("init", "--json").output)["project_key"]
     wt = tmp_path / "wt"

@@ -11,7 +11,7 @@ from dream.app import App
 from dream.errors import BadInput, DreamError, LockHeld
 from dream.store.lock import held_locks, lock_state, read_lock, write_lock
 from dream.store.project import slug
-from dream.store.store import Store
+from dream.store.store import STORE_FILE, Store
 
 
 @dataclass
@@ -53,6 +53,26 @@ def _check_name(name: str) -> None:
                       else ""))
 
 
+def _rename(store: Store, old: str, new: str) -> None:
+    """Move a renamed project's notes and records (``projects/<old>/``) to
+    ``projects/<new>/`` with the store's new entry, in one commit: the brief, search and
+    every address follow the name. Never merged into a folder that already holds notes."""
+    source, target = store.path / "projects" / old, store.path / "projects" / new
+    if target.exists():
+        raise BadInput(f"projects/{new} already holds notes in store '{store.name}'",
+                       "choose another --name, or move that folder away first")
+    tracked = store.repo.git("ls-files", "-z", "--", f"projects/{old}").split("\0")
+    moved = [path for path in tracked if path]
+    if source.is_dir():
+        source.rename(target)
+    store.save(commit=False)
+    store.repo.commit_files(
+        f"Rename project {old} to {new}",
+        [STORE_FILE.as_posix(), *moved,
+         *(f"projects/{new}/{path[len(f'projects/{old}/'):]}" for path in moved)],
+        trailers={"Dream-Store": store.id})
+
+
 def init(app: App, store_name: str | None = None, name: str | None = None) -> Initialised:
     """Make the current project known and mark its Primary Store. Moving a project to
     another store or name while a dream holds its lock is refused: the lock would no longer
@@ -87,8 +107,12 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
                 other.save(subject=f"Primary store for {current.key} moved to {store.name}")
     with write_lock(store.path, "init"):
         store = type(store).load(store.path)
+        old_name = store.project_name(current.key)
         store.add_project(current.key, proj_name, primary=True)
-        store.save(subject=f"Manage project {proj_name}")
+        if old_name and old_name != proj_name:
+            _rename(store, old_name, proj_name)
+        else:
+            store.save(subject=f"Manage project {proj_name}")
     root = current.root or app.cwd
     return Initialised(current.key, proj_name, current.in_git, str(root), store.describe(),
                        str(app.home.root))
