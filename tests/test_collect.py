@@ -423,3 +423,47 @@ def test_a_pipe_or_device_is_skipped_never_waited_on(dream_proc, dream, repo: Pa
     proc = dream_proc("collect", str(folder / "live.jsonl"), cwd=repo, timeout=30)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "not a regular file" in proc.stdout
+
+
+def test_unreadable_files_and_folders_are_named_as_unreadable(dream, home: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    # permissions are simulated (the suite may run as root, whom chmod does not stop):
+    # the operating system refuses the file, the folder and the file inside that folder
+    folder = tmp_path / "sessions"
+    (folder / "closed").mkdir(parents=True)
+    line = json.dumps({"text": "hello from a readable file"}) + "\n"
+    (folder / "good.jsonl").write_text(line)
+    (folder / "locked.jsonl").write_text(line)
+    (folder / "closed" / "inner.jsonl").write_text(line)
+    denied = {str(folder / "locked.jsonl"), str(folder / "closed")}
+    real_access, real_scandir, real_stat = os.access, os.scandir, os.stat
+
+    def access(path, mode, *args, **kwargs):
+        return str(path) not in denied and real_access(path, mode, *args, **kwargs)
+
+    def scandir(path="."):
+        if str(path) in denied:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    def stat(path, *args, **kwargs):
+        if str(Path(path).parent) in denied:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "stat", stat)
+    report = collect_json(dream, str(folder))
+    assert report["new_items"] == 1
+    assert sorted((s["where"], s["reason"]) for s in report["skipped_items"]) == [
+        (str(folder / "closed"), "cannot read this folder (permission denied): "
+                                 "check its permissions"),
+        (str(folder / "locked.jsonl"), "cannot read (permission denied): check its permissions"),
+    ]
+    # named on the command line: the same words, one line, never an internal error
+    refused = dream("collect", str(folder / "closed" / "inner.jsonl"), ok=False)
+    assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+    assert "cannot be read (permission denied)" in refused.output
+    assert "internal error" not in refused.output

@@ -426,15 +426,34 @@ class _Writer:
         return out
 
 
-def _files_from(paths: list[Path], source: str | None) -> list[tuple[str | None, Path, bool]]:
-    """(kind or None to detect, file, named explicitly) for the given paths."""
+_DENIED = "check its permissions"
+
+
+def _files_from(paths: list[Path], source: str | None, report: CollectReport
+                ) -> list[tuple[str | None, Path, bool]]:
+    """(kind or None to detect, file, named explicitly) for the given paths; a folder
+    inside them that cannot be read is reported and left out."""
     out: list[tuple[str | None, Path, bool]] = []
+
+    def closed(exc: OSError) -> None:
+        report.skip(Skip(str(exc.filename), None, "cannot read this folder (permission "
+                         f"denied): {_DENIED}" if isinstance(exc, PermissionError) else
+                         f"cannot read this folder ({exc.strerror})"))
+
     for raw in paths:
         path = Path(raw).expanduser()
-        if not path.exists():
-            raise BadInput(f"{raw}: no such file or folder", "check the path")
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            raise BadInput(f"{raw}: no such file or folder", "check the path") from None
+        except PermissionError:
+            raise BadInput(f"{raw}: cannot be read (permission denied)",
+                           f"{_DENIED} and those of its folders") from None
+        except OSError as exc:
+            raise BadInput(f"{raw}: cannot be read ({exc.strerror})", "check the path") \
+                from None
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            for root, dirs, files in os.walk(path, onerror=closed):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
                 for name in sorted(files):
                     file = Path(root) / name
@@ -464,7 +483,7 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
     here = app.project()
     report.placement = Placement(here=here if here.in_git else None, forced=project)
     if paths:
-        targets = _files_from(list(paths), source)
+        targets = _files_from(list(paths), source, report)
     else:
         targets = [(kind, file, False) for kind, file in
                    discover(app.cwd, [source] if source else None)]
@@ -476,6 +495,12 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
             st = file.stat()
         except OSError as exc:
             report.skip(Skip(str(file), None, f"cannot read ({exc.strerror})"))
+            continue
+        if stat.S_ISREG(st.st_mode) and not os.access(file, os.R_OK):
+            report.files += 1
+            report.files_read += 1
+            report.files_failed += 1
+            report.skip(Skip(str(file), None, f"cannot read (permission denied): {_DENIED}"))
             continue
         if not stat.S_ISREG(st.st_mode):
             # opening a named pipe waits for a writer: never open one
