@@ -169,3 +169,45 @@ def test_listing_never_follows_a_symlink_out(dream, setup):
     result = dream("notes", "list", "@user/link", ok=False)
     assert result.exit_code == 1 and "outside the store" in result.output
     assert state(setup["home"]) == before
+
+
+def test_files_this_user_may_not_touch_are_one_line_errors(dream, setup, monkeypatch):
+    # a config.toml or note left owned by another user (a 'sudo dream ...' once), a
+    # database on a read-only disk: each is one line naming the file and the fix, exit 1,
+    # never "internal error". The operating system's refusal is simulated (the suite may
+    # run as root, whom chmod does not stop).
+    import pathlib
+    import sqlite3
+
+    from dream import db as dream_db
+
+    before = state(setup["home"])
+    config = setup["home"] / "config.toml"
+    real_read_text = pathlib.Path.read_text
+
+    def read_text(self, *args, **kwargs):
+        if self == config:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "read_text", read_text)
+    result = dream("status", ok=False)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert result.output.startswith(f"error: permission denied on {config}. ")
+    assert "chown" in result.output and "internal error" not in result.output
+    monkeypatch.setattr(pathlib.Path, "read_text", real_read_text)
+
+    real_connect = dream_db.connect
+
+    def read_only(path, *args, **kwargs):
+        conn = real_connect(path, *args, **kwargs)
+        conn.close()
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(dream_db, "connect", read_only)
+    result = dream("notes", "write", "@user/new", "x", ok=False)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert f"the database {setup['home'] / 'dream.db'} cannot be written" in result.output
+    assert "internal error" not in result.output
+    monkeypatch.setattr(dream_db, "connect", real_connect)
+    assert state(setup["home"]) == before

@@ -108,9 +108,26 @@ class DreamGroup(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(141)
+        except PermissionError as exc:
+            if os.environ.get("DREAM_DEBUG"):
+                raise
+            # a file or folder another user owns (a 'sudo dream ...' once), or a mode
+            where = exc.filename2 or exc.filename or "a file Dream needs"
+            click.echo(f"error: permission denied on {where}. let this user read and write "
+                       "it (see 'ls -l', then chown or chmod) and rerun.", err=True)
+            ctx.exit(1)
         except Exception as exc:  # no tracebacks for users
             if os.environ.get("DREAM_DEBUG"):
                 raise
+            if type(exc).__name__ == "OperationalError" and "readonly" in str(exc):
+                # sqlite3 is not imported here: 'dream --version' stays light
+                from dream.home import Home
+
+                click.echo(f"error: the database {Home.from_env().db_path} cannot be written "
+                           f"({exc}). let this user write it and its folder (see 'ls -l', "
+                           "then chown or chmod), or move DREAM_HOME off a read-only disk.",
+                           err=True)
+                ctx.exit(1)
             click.echo(
                 f"error: internal error ({type(exc).__name__}: {exc}). "
                 "Rerun with DREAM_DEBUG=1 for a traceback and report it.",
