@@ -135,6 +135,24 @@ def test_second_begin_and_stale_lock_are_refused(dream, home):
     assert stale.exit_code == 1 and "rm " in stale.output and "crashed" in stale.output
 
 
+def test_a_folder_where_the_lock_belongs_is_refused_clearly(dream, home):
+    # something made a folder by the lock's name (a sync tool, a mistaken mkdir): a
+    # lock is a lock whatever it is, refused with the way to clear it, never an internal
+    # error, and doctor names it too
+    lock = home["notes"] / f".dream.lock.{home['name']}"
+    lock.mkdir()
+    before = head(home["notes"])
+    for args in (["begin"], ["notes", "write", f"@projects/{home['name']}/a", "x"]):
+        refused = dream(*args, ok=False)
+        assert refused.exit_code == 1 and "internal error" not in refused.output, args
+        assert f'rmdir "{lock}"' in refused.output, refused.output
+    assert head(home["notes"]) == before
+    doctor = json.loads(dream("doctor", "--json", ok=False).output)
+    found = [c for c in doctor["checks"] if c["name"] == "lock"]
+    assert found and found[0]["status"] != "ok" and found[0]["fix"].endswith(f'rmdir "{lock}"')
+
+
+
 def test_writes_from_outside_a_dream_do_not_mix(dream, home, tmp_path):
     name = home["name"]
     dream("notes", "write", f"@projects/{name}/a", "alpha")

@@ -28,7 +28,7 @@ from dream.config import Config, unknown_settings
 from dream.errors import DreamError
 from dream.index.sync import indexable
 from dream.notes.dreaming import held_locks, lock_state, read_lock
-from dream.store.lock import describe, read_holder
+from dream.store.lock import clear_command, describe, read_holder
 from dream.store.registry import load_attached
 from dream.store.store import Store
 
@@ -179,17 +179,18 @@ def check_locks(app: App) -> list[Check]:
         if state == "stale":
             out.append(Check("lock", str(path), "fail",
                              f"stale dream lock left by {describe(info)}, which is gone",
-                             f"rm \"{path}\""))
+                             clear_command(path)))
         elif state == "open":
             out.append(Check("lock", str(path), "warn",
                              f"a dream is open from the command line ({describe(info)})",
-                             f"end it with 'dream end'; if it was abandoned: rm \"{path}\""))
+                             "end it with 'dream end'; if it was abandoned: "
+                             + clear_command(path)))
         elif state == "in use":
             out.append(Check("lock", str(path), "ok", f"in use by {describe(info)}"))
         else:
             out.append(Check("lock", str(path), "warn",
                              f"held by {describe(info)} (not this host, or an older Dream)",
-                             f"if no dream runs there: rm \"{path}\""))
+                             f"if no dream runs there: {clear_command(path)}"))
     return out
 
 

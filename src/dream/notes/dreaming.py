@@ -51,6 +51,7 @@ from dream.store.document import note_status, quick_meta
 from dream.store.lock import (  # noqa: F401 - read_lock, held_locks, lock_state live there
     CLI_OWNER,
     LOCK_PREFIX,
+    clear_command,
     describe,
     held_locks,
     holder,
@@ -113,11 +114,11 @@ def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
                             info.get("command") else "")
     if state == "stale":
         return LockHeld(f"a stale dream lock {path} is left by {who}, which is no longer "
-                        "running", f"clear it with: rm \"{path}\"")
+                        "running", f"clear it with: {clear_command(path)}")
     if state == "open":
         return LockHeld(f"a dream is already open from the command line: lock {path} "
                         f"({describe(info)})", "end it with 'dream end'; if it was "
-                        f"abandoned, clear it with: rm \"{path}\"")
+                        f"abandoned, clear it with: {clear_command(path)}")
     if state == "in use":
         if info.get("owner") in _FINISHES_BY_ITSELF:
             return LockHeld(f"a dream is already open and in use: lock {path} is held by "
@@ -127,8 +128,8 @@ def lock_held_error(path: Path, info: dict[str, Any] | None = None) -> LockHeld:
                         "wait for it, or end it from that session with 'dream end'")
     return LockHeld(
         f"a dream is already open: lock {path} exists (held by {who})",
-        f"end it with 'dream end'; if no dream is running there, remove the lock by hand: "
-        f"rm \"{path}\"",
+        "end it with 'dream end'; if no dream is running there, remove the lock by hand: "
+        + clear_command(path),
     )
 
 

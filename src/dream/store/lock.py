@@ -144,11 +144,18 @@ def read_lock(path: Path) -> dict[str, Any] | None:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        return {"raw": "(a folder, not a lock file)"}
     try:
         data = json.loads(raw.decode("utf-8"))
         return data if isinstance(data, dict) else {"raw": str(data)}
     except (UnicodeDecodeError, json.JSONDecodeError):
         return {"raw": raw.decode("utf-8", "replace")[:200]}
+
+
+def clear_command(path: Path) -> str:
+    """The shell command that clears a lock left at ``path`` (a folder there: rmdir)."""
+    return f'rmdir "{path}"' if Path(path).is_dir() else f'rm "{path}"'
 
 
 def lock_state(info: dict[str, Any]) -> str:
