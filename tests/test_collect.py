@@ -467,3 +467,33 @@ def test_unreadable_files_and_folders_are_named_as_unreadable(dream, home: Path,
     assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
     assert "cannot be read (permission denied)" in refused.output
     assert "internal error" not in refused.output
+
+
+def test_an_emoji_cut_in_half_keeps_the_line_and_the_collect(dream, home: Path,
+                                                               tmp_path: Path) -> None:
+    # a JavaScript writer that cuts a string inside an emoji writes a lone "\ud83d": valid
+    # JSON, but no UTF-8 text. It stopped the whole collect with an internal error; now
+    # the half emoji is U+FFFD, the line and everything after it are kept, and a whole
+    # emoji written as an escaped pair stays itself
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"id": "1", "text": "before"}\n'
+                    '{"id": "2", "text": "cut \\ud83d here", "author": "Sam \\udc00"}\n'
+                    '{"id": "3", "text": "a whole \\ud83d\\ude00 one"}\n'
+                    '{"id": "4", "text": "after"}\n')
+    session = tmp_path / "session.jsonl"
+    session.write_text(json.dumps({"type": "user", "sessionId": "s9", "cwd": str(tmp_path),
+                                   "uuid": "u9", "timestamp": "2026-03-01T10:00:00Z",
+                                   "message": {"role": "user", "content": "PLACEHOLDER"}})
+                       .replace("PLACEHOLDER", "fix the \\ud83d bug") + "\n")
+    slack = tmp_path / "export.zip"
+    with zipfile.ZipFile(slack, "w") as archive:
+        archive.writestr("users.json", json.dumps([{"id": "U1", "name": "jordan"}]))
+        archive.writestr("general/2024-01-01.json",
+                         '[{"type": "message", "user": "U1", "text": "ship it \\ud83d",'
+                         ' "ts": "1704100000.0001"}]')
+    report = collect_json(dream, str(chat), str(session), str(slack))
+    assert report["new_items"] == 6 and report["skipped"] == 0, report
+    texts = sorted(r["text"] for r in items(home))
+    assert texts == sorted(["before", "cut \ufffd here", "a whole \U0001F600 one", "after",
+                            "fix the \ufffd bug", "ship it \ufffd"])
+    assert [r["author"] for r in items(home, "text = ?", ("cut \ufffd here",))] == ["Sam \ufffd"]

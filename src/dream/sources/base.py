@@ -167,6 +167,29 @@ def too_deep(raw: bytes) -> bool:
     return False
 
 
+_ESCAPED_SURROGATE_RE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    return value
+
+
+def loads(raw: bytes | str) -> Any:
+    """``json.loads``, with every lone UTF-16 surrogate made U+FFFD: a JavaScript writer
+    that cuts a string inside an emoji writes ``"\\ud83d"`` alone, which JSON reads but no
+    UTF-8 text (the spool, the secret detector, SQLite) can hold. A valid pair stays."""
+    value = json.loads(raw)
+    probe = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    return _whole(value) if _ESCAPED_SURROGATE_RE.search(probe) else value
+
+
 def parse_json(raw: bytes | str) -> Any:
     """Parse one JSON text: orjson (about three times faster on transcripts), falling back to
     the standard parser for the few texts only it accepts (integers beyond 64 bits, NaN),
@@ -187,7 +210,7 @@ def parse_json(raw: bytes | str) -> Any:
             except UnicodeDecodeError:
                 return parse_json(raw.decode("utf-8", "replace"))
     try:
-        return json.loads(raw)
+        return loads(raw)          # orjson refuses a lone surrogate; this keeps the line
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 

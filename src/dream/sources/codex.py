@@ -43,6 +43,7 @@ from dream.sources.base import (
     FileContext,
     Message,
     Skip,
+    loads,
     parse_json,
     project_key_for,
     project_of,
@@ -76,7 +77,7 @@ def _output(value: Any) -> tuple[str, bool]:
     error = False
     if isinstance(value, str) and value.startswith("{"):
         try:
-            value = json.loads(value)
+            value = loads(value)
         except ValueError:
             pass
     if isinstance(value, dict):

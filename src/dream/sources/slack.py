@@ -13,7 +13,6 @@ real name) are the person's own statements, everyone else's are other people's m
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import zipfile
@@ -21,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc, said_at_of
+from dream.sources.base import FileContext, Message, Skip, iso_utc, loads, said_at_of
 
 KIND = "slack"
 _MAX_MEMBER = 64 * 1024 * 1024
@@ -69,7 +68,7 @@ class Slack:
                     yield ctx.skip(None, f"member {name} too large ({info.file_size} bytes)")
                     continue
                 try:
-                    day = json.loads(archive.read(info))
+                    day = loads(archive.read(info))
                 except (ValueError, zipfile.BadZipFile, OSError, RuntimeError) as exc:
                     yield ctx.skip(None, f"member {name}: unreadable JSON ({exc})")
                     continue
@@ -82,7 +81,7 @@ class Slack:
 
     def _json(self, archive: zipfile.ZipFile, name: str) -> Any:
         try:
-            return json.loads(archive.read(name))
+            return loads(archive.read(name))
         except (KeyError, ValueError, zipfile.BadZipFile, OSError):
             return None
 
