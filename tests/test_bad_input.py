@@ -211,3 +211,35 @@ def test_files_this_user_may_not_touch_are_one_line_errors(dream, setup, monkeyp
     assert "internal error" not in result.output
     monkeypatch.setattr(dream_db, "connect", real_connect)
     assert state(setup["home"]) == before
+
+
+def test_bytes_that_are_not_utf8_on_the_command_line_or_in_file_names(dream_proc, setup, repo,
+                                                                         tmp_path):
+    # a terminal in Latin-1 sends 'café' as b'caf\xe9', and an old archive has file names
+    # in it: text typed that way is one line saying so (nothing written), and such a file
+    # is collected like any other, its name kept with U+FFFD where the byte was
+    before = state(setup["home"])
+    latin = "caf\udce9"                  # how Python (and subprocess) spell byte 0xe9
+    for args in (["notes", "write", "@user/drink", f"{latin} au lait"],
+                 ["show", f"user/{latin}.md"]):
+        proc = dream_proc(*args, cwd=repo)
+        assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+        shown = args[-1].replace(latin, "caf" + chr(92) + "xe9")
+        assert proc.stderr == (f"error: '{shown}' on the "
+                               "command line is not UTF-8 text (the terminal sends another "
+                               "encoding). set a UTF-8 locale (export LANG=C.UTF-8) or convert "
+                               "the text, and rerun.\n")
+    assert state(setup["home"]) == before
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    name = os.fsencode(folder) + b"/caf\xe9.jsonl"
+    with open(name, "wb") as fh:
+        fh.write(json.dumps({"text": "from an old archive"}).encode() + b"\n")
+    proc = dream_proc("collect", "--json", str(folder), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["new_items"] == 1
+    proc = dream_proc("collect", "--json", os.fsdecode(name), cwd=repo)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["new_items"] == 0, proc.stderr
+    proc = dream_proc("history", "search", "archive", "--json", cwd=repo)
+    refs = [h["ref"] for h in json.loads(proc.stdout)["hits"]]
+    assert refs == [f"{folder}/caf\ufffd.jsonl:1"]

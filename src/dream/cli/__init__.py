@@ -116,6 +116,18 @@ class DreamGroup(click.Group):
             click.echo(f"error: permission denied on {where}. let this user read and write "
                        "it (see 'ls -l', then chown or chmod) and rerun.", err=True)
             ctx.exit(1)
+        except UnicodeEncodeError as exc:
+            if os.environ.get("DREAM_DEBUG") or "surrogates" not in str(exc):
+                raise
+            # Python keeps a byte of the command line that is not UTF-8 as a lone surrogate
+            given = next((a for a in sys.argv[1:] if _not_utf8(a)), None)
+            if given is None:
+                raise
+            shown = given.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            click.echo(f"error: '{shown[:80]}' on the command line is not UTF-8 text (the "
+                       "terminal sends another encoding). set a UTF-8 locale (export "
+                       "LANG=C.UTF-8) or convert the text, and rerun.", err=True)
+            ctx.exit(1)
         except Exception as exc:  # no tracebacks for users
             if os.environ.get("DREAM_DEBUG"):
                 raise
@@ -138,6 +150,14 @@ class DreamGroup(click.Group):
 
 # click 8.2+ raises this for a group called bare; 8.1 prints the help itself
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _not_utf8(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _one_line(text: str) -> str:

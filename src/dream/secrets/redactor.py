@@ -189,6 +189,9 @@ _ANSI_HINTS = ("\x1b", "\\x1b", "\\u001b", "\\033", "^[[")
 _COLOUR_LEFT_RE = re.compile(r"\[[0-9;]{0,16}m")      # a colour code without its ESC
 
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
 def redact(text: str) -> tuple[str, int]:
     """Return ``text`` with every secret replaced by a stable placeholder, and the count.
 
@@ -196,7 +199,13 @@ def redact(text: str) -> tuple[str, int]:
     ``gitleaks`` output colours a key red) is also read without them, and when that shows
     more secrets the text is kept without its escape sequences (which carry no meaning in
     stored evidence), redacted; otherwise the text keeps them."""
-    out, count = _redact(text)
+    try:
+        out, count = _redact(text)
+    except UnicodeEncodeError:
+        # a lone surrogate: a byte of a file name that is not UTF-8 (Python keeps it as
+        # one), half an emoji; no stored text can hold it, so it becomes U+FFFD
+        text = _SURROGATE_RE.sub("\ufffd", text)
+        out, count = _redact(text)
     if text and (any(hint in text for hint in _ANSI_HINTS) or
                  ("[" in text and _COLOUR_LEFT_RE.search(text))):
         plain = _ANSI_RE.sub("", text)
