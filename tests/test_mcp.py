@@ -311,3 +311,34 @@ def test_batches_and_invalid_requests_are_answered_never_left_hanging(initialise
     for bad in (empty, scalar):
         assert bad["id"] is None and bad["error"]["code"] == -32600
     assert last == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+def test_half_an_emoji_from_the_client_never_ends_the_server(initialised):
+    # a JavaScript client that cuts a string inside an emoji sends a lone "\ud83d": the
+    # server wrote it back in its error text, could not encode its own reply and died,
+    # taking every tool with it for the rest of the session
+    repo, home = initialised
+    import subprocess
+
+    def call(n, name, **args):
+        return json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                           "params": {"name": name, "arguments": args}})
+
+    lines = [call(1, "notes_write", address="@user/emoji", text="half \ud83d here"),
+             call(2, "notes_write", address="@user/e\ud83d", text="x"),
+             call(3, "notes_find", query="half \ud83d"),
+             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"})]
+    assert "\\ud83d" in lines[0]                 # the escape, as the client sends it
+    params = server_params(repo, home)
+    proc = subprocess.run([params.command, *params.args], cwd=repo, text=True,
+                          env={**os.environ, **params.env}, capture_output=True,
+                          input="\n".join(lines) + "\n", timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    replies = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert sorted(replies) == [1, 2, 3, 4]
+    assert replies[1]["result"]["isError"] is False
+    assert (home / "notes" / "user" / "emoji.md").read_text(encoding="utf-8").endswith(
+        "half \ufffd here\n")
+    assert replies[2]["result"]["isError"] is True
+    assert "forbidden name" in replies[2]["result"]["content"][0]["text"]
+    assert replies[4]["result"] == {}
