@@ -203,6 +203,25 @@ def test_bad_existing_file_refuses_and_writes_nothing(project, home, dream):
     assert snapshot(project, home) == before
 
 
+@pytest.mark.parametrize("settings, where", [
+    ('{"hooks": []}', "'hooks' is a list"),
+    ('{"hooks": {"SessionStart": "echo hi"}}', "'hooks.SessionStart' is a string"),
+    ('{"env": ["DREAM_HOME"]}', "'env' is a list"),
+])
+def test_a_setting_of_another_shape_refuses_and_writes_nothing(project, home, dream, settings,
+                                                                where):
+    # valid JSON whose 'hooks' (or 'env') is not the object Claude Code documents: one line
+    # naming the file and the setting, never an internal error, and no file half-written
+    target = ".claude/settings.local.json" if "env" in settings else ".claude/settings.json"
+    write(project / target, settings)
+    before = snapshot(project, home)
+    result = dream("install", "claude-code", "--project", ok=False)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert f"{project / target}: {where}" in result.output, result.output
+    assert "internal error" not in result.output and "fix it by hand" in result.output
+    assert snapshot(project, home) == before
+
+
 def test_pi_round_trip(project, home, dream, dream_home):
     write(project / "AGENTS.md", "# Agents\n\n- run `make test` before committing\n")
     write(home / ".pi" / "agent" / "AGENTS.md", "Global rules.\n")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dream.app import App
-from dream.integrations.files import BlockEdit, Edit, FileCopy, JsonEdit
+from dream.integrations.files import BlockEdit, Edit, FileCopy, JsonEdit, member
 from dream.integrations.installer import (
     Target,
     brief_path,
@@ -57,7 +57,7 @@ def server_entry(scope: str = "user") -> dict[str, Any]:
 
 def _server_adder(scope: str) -> Callable[[dict[str, Any]], None]:
     def add(data: dict[str, Any]) -> None:
-        servers = data.setdefault("mcpServers", {})
+        servers = member(data, "mcpServers", dict)
         servers[SERVER] = server_entry(scope)
     return add
 
@@ -66,7 +66,7 @@ def _add_local(data: dict[str, Any]) -> None:
     """settings.local.json: the moved home, for the hooks and the server Claude Code starts."""
     env = dream_env()
     if env:
-        data.setdefault("env", {}).update(env)
+        member(data, "env", dict).update(env)
 
 
 def _strip_local(data: dict[str, Any]) -> bool:
@@ -109,11 +109,11 @@ def hook_adder(agent: str, events: tuple[str, ...], scope: str = "user",
     """Adds one matcher group per event calling ``dream hook`` (Claude Code's hooks format,
     which Codex's hooks.json shares); the SessionStart hook prints ``brief`` when given."""
     def add(data: dict[str, Any]) -> None:
-        hooks = data.setdefault("hooks", {})
+        hooks = member(data, "hooks", dict)
         for event in events:
             command = hook_command(agent, event, scope,
                                    brief if event == "SessionStart" else None)
-            hooks.setdefault(event, []).append(
+            member(hooks, event, list, "hooks.").append(
                 {"hooks": [{"type": "command", "command": command, "timeout": 30}]})
     return add
 

@@ -55,6 +55,28 @@ def _indent_of(text: str) -> int | str:
     return 2
 
 
+class Shape(BadInput):
+    """A setting Dream adds to is there with another JSON type (the file's path is added
+    where the edit is applied)."""
+
+
+_JSON_TYPES = ((dict, "an object"), (list, "a list"), (str, "a string"), (bool, "true or false"),
+               (int, "a number"), (float, "a number"), (type(None), "null"))
+
+
+def _json_type(value: Any) -> str:
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "a value")
+
+
+def member(data: dict[str, Any], key: str, kind: type, where: str = "") -> Any:
+    """``data[key]``, made ``kind()`` when missing; a value of another type is refused."""
+    value = data.setdefault(key, kind())
+    if not isinstance(value, kind):
+        raise Shape(f"'{where}{key}' is {_json_type(value)}, where Dream adds to "
+                    f"{_json_type(kind())}", "fix it by hand, then run the command again")
+    return value
+
+
 def load_json(path: Path, raw: bytes | None) -> dict[str, Any]:
     if raw is None or not raw.strip():
         return {}
@@ -88,7 +110,10 @@ class JsonEdit(Edit):
     def apply(self, old: bytes | None) -> bytes:
         data = load_json(self.path, old)
         self.strip(data)
-        self.add(data)
+        try:
+            self.add(data)
+        except Shape as exc:
+            raise BadInput(f"{self.path}: {exc.message}", exc.hint) from None
         if self.optional and old is None and not data:
             return old          # type: ignore[return-value]  # nothing to write: no file
         return dump_json(data, old)
