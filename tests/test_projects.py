@@ -427,3 +427,35 @@ def test_a_foreign_project_is_moved_by_the_folder_name_collect_printed(webapp, d
     both = dream("projects", "move", "api", "webapp", ok=False)
     assert both.exit_code == 1 and len(both.output.strip().splitlines()) == 1
     assert f"'api' names several projects: {', '.join(keys)}" in both.output
+
+
+def test_a_folder_moved_once_stays_moved_as_its_session_grows(make_repo, monkeypatch, dream,
+                                                              tmp_path, dream_home):
+    # 'dream projects move' (or 'collect --project') placed a foreign folder's items; the
+    # session goes on, its file grows, and the next collect (a hook's, say) put the new
+    # lines back under the foreign key, reported as unplaced, every time
+    repo = make_repo("shop")
+    monkeypatch.chdir(repo)
+    dream("init")
+    file = transcript(tmp_path / "copied" / "s1.jsonl", FOREIGN)
+    lines = file.read_text().splitlines(keepends=True)
+    file.write_text("".join(lines[:3]))
+    first = json.loads(dream("collect", "--json", str(file)).output)
+    assert first["projects"]["unplaced"] == {FOREIGN: 3}
+    foreign = next(k for k in spool(dream_home) if k.startswith("webapp-"))
+    dream("projects", "move", foreign, "shop")
+    file.write_text("".join(lines))                    # the session went on
+    grown = json.loads(dream("collect", "--json", str(file)).output)
+    assert grown["new_items"] == 2
+    assert grown["projects"]["unplaced"] == {}
+    assert grown["projects"]["attributed"] == {FOREIGN: 2}
+    assert spool(dream_home) == {here_key(): 5}
+    # another foreign folder placed with --project follows its placement the same way
+    other = transcript(tmp_path / "c2" / "s2.jsonl", "/srv/elsewhere/api", "s2")
+    other.write_text(other.read_text().replace('"uuid": "u', '"uuid": "s2-u'))
+    body = other.read_text().splitlines(keepends=True)
+    other.write_text("".join(body[:2]))
+    dream("collect", "--project", "shop", str(other))
+    other.write_text("".join(body))
+    again = json.loads(dream("collect", "--json", str(other)).output)
+    assert again["projects"]["unplaced"] == {} and spool(dream_home) == {here_key(): 10}

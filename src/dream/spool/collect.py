@@ -481,7 +481,7 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
     started = time.perf_counter()
     report = CollectReport()
     here = app.project()
-    report.placement = Placement(here=here if here.in_git else None, forced=project)
+    report.placement = Placement.of(app.db, here if here.in_git else None, project)
     if paths:
         targets = _files_from(list(paths), source, report)
     else:

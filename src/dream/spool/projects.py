@@ -13,6 +13,8 @@ project (``sources.base.project_key_for``). The rules here, applied as items are
    machine land where a person would look for them.
 3. Any other folder missing on this machine is kept under its own key and reported as
    unplaced (``Placement.unplaced``), with ``--project`` as the way to place it.
+4. A missing folder whose items were placed before (``move``, ``--project``: its row in
+   ``project_folders`` names another key) keeps that placement as its session grows.
 
 Every folder seen is recorded in ``project_folders`` under the key its items got, so
 ``dream projects`` lists keys with their folders; ``move`` re-keys items already
@@ -49,6 +51,18 @@ class Placement:
     unplaced: Counter[str] = field(default_factory=Counter)     # foreign folder -> items
     moved: int = 0                          # items already collected, re-keyed by --project
     _foreign: dict[str, str] = field(default_factory=dict)  # key of a missing folder -> folder
+    # folder -> the keys project_folders records for it ('dream projects move', --project)
+    recorded: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection, here: ProjectId | None,
+           forced: str | None = None) -> Placement:
+        """A placement that remembers where each folder's items were put before."""
+        recorded: dict[str, set[str]] = {}
+        for key, folder in conn.execute("SELECT project_key, folder FROM project_folders"
+                                        " WHERE on_this_machine = 0"):
+            recorded.setdefault(folder, set()).add(key)
+        return cls(here=here, forced=forced, recorded=recorded)
 
     def learn(self, seen: dict[str, tuple[str, bool, str | None]]) -> None:
         """Folders a parser keyed (folder -> (key, exists on this machine, the git remote
@@ -58,6 +72,11 @@ class Placement:
             if folder in self.folders:
                 continue
             final, why = self._decide(raw, key, exists, remote)
+            placed = self.recorded.get(folder, set()) - {key}
+            if final == key and not exists and not self.forced and len(placed) == 1:
+                # its items were moved (or collected with --project) before: the lines the
+                # session adds since go where those went
+                final, why = placed.pop(), "earlier placement"
             self.folders[folder] = (final, exists)
             self.keys.setdefault(key, final)
             if why:
@@ -91,7 +110,7 @@ class Placement:
         if folder is not None:
             if self.here is not None and final == self.here.key:
                 self.attributed[folder] += 1
-            else:
+            elif final == key:
                 self.unplaced[folder] += 1
         return final
 
