@@ -609,6 +609,35 @@ def test_a_run_with_nothing_here_names_the_projects_whose_items_wait(dream, repo
     assert "dream init" in out
 
 
+def test_a_run_whose_model_calls_failed_says_its_items_were_given_back(dream_proc, repo,
+                                                                         dream_home, tmp_path,
+                                                                         monkeypatch):
+    """Items a failed call gave back are not 'more items wait (a run takes at most
+    5,000)': the run says they were given back and how to take them again."""
+    import socket
+
+    assert dream_proc("init", cwd=repo).returncode == 0
+    log = tmp_path / "chat.jsonl"
+    log.write_text("".join(json.dumps({"stream": "sms:sam", "role": "other", "author": "Sam",
+                                       "text": f"Note {i}: the boiler needs a check.",
+                                       "time": f"2026-03-0{i + 1}T09:00:00Z"}) + "\n"
+                           for i in range(3)))
+    assert dream_proc("collect", "--source", "jsonl", str(log), cwd=repo).returncode == 0
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))             # bound, never listening: refused
+        port = sock.getsockname()[1]
+        config = dream_home / "config.toml"
+        config.write_text(config.read_text().replace(
+            "[model]\n", f'[model]\nopenai_base_url = "http://127.0.0.1:{port}/v1"\n'
+                         "max_retries = 0\n", 1))
+        proc = dream_proc("run", "--model", "openai:gpt-4o-mini", cwd=repo)
+    run_id = proc.stdout.split()[1]
+    assert "more items wait" not in proc.stdout, proc.stdout
+    assert (f"3 items were given back (their model calls failed, see the problems above): "
+            f"'dream run --retry {run_id}' takes them again") in proc.stdout, proc.stdout
+
+
 def test_a_run_says_how_many_items_wait_and_how_to_take_them(dream_proc, repo, dream_home,
                                                               tmp_path):
     """A run claims at most --max-items: it says how many items still wait and how to take

@@ -120,6 +120,12 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
             _print_run(r, ran_before)
         if all(r["items"] == 0 for r in rows):
             point_elsewhere(app, key)
+        elif remaining and not dry_run and rows[-1]["status"] == "partial" and \
+                rows[-1]["items"] < max_items:
+            # the claim limit was not reached: what waits is what failed calls gave back
+            click.echo(f"{remaining:,} items were given back (their model calls failed, see "
+                       f"the problems above): 'dream run --retry {rows[-1]['id']}' takes "
+                       "them again")
         elif remaining and not dry_run:
             _print_remaining(remaining, max_items)
     if rows[-1]["status"] == "failed":
