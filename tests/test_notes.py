@@ -263,3 +263,15 @@ def test_a_scope_with_too_many_written_notes_counts_them_in_the_brief(
     assert "note number" not in text       # the third write: counted, not listed
     assert f"3 notes written with the notes tools, too many to list here: find them with " \
            f"'dream notes find' or 'dream notes list @projects/{repo.name}'" in text
+
+
+def test_find_without_a_word_is_the_same_mistake_as_search(dream, home):
+    # 'dream search ""' and 'dream history search "?!"' say the query has no words; 'dream
+    # notes find' answered "no notes found" (exit 0), which reads as an empty memory
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    for query in ("", "?!", "  "):
+        refused = dream("notes", "find", query, ok=False)
+        assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+        assert refused.output == ("error: the search query has no words. give at least one "
+                                  "word to search for.\n")
+    assert "user/tea.md" in dream("notes", "find", "tea").output

@@ -27,6 +27,7 @@ from typing import Any
 from dream import index
 from dream.db import utcnow
 from dream.errors import BadAddress, BadInput, NoteExists, NoteNotFound
+from dream.index.query import require_words
 from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
@@ -373,6 +374,7 @@ class NotesService:
     def find(self, query: str, page: int = 1, per_page: int = 10,
              crumpled: bool = False) -> FindPage:
         """Search the notes home (as last committed), one page at a time."""
+        require_words(query)
         if page < 1 or per_page < 1 or per_page > 100:
             raise BadInput("page must be 1 or more and per-page between 1 and 100",
                            "for example --page 2 --per-page 10")
