@@ -175,6 +175,25 @@ def test_stale_lock_is_named_stale_with_its_fix(dream, repo, dream_home):
     assert stale and f'rm "{lock}"' in stale[0]["fix"]
 
 
+def test_a_killed_runs_stale_locks_are_named_together(dream, repo, dream_home):
+    # a run killed with -9 leaves a lock per scope (the project's and the personal one):
+    # the refusal names both with one command, not one lock per attempt
+    name = json.loads(dream("init", "--json").output)["project_name"]
+    dream("notes", "write", f"@projects/{name}/a", "alpha")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    locks = [dream_home / "notes" / f".dream.lock.{n}" for n in (name, "user")]
+    for lock in locks:
+        lock.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename,
+                                    "owner": "run", "command": "dream run",
+                                    "time": "2026-12-01T00:00:00Z"}))
+    result = dream("run", ok=False)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert f'rm "{locks[0]}" "{locks[1]}"' in result.output, result.output
+    assert all(lock.exists() for lock in locks)              # never taken over silently
+    assert not list((dream_home / "notes").glob(".dream.lock.*.tmp"))
+
+
 def test_run_during_a_dream_and_the_rename_bypass_are_refused(dream, repo, dream_home,
                                                                 tmp_path):
     dream("init", "--name", "web")

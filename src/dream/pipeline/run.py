@@ -19,11 +19,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from dream import index, runs
 from dream.db import utcnow
-from dream.errors import BadInput, DreamError, ModelError
+from dream.errors import BadInput, DreamError, LockHeld, ModelError
 from dream.items import Item
 from dream.models import pricing as price_table
 from dream.models.base import Provider, charges_per_call, get_provider, known_provider
@@ -91,9 +92,11 @@ def run_row(conn: sqlite3.Connection, run_id: str) -> Run:
 
 # -- locks -----------------------------------------------------------------------------------
 def _acquire(scopes: list[Scope], notes_path, run_id: str):
-    from dream.notes.dreaming import acquire_lock, release_lock
+    from dream.notes.dreaming import acquire_lock, lock_path, release_lock
+    from dream.store.lock import lock_state, read_lock
 
     held = []
+    stale: list[tuple[Path, LockHeld]] = []   # a killed run leaves one lock per scope
     try:
         for scope in sorted(scopes, key=lambda s: s.name):
             if scope.name in {h.name.split(".dream.lock.", 1)[-1] for h in held}:
@@ -101,7 +104,24 @@ def _acquire(scopes: list[Scope], notes_path, run_id: str):
             info = {"run_id": run_id}
             if scope.project_key:
                 info["project_key"] = scope.project_key
-            held.append(acquire_lock(notes_path, scope.name, owner="run", info=info))
+            try:
+                held.append(acquire_lock(notes_path, scope.name, owner="run", info=info))
+            except LockHeld as exc:
+                path = lock_path(notes_path, scope.name)
+                if lock_state(read_lock(path) or {}) != "stale":
+                    raise
+                stale.append((path, exc))
+        if len(stale) == 1:
+            raise stale[0][1]
+        if stale:
+            # named together, so clearing them takes one command, not one run per lock
+            paths = [p for p, _ in stale]
+            commands = [f"{verb} " + " ".join(f'"{p}"' for p in group) for verb, group in
+                        (("rm", [p for p in paths if not p.is_dir()]),
+                         ("rmdir", [p for p in paths if p.is_dir()])) if group]
+            raise LockHeld(f"stale dream locks {', '.join(map(str, paths))} are left by runs "
+                           "that are no longer running",
+                           "clear them with: " + " && ".join(commands))
     except BaseException:
         for path in held:
             release_lock(path)
