@@ -238,3 +238,24 @@ def test_a_store_folder_gone_missing_is_named_and_can_be_detached(dream, repo, t
     assert "team" not in dream("stores", "list").output
     assert dream("status").exit_code == 0
     assert (moved / ".dream" / "store.toml").exists()   # its files stay untouched
+
+
+def test_runs_limit_and_an_ambiguous_run_prefix_say_what_is_wrong(dream, repo, dream_home):
+    # '--limit 0' printed "no dream runs yet" over a list of runs, '--limit -1' listed
+    # them all; a prefix two runs share was "no dream run", which reads as a typo
+    dream("init")
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    first = json.loads(dream("run", "--json").output)["id"]
+    dream("notes", "write", "@user/coffee", "and coffee after lunch")
+    second = json.loads(dream("run", "--redo", "--json").output)["id"]
+    for bad in ("0", "-1"):
+        refused = dream("runs", "--limit", bad, ok=False)
+        assert refused.exit_code == 2 and "Invalid value for '--limit'" in refused.output
+    shared = next(n for n in range(len(first), 0, -1) if first[:n] == second[:n])
+    prefix = first[:shared]
+    refused = dream("runs", "show", prefix, ok=False)
+    assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+    assert f"'{prefix}' is the start of 2 run ids" in refused.output
+    assert first in refused.output and second in refused.output
+    assert "give more of the id" in refused.output
+    assert first in dream("runs", "show", first).output

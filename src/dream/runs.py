@@ -185,18 +185,28 @@ def find(conn: sqlite3.Connection, run_id: str, kind: str | None = None) -> Run 
         args.append(kind)
     row = conn.execute(f"SELECT * FROM runs WHERE {where}", args).fetchone()
     if row is None and run_id:
-        like = [run_id.replace("%", "").replace("_", "\\_") + "%"] + args[1:]
-        matches = conn.execute(
-            f"SELECT * FROM runs WHERE id LIKE ? ESCAPE '\\'{' AND kind = ?' if kind else ''}",
-            like).fetchall()
+        matches = _by_prefix(conn, run_id, kind)
         row = matches[0] if len(matches) == 1 else None
     return Run.from_row(row) if row else None
+
+
+def _by_prefix(conn: sqlite3.Connection, run_id: str, kind: str | None) -> list[sqlite3.Row]:
+    like = [run_id.replace("%", "").replace("_", "\\_") + "%"] + ([kind] if kind else [])
+    return conn.execute(
+        f"SELECT * FROM runs WHERE id LIKE ? ESCAPE '\\'{' AND kind = ?' if kind else ''}"
+        " ORDER BY started_at DESC", like).fetchall()
 
 
 def get(conn: sqlite3.Connection, run_id: str, kind: str = "dream") -> Run:
     """One run, or BadInput naming the command that lists them."""
     run = find(conn, run_id, kind)
     if run is None:
+        several = _by_prefix(conn, run_id, kind) if run_id else []
+        if len(several) > 1:
+            shown = ", ".join(r["id"] for r in several[:5]) + (", ..." if len(several) > 5
+                                                               else "")
+            raise BadInput(f"'{run_id}' is the start of {len(several)} run ids ({shown})",
+                           "give more of the id")
         if kind == "review":
             raise BadInput(f"no review run '{run_id}'", "list reviews with 'dream review show'")
         raise BadInput(f"no dream run '{run_id}'", "list runs with 'dream runs'")

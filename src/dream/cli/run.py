@@ -192,7 +192,8 @@ def _print_run(r: dict, ran_before: bool = True) -> None:
 
 
 @click.group(invoke_without_command=True)
-@click.option("--limit", default=30, show_default=True, help="How many runs to list.")
+@click.option("--limit", default=30, show_default=True, type=click.IntRange(1, 100_000),
+              help="How many runs to list.")
 @json_option
 @click.pass_context
 def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
