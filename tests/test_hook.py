@@ -276,3 +276,27 @@ def test_session_end_of_a_session_that_never_was_is_quiet(repo, dream_proc, drea
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
     listed = json.loads(dream_proc("automations", "list", "--json", cwd=repo).stdout)
     assert listed == []
+
+
+def test_an_endless_or_huge_input_is_one_warning_not_a_memory_leak(repo, dream_proc,
+                                                                   dream_home):
+    # 'yes | dream hook' grew past 4 GB in 20 seconds: a hook reads at most 16 MB of
+    # payload, warns once and exits 0 (never failing the agent), in both entry points
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    assert dream_proc("init", cwd=repo).returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    payload = b"y\n" * (10 << 20)                 # 20 MB, past the cap
+    for entry in (["-m", "dream", "hook", "SessionStart"],
+                  ["-m", "dream.integrations", "hook", "SessionStart"]):
+        proc = subprocess.run([sys.executable, *entry], cwd=repo, env=env, input=payload,
+                              capture_output=True, timeout=60)
+        out, err = proc.stdout, proc.stderr
+        assert proc.returncode == 0, err
+        assert err.decode() == ("dream hook: warning: ignored hook input: hook input is larger "
+                                "than 16 MB\n")
+        assert out == b""

@@ -110,12 +110,9 @@ def hook(event: str | None, agent: str, brief: str | None, as_json: bool) -> Non
     from dream.integrations import hook as hook_mod
 
     app = get_app()
-    try:
-        text = sys.stdin.read() if not sys.stdin.isatty() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        text = ""
-        click.echo(f"dream hook: warning: cannot read stdin ({exc})", err=True)
-    hook_mod.main(app, text, event, agent, as_json, sys.stdout, sys.stderr, brief=brief)
+    text, unread = hook_mod.read_stdin(sys.stdin)
+    hook_mod.main(app, text, event, agent, as_json, sys.stdout, sys.stderr, brief=brief,
+                  unread=unread)
 
 
 # -- brief ------------------------------------------------------------------------------------

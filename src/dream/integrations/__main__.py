@@ -22,14 +22,11 @@ def entry(argv: list[str] | None = None, prog: str = "python -m dream.integratio
     from dream.app import App
     from dream.integrations import hook as hook_mod
 
-    try:
-        text = sys.stdin.read() if not sys.stdin.isatty() else ""
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    text, unread = hook_mod.read_stdin(sys.stdin)
     app = App.from_env()
     try:
         return hook_mod.main(app, text, args.event, args.agent.replace("_", "-"), args.as_json,
-                             sys.stdout, sys.stderr, brief=args.brief)
+                             sys.stdout, sys.stderr, brief=args.brief, unread=unread)
     finally:
         app.close()
 

@@ -99,6 +99,23 @@ def log(app: App, line: str) -> None:
         pass
 
 
+MAX_PAYLOAD = 16 * 1024 * 1024    # a hook payload is a few KB; a pasted prompt, some MB
+
+
+def read_stdin(stream: Any) -> tuple[str, str | None]:
+    """The hook payload on ``stream`` (at most MAX_PAYLOAD bytes, never the rest of an
+    endless input), and why it was not read, or None."""
+    try:
+        if stream.isatty():
+            return "", None
+        raw = stream.buffer.read(MAX_PAYLOAD + 1)
+    except (OSError, ValueError, AttributeError) as exc:
+        return "", f"cannot read stdin ({exc})"
+    if len(raw) > MAX_PAYLOAD:
+        return "", f"hook input is larger than {MAX_PAYLOAD // (1024 * 1024)} MB"
+    return raw.decode("utf-8", "replace"), None
+
+
 def parse_payload(text: str) -> dict[str, Any]:
     if not text.strip():
         raise ValueError("no hook JSON on stdin")
@@ -173,11 +190,16 @@ def _collect(app: App, agent: str, transcript: Path) -> dict[str, Any]:
 
 
 def main(app: App, stdin_text: str, event: str | None, agent: str, as_json: bool,
-         out: Any, err: Any, brief: str | None = None) -> int:
+         out: Any, err: Any, brief: str | None = None, unread: str | None = None) -> int:
     """The whole hook call, as both ``dream hook`` and the light entry point
-    (``python -m dream.integrations hook``) run it. Always returns 0."""
+    (``python -m dream.integrations hook``) run it. Always returns 0. ``unread`` says why
+    the payload could not be read (from :func:`read_stdin`)."""
     try:
-        result = run(app, stdin_text, event=event, agent=agent, brief=brief)
+        if unread:
+            result = HookResult(event=event, agent=agent)
+            result.warnings.append(f"ignored hook input: {unread}")
+        else:
+            result = run(app, stdin_text, event=event, agent=agent, brief=brief)
     except Exception as exc:  # a hook must never fail the agent
         result = HookResult(event=event, agent=agent)
         result.warnings.append(f"hook failed: {type(exc).__name__}: {exc}")
