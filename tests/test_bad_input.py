@@ -243,3 +243,20 @@ def test_bytes_that_are_not_utf8_on_the_command_line_or_in_file_names(dream_proc
     proc = dream_proc("history", "search", "archive", "--json", cwd=repo)
     refs = [h["ref"] for h in json.loads(proc.stdout)["hits"]]
     assert refs == [f"{folder}/caf\ufffd.jsonl:1"]
+
+
+def test_a_damaged_database_is_one_line_with_the_way_out(dream, setup):
+    # a disk that filled up or a bad copy leaves dream.db unreadable: every command said
+    # "internal error (DatabaseError: file is not a database)"; now one line says it is
+    # damaged, that it is derived, and how to rebuild it. The stores are not touched.
+    home = setup["home"]
+    notes_head = git(setup["notes"], "rev-parse", "HEAD")
+    for extra in ("-wal", "-shm"):
+        (home / f"dream.db{extra}").unlink(missing_ok=True)
+    (home / "dream.db").write_bytes(b"this is not a database, it was overwritten\n" * 200)
+    for args in (["search", "alpha"], ["notes", "list"], ["collect", str(setup["tmp"])]):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+        assert result.output.startswith(f"error: the database {home / 'dream.db'} is damaged")
+        assert "dream reindex" in result.output and "internal error" not in result.output
+    assert git(setup["notes"], "rev-parse", "HEAD") == notes_head

@@ -131,6 +131,16 @@ class DreamGroup(click.Group):
         except Exception as exc:  # no tracebacks for users
             if os.environ.get("DREAM_DEBUG"):
                 raise
+            if type(exc).__name__ == "DatabaseError" and (
+                    "not a database" in str(exc) or "malformed" in str(exc)):
+                from dream.home import Home
+
+                where = Home.from_env().db_path
+                click.echo(f"error: the database {where} is damaged ({exc}). it is derived "
+                           f"from your stores and transcripts: move it aside (mv \"{where}\" "
+                           f"\"{where}.damaged\"), run 'dream reindex', then collect again.",
+                           err=True)
+                ctx.exit(1)
             if type(exc).__name__ == "OperationalError" and "readonly" in str(exc):
                 # sqlite3 is not imported here: 'dream --version' stays light
                 from dream.home import Home
