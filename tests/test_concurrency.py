@@ -194,6 +194,48 @@ def test_a_killed_runs_stale_locks_are_named_together(dream, repo, dream_home):
     assert not list((dream_home / "notes").glob(".dream.lock.*.tmp"))
 
 
+def test_sigterm_mid_run_releases_its_locks_and_fails_the_run(dream, repo, dream_home,
+                                                             tmp_path):
+    # 'kill', 'timeout', cron or systemd stop a job with SIGTERM: a run stopped so left its
+    # locks stale and itself 'running' until someone ran rm by hand; now it unwinds as
+    # Ctrl-C does. The model endpoint accepts and never answers, so the run is mid-call.
+    import socket
+
+    dream("init")
+    dream("notes", "write", "@user/tea", "I drink green tea")
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"stream": "sms:sam", "role": "other", "author": "Sam",
+                                "text": "Dinner at Nobu on Friday at 7?",
+                                "time": "2026-03-02T09:00:00Z"}) + "\n")
+    dream("collect", "--source", "jsonl", str(chat))
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)                           # connections complete, nothing answers
+        config = dream_home / "config.toml"
+        config.write_text(config.read_text().replace(
+            "[model]\n", f'[model]\nopenai_base_url = '
+                         f'"http://127.0.0.1:{silent.getsockname()[1]}/v1"\ntimeout = 120\n',
+            1))
+        proc = spawn("run", "--model", "openai:gpt-4o-mini", cwd=repo,
+                     env={"OPENAI_API_KEY": "sk-test-not-a-real-key-000"})
+        locks = dream_home / "notes"
+        deadline = time.monotonic() + 60
+        while not list(locks.glob(".dream.lock.*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(locks.glob(".dream.lock.*")), "the run never took its lock"
+        time.sleep(1.0)                            # into the model call
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (out, err)
+    assert err == "error: stopped (SIGTERM). Nothing half-written was kept; rerun the command.\n"
+    assert not list(locks.glob(".dream.lock.*"))
+    latest = json.loads(dream("runs", "--json").output)[0]
+    assert latest["status"] == "failed"
+    doctor = json.loads(dream("doctor", "--json").output)
+    assert not [c for c in doctor["checks"] if c["status"] != "ok" and c["name"] in
+                ("lock", "run")]
+
+
 def test_run_during_a_dream_and_the_rename_bypass_are_refused(dream, repo, dream_home,
                                                                 tmp_path):
     dream("init", "--name", "web")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 import click
@@ -72,6 +73,10 @@ class DreamGroup(click.Group):
         """Click's own errors (usage included) as one line with the help hint on it."""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        # SIGTERM (kill, timeout, cron or systemd stopping a job) unwinds like Ctrl-C: the
+        # dream locks a run holds are released and the run is marked failed, instead of
+        # stale locks and a run left 'running' (a command may set its own, as serve does)
+        signal.signal(signal.SIGTERM, _terminated)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except _NO_ARGS_IS_HELP as exc:   # a bare group ('dream stores'): its help
@@ -97,10 +102,11 @@ class DreamGroup(click.Group):
         except DreamError as exc:
             click.echo(f"error: {exc.one_line()}", err=True)
             ctx.exit(exc.exit_code if exc.exit_code else 1)
-        except KeyboardInterrupt:
-            click.echo("error: interrupted. Nothing half-written was kept; rerun the command.",
+        except KeyboardInterrupt as exc:
+            how = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+            click.echo(f"error: {how}. Nothing half-written was kept; rerun the command.",
                        err=True)
-            ctx.exit(130)
+            ctx.exit(143 if isinstance(exc, Terminated) else 130)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except BrokenPipeError:
@@ -160,6 +166,14 @@ class DreamGroup(click.Group):
 
 # click 8.2+ raises this for a group called bare; 8.1 prints the help itself
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, so every cleanup Ctrl-C gets runs."""
+
+
+def _terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
 
 
 def _not_utf8(arg: str) -> bool:
