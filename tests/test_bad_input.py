@@ -260,3 +260,21 @@ def test_a_damaged_database_is_one_line_with_the_way_out(dream, setup):
         assert result.output.startswith(f"error: the database {home / 'dream.db'} is damaged")
         assert "dream reindex" in result.output and "internal error" not in result.output
     assert git(setup["notes"], "rev-parse", "HEAD") == notes_head
+
+
+def test_paths_the_system_refuses_are_one_line(dream, setup, tmp_path):
+    # found by sweeping every command with odd values: an empty or over-long path, a
+    # folder or an endless device as the handoff were internal errors (or read forever)
+    before = state(setup["home"])
+    learned = ["--learned", "one", "--learned", "two", "--learned", "three"]
+    long_path = str(tmp_path / ("a" * 3000))
+    for args, needle in (
+            (["prepare", *learned, "--handoff", ""], "cannot read the handoff file"),
+            (["prepare", *learned, "--handoff", long_path], "file name too long"),
+            (["prepare", *learned, "--handoff", "/dev/zero"], "is larger than 1 mb"),
+            (["stores", "attach", long_path], "file name too long")):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1, (args[:3], result.output)
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert needle in result.output.lower() and "internal error" not in result.output
+    assert state(setup["home"]) == before

@@ -122,6 +122,15 @@ class DreamGroup(click.Group):
             click.echo(f"error: permission denied on {where}. let this user read and write "
                        "it (see 'ls -l', then chown or chmod) and rerun.", err=True)
             ctx.exit(1)
+        except OSError as exc:
+            if os.environ.get("DREAM_DEBUG") or not exc.filename:
+                raise
+            # a path the system refuses: too long, a folder where a file belongs, ...
+            where = str(exc.filename)
+            where = where if len(where) <= 80 else where[:60] + "..." + where[-17:]
+            click.echo(f"error: {where}: {(exc.strerror or 'cannot be used').lower()}. check "
+                       "the path and rerun.", err=True)
+            ctx.exit(1)
         except UnicodeEncodeError as exc:
             if os.environ.get("DREAM_DEBUG") or "surrogates" not in str(exc):
                 raise

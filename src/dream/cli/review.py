@@ -120,6 +120,9 @@ def review_close(run: str | None, project: str | None, as_json: bool) -> None:
     click.echo(f"closed review {run['id']} ({run['status']})")
 
 
+_HANDOFF_READ = 1 << 20
+
+
 @click.command()
 @click.option("--learned", "learned", multiple=True,
               help="A learned line (at most 200 characters); give exactly three.")
@@ -133,15 +136,26 @@ def prepare(learned: tuple[str, ...], handoff_file: Path, project: str | None,
             as_json: bool) -> None:
     """Record three learned lines and a handoff for the next review dream (a passive
     dream.prepared journal entry that replaces the previous one)."""
-    if str(handoff_file) == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = handoff_file.read_text(encoding="utf-8")
-        except FileNotFoundError as exc:
-            raise BadInput(f"no handoff file {handoff_file}", "give an existing file") from exc
-        except UnicodeDecodeError as exc:
-            raise BadInput(f"{handoff_file} is not UTF-8 text", "save it as UTF-8") from exc
+    # at most 1 MB is read ('--handoff /dev/zero' or an endless pipe is refused at once);
+    # the handoff itself is capped far lower, and validate() says by how much
+    try:
+        if str(handoff_file) == "-":
+            raw = sys.stdin.buffer.read(_HANDOFF_READ + 1)
+        else:
+            with open(handoff_file, "rb") as fh:
+                raw = fh.read(_HANDOFF_READ + 1)
+    except FileNotFoundError as exc:
+        raise BadInput(f"no handoff file {handoff_file}", "give an existing file") from exc
+    except OSError as exc:
+        raise BadInput(f"cannot read the handoff file {str(handoff_file)[:200]} "
+                       f"({exc.strerror})", "give the path of a readable file") from exc
+    if len(raw) > _HANDOFF_READ:
+        raise BadInput(f"the handoff {str(handoff_file)[:200]} is larger than 1 MB",
+                       "write the handoff in at most 12,000 characters")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{handoff_file} is not UTF-8 text", "save it as UTF-8") from exc
     handoff.validate(list(learned), text)
     app = get_app()
     ref = service.resolve_project(app, project)
