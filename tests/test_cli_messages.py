@@ -259,3 +259,21 @@ def test_runs_limit_and_an_ambiguous_run_prefix_say_what_is_wrong(dream, repo, d
     assert first in refused.output and second in refused.output
     assert "give more of the id" in refused.output
     assert first in dream("runs", "show", first).output
+
+
+def test_the_command_line_runs_from_a_worker_thread(repo, dream_home):
+    # the SIGTERM handler the command line installs can only be set from the main thread:
+    # a program that runs Dream's commands from a worker thread must still get them
+    import threading
+
+    from click.testing import CliRunner
+
+    from dream.cli import cli
+
+    results = []
+    worker = threading.Thread(target=lambda: results.append(
+        CliRunner().invoke(cli, ["init", "--json"], catch_exceptions=True)))
+    worker.start()
+    worker.join(timeout=120)
+    assert results and results[0].exception is None, results[0].exception
+    assert json.loads(results[0].output)["in_git"] is True

@@ -76,7 +76,10 @@ class DreamGroup(click.Group):
         # SIGTERM (kill, timeout, cron or systemd stopping a job) unwinds like Ctrl-C: the
         # dream locks a run holds are released and the run is marked failed, instead of
         # stale locks and a run left 'running' (a command may set its own, as serve does)
-        signal.signal(signal.SIGTERM, _terminated)
+        try:
+            signal.signal(signal.SIGTERM, _terminated)
+        except ValueError:          # not the main thread (an embedding program's worker)
+            pass
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except _NO_ARGS_IS_HELP as exc:   # a bare group ('dream stores'): its help
