@@ -77,9 +77,9 @@ class DreamGroup(click.Group):
         # dream locks a run holds are released and the run is marked failed, instead of
         # stale locks and a run left 'running' (a command may set its own, as serve does)
         try:
-            signal.signal(signal.SIGTERM, _terminated)
+            before = signal.signal(signal.SIGTERM, _terminated)
         except ValueError:          # not the main thread (an embedding program's worker)
-            pass
+            before = None
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except _NO_ARGS_IS_HELP as exc:   # a bare group ('dream stores'): its help
@@ -96,6 +96,9 @@ class DreamGroup(click.Group):
         except click.Abort:
             click.echo("error: aborted; nothing was changed.", err=True)
             sys.exit(1)
+        finally:
+            if before is not None and signal.getsignal(signal.SIGTERM) is _terminated:
+                signal.signal(signal.SIGTERM, before)     # an embedding program's own
         sys.exit(code if isinstance(code, int) else 0)
 
 
