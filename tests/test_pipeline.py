@@ -83,6 +83,15 @@ def test_a_reverted_run_says_reverted_and_by_which_commit(dream, repo, dream_hom
 
     again = dream("revert", auto["id"]).output         # a second time: the same revert
     assert f"-> {back[:12]}" in again and git(notes, "rev-parse", "HEAD") == back
+    # ... also after later, unrelated commits: the note written since is not named as the
+    # revert, and the run keeps the commit that really reverted it
+    later = json.loads(dream("notes", "write", "@user/later", "a later note",
+                             "--json").output)["commit"]
+    again = dream("revert", auto["id"]).output
+    assert f"-> {back[:12]}" in again and later[:12] not in again
+    assert git(notes, "rev-parse", "HEAD") == later
+    shown = json.loads(dream("runs", "show", auto["id"], "--json").output)
+    assert list(shown["details"]["reverted_by"].values()) == [back]
 
     stage(tmp_path, "cancel_rebook.jsonl")
     waited = run_json(dream, "--model", "rules", "--apply", "review")

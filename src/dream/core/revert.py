@@ -92,6 +92,14 @@ def revert(app: App, commit_or_run: str) -> Reverted:
             for sha in shas:  # newest first
                 new = store.repo.revert(sha, trailers={"Dream-Pass": "revert",
                                                        "Dream-Store": store.id})
+                if new is None:
+                    # reverted before: name the commit that did it, never whatever HEAD
+                    # happens to be now (a note written since is no revert)
+                    earlier = store.repo.commits_with_trailer("Reverts",
+                                                              store.repo.resolve(sha))
+                    if not earlier:
+                        continue            # its changes are gone some other way
+                    new = earlier[0][0]
                 done.reverts.append({"store_id": store.id, "reverted": sha, "commit": new})
             index.sync(app.db, store)
         # a reverted review promotion is no longer 'accepted', a reverted run no longer

@@ -323,8 +323,10 @@ class Repo:
                 found.append((lines[0].strip(), trailers))
         return found
 
-    def revert(self, sha: str, trailers: Mapping[str, str | Sequence[str]] | None = None) -> str:
-        """Revert one commit with ``git revert`` and return the new commit."""
+    def revert(self, sha: str, trailers: Mapping[str, str | Sequence[str]] | None = None
+               ) -> str | None:
+        """Revert one commit with ``git revert`` and return the new commit, or None when
+        there was nothing left to undo (it was reverted before)."""
         full = self.resolve(sha)
         parents = self.git("rev-list", "--parents", "-n", "1", full).split()
         args = ["revert", "--no-edit", "--no-commit"]
@@ -339,8 +341,8 @@ class Repo:
                 "revert the later commits first, or edit the notes by hand",
             )
         subject = self.git("log", "-1", "--format=%s", full).strip()
-        new = self.commit_all(f'Revert "{subject}"', trailers={"Reverts": full, **(trailers or {})})
-        return new or self.require_head()
+        return self.commit_all(f'Revert "{subject}"',
+                               trailers={"Reverts": full, **(trailers or {})})
 
     # -- reading at a commit ----------------------------------------------------------------
     @property
