@@ -1004,3 +1004,25 @@ def test_a_request_to_the_user_in_four_languages_and_the_thing_sent_attached(ask
 
 def test_a_spanish_task_taken_on_with_yo_after_the_verb():
     assert [t["title"] for t in todos([me("Me encargo yo del regalo de la lista de bodas")])]
+
+
+@pytest.mark.parametrize("msgs", [
+    [me("Our choir concert is on Saturday 16 May at 8pm at St Luke's Hall"),
+     me("ok I'll get the 17:10 coach up on Friday 15th, will sort the ticket tonight")],
+    [me("Das Konzert vom Chor ist am Samstag, 16.5., um 20 Uhr in der Lutherkirche"),
+     me("Ich nehme dann den Zug um 17:10 am Freitag, 15.5.")],
+])
+def test_another_day_said_without_naming_the_plan_is_not_its_day(msgs):
+    """A day the plan never had, said with no change word and offered by no one, is the
+    day of something else (the journey there): the plan keeps its day and time."""
+    (ev,) = events(msgs).values()
+    assert (ev["date"], ev["time"]) == ("2026-05-16", "20:00")
+
+
+def test_a_day_chosen_from_those_offered_is_still_the_plans():
+    msgs = [they("Praxis Dr. Roth", "Leider müssen wir Ihren Termin am Dienstag, 12.5., "
+                 "um 10 Uhr absagen. Wir können anbieten:\n- Donnerstag, 14.5., 9:00 Uhr\n"
+                 "- Freitag, 15.5., 16:30 Uhr", stream="mail"),
+            me("Dann nehme ich gern Freitag, 15.5., 16:30 Uhr.", stream="mail")]
+    dated = {(e.get("date"), e.get("time"), e.get("status")) for e in events(msgs).values()}
+    assert ("2026-05-15", "16:30", "confirmed") in dated

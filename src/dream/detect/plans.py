@@ -287,6 +287,14 @@ class PlanReader(PlanTargets):
                                               ((item.role == "user" or (author or "") == last.organiser) and
                                                date and clock))):
                     continue
+                if not same_message and not moved and status is None and date and \
+                        last.fields.get("date") and date != last.fields["date"] and \
+                        not ASK_CHANGE.search(clause) and not REBOOK.search(clause) and \
+                        not self._offered(stream, date, item.id):
+                    # another day, said without naming the plan, without a change and not
+                    # one of the days offered in the thread ("ok I'll take the 18:30 on
+                    # Friday 11th" of a party on Saturday 12th): something else's day
+                    continue
                 if group and not same_message and not moved and item.role != "user" and \
                         (last.organiser is None or (author or "") != last.organiser):
                     # in a group only whoever organises a plan changes its day, time or
@@ -527,6 +535,19 @@ class PlanReader(PlanTargets):
             plan.last_seen = self.seen[stream]
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
             self.dated[stream] = item.id
+
+    def _offered(self, stream: str, date: str, item_id: str) -> bool:
+        """Whether ``date`` was said in an earlier message of the thread ("Ersatztermine:
+        Montag, 14.12. / Mittwoch, 16.12." - "dann nehme ich den Mittwoch"): a day chosen
+        from those offered, not another thing's day."""
+        for heard in self.heard:
+            if heard.id == item_id:
+                break
+            if heard.stream == stream and any(
+                    find_date(UNTIL.sub(" ", part), heard.said) == date
+                    for part in CLAUSE_RE.split(heard.text) if part and part.strip()):
+                return True
+        return False
 
     def flush(self) -> list[Finding]:
         """The events of the plans followed so far (:func:`~dream.detect.plan_events.events`)."""
