@@ -1026,3 +1026,22 @@ def test_a_day_chosen_from_those_offered_is_still_the_plans():
             me("Dann nehme ich gern Freitag, 15.5., 16:30 Uhr.", stream="mail")]
     dated = {(e.get("date"), e.get("time"), e.get("status")) for e in events(msgs).values()}
     assert ("2026-05-15", "16:30", "confirmed") in dated
+
+
+@pytest.mark.parametrize("text", [
+    "Guten Tag,\nleider müssen wir Ihren Termin am 12.5. verschieben.\n"
+    "Neuer Termin: Freitag, 15.5.2026, 14:30 Uhr.\nIhre Praxis Dr. Roth",
+    "Bonjour,\nnous devons malheureusement changer votre rendez-vous du 12 mai.\n"
+    "Nouveau rendez-vous : vendredi 15 mai 2026 à 14h30.\nCabinet Dr Roth",
+    "Hola:\ntenemos que cambiar su cita del 12 de mayo.\n"
+    "Nueva cita: viernes 15 de mayo de 2026 a las 14:30.\nClínica Roth",
+])
+def test_a_business_giving_the_new_day_of_the_appointment_it_holds_moves_it(text):
+    """"Neuer Termin: ..." on a line of its own, below the line saying the appointment had
+    to be moved, is that appointment's new day: the booking moves, no second one is made."""
+    row = _row("R1", "appointment-praxis-dr-roth-2026-05-12", title="Termin – Praxis Dr. Roth",
+               activity="appointment", date="2026-05-12", time="10:00",
+               participants="Praxis Dr. Roth", status="confirmed")
+    got = events([they("Praxis Dr. Roth", text, stream="mail-roth")], [row])
+    assert got["R1"]["date"] == "2026-05-15" and got["R1"]["time"] == "14:30"
+    assert set(got) == {"R1"}

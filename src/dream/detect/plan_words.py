@@ -898,7 +898,11 @@ MOVE = re.compile(
     r"(?: back| forward| it| (?:the|your|our|my|his|her|their) [\w-]+(?: [\w-]+)?)?"
     r" (?:to|until|till|for|by)|"
     r"new (?:time|date|"
-    r"start)|instead|starts? later|starts? earlier|"
+    r"start)|"
+    # a business's "Neuer Termin: Freitag, 11.12." / "nouveau rendez-vous :" / "nueva
+    # cita:" after it had to move the one it holds: that appointment's new day
+    r"(?:neue[rsn]?|nouve(?:au|l|lle)|nuev[oa]) (?:appointment|date|datum|uhrzeit|"
+    r"horaire|fecha|hora|horario)\b(?=\s*:)|instead|starts? later|starts? earlier|"
     # a shift by an amount of time: "I'm coming a day later", "an hour earlier"
     r"(?:a|an|one|two|three|\d+) (?:days?|hours?|weeks?) (?:later|earlier))\b",
     re.I,
