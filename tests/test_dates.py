@@ -86,3 +86,14 @@ def test_a_weekday_and_a_day_number_apart_name_one_day():
     # a month after the number makes it a full date, read as before
     assert find_date("Sunday, the 20th of December", said) == "2026-12-20"
     assert find_date("next Sunday on the 20th", said) == "2026-11-22"
+
+
+@pytest.mark.parametrize("text, clock", [
+    ("Der Techniker kommt am Freitag zwischen 13 und 17 Uhr.", "13:00"),
+    ("Livraison possible de 14 à 18h le mardi.", "14:00"),
+    ("El técnico pasará entre las 9 y las 11 h.", "09:00"),
+    ("Abholung von 10 bis 12 Uhr im Lager.", "10:00"),
+])
+def test_a_span_of_hours_with_its_unit_at_the_end_starts_at_its_first_hour(text, clock):
+    from dream.kinds.text import find_time
+    assert find_time(text) == clock

@@ -34,6 +34,11 @@ _NUMERIC = re.compile(r"(?<![\d./-])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2}(?!\d))?(?
 _SLASHED = re.compile(r"\b(?:le|el|am|du|del|vom|au|al|bis|on|the)\s+(\d{1,2})/(\d{1,2})"
                       r"(?:/(\d{4}|\d{2}))?(?![\d/%])")
 _TIMES = [
+    # a span of hours with its unit once, at its end: "zwischen 13 und 17 Uhr", "de 14 à
+    # 16h", "de 10 a 12 h": it starts at its first hour
+    (re.compile(r"\b(?:zwischen|von|de|entre(?: las?)?)\s+(\d{1,2})(?:[:.](\d\d))?\s*"
+                r"(?:und|bis|-|–|à|a|y(?: las?)?)\s*\d{1,2}(?:[:.]\d\d)?\s*(?:uhr|h|heures?)\b",
+                re.I), False),
     # German: "19 Uhr", "19:30 Uhr", "19.30 Uhr", "um 7"
     (re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s*uhr\b", re.I), False),
     # French: "19h", "19h30", "19 h 30"
