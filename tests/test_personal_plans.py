@@ -1045,3 +1045,24 @@ def test_a_business_giving_the_new_day_of_the_appointment_it_holds_moves_it(text
     got = events([they("Praxis Dr. Roth", text, stream="mail-roth")], [row])
     assert got["R1"]["date"] == "2026-05-15" and got["R1"]["time"] == "14:30"
     assert set(got) == {"R1"}
+
+
+@pytest.mark.parametrize("text", [
+    "Dear Robin,\nUnfortunately we have to reschedule your appointment on 12 May as the "
+    "hygienist is away. We have booked you in for Friday 15 May at 14:30.\nIf you would "
+    "like a flu jab too, we still have slots on Monday 18 May at 17:00.",
+    "Sehr geehrte Frau Robin,\nleider müssen wir Ihren Termin am 12.5. wegen einer "
+    "Schulung verlegen. Wir haben Sie für Freitag, den 15.5., um 14:30 Uhr eingetragen.\n"
+    "Grippeimpfungen hätten wir noch am Montag, 18.5., um 17 Uhr frei.",
+    "Bonjour,\nnous devons malheureusement déplacer votre rendez-vous du 12 mai. Nous vous "
+    "avons inscrite le vendredi 15 mai à 14h30.\nIl reste des places pour le vaccin le "
+    "lundi 18 mai à 17h.",
+])
+def test_the_day_after_a_line_saying_the_appointment_has_to_move_is_its_new_day(text):
+    """"We have to reschedule your appointment" names no day; the next day the mail gives
+    is the new one, and only that one (a later offer is something else)."""
+    row = _row("R1", "appointment-practice-2026-05-12", title="Appointment – Practice",
+               activity="appointment", date="2026-05-12", time="10:00",
+               participants="Practice", status="confirmed")
+    got = events([they("Practice", text, stream="mail-practice")], [row])
+    assert (got["R1"]["date"], got["R1"]["time"]) == ("2026-05-15", "14:30")

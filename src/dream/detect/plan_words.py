@@ -907,6 +907,16 @@ MOVE = re.compile(
     r"(?:a|an|one|two|three|\d+) (?:days?|hours?|weeks?) (?:later|earlier))\b",
     re.I,
 )
+# a plan that has to move, not yet where to: "we have to reschedule your appointment",
+# "leider müssen wir Ihren Termin verlegen", "nous devons déplacer votre rendez-vous",
+# "tenemos que cambiar su cita"; the day said after it in the message is the new one
+MOVE_AHEAD = re.compile(
+    r"\b(?:have to|had to|need to|must|müssen|mussten|muss|devons|devoir|dû|"
+    r"tenemos que|hemos tenido que|debemos)\b[^!?\n]{0,100}?\b(?:move|reschedule|"
+    r"postpone|verschieben|verlegen|déplacer|reporter|décaler|changer|cambiar|mover|"
+    r"aplazar|posponer)\b",
+    re.I,
+)
 # not a plan: deadlines, to-dos, reminders, expiry dates, deliveries, sales, bills
 NOT_PLAN = re.compile(
     r"\b(?:deadline|due (?:date|by|on|at)|is due|are due|expir(?:es|ed|y|ation)|valid (?:until|"

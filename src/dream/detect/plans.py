@@ -52,6 +52,7 @@ from dream.detect.plan_words import (
     KIN_EVENT,
     MEET,
     MOVE,
+    MOVE_AHEAD,
     NOT_PLAN,
     OFFER,
     PAST,
@@ -155,6 +156,7 @@ class PlanReader(PlanTargets):
         # date is fixed, the user's part is what they answer
         asks = item.role != "user" and text.rstrip().endswith("?")
         said_no: set[int] = set()      # plans this message says no to
+        moving = False      # an earlier clause said a plan has to move, not yet where
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
@@ -232,6 +234,15 @@ class PlanReader(PlanTargets):
                 after = UNTIL.sub(" ", clause[move.start():])
                 date = find_date(after, said) or date
                 clock = find_time(after) or clock
+            elif moving and (date or clock) and activity is None and \
+                    status in (None, "confirmed") and \
+                    not clause.rstrip().endswith("?"):
+                # "leider müssen wir Ihren Termin am 10.12. verlegen. Wir haben Sie für
+                # Montag, den 14.12., um 8:15 Uhr eingetragen": the day after the line
+                # saying it has to move is where it moves (once: a later day in the mail
+                # is something else's, "am Montag hätten wir noch Impftermine frei")
+                moved, moving = True, False
+            moving = (moving and not moved) or bool(MOVE_AHEAD.search(clause))
             if moved and status == "cancelled" and (date or clock) and \
                     re.search(r"\bpostpone", clause, re.I):
                 status = None       # "postponed to Friday": moved, not cancelled
