@@ -1066,3 +1066,18 @@ def test_the_day_after_a_line_saying_the_appointment_has_to_move_is_its_new_day(
                participants="Practice", status="confirmed")
     got = events([they("Practice", text, stream="mail-practice")], [row])
     assert (got["R1"]["date"], got["R1"]["time"]) == ("2026-05-15", "14:30")
+
+
+@pytest.mark.parametrize("text, clock", [
+    ("Ihr Termin wurde auf Freitag, 15.5., um 8:15 Uhr verlegt.", "08:15"),
+    ("Ihr Termin wurde auf Freitag, 15.5., um 17 Uhr verlegt.", "17:00"),
+])
+def test_a_time_written_in_24_hours_with_uhr_is_never_read_as_the_other_half(text, clock):
+    """"um 8:15 Uhr" next to an afternoon appointment is a quarter past eight in the
+    morning, and "um 17 Uhr" next to a morning one is five in the afternoon."""
+    old = "16:30" if clock == "08:15" else "08:00"
+    row = _row("R1", "appointment-praxis-2026-05-12", title="Termin – Praxis",
+               activity="appointment", date="2026-05-12", time=old,
+               participants="Praxis", status="confirmed")
+    got = events([they("Praxis", text, stream="mail-praxis")], [row])
+    assert (got["R1"]["date"], got["R1"]["time"]) == ("2026-05-15", clock)

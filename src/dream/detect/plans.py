@@ -491,9 +491,12 @@ class PlanReader(PlanTargets):
             # a time written without am/pm ("7:30", "at 7") said about a plan that has a
             # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
             bare = bool(BARE_CLOCK.search(clause) or WORD_HOUR.search(clause))
-            if clock and int(clock[:2]) > 12 and \
-                    re.search(rf"\b{int(clock[:2])}[:.h]{clock[3:]}", clause):
-                bare = False    # "16:40" is written in 24 hours: it says which half
+            if clock and (int(clock[:2]) > 12 and re.search(
+                    rf"(?<![\d:.]){int(clock[:2])}(?:[:.h]{clock[3:]}|\s*uhr\b)", clause, re.I)
+                    or re.search(rf"(?<![\d:.]){int(clock[:2])}[:.]{clock[3:]}\s*uhr\b",
+                                 clause, re.I)):
+                bare = False    # "16:40", "um 17 Uhr", "um 8:15 Uhr" are written in 24
+                #                 hours: they say which half
             if clock and plan.fields.get("time") and bare:
                 clock = nearer_clock(clock, plan.fields["time"])
             elif clock and bare and (activity or plan.activity).split()[-1] in EVENING:
