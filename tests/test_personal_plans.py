@@ -1081,3 +1081,20 @@ def test_a_time_written_in_24_hours_with_uhr_is_never_read_as_the_other_half(tex
                participants="Praxis", status="confirmed")
     got = events([they("Praxis", text, stream="mail-praxis")], [row])
     assert (got["R1"]["date"], got["R1"]["time"]) == ("2026-05-15", clock)
+
+
+def test_an_appointment_of_no_named_kind_on_another_day_is_another_appointment():
+    """Two bookings of the generic kind ("Termin", "appointment") are one plan only when the
+    day, the place or a move ties them: the town-hall slot the user booked is not the
+    dentist's appointment on another day."""
+    row = _row("R1", "appointment-praxis-dr-roth-2026-05-14", title="Termin – Praxis Dr. Roth",
+               activity="appointment", date="2026-05-14", time="08:15",
+               participants="Praxis Dr. Roth", status="confirmed")
+    got = events([they("Praxis Dr. Roth", "Ihr Termin am 14.5. um 8:15 Uhr bleibt bestehen.",
+                       stream="mail-roth"),
+                  me("Termin beim Bürgeramt ist gebucht: Mittwoch, 20. Mai, 11:40 Uhr, "
+                     "in der Fröbelstraße.", stream="mail-me")], [row])
+    assert (got["R1"].get("date", "2026-05-14"), got["R1"].get("time", "08:15")) == \
+        ("2026-05-14", "08:15")
+    (new,) = [e for k, e in got.items() if k != "R1"]
+    assert (new["date"], new["time"], new["status"]) == ("2026-05-20", "11:40", "confirmed")

@@ -271,7 +271,13 @@ class PlanTargets:
                 return row
             same = [p for p in self.plans if activity is None or
                     same_activity(p.activity, activity)]
-            if same and status != "cancelled" and \
+            # (an appointment of no named kind on another day, not moved there, is another
+            # appointment: "Termin beim Bürgeramt ist gebucht: Mittwoch, 16. Dezember" is
+            # not the dentist's of the 14th)
+            other_day = bool(activity and activity.split()[-1] in GENERIC and date and
+                             same and same[-1].fields.get("date") and
+                             same[-1].fields["date"] != date and not moved)
+            if same and status != "cancelled" and not other_day and \
                     same[-1].fields.get("status") not in ("cancelled", "declined") and (
                     not same[-1].fields.get("place") or not date or
                     same[-1].fields.get("date") == date):
