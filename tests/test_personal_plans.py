@@ -1098,3 +1098,27 @@ def test_an_appointment_of_no_named_kind_on_another_day_is_another_appointment()
         ("2026-05-14", "08:15")
     (new,) = [e for k, e in got.items() if k != "R1"]
     assert (new["date"], new["time"], new["status"]) == ("2026-05-20", "11:40", "confirmed")
+
+
+@pytest.mark.parametrize("ask, answer", [
+    ("Hi Robin,\nCould you reply to confirm your place by Friday 8 May? Thanks!",
+     "Yes please, count me in - see you there."),
+    ("Hallo Robin,\nkannst du mir Bescheid geben, ob du am Freitag dabei bist?",
+     "Ja, ich bin dabei!"),
+    ("Salut Robin,\npeux-tu répondre avant vendredi 8 mai pour confirmer ta place ?",
+     "Oui, je serai là, merci !"),
+])
+def test_a_request_to_answer_is_done_by_the_users_answer_in_that_conversation(ask, answer):
+    ops = rules([they("Mara", ask, stream="mail-mara"), me(answer, stream="mail-mara")])
+    opened = [o["name"] for o in ops if o["op"] == "todo.open"]
+    closed = [o["name"] for o in ops if o["op"] == "todo.close"]
+    assert opened and closed == opened
+
+
+def test_an_answer_put_off_or_said_elsewhere_leaves_the_request_open():
+    ask = they("Mara", "Could you reply to confirm your place by Friday 8 May?",
+               stream="mail-mara")
+    for answer in (me("Thanks Mara, I'll get back to you tomorrow.", stream="mail-mara"),
+                   me("Dinner at 8 tonight?", stream="chat-sam")):
+        ops = rules([ask, answer])
+        assert not [o for o in ops if o["op"] == "todo.close"]

@@ -254,6 +254,21 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:la|esa|esta)\s+cosa\b", re.I)
 
 
+# a task that is only to answer whoever asked: "reply to confirm by 4 December", "let us
+# know", "RSVP", "gib mir Bescheid", "réponds-moi", "contéstame"; the user's own reply in
+# that conversation, later, does it
+REPLY_TASK = re.compile(
+    r"^(?:reply|respond|answer|rsvp|write back|get back to (?:me|us)|let (?:me|us) know|"
+    r"(?:gib|sag)\w* (?:mir |uns )?bescheid|(?:mir |uns )?bescheid (?:geben|sagen)|"
+    r"(?:mir |uns )?antworte\w*|zurückschreiben|"
+    r"répond\w*|me répondre|nous répondre|tiens-moi au courant|"
+    r"contesta\w*|respond[ea]\w*|avísa(?:me|nos))\b", re.I)
+# a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
+_ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
+                           r"\bje te (?:redis|dirai)|\bich (?:sag|melde) mich\b|"
+                           r"\bte (?:digo|diré) algo\b", re.I)
+
+
 @dataclass
 class Request:
     """A request or deadline said to a group, waiting for the user to take it on."""
@@ -278,6 +293,7 @@ class TodoReader:
     groups: set[str] = field(default_factory=set)
     user_names: set[str] = field(default_factory=set)
     pending: list[Request] = field(default_factory=list)
+    replies: dict[str, str] = field(default_factory=dict)   # to-do name -> its conversation
 
     def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
@@ -287,6 +303,14 @@ class TodoReader:
         author = getattr(item, "author", None) if item.role == "other" else None
         stream = conversation(item.stream)
         group = stream in self.groups
+        if item.role == "user" and not _ANSWER_LATER.search(item.text):
+            # "Could you reply to confirm by 4 December?" - "Thrilled - confirming!": the
+            # user answering in that conversation is the reply asked for
+            for name, talk in list(self.replies.items()):
+                if talk == stream:
+                    del self.replies[name]
+                    out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                       name=name))
         for n, sent in enumerate(sentences(readable(item.text))[:20]):
             if item.role == "user":
                 done = next((c for c in _CLAUSES.split(sent) if DONE_STATE.search(c) and
@@ -325,7 +349,10 @@ class TodoReader:
                     # said to a group: the user's once they take it on
                     self.pending.append(Request(stream, task, due or "", said, author))
                     continue
-                out += self._open(task, due or "", item, author)
+                opened = self._open(task, due or "", item, author)
+                if item.role == "other" and REPLY_TASK.match(task) and not group:
+                    self.replies.update({f.name: stream for f in opened if f.name})
+                out += opened
                 continue
             if not DONE.search(sent) and not re.search(r"\b(?:not|never|yet|still|didn'?t|"
                                                         r"haven'?t|will|'ll|to)\b|\?", sent,
