@@ -1122,3 +1122,17 @@ def test_an_answer_put_off_or_said_elsewhere_leaves_the_request_open():
                    me("Dinner at 8 tonight?", stream="chat-sam")):
         ops = rules([ask, answer])
         assert not [o for o in ops if o["op"] == "todo.close"]
+
+
+@pytest.mark.parametrize("plan, off", [
+    ("Rando au lac de Guéry samedi 16 mai, départ 9h du parking ?", "Trop de vent annoncé, j'annule la rando"),
+    ("¿Excursión a Cercedilla el sábado 16 de mayo a las 9:00?", "Con esta lluvia cancelamos la excursión"),
+    ("Wanderung zum Feldberg am Samstag, 16.5., um 9 Uhr?", "Bei dem Sturm sagen wir die Wanderung ab"),
+])
+def test_the_organiser_calling_a_plan_off_in_the_first_person(plan, off):
+    """"j'annule", "cancelamos", "sagen wir ab": the one who proposed it calls it off."""
+    ev = events([they("Lou", plan, stream="g"), me("Avec plaisir / ¡me apunto! / bin dabei",
+                                                   stream="g"),
+                 they("Lou", off, stream="g", at="2026-05-06T18:00:00Z")])
+    (got,) = ev.values()
+    assert got["status"] == "cancelled"
