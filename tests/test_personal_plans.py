@@ -1136,3 +1136,20 @@ def test_the_organiser_calling_a_plan_off_in_the_first_person(plan, off):
                  they("Lou", off, stream="g", at="2026-05-06T18:00:00Z")])
     (got,) = ev.values()
     assert got["status"] == "cancelled"
+
+
+def test_a_yes_after_a_plan_was_called_off_does_not_revive_it():
+    """"Trop de vent, j'annule la rando" - "À la place : crêpes chez moi le même samedi à
+    midi ?" - "Oui !!": the yes is for what comes instead, the hike stays cancelled and
+    keeps its time."""
+    row = _row("R1", "hike-lac-de-guery-2026-05-16", title="Rando – Lac de Guéry",
+               activity="hike", date="2026-05-16", time="09:00", place="Lac de Guéry",
+               participants="Lou, Noé", status="confirmed")
+    ev = events([they("Lou", "Trop de vent annoncé samedi 16, j'annule la rando",
+                      stream="g", at="2026-05-06T18:00:00Z"),
+                 they("Lou", "À la place : crêpes chez moi le même samedi à midi ?",
+                      stream="g", at="2026-05-06T18:01:00Z"),
+                 they("Noé", "Oui !!", stream="g", at="2026-05-06T18:02:00Z"),
+                 me("Avec plaisir !", stream="g", at="2026-05-06T18:03:00Z")], [row])
+    assert ev["R1"]["status"] == "cancelled" and ev["R1"].get("time", "09:00") == "09:00"
+    assert not [e for k, e in ev.items() if k != "R1" and e.get("activity") == "hike"]

@@ -112,6 +112,10 @@ def _names_plan(words: str, plan: Plan) -> bool:
     return any(w in own for w in said)
 
 
+# "le même dimanche", "the same Saturday", "el mismo sábado", "am selben Samstag": the
+# day of the plan talked about, not the next such weekday
+_SAME_WEEKDAY = re.compile(r"\b(?:same|même|mismo|misma|selben|gleichen)\s+(\w+)", re.I)
+
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
 
@@ -327,6 +331,15 @@ class PlanReader(PlanTargets):
                 plan = self._target_plan(activity, place, status, people, date,
                                          stream, wd, item.id, moved)
             if plan is None:
+                continue
+            same_wd = _SAME_WEEKDAY.search(clause)
+            if activity is None and plan.fields.get("status") == "cancelled" and \
+                    status != "cancelled" and not REBOOK.search(clause) and \
+                    not (date and date != plan.fields.get("date") and
+                         not (same_wd and is_date_word(same_wd[1]))):
+                # once a plan is called off, a clause naming no plan and no other day ("À la
+                # place : raclette chez moi le même dimanche à midi ?", "Oui !!") is about
+                # what comes instead: it neither moves nor revives the cancelled one
                 continue
             if len(self.plans) > n_plans and not plan.handle_row and (
                     advert or (item.role != "user" and KIN_EVENT.search(clause) and
