@@ -128,6 +128,27 @@ def test_a_message_naming_the_thing_of_an_open_todo_touches_it():
     assert state.touched([Bundle("B1", [item])]) == [todo]
 
 
+
+@pytest.mark.parametrize("title, said", [
+    ("Yo pago la señal esta semana", "Acabo de hacer la transferencia de la señal"),
+    ("Ich besorge die Getränke", "Getränke sind gekauft"),
+    ("Je m'occupe de la bûche", "Bûche récupérée, c'est fait !"),
+])
+def test_a_word_with_an_accent_or_umlaut_names_the_thing_of_an_open_todo(title, said):
+    """"señal", "Getränke", "bûche" are words: they were cut at the accent, so a message
+    naming the thing never reached the to-do and it stayed open."""
+    fv = FieldValue(title, "2026-05-04T10:00:00Z", ["i1"], "r1", "propose")
+    todo = Record("todo", "t", {"title": fv, "status": FieldValue(
+        "open", "2026-05-04T10:00:00Z", ["i1"], "r1", "propose")})
+    state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
+    item = Item(seq=1, id="i2", source="jsonl", ref="", stream="chat", project_key=None,
+                author="Robin", role="user", said_at="2026-05-09T16:00:00Z", text=said,
+                tool_name=None, is_error=None, kind="statement", evidence=True, entities=())
+    assert state.touched([Bundle("B1", [item])]) == [todo]
+    out = rules([me(said, at="2026-05-09T16:00:00Z")], [_open_todo(title)])
+    assert [o["row"] for o in out if o["op"] == "todo.close"] == ["R1"]
+
+
 # -- a diet someone states about themselves, in four languages ----------------------------------
 @pytest.mark.parametrize("text, value", [
     ("fyi I'm coeliac, so no pizza place for me", "coeliac (no gluten)"),

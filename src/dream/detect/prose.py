@@ -32,7 +32,7 @@ def is_prose(sentence: str) -> bool:
 def stems(text: str) -> set[str]:
     """Content words, plural -s dropped: "aisle seats" and "an aisle seat" share two."""
     out = set()
-    for w in re.findall(r"[a-z]{3,}", text.lower()):
+    for w in re.findall(r"[^\W\d_]{3,}", text.lower()):
         if w in STOP:
             continue
         out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w)

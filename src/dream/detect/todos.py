@@ -537,14 +537,14 @@ class TodoReader:
 
     def _matching_todo(self, sent: str) -> tuple[str | None, str | None]:
         """(row handle, or name of a to-do opened in this bundle) the sentence closes."""
-        words = {w for w in re.findall(r"[a-z]{3,}", sent.lower())} - STOP
+        words = {w for w in re.findall(r"[^\W\d_]{3,}", sent.lower())} - STOP
         candidates = [(row["handle"], None, row["fields"].get("title", ""))
                       for row in self.rows if row["kind"] == "todo"
                       and row["fields"].get("status", "open") == "open"]
         candidates += [(None, name, title) for name, title in self.opened]
         best, best_score = (None, None), 0.0
         for handle, name, title in candidates:
-            tw = {w for w in re.findall(r"[a-z]{3,}", title.lower())} - STOP
+            tw = {w for w in re.findall(r"[^\W\d_]{3,}", title.lower())} - STOP
             if not tw:
                 continue
             overlap = len(words & tw)
