@@ -1153,3 +1153,26 @@ def test_a_yes_after_a_plan_was_called_off_does_not_revive_it():
                  me("Avec plaisir !", stream="g", at="2026-05-06T18:03:00Z")], [row])
     assert ev["R1"]["status"] == "cancelled" and ev["R1"].get("time", "09:00") == "09:00"
     assert not [e for k, e in ev.items() if k != "R1" and e.get("activity") == "hike"]
+
+
+@pytest.mark.parametrize("took, other, yes, new", [
+    ("Lovely, I'll bring a crumble", "Pete can't have gluten now, maybe a fruit salad instead?",
+     "Ok fruit salad it is", "Bring fruit salad"),
+    ("Super, j'apporte un gâteau au chocolat",
+     "Léa ne mange plus de sucre, plutôt une salade de fruits à la place ?",
+     "Ok va pour la salade de fruits", "J'apporte salade de fruits"),
+])
+def test_a_thing_taken_on_swapped_for_another_is_off_the_list(took, other, yes, new):
+    ops = rules([they("Mum", "Sunday lunch here on the 17th, 1pm", stream="fam"),
+                 me(took, stream="fam"), they("Mum", other, stream="fam"),
+                 me(yes, stream="fam")])
+    first = next(o["name"] for o in ops if o["op"] == "todo.open")
+    assert [o["name"] for o in ops if o["op"] == "todo.close"] == [first]
+    assert [_fields(o)["title"] for o in ops if o["op"] == "todo.open"][-1] == new
+
+
+def test_a_thing_proposed_instead_and_turned_down_leaves_the_todo():
+    ops = rules([me("I'll bring a crumble", stream="fam"),
+                 they("Mum", "maybe a fruit salad instead?", stream="fam"),
+                 me("nah, I'll stick with the crumble", stream="fam")])
+    assert not [o for o in ops if o["op"] == "todo.close"]

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from dream.detect import requests
-from dream.detect.cues import LANGUAGES, words
+from dream.detect.cues import LANGUAGES, english_cues, words
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.prose import STOP, stems
@@ -263,6 +263,10 @@ REPLY_TASK = re.compile(
     r"(?:mir |uns )?antworte\w*|zurückschreiben|"
     r"répond\w*|me répondre|nous répondre|tiens-moi au courant|"
     r"contesta\w*|respond[ea]\w*|avísa(?:me|nos))\b", re.I)
+# someone proposing another thing for what the user took on: "maybe a fruit salad instead
+# love?", "plutôt une salade de fruits à la place ?" (read in English cue words)
+_OTHER_THING = re.compile(r"\b(?:a|an|some|the|un|une|des|du|ein|eine|einen|una|unos|unas)\s+((?:[^\W\d_][\w'-]*\s+){0,3}?[^\W\d_][\w'-]*)"
+                          r"\s+instead\b", re.I)
 # a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
                            r"\bje te (?:redis|dirai)|\bich (?:sag|melde) mich\b|"
@@ -294,6 +298,9 @@ class TodoReader:
     user_names: set[str] = field(default_factory=set)
     pending: list[Request] = field(default_factory=list)
     replies: dict[str, str] = field(default_factory=dict)   # to-do name -> its conversation
+    taken: dict[str, str] = field(default_factory=dict)     # to-do name -> where taken on
+    instead: dict[str, tuple[str, str]] = field(default_factory=dict)   # stream -> (name,
+    #                                                          the thing proposed instead)
 
     def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
@@ -311,6 +318,9 @@ class TodoReader:
                     del self.replies[name]
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name))
+        swapped = self._swapped(item, stream)
+        if swapped:
+            return swapped
         for n, sent in enumerate(sentences(readable(item.text))[:20]):
             if item.role == "user":
                 done = next((c for c in _CLAUSES.split(sent) if DONE_STATE.search(c) and
@@ -439,11 +449,40 @@ class TodoReader:
             if deadline is not None:
                 self.pending.remove(deadline)
                 return self._open(f"{deadline.task}: {task}", deadline.due or due, item, None)
-            return self._open(task, due, item, None, loose=True)
+            opened = self._open(task, due, item, None, loose=True)
+            self.taken.update({f.name: stream for f in opened if f.name})
+            return opened
         if first and pending and (ACCEPT.search(sent) or _accept_words().match(sent)):
             req = pending.pop()
             return self._open(req.task, req.due, item, None)
         return None
+
+    def _swapped(self, item: Item, stream: str) -> list[Finding]:
+        """A thing the user took on, swapped for another: someone in the conversation
+        proposes "a fruit salad instead" of the user's "I'll bring a crumble", and the user
+        agrees ("Ok fruit salad it is"): the crumble is off the list (closed) and the
+        fruit salad is the to-do, with the same verb."""
+        if item.role != "user":
+            mine = [n for n, talk in self.taken.items() if talk == stream]
+            m = _OTHER_THING.search(english_cues(readable(item.text)))
+            if mine and m:
+                self.instead[stream] = (mine[-1], m[1])
+            return []
+        swap = self.instead.pop(stream, None)
+        if swap is None:
+            return []
+        name, thing = swap
+        text = readable(item.text)
+        if not (ACCEPT.search(text) or stems(thing) & stems(text)) or \
+                re.search(r"\b(?:no|not|nah|rather not)\b|n't\b", text, re.I):
+            return []
+        title = next((t for n, t in self.opened if n == name), "")
+        verb = title.split()[0] if title else "Bring"
+        del self.taken[name]
+        out = [Finding("todo_done", {"status": "done"}, [item.id], name=name)]
+        opened = self._open(f"{verb.lower()} {thing}", "", item, None)
+        self.taken.update({f.name: stream for f in opened if f.name})
+        return out + opened
 
     def _acquired(self, sent: str) -> bool:
         """Whether the user says they got the very thing an open to-do is to get: what
