@@ -86,8 +86,9 @@ def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]],
     ``pest``). ``refused`` are the command prefixes the user objected to
     (:func:`dream.detect.objections.objected`): none of them is a fix."""
     tried = {r.command for r in runs}
-    fixes = [f for r in runs
+    pairs = [(r, f) for r in runs
              if (f := fix_of(r, by_session.get(r.item.stream, []), tried, refused))]
+    fixes = [f for _, f in pairs]
     if not fixes:
         return None
     scattered = len({howto.command_key(shell.failing_step(r.command)) for r in runs}) >= 3
@@ -95,7 +96,20 @@ def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]],
         return min(fixes, key=len)
     keys = [howto.command_key(shell.chain(f)[-1]) for f in fixes]
     common = [f for f, k in zip(fixes, keys) if keys.count(k) >= 2]
-    return min(common, key=len) if common else None
+    if common:
+        return min(common, key=len)
+    # each failing command run again as it was by one other program ("./sqitch status" for
+    # "sqitch status", "./sqitch add x" for "sqitch add x"): that program is the fix
+    swaps = [_last_part(f).split()[0] for r, f in pairs if _swapped(f, r.command)]
+    return max(swaps, key=swaps.count) if swaps and max(map(swaps.count, swaps)) >= 2 \
+        else None
+
+
+def _swapped(fix: str, failing: str) -> bool:
+    """The failing command again, word for word, by another program (``./sqitch status``
+    for ``sqitch status``)."""
+    a, b = _last_part(fix).split(), _last_part(failing).split()
+    return len(a) == len(b) >= 1 and a[0] != b[0] and a[1:] == b[1:]
 
 
 def _named_by(fix: str, run: CommandRun) -> bool:
@@ -129,11 +143,12 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
     key = howto.command_key(_last_part(failing.command))
     cause = failures.cause_line(failing.item.text)
     past = failures.signature(failing.item.text)
+    missing = commands.not_found(failing.item.text)
     for n, run in enumerate(after):
         if REJECTED_CALL.search((run.item.text or "")[:400]):
             continue            # the user refused it: it never ran
-        if refused and any(objections.covers(refused, howto.command_key(p))
-                           for p in shell.chain(run.command)):
+        if refused and any(objections.covers(refused, howto.command_key(p)) and
+                           not commands.local_copy(p, missing) for p in shell.chain(run.command)):
             continue            # the user said no to it: the agent's mistake, not the fix
         parts = shell.chain(run.command)
         # got past this cause and failed in the code (a test, a compile error): not at
@@ -174,6 +189,8 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     if before:      # and the retry itself when it ran on something else ("branch=origin/main")
         return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
                                      else []))
+    if parts[at].split()[:1] != _last_part(failing.command).split()[:1]:
+        return parts[at]        # the program called another way: "./sqitch add" for "sqitch add"
     if _settings(run.command) - _settings(failing.command) and \
             _options_only(run.command, failing.command):
         # "PULUMI_CONFIG_PASSPHRASE_FILE=~/.config/pulumi/dev.pass pulumi preview": the

@@ -17,7 +17,14 @@ import re
 from collections.abc import Sequence
 
 from dream.detect import objections, rule_lang
-from dream.detect.commands import CommandRun, by_session, chain, clean_command
+from dream.detect.commands import (
+    CommandRun,
+    by_session,
+    chain,
+    clean_command,
+    local_copy,
+    not_found,
+)
 from dream.detect.finding import Finding
 from dream.detect.purpose import (  # noqa: F401  (PURPOSES, purposes: read through howto too)
     _ENV,
@@ -101,8 +108,12 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
     once = temporary_flags(items)
     # what the user said no to right after it ran is the agent's mistake, not how to work
     refused = objections.objected(items, command_key)
+    sessions = by_session(items)
+    # programs the shell could not find: a path to one of them is the project's own wrapper
+    missing = {p for runs in sessions.values() for r in runs if r.failed
+               for p in not_found(r.item.text)}
     seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
-    for runs in [*by_session(items).values(), pasted(items)]:
+    for runs in [*sessions.values(), pasted(items)]:
         for run in runs:
             if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
                 continue
@@ -111,7 +122,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
             for name, part in purposes(run.command) or by_output(run.command, run.item.text):
                 # a task tracker's subcommands are one way of working: one line for them all
                 key = part.split()[0] if name == "tasks" else command_key(part)
-                if refused and objections.covers(refused, command_key(part)):
+                if refused and objections.covers(refused, command_key(part)) and \
+                        not local_copy(part, missing):
                     continue
                 seen.setdefault((name, key), []).append((_set_up(run.command, part) + part,
                                                          run))

@@ -49,6 +49,9 @@ _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:
                          r"|(?:CRITICAL|FATAL|ERROR)(?=\s)"
                          r"|Error response from daemon:|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
+# the shell naming itself in front of what it says ("/bin/bash: line 1: sqitch: command not
+# found", "sh: 1: kas: not found")
+_SHELL_SAID = re.compile(r"^(?:/[\w/]*/)?(?:ba|z|da|k)?sh: (?:line )?\d*:?\s*(?=\S+: )")
 _MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)")
 _PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
 
@@ -74,7 +77,7 @@ def shown_cause(line: str, limit: int = 160) -> str:
     """A cause line as a reader wants it: without its file location (``x.ts(3,4): ``,
     ``codec.cpp:(.text+0x1a4): ``), the tool's log prefix (``npm ERR!``) or the project
     tag MSBuild appends; cut at a sentence end, else a word, before ``limit``."""
-    text = _LOG_PREFIX.sub("", _LOCATION.sub("", line.strip()))
+    text = _LOG_PREFIX.sub("", _LOCATION.sub("", _SHELL_SAID.sub("", line.strip())))
     text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
     text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
     text = " ".join(text.split())

@@ -1,0 +1,34 @@
+"""Pitfalls and commands of coding sessions: how a failure's fix and cause are read from
+the shape of the session (what ran after it, what the user said, what the output says)."""
+
+from __future__ import annotations
+
+from test_detect_coding import _pitfalls, _run, _session
+
+
+def _commands(*sessions: list[dict]) -> list[str]:
+    return [n["text"] for n in _run(*sessions) if n["type"] == "command"]
+
+
+def test_the_projects_wrapper_of_a_missing_tool_is_the_fix_and_a_way_to_work():
+    """`liquibase: command not found`, the user says there is no liquibase on the machine,
+    the repo's `./liquibase` (a container wrapper) works: the "no liquibase" is about the
+    bare tool, not the wrapper, which is the fix of every failing command and how to work."""
+    missing = "/bin/bash: line 1: liquibase: command not found"
+    sessions = [
+        _session("pi-1", [("call", "liquibase status"), ("fail", missing),
+                          ("user", "./liquibase, it runs the container. there's no liquibase on this box"),
+                          ("call", "./liquibase status"), ("ok", "1 changeset has not been applied"),
+                          ("call", "./liquibase update && ./liquibase validate"),
+                          ("ok", "Liquibase command 'validate' was executed successfully.")]),
+        _session("claude-2", [("call", "liquibase update"), ("fail", "Exit code 127\n" + missing),
+                              ("call", "./liquibase update"), ("ok", "Update has been successful.")],
+                 10),
+        _session("codex-3", [("call", "liquibase rollback-count 1"), ("fail", missing),
+                             ("call", "./liquibase rollback-count 1"),
+                             ("ok", "Rollback has been successful.")], 20)]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.startswith("Different `liquibase` commands fail with: liquibase: command "
+                              "not found.")
+    assert pitfall.endswith("Fix: run `./liquibase`.")
+    assert any("./liquibase validate" in c for c in _commands(*sessions))
