@@ -32,3 +32,16 @@ def test_the_projects_wrapper_of_a_missing_tool_is_the_fix_and_a_way_to_work():
                               "not found.")
     assert pitfall.endswith("Fix: run `./liquibase`.")
     assert any("./liquibase validate" in c for c in _commands(*sessions))
+
+
+def test_the_step_the_failure_names_is_the_fix_not_a_check_chained_before_the_retry():
+    plugins = ("Error: Missing plugins\n\nThe following plugins are required, but not "
+               "installed:\n\ngithub.com/hashicorp/docker ~> 1\n\nDid you run packer init "
+               "for this project ?")
+    sessions = [_session(f"codex-{n}", [
+        ("call", "packer validate ."), ("fail", "Exit code: 1\nOutput:\n" + plugins),
+        ("call", "packer init ."), ("ok", "Installed plugin github.com/hashicorp/docker v1.0.10"),
+        ("call", "packer fmt -check . && packer validate ."),
+        ("ok", "The configuration is valid.")], 10 * n) for n in (1, 2)]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.endswith("Fix: run `packer init .`.")

@@ -185,6 +185,15 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     # (a step the failing command already ran first is no fix: "source env.sh && twister"
     # failed, the code was edited, the same chain worked)
     ran = set(shell.chain(failing.command))
+    steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
+             and not REJECTED_CALL.search((r.item.text or "")[:400])
+             and not objections.covers(refused, howto.command_key(r.command))]
+    named = [r.command for r in steps if _named_by(r.command, failing)]
+    if named:
+        # the step the failure itself said to run ("Did you run packer init for this
+        # project ?"), then the retry, whatever the retry chained before itself (a check:
+        # "packer fmt -check -diff . && packer validate .")
+        return named[0]
     before = [p for p in parts[:at] if shell.changes(p) and p not in ran]
     if before:      # and the retry itself when it ran on something else ("branch=origin/main")
         return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
@@ -196,12 +205,6 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
         # "PULUMI_CONFIG_PASSPHRASE_FILE=~/.config/pulumi/dev.pass pulumi preview": the
         # setting the retry added is what made it work, whatever ran in between
         return run.command
-    steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
-             and not REJECTED_CALL.search((r.item.text or "")[:400])
-             and not objections.covers(refused, howto.command_key(r.command))]
-    named = [r.command for r in steps if _named_by(r.command, failing)]
-    if named:
-        return named[0]         # the step the failure itself said to run, then the retry
     added = flags(run.command) - flags(failing.command)
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
