@@ -45,3 +45,15 @@ def test_the_step_the_failure_names_is_the_fix_not_a_check_chained_before_the_re
         ("ok", "The configuration is valid.")], 10 * n) for n in (1, 2)]
     [pitfall] = _pitfalls(*sessions)
     assert pitfall.endswith("Fix: run `packer init .`.")
+
+
+def test_a_run_the_user_aborted_in_pi_is_no_failure():
+    """Pi ends the output of a command the user stopped with "Command aborted": what it
+    printed so far (build progress) names no cause."""
+    aborted = ("Starting >>> core_msgs\nStarting >>> vendor_lib\nFinished <<< core_msgs [2.1s]"
+               "\n[Processing: vendor_lib]\n\nCommand aborted")
+    assert _pitfalls(_session("pi-1", [
+        ("call", "colcon build"), ("fail", aborted),
+        ("user", "stop, not the whole workspace, --packages-select drive_ctl"),
+        ("call", "colcon build --packages-select drive_ctl"),
+        ("ok", "Summary: 1 package finished")])) == []

@@ -16,6 +16,15 @@ REJECTED_CALL = re.compile(r"Sibling tool call errored|doesn'?t want to proceed 
                            r"|tool use was rejected|Request interrupted|interrupted by the user"
                            r"|^\s*(?:exec command|patch) rejected by user\s*$",
                            re.I)
+# the last line Pi writes under the output of a command the user stopped (Esc)
+_ABORTED = re.compile(r"\n\s*Command aborted\s*$|^\s*Command aborted\s*$")
+
+
+def interrupted(text: str | None) -> bool:
+    """A call that never ran or that the user stopped: refused, interrupted (Claude Code's
+    "Request interrupted"), or aborted while it ran (Pi's last line "Command aborted"); its
+    output says nothing of the project."""
+    return bool(REJECTED_CALL.search((text or "")[:400]) or _ABORTED.search(text or ""))
 _INSTALL = re.compile(r"\b(?:install|add|sync|get|ci|fetch|restore|upgrade)\b")
 FIX_WINDOW = 8
 # a tool that is not there: the next install that works is what was done about it

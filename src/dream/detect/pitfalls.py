@@ -51,8 +51,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         if not (item.evidence and item.kind == "tool_result") or not failures.failed(item):
             continue
         if (item.tool_name or "").lower() not in commands.SHELL_TOOLS | \
-                commands.SHELL_OUTPUT_TOOLS or \
-                fixes.REJECTED_CALL.search((item.text or "")[:400]):
+                commands.SHELL_OUTPUT_TOOLS or fixes.interrupted(item.text):
             continue
         sig = failures.signature(item.text)
         run = run_of.get(item.id)
