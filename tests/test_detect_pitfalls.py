@@ -57,3 +57,27 @@ def test_a_run_the_user_aborted_in_pi_is_no_failure():
         ("user", "stop, not the whole workspace, --packages-select drive_ctl"),
         ("call", "colcon build --packages-select drive_ctl"),
         ("ok", "Summary: 1 package finished")])) == []
+
+
+def test_a_general_cause_takes_the_problem_listed_under_it_or_the_line_it_hands_over_to():
+    """A checker's general verdict takes the first problem of the list under it; a line that
+    ends "due to failure:" takes the line after it; a list of names is no problem."""
+    from dream.detect import failures
+
+    sanity = ("WARNING: Host distribution \"fedora-41\" has not been validated.\n"
+              "ERROR: The build host's sanity checker found a problem.\n"
+              "    Fix the cause or disable the checker (see sanity.conf).\n"
+              "    Following is the list of potential problems / advisories:\n\n"
+              "    Please install the chrpath utility to build on this host.\n\n"
+              "Summary: There was 1 ERROR message, returned a non-zero exit code.")
+    assert failures.cause_line(sanity) == ("ERROR: The build host's sanity checker found a "
+                                           "problem: Please install the chrpath utility to "
+                                           "build on this host.")
+    locked = ("Opening project /srv/game\nAborting import due to failure:\n"
+              "Fatal Error! The project is locked by another editor process.\n"
+              "Exiting with code 1")
+    assert failures.cause_line(locked) == ("Aborting import due to failure: Fatal Error! The "
+                                           "project is locked by another editor process.")
+    plugins = ("Error: Missing plugins\n\nThe following plugins are required, but not "
+               "installed:\n\ngithub.com/hashicorp/docker ~> 1")
+    assert failures.cause_line(plugins) == "Error: Missing plugins"

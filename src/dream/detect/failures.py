@@ -180,7 +180,8 @@ def _cause_line(text: str) -> str:
                 if (len(line) <= 400 or n == _LABELLED) and pattern.match(line[:400]) and \
                         not _NOISE_LINE.match(line):
                     line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line[:400]).strip()
-                    return _with_message(line, pool) if n == 0 else line
+                    return _with_message(line, pool) if n == 0 or _LEADS_IN.search(line) \
+                        else line
     for line in causes + lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
@@ -240,7 +241,29 @@ def _with_detail(line: str, text: str) -> str:
     if _HEADING.match(line) and re.match(r"^[A-Z][^:]*\s\S+\s\S+.*[.?!]$", below) and \
             not _NOISE_LINE.match(below):
         return f"{line.rstrip(' .:')}. {below}"[:400]
+    listed = _listed(lines[at + 1:at + 4], lines)
+    if listed:
+        return f"{line.rstrip(' .:')}: {listed}"[:400]
     return line
+
+
+# a line that hands over to a list of what is wrong ("Following is the list of potential
+# problems / advisories:", "The following problems were found:")
+_LIST_INTRO = re.compile(r"\b(?:following|list of)\b.*:$", re.I)
+
+
+def _listed(after: list[str], lines: list[str]) -> str | None:
+    """Under a general cause (a checker "detected a potential misconfiguration"), the first
+    problem of the list it hands over to, when that is a sentence ("Please use a locale
+    setting which supports UTF-8 (such as LANG=en_US.UTF-8)."), not a name."""
+    intro = next((ln for ln in after if _LIST_INTRO.search(ln)), None)
+    if intro is None:
+        return None
+    at = lines.index(intro)
+    first = next((ln for ln in lines[at + 1:at + 3] if not _NOISE_LINE.match(ln)), None)
+    if first and re.match(r"^[-*•]?\s*[A-Z][a-z]+(?:\s+\S+){3,}.*[.!]$", first):
+        return first.lstrip("-*• ")
+    return None
 
 
 def _named_above(lines: list[str]) -> str | None:
@@ -278,6 +301,10 @@ def _with_message(line: str, pool: list[str]) -> str:
     return " ".join([line, *message])[:400]
 
 
+# a line that says a failure happened and hands over to the next line for what it was
+# ("Aborting batchmode due to failure:" / "Fatal Error! It looks like another Unity instance
+# is running with this project open.")
+_LEADS_IN = re.compile(r"\b(?:due to|because of|caused by|reason|failure|error)\s*:$", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
 
 
