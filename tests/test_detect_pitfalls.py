@@ -81,3 +81,22 @@ def test_a_general_cause_takes_the_problem_listed_under_it_or_the_line_it_hands_
     plugins = ("Error: Missing plugins\n\nThe following plugins are required, but not "
                "installed:\n\ngithub.com/hashicorp/docker ~> 1")
     assert failures.cause_line(plugins) == "Error: Missing plugins"
+
+
+def test_the_failing_command_handed_to_another_program_as_a_quoted_command_is_the_fix():
+    """``bitbake`` fails on the host; the same bitbake call handed quoted to the build
+    container works: the container is the fix, for every cause the host failed with."""
+    locale = ("ERROR: OE-core's config sanity checker detected a potential misconfiguration.\n"
+              "    Following is the list of potential problems / advisories:\n\n"
+              "    Please use a locale setting which supports UTF-8 (such as "
+              "LANG=en_US.UTF-8).\n\nSummary: There was 1 ERROR message.")
+    sessions = [_session(f"claude-{n}", [
+        ("call", "source poky/oe-init-build-env build && bitbake -c compile fw-app"),
+        ("fail", "Exit code 1\n" + locale),
+        ("call", "kas-container shell kas/board.yml -c 'bitbake -c compile fw-app'"),
+        ("ok", "NOTE: Tasks Summary: Attempted 612 tasks of which 598 didn't need to be rerun "
+               "and all succeeded.")], 10 * n) for n in (1, 2)]
+    [pitfall] = _pitfalls(*sessions)
+    assert "locale setting which supports UTF-8" in pitfall
+    assert pitfall.endswith("Fix: run `kas-container shell kas/board.yml -c 'bitbake -c "
+                            "compile fw-app'`.")

@@ -325,7 +325,7 @@ def _wraps(run: str, failing: str) -> bool:
     """``uv run pytest -q`` wraps ``pytest -q``: the same program through a runner, or the
     whole failing command run by another program (``direnv exec . make -C tb``), a program
     being the same whatever folder it is called from (``vendor/bin/drush`` is ``drush``)."""
-    inner, outer = _last_part(failing).split(), _last_part(run).split()
+    inner, outer = _last_part(failing).split(), _unquoted(_last_part(run))
     if not inner or inner[0] in _RUNNERS or outer[:1] == inner[:1] or len(outer) < 2:
         return False
     prefix = outer[:-len(inner)]
@@ -342,6 +342,16 @@ def _wraps(run: str, failing: str) -> bool:
     return outer[0] in _RUNNERS and 0 < at < 4 or outer[1] == inner[0] or at > 0 and all(
         w in _HANDS_ON or w.startswith("-") or outer[n].startswith("-")
         for n, w in enumerate(outer[1:at]))     # "conda run -n app pytest": a flag's value
+
+
+def _unquoted(command: str) -> list[str]:
+    """The words of a command, a quoted last argument read as the command it hands on
+    (``kas-container shell kas.yml -c 'bitbake -c install app'``, ``sh -c "make test"``)."""
+    words = command.split()
+    m = re.search(r"""\s(?P<q>['"])(?P<inner>[^'"]+)(?P=q)\s*$""", command)
+    if m and len(m["inner"].split()) >= 2:
+        return command[:m.start()].split() + m["inner"].split()
+    return words
 
 
 def _replaces(run: str, failing: str) -> bool:
