@@ -100,3 +100,31 @@ def test_the_failing_command_handed_to_another_program_as_a_quoted_command_is_th
     assert "locale setting which supports UTF-8" in pitfall
     assert pitfall.endswith("Fix: run `kas-container shell kas/board.yml -c 'bitbake -c "
                             "compile fw-app'`.")
+
+
+def test_a_test_script_and_a_run_tests_flag_are_tests_and_an_install_path_is_cut():
+    """``scripts/run_tests.sh`` is named after its job, ``-runTests`` tells the program to
+    run its tests, "41 passed, 0 failed" is a clean run; the editor called by the whole path
+    of its install is shown by its name."""
+    from dream.detect import howto, purpose, shell
+
+    assert howto.purposes("scripts/run_tests.sh PlayMode") == [
+        ("test", "scripts/run_tests.sh PlayMode")]
+    assert howto.purposes("/opt/Editor/Unity -batchmode -runTests")[0][0] == "test"
+    assert howto.purposes("./autogen.sh")[0][0] == "configure"
+    assert purpose.by_output("ci/check.sh", "Run finished: 41 passed, 0 failed, 2 skipped") == \
+        [("test", "ci/check.sh")]
+    assert shell.shown_command("/home/kim/Unity/Hub/Editor/2022.3.41f1/Editor/Unity -batchmode "
+                               "-runTests -testPlatform EditMode") == \
+        "…/Unity -batchmode -runTests -testPlatform EditMode"
+    busy = ("It looks like another Unity instance is running with this project open.\n"
+            "Aborting batchmode due to failure:\nFatal Error! It looks like another Unity "
+            "instance is running with this project open.\nExit code 1")
+    unity = "/home/kim/Unity/Hub/Editor/2022.3.41f1/Editor/Unity -batchmode -runTests"
+    [pitfall] = _pitfalls(*[_session(f"claude-{n}", [
+        ("call", unity), ("fail", busy), ("user", "editor's open. use the script"),
+        ("call", "scripts/run_tests.sh EditMode"),
+        ("ok", "Test run finished: 12 passed, 0 failed, 0 skipped")], 10 * n) for n in (1, 2)])
+    assert pitfall.startswith("`…/Unity -batchmode -runTests` fails with: ")
+    assert "another Unity instance is running" in pitfall
+    assert pitfall.endswith("Fix: run `scripts/run_tests.sh EditMode`.")

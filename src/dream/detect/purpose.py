@@ -78,7 +78,7 @@ _NOT_PROJECT = frozenset({
     "get-childitem", "get-content", "select-string", "set-location", "test", "[", "true",
     "false", "gh", "opkg", "sudo", "apt", "apt-get", "uname", "whoami", "date", "du", "df"})
 _CONFIGURE = re.compile(r"\bcmake\b(?=.*\s-B\s?\S)|^\./configure\b|\bmeson setup\b|"
-                        r"\bautoreconf\b")
+                        r"\bautoreconf\b|^(?:\./|\S*/)?autogen\.sh\b")
 _TAIL = re.compile(r"(?:\s*(?:2>&1|>\s*/dev/null|\|\s*(?:head|tail|grep|tee|less|cat)\b.*))+$")
 _ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
 
@@ -158,7 +158,9 @@ def _call_verb(call: str) -> str | None:
 # spec"), an argument after another one ("stylua src spec", "isort src tests")
 _FOLDER_NOUNS = frozenset({"spec", "specs", "tests", "e2e", "bundle", "package"})
 # a program named after its job: "ansible-lint", "luacheck", "yamllint", "gofmt", "clang-format"
-_NAMED_JOB = re.compile(r"(?:^|[-_])(lint|check|fmt|format|test)$|^[a-z]{2,}(lint|check|fmt)$")
+_NAMED_JOB = re.compile(r"(?:^|[-_])(lint|check|fmt|format|tests?)$|^[a-z]{2,}(lint|check|fmt)$")
+# a flag that tells a program to run a job ("Unity -batchmode -runTests", "--run-tests")
+_RUN_FLAG = re.compile(r"^--?run[-_]?([a-z]+)$")
 
 
 # a target named by what it does to something: the verb written after its object
@@ -198,6 +200,9 @@ def _by_words(part: str) -> str | None:
             return _VERBS[task[1]]
         if ":" in low and low.split(":")[0] in ("spotless", "ktlint", "detekt"):
             return _VERBS[low.split(":")[0]]    # Maven's "spotless:apply"
+        run_flag = _RUN_FLAG.match(low)
+        if run_flag and run_flag[1] in _VERBS:
+            return _VERBS[run_flag[1]]
         if low.startswith("-") or "=" in low or "/" in low:
             continue
         seen += 1
@@ -214,7 +219,7 @@ _TESTS_PASSED = re.compile(
     r"\b\d+ (?:tests?|examples?|specs?|successes|assertions)\b[^\n]{0,40}?\b0 (?:failures?|failed"
     r"|errors?)\b|\b(?:all )?(?:\d+ )?tests? (?:passed|successful)\b|^\s*Ran \d+ tests?\b"
     r"|\bTests run: \d+, Failures: 0\b|\btest result: ok\b|\[ FAIL 0 \||^Test Summary:"
-    r"|\b\d+ passed\b(?![^\n]*\bfailed)", re.I | re.M)
+    r"|\b\d+ passed\b(?![^\n]*\bfailed)|\b\d+ passed, 0 failed\b", re.I | re.M)
 _CHECKED_CLEAN = re.compile(
     r"\b0 warnings?\b[^\n]{0,20}\b0 errors?\b|\b0 errors?\b[^\n]{0,20}\b0 warnings?\b"
     r"|\berrors: 0, warnings: 0\b|\b0 failure\(s\), 0 warning\(s\)|\bAll checks passed\b"

@@ -177,6 +177,10 @@ def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
     ``limit`` characters with no flag left without its value."""
     part = re.split(r"\s+\|\s+|\s+2>&1|\s+>\s", command.strip())[0].strip()
     words = re.findall(r"\"[^\"]*\"?|'[^']*'?|\S+", part)
+    if words and words[0].startswith(("/", "~")) and len(words[0]) > 30:
+        # a program called by the whole path of one install ("/home/dani/Unity/Hub/Editor/
+        # 2022.3.41f1/Editor/Unity"): its name says which, the flags after it what it did
+        words[0] = "…/" + words[0].rsplit("/", 1)[-1]
     out: list[str] = []
     for word in words:
         quoted = word[:1] in "\"'"
