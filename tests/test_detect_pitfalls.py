@@ -128,3 +128,16 @@ def test_a_test_script_and_a_run_tests_flag_are_tests_and_an_install_path_is_cut
     assert pitfall.startswith("`…/Unity -batchmode -runTests` fails with: ")
     assert "another Unity instance is running" in pitfall
     assert pitfall.endswith("Fix: run `scripts/run_tests.sh EditMode`.")
+
+
+def test_a_chain_of_one_programs_subcommands_is_shown_whole_when_one_step_says_its_job():
+    """``./tern migrate && ./tern status`` is one procedure (apply, then look at what
+    applied): shown whole under the job of its one known step; a chain whose steps have
+    jobs of their own (``cargo fmt && cargo test``) stays one line per job."""
+    sessions = [_session(f"codex-{n}", [
+        ("call", "./tern migrate && ./tern status"), ("ok", "Migrated 1 migration\nstatus: ok"),
+        ("call", "cargo fmt && cargo test"), ("ok", "test result: ok. 9 passed; 0 failed")],
+        10 * n) for n in (1, 2)]
+    found = _commands(*sessions)
+    assert "Migrate the database: `./tern migrate && ./tern status`" in found
+    assert "Format: `cargo fmt`" in found and "Test: `cargo test`" in found

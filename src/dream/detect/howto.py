@@ -125,8 +125,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                 if refused and objections.covers(refused, command_key(part)) and \
                         not local_copy(part, missing):
                     continue
-                seen.setdefault((name, key), []).append((_set_up(run.command, part) + part,
-                                                         run))
+                seen.setdefault((name, key), []).append((_procedure(run.command, part) or
+                                                         _set_up(run.command, part) + part, run))
     out = []
     for (name, key), ran in seen.items():
         forms = [p for p, _ in ran]
@@ -163,6 +163,26 @@ def _set_up(command: str, part: str) -> str:
     at = next((n for n, s in enumerate(steps) if part in s), 0)
     setup = [s for s in steps[:at] if _SETS_SHELL.match(s)]
     return "".join(f"{s} && " for s in setup)
+
+
+def _procedure(command: str, part: str) -> str | None:
+    """A chain of one program's subcommands of which only ``part`` has a known purpose, run
+    as one procedure (``./sqitch deploy && ./sqitch verify && ./sqitch rebase --onto @HEAD^
+    -y``, ``colcon test ... && colcon test-result --verbose``): the steps before and after it
+    are how it is done, shown whole with the steps that set the shell up when that is short
+    enough to read; None otherwise."""
+    steps = chain(command)
+    if len(steps) < 2 or command.count("&&") != len(steps) - 1:
+        return None             # ";" or "||": steps that need not follow each other
+    setup = [s for s in steps if _SETS_SHELL.match(s)]
+    own = [_TAIL.sub("", s).strip() for s in steps if not _SETS_SHELL.match(s)]
+    if len(own) < 2 or len({s.split()[0] for s in own if s.split()}) != 1 or \
+            steps.index(next(s for s in steps if not _SETS_SHELL.match(s))) < len(setup):
+        return None
+    if len(purposes(" && ".join(own))) != 1 or _TAIL.sub("", part).strip() not in own:
+        return None
+    whole = " && ".join(setup + own)
+    return whole if len(whole) <= 100 else None     # too long to read: the step alone
 
 
 # said of one moment: "for this one", "right now", "drop it once they fix that", "tomorrow"
