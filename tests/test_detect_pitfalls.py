@@ -141,3 +141,30 @@ def test_a_chain_of_one_programs_subcommands_is_shown_whole_when_one_step_says_i
     found = _commands(*sessions)
     assert "Migrate the database: `./tern migrate && ./tern status`" in found
     assert "Format: `cargo fmt`" in found and "Test: `cargo test`" in found
+
+
+def test_a_bare_error_label_takes_its_message_and_a_clean_step_that_alone_fixed_it_is_kept():
+    """OCaml and Coq write "Error:" and the message on the lines under it: that message is
+    the cause, not make's summary below. ``dune build`` failed on stale build products and
+    worked at once with ``dune clean`` chained before it, no edit between: the clean is what
+    the checkout needed, a pitfall the first time."""
+    from dream.detect import failures
+
+    stale = ('File "lib/parse.ml", line 1, characters 0-12:\nError:\nThe files lib/ast.cmi '
+             "and lib/parse.cmi make inconsistent assumptions over interface Ast\n\n"
+             "make: *** [Makefile:3: all] Error 1")
+    assert failures.cause_line(stale) == ("Error: The files lib/ast.cmi and lib/parse.cmi make "
+                                          "inconsistent assumptions over interface Ast")
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "make"), ("fail", "Exit code 2\n" + stale),
+        ("call", "dune clean && make"), ("ok", "Done: 48/48")]))
+    assert "inconsistent assumptions over interface Ast" in pitfall
+    assert pitfall.endswith("Fix: run `dune clean`.")
+    # an edit of the code between the failure and the chained retry: the edit fixed it
+    edited = _session("claude-1", [
+        ("call", "make"), ("fail", "Exit code 2\n" + stale),
+        ("call", "lib/parse.ml"), ("ok", "The file lib/parse.ml has been updated."),
+        ("call", "dune clean && make"), ("ok", "Done: 48/48")])
+    for item in edited[2:4]:
+        item.update(tool_name="Edit", text=item["text"].replace("Bash: ", "Edit: "))
+    assert _pitfalls(edited) == []

@@ -148,7 +148,7 @@ def cause_line(text: str) -> str:
 
 def _cause_line(text: str) -> str:
     lines = [_PREFIX.sub("", _MARKER.sub("", ln.rstrip()))
-             for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+             for ln in _labels_joined(ANSI.sub("", text or "").splitlines()) if ln.strip()]
     told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
     lines = told or lines
     if not lines:
@@ -186,6 +186,33 @@ def _cause_line(text: str) -> str:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+_BARE_LABEL = re.compile(r"^\s*(?:error|fatal)\s*:\s*$", re.I)
+
+
+def _labels_joined(raw: list[str]) -> list[str]:
+    """A bare ``Error:`` label with its message on the lines under it, up to a blank line
+    (Coq, OCaml: "Error:" / "Compiled library Lib.Sorted (in file ...)" / "makes
+    inconsistent assumptions over library Lib.Lists"), read as one line; a label followed
+    by a location, a summary or nothing stays as it is."""
+    out, n = [], 0
+    while n < len(raw):
+        line = raw[n]
+        if _BARE_LABEL.match(line):
+            message = []
+            for below in raw[n + 1:n + 4]:
+                if not below.strip():
+                    break
+                message.append(below.strip())
+            if message and not any(_SUMMARY.match(m) or _NOISE_LINE.match(m) or
+                                   re.match(r"^[\w./-]+:\d+", m) for m in message):
+                out.append(f"{line.strip()} {' '.join(message)}")
+                n += 1 + len(message)
+                continue
+        out.append(line)
+        n += 1
+    return out
 
 
 # a line that only says a program ended with a status ("Subprocess exited with error 1")

@@ -185,6 +185,22 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
     return None
 
 
+def chained_before_retry(fix: str, runs: list[CommandRun],
+                         by_session: dict[str, list[CommandRun]]) -> list[CommandRun]:
+    """The failing runs whose very next command ran the fix chained right before the
+    failing command again, and worked (``make`` failed, ``make clean && make`` built)."""
+    out = []
+    for run in runs:
+        later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
+        if not later or later[0].failed or interrupted(later[0].item.text):
+            continue
+        parts = shell.chain(later[0].command)
+        if len(parts) >= 2 and _retries(parts[-1], run.command) and \
+                " && ".join(parts[:-1]) == fix:
+            out.append(later[0])
+    return out
+
+
 def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: list[CommandRun],
                   failing: CommandRun, key: str,
                   refused: set[str] | frozenset[str] = frozenset()) -> str | None:

@@ -92,7 +92,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
                 _fixed_in_code(runs, streams, by_session):
             continue            # an edit of the code, then the same command worked
         if len(failed) < 2 and not setup and not told and not shown and \
-                not fixes.provided(runs, cause, by_session):
+                not fixes.provided(runs, cause, by_session) and \
+                not (fix and _ERRORISH.search(cause) and
+                     _only_step(fix, runs, streams, by_session)):
             continue            # a one-off failure mid-task is no pitfall
         if (fixes.CODE_ERROR.search(cause) or _TEST_FAILED.match(cause)) and \
                 len(sessions) < 2 and not told:
@@ -172,6 +174,23 @@ def _fixed_in_code(runs: list[CommandRun], streams: dict[str, list[Item]],
                 (i.text or "")[:400]) for i in between):
             return False
     return bool(runs)
+
+
+def _only_step(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]],
+               by_session: dict[str, list[CommandRun]]) -> bool:
+    """The failing command worked when run again right away with the fix chained before it
+    and no edit of the code in between (``make`` failed on stale build products, ``make
+    clean && make`` built): nothing else changed, so the fix is what the checkout needed. A
+    formatter is no such step: it rewrites the code (``packer fmt .`` before a check)."""
+    if any(name == "format" for name, _ in howto.purposes(fix)):
+        return False
+    for run in runs:
+        for retry in fixes.chained_before_retry(fix, [run], by_session):
+            between = [i for i in streams.get(run.item.stream, [])
+                       if run.item.seq < i.seq < retry.item.seq and i.kind == "tool_result"]
+            if not any(_EDIT_TOOL.match(i.tool_name or "") for i in between):
+                return True
+    return False
 
 
 def _user_named(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]]) -> bool:
