@@ -168,3 +168,20 @@ def test_a_bare_error_label_takes_its_message_and_a_clean_step_that_alone_fixed_
     for item in edited[2:4]:
         item.update(tool_name="Edit", text=item["text"].replace("Bash: ", "Edit: "))
     assert _pitfalls(edited) == []
+
+
+def test_an_electron_log_error_is_the_cause_not_the_test_runs_exit_summary():
+    """Electron and Chromium tag each log line with its level in a bracket; the "ERROR" one
+    says why the app died, the test runner's "Test run failed with code 1" only that it
+    did."""
+    from dream.detect import failures, shell
+
+    out = ("> ext@1.2.0 test\n> vscode-test\n"
+           "[9120:0612/101504.21:ERROR:ozone_platform_x11.cc(245)] Missing X server or $DISPLAY\n"
+           "[9120:0612/101504.22:ERROR:env.cc(257)] The platform failed to initialize.  "
+           "Exiting.\nFailed to run tests\nError: Test run failed with code 1\n"
+           "    at ChildProcess.onProcessClosed (node_modules/@vscode/test-electron/out/"
+           "runTest.js:110:24)")
+    line = failures.cause_line(out)
+    assert line.endswith("Missing X server or $DISPLAY")
+    assert shell.shown_cause(line) == "Missing X server or $DISPLAY"

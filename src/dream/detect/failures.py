@@ -64,8 +64,11 @@ _CAUSE_LINE = [
                # "14:7  error  ...", Go's race detector
                r"|^\s*ERR_[A-Z0-9_]+\s.*|^\s*\d+:\d+\s+error\s+\S.*|.*\brace detected\b.*"
                r"|^\s*[✖✗✘×❌]\s+\S.*"),
-    # a log level, also with a tag of its own in capitals ("SCRIPT ERROR: Parse Error: ...")
-    re.compile(r"^\s*(?:[A-Z][A-Z-]{2,}\s)?(?:FAILED|FAIL|ERROR)\b.*"),
+    # a log level, also with a tag of its own in capitals ("SCRIPT ERROR: Parse Error: ..."),
+    # or in the bracket Chromium and Electron put before each line ("[48213:1125/093015.2:
+    # ERROR:ozone_platform_x11.cc(245)] Missing X server or $DISPLAY")
+    re.compile(r"^\s*(?:[A-Z][A-Z-]{2,}\s)?(?:FAILED|FAIL|ERROR)\b.*"
+               r"|^\s*\[[\d:/.]+:(?:ERROR|FATAL):[^\]]*\]\s*\S.*"),
     # what failed and why ("... getaddrinfo for db failed: Name or service not known")
     re.compile(r".*\b(?:command not found|No such file or directory|Permission denied"
                r"|not recognized as|cannot find|could not|unable to|failed to|failed(?=: [A-Za-z])|timed out"
@@ -84,7 +87,7 @@ _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process 
                      r"|\*\* (?!\()|hint: |Collected errors:|Chunk ID: |Original token count: )")
 # "FATAL ERROR: command exited with status 1: /usr/bin/cmake ...": the step that ran, not
 # why it failed (a summary, and no cause however grave its tag)
-_STEP_EXITED = (r"\b(?:command|process|script)\b.{0,20}?\b(?:exited|returned|failed) with "
+_STEP_EXITED = (r"\b(?:command|process|script|run)\b.{0,20}?\b(?:exited|returned|failed) with "
                 r"(?:exit )?(?:code|status|error) -?\d+")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(

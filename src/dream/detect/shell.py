@@ -47,7 +47,7 @@ _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d
                        r"|^(?:[\w./-]+:)?\d+:\d+\s+(?:-\s+)?(?=error\b)")
 _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|Caused by:"
                          r"|(?:CRITICAL|FATAL|ERROR)(?=\s)"
-                         r"|Error response from daemon:|\[(?:error|"
+                         r"|Error response from daemon:|\[[\d:/.]+:(?:ERROR|FATAL):[^\]]*\]|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
 # the shell naming itself in front of what it says ("/bin/bash: line 1: sqitch: command not
 # found", "sh: 1: kas: not found")
