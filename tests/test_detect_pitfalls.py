@@ -185,3 +185,20 @@ def test_an_electron_log_error_is_the_cause_not_the_test_runs_exit_summary():
     line = failures.cause_line(out)
     assert line.endswith("Missing X server or $DISPLAY")
     assert shell.shown_cause(line) == "Missing X server or $DISPLAY"
+
+
+def test_a_step_between_is_the_fix_when_the_retry_also_calls_the_program_another_way():
+    """``python manage.py test`` fails on a refused connection, the database is started,
+    ``./manage.py test`` works: the start is the fix, not the other spelling of the same
+    program; and a command only echoed in quotes runs nothing."""
+    from dream.detect import fixes
+
+    refused = ("django.db.utils.OperationalError: connection to server at \"localhost\" "
+               "(127.0.0.1), port 5432 failed: Connection refused")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "python manage.py test"), ("fail", "Exit code: 1\nOutput:\n" + refused),
+        ("call", "docker compose up -d db"), ("ok", "Container shop-db-1  Started"),
+        ("call", "./manage.py test"), ("ok", "Ran 31 tests in 2.4s\n\nOK")]))
+    assert pitfall.endswith("Fix: run `docker compose up -d db`.")
+    assert not fixes._wraps('echo "pytest -q"', "pytest -q")
+    assert fixes._wraps('sh -c "pytest -q"', "pytest -q")

@@ -223,7 +223,7 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     if before:      # and the retry itself when it ran on something else ("branch=origin/main")
         return " && ".join(before + ([parts[at]] if _other_values(parts[at], failing.command)
                                      else []))
-    if parts[at].split()[:1] != _last_part(failing.command).split()[:1]:
+    if parts[at].split()[:1] != _last_part(failing.command).split()[:1] and not steps:
         return parts[at]        # the program called another way: "./sqitch add" for "sqitch add"
     if _settings(run.command) - _settings(failing.command) and \
             _options_only(run.command, failing.command):
@@ -365,7 +365,7 @@ def _unquoted(command: str) -> list[str]:
     (``kas-container shell kas.yml -c 'bitbake -c install app'``, ``sh -c "make test"``)."""
     words = command.split()
     m = re.search(r"""\s(?P<q>['"])(?P<inner>[^'"]+)(?P=q)\s*$""", command)
-    if m and len(m["inner"].split()) >= 2:
+    if m and len(m["inner"].split()) >= 2 and not shell.looks(command):   # echo "make test"
         return command[:m.start()].split() + m["inner"].split()
     return words
 
