@@ -202,3 +202,30 @@ def test_a_step_between_is_the_fix_when_the_retry_also_calls_the_program_another
     assert pitfall.endswith("Fix: run `docker compose up -d db`.")
     assert not fixes._wraps('echo "pytest -q"', "pytest -q")
     assert fixes._wraps('sh -c "pytest -q"', "pytest -q")
+
+
+def test_a_flag_that_alone_made_the_same_command_work_is_a_pitfall_the_first_time():
+    """``cargo test`` fails to link the Python symbols of a PyO3 crate, and at once
+    ``cargo test --no-default-features`` passes, nothing edited: the flag is what testing
+    here needs. An install refused by the machine and retried with ``--local`` is a choice
+    of where to install, and a failing test that a narrower selection skips stays out."""
+    link = ("error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: "
+            "target/debug/deps/libpyo3-5e1c.rlib(pyo3.cgu.09.rcgu.o): in function "
+            "`pyo3::err::PyErr::restore':\n          /home/kai/.cargo/registry/src/index."
+            "crates.io-6f17d22bba15001f/pyo3-0.22.5/src/err/mod.rs:339:(.text+0x1f2): "
+            "undefined reference to `PyErr_Restore'\n"
+            "error: could not compile `tilecodec` (lib test) due to 1 previous error")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "cargo test"), ("fail", "Exit code: 101\nOutput:\n" + link),
+        ("call", "cargo test --no-default-features"), ("ok", "test result: ok. 21 passed")]))
+    assert pitfall == ("`cargo test` fails with: undefined reference to `PyErr_Restore'. "
+                       "Fix: run `cargo test --no-default-features`.")
+    denied = "Error: Your user does not have write permissions in /usr/local/lib/luarocks"
+    assert _pitfalls(_session("pi-1", [
+        ("call", "luarocks install lpeg"), ("fail", denied),
+        ("call", "luarocks install --local lpeg"), ("ok", "lpeg 1.1.0-1 is now installed")])) == []
+    failing = "FAILED tests/test_export.py::test_png - AssertionError: sizes differ"
+    assert _pitfalls(_session("codex-1", [
+        ("call", "pytest -q"), ("fail", "Exit code: 1\nOutput:\n" + failing),
+        ("call", "pytest -q --deselect tests/test_export.py::test_png"),
+        ("ok", "40 passed")])) == []

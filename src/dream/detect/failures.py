@@ -439,6 +439,12 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
 _STRONG_CAUSE = re.compile("|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]), re.M)
 
 
+def diagnostic(line: str) -> bool:
+    """A cause line that is a compiler's, linker's or checker's own diagnostic ("undefined
+    reference to `PyErr_Fetch'", "x.go:3:1: ..."), not a message a program chose to print."""
+    return bool(_CAUSE_LINE[1].match(line))
+
+
 def pasted_failure(item: Item) -> str | None:
     """The terminal output a user pasted into a statement, when it shows a failure (an
     exception, a compiler's diagnostic, a checker's marked finding): the same failure seen

@@ -186,9 +186,13 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
 
 
 def chained_before_retry(fix: str, runs: list[CommandRun],
-                         by_session: dict[str, list[CommandRun]]) -> list[CommandRun]:
+                         by_session: dict[str, list[CommandRun]],
+                         flag: bool = False) -> list[CommandRun]:
     """The failing runs whose very next command ran the fix chained right before the
-    failing command again, and worked (``make`` failed, ``make clean && make`` built)."""
+    failing command again, or (with ``flag``) was the failing command with a flag added,
+    and worked
+    (``make`` failed, ``make clean && make`` built; ``cargo test`` failed to link,
+    ``cargo test --no-default-features`` passed)."""
     out = []
     for run in runs:
         later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
@@ -198,6 +202,9 @@ def chained_before_retry(fix: str, runs: list[CommandRun],
         if len(parts) >= 2 and _retries(parts[-1], run.command) and \
                 " && ".join(parts[:-1]) == fix:
             out.append(later[0])
+        elif flag and later[0].command == fix and flags(fix) - flags(run.command) and \
+                _options_only(fix, run.command) and len(shell.chain(run.command)) == 1:
+            out.append(later[0])    # only a flag added: "cargo test --no-default-features"
     return out
 
 

@@ -93,8 +93,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             continue            # an edit of the code, then the same command worked
         if len(failed) < 2 and not setup and not told and not shown and \
                 not fixes.provided(runs, cause, by_session) and \
-                not (fix and _ERRORISH.search(cause) and
-                     _only_step(fix, runs, streams, by_session)):
+                not (fix and (_ERRORISH.search(cause) or failures.diagnostic(cause)) and
+                     _only_step(fix, runs, streams, by_session,
+                                flag=failures.diagnostic(cause))):
             continue            # a one-off failure mid-task is no pitfall
         if (fixes.CODE_ERROR.search(cause) or _TEST_FAILED.match(cause)) and \
                 len(sessions) < 2 and not told:
@@ -177,15 +178,19 @@ def _fixed_in_code(runs: list[CommandRun], streams: dict[str, list[Item]],
 
 
 def _only_step(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]],
-               by_session: dict[str, list[CommandRun]]) -> bool:
-    """The failing command worked when run again right away with the fix chained before it
-    and no edit of the code in between (``make`` failed on stale build products, ``make
-    clean && make`` built): nothing else changed, so the fix is what the checkout needed. A
+               by_session: dict[str, list[CommandRun]], flag: bool = False) -> bool:
+    """The failing command worked when run again right away with the fix chained before it,
+    or with a flag added, and no edit of the code in between (``make`` failed on stale build
+    products, ``make clean && make`` built; ``cargo test`` failed to link the Python
+    extension, ``cargo test --no-default-features`` passed): nothing else changed, so the
+    fix is what the checkout needed. A flag counts only under a compiler's or linker's own
+    diagnostic (``flag``): a refused install retried with ``--local`` is a
+    choice of where to install, not a fact of the build. A
     formatter is no such step: it rewrites the code (``packer fmt .`` before a check)."""
     if any(name == "format" for name, _ in howto.purposes(fix)):
         return False
     for run in runs:
-        for retry in fixes.chained_before_retry(fix, [run], by_session):
+        for retry in fixes.chained_before_retry(fix, [run], by_session, flag):
             between = [i for i in streams.get(run.item.stream, [])
                        if run.item.seq < i.seq < retry.item.seq and i.kind == "tool_result"]
             if not any(_EDIT_TOOL.match(i.tool_name or "") for i in between):

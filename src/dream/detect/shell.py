@@ -42,7 +42,7 @@ def warned(text: str) -> str | None:
     return f"warned {len(lines)} times: {lines[0][:80]}" if len(lines) >= 3 else None
 
 
-_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|:\([^)]*\)|(?::\d+)+)):\s+"
+_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|(?::\d+)*:\([^)]*\)|(?::\d+)+)):\s+"
                        r"|^\S+\.(?:csproj|fsproj|vbproj|sln|vcxproj)\s+:\s+|^[│|║]\s*"
                        r"|^(?:[\w./-]+:)?\d+:\d+\s+(?:-\s+)?(?=error\b)")
 _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|Caused by:"
