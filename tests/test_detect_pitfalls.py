@@ -229,3 +229,20 @@ def test_a_flag_that_alone_made_the_same_command_work_is_a_pitfall_the_first_tim
         ("call", "pytest -q"), ("fail", "Exit code: 1\nOutput:\n" + failing),
         ("call", "pytest -q --deselect tests/test_export.py::test_png"),
         ("ok", "40 passed")])) == []
+
+
+def test_a_package_tried_once_and_done_without_is_no_pitfall():
+    """``pip install jinja2-time`` refused by an externally managed Python, and the work
+    goes on without it (the user says plain templates do): a one-off, no lesson; the same
+    refusal followed by the package installed another way still shows its fix."""
+    managed = ("error: externally-managed-environment\n\n× This environment is externally "
+               "managed\n╰─> To install Python packages system-wide, try apt install\n"
+               "    python3-xyz.")
+    assert _pitfalls(_session("pi-1", [
+        ("call", "pip install jinja2-time"), ("fail", managed),
+        ("user", "forget it, plain jinja templates are fine here"),
+        ("call", "python3 render.py"), ("ok", "wrote 12 pages")])) == []
+    [pitfall] = _pitfalls(_session("pi-1", [
+        ("call", "pip install jinja2-time"), ("fail", managed),
+        ("call", "uv add jinja2-time"), ("ok", "Resolved 9 packages")]))
+    assert pitfall.endswith("Fix: run `uv add jinja2-time`.")

@@ -91,6 +91,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         if len(failed) < 2 and fix is None and not told and \
                 _fixed_in_code(runs, streams, by_session):
             continue            # an edit of the code, then the same command worked
+        if fix is None and not told and _dropped(runs, by_session):
+            continue            # a package tried once and done without: a one-off
         if len(failed) < 2 and not setup and not told and not shown and \
                 not fixes.provided(runs, cause, by_session) and \
                 not (fix and (_ERRORISH.search(cause) or failures.diagnostic(cause)) and
@@ -196,6 +198,21 @@ def _only_step(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]],
             if not any(_EDIT_TOOL.match(i.tool_name or "") for i in between):
                 return True
     return False
+
+
+def _dropped(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> bool:
+    """Every failing command added one package (``pip install pyyaml-include``) and no
+    later command installed it another way: the work went on without it, so its failure
+    says nothing lasting about the project."""
+    added = set()
+    for run in runs:
+        step = shell.failing_step(run.command)
+        if not howto.adds_package(step):
+            return False
+        added |= {w for w in step.split()[2:] if not w.startswith("-")}
+    later = [r for rs in by_session.values() for r in rs if not r.failed and
+             r.item.seq > min(run.item.seq for run in runs)]
+    return bool(added) and not any(set(r.command.split()) & added for r in later)
 
 
 def _user_named(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]]) -> bool:
