@@ -1176,3 +1176,21 @@ def test_a_thing_proposed_instead_and_turned_down_leaves_the_todo():
                  they("Mum", "maybe a fruit salad instead?", stream="fam"),
                  me("nah, I'll stick with the crumble", stream="fam")])
     assert not [o for o in ops if o["op"] == "todo.close"]
+
+
+@pytest.mark.parametrize("msgs", [
+    [they("Jörg", "Freitag wird bei mir eng, Firmenweihnachtsfeier 🙄 Geht auch Donnerstag?",
+          stream="g"),
+     they("Steffi", "Donnerstag passt mir sogar besser", stream="g"),
+     me("Dann Donnerstag, 7.5., viertel nach acht bei mir.", stream="g"),
+     they("Steffi", "Top!", stream="g")],
+    [they("Jo", "Friday is tight for me, office party on Friday 8 May 🙄 Thursday any good?",
+          stream="g"),
+     they("Sam", "Thursday suits me better", stream="g"),
+     me("Thursday 7th then, 8:15 at mine.", stream="g"),
+     they("Sam", "Great!", stream="g")],
+])
+def test_the_user_fixing_another_day_does_not_join_someone_elses_event(msgs):
+    """Jörg's office party is why he can't do Friday; the user fixing Thursday at their
+    place is not a yes to his party, which is no plan of the user's."""
+    assert not [e for e in events(msgs).values() if e.get("status") == "confirmed"]

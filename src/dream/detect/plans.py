@@ -305,7 +305,8 @@ class PlanReader(PlanTargets):
                 if not same_message and not moved and status is None and date and \
                         last.fields.get("date") and date != last.fields["date"] and \
                         not ASK_CHANGE.search(clause) and not REBOOK.search(clause) and \
-                        not self._offered(stream, date, item.id):
+                        (not self._offered(stream, date, item.id) or
+                         (last.organiser and (author or "") != last.organiser)):
                     # another day, said without naming the plan, without a change and not
                     # one of the days offered in the thread ("ok I'll take the 18:30 on
                     # Friday 11th" of a party on Saturday 12th): something else's day
