@@ -114,6 +114,18 @@ def test_a_thing_not_yet_done_closes_nothing(said):
     assert not [o for o in out if o["op"] == "todo.close"]
 
 
+@pytest.mark.parametrize("said", [
+    "Permission slip and the £5 went in this morning 👍",
+    "the council tax form has gone off, finally",
+])
+def test_a_thing_to_send_that_went_in_or_off_is_sent(said):
+    todos = {"permission": "Send in the permission slip and £5 for the zoo trip by Friday",
+             "council": "Send off the council tax form"}
+    title = todos["permission" if "slip" in said else "council"]
+    out = rules([me(said, at="2026-05-06T10:00:00Z")], [_open_todo(title)])
+    assert [o["row"] for o in out if o["op"] == "todo.close"] == ["R1"]
+
+
 # -- a message naming a to-do's thing shows that to-do to the run --------------------------------
 def test_a_message_naming_the_thing_of_an_open_todo_touches_it():
     fv = FieldValue("Sort the cake from the bakery on Mill Street", "2026-05-04T10:00:00Z",

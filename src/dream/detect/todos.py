@@ -76,6 +76,8 @@ DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|
 DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|sorted(?: out)?|"
                         r"arranged|reserved|organi[sz]ed|renewed|returned|posted|printed|"
                         r"baked|handed in|dropped off|packed|"
+                        # what was to be sent in or off "went in", "has gone off"
+                        r"(?:went|gone|turned) (?:in|off)|"
                         # "rope and pad are packed, in the car already", "capacity numbers
                         # are in the doc already": the thing is where it should be
                         r"already|bereits|déjà)\b", re.I)
