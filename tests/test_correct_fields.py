@@ -40,7 +40,8 @@ def corrections(dream_home) -> int:
     ("date", "next friday", "not a date for the event date. give it as YYYY-MM-DD"),
     ("date", "2026-02-30", "not a date"),
     ("time", "7pm", "give it as HH:MM"),
-    ("status", "maybe", "use one of proposed, confirmed, declined, cancelled"),
+    ("status", "maybe", "'maybe' is not an event status. use one of proposed, confirmed"),
+    ("title", "x" * 5000, "5,000 characters, more than the 1,000 a field holds"),
 ])
 def test_bad_field_or_value_is_refused_and_nothing_recorded(event, dream, dream_home, field,
                                                            value, needle):

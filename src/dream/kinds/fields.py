@@ -27,6 +27,13 @@ FIELDS: dict[str, dict[str, str | tuple[str, ...]]] = {
     "question": {"text": "text", "status": QUESTION_STATUSES, "about": "text"},
 }
 OPEN_KINDS = ("wiki", "standing")       # named slots: any field name, text values
+# a corrected value is one field of one record and lands whole in a brief line; longer text
+# belongs in a note ('dream notes write')
+MAX_VALUE_CHARS = 1000
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
@@ -37,6 +44,10 @@ def check(kind: str, field: str, value: str) -> tuple[str, str]:
     value = value.strip()
     if not name or not value:
         raise BadInput("the field and the value must not be empty", "give FIELD VALUE")
+    if len(value) > MAX_VALUE_CHARS:
+        raise BadInput(f"the value has {len(value):,} characters, more than the "
+                       f"{MAX_VALUE_CHARS:,} a field holds",
+                       "shorten it, or write longer text as a note with 'dream notes write'")
     if kind in OPEN_KINDS:
         if not _NAME_RE.match(name):
             raise BadInput(f"'{field}' is not a field name",
@@ -48,12 +59,11 @@ def check(kind: str, field: str, value: str) -> tuple[str, str]:
                        "note, question, wiki page or standing fact")
     typ = fields.get(name)
     if typ is None:
-        article = "an" if kind[0] in "aeiou" else "a"
-        raise BadInput(f"{article} {kind} has no field '{field}'",
+        raise BadInput(f"{_a(kind)} has no field '{field}'",
                        f"valid fields: {', '.join(fields)}")
     if isinstance(typ, tuple):
         if value.lower() not in typ:
-            raise BadInput(f"'{value}' is not a {kind} {name}", f"use one of {', '.join(typ)}")
+            raise BadInput(f"'{value}' is not {_a(kind)} {name}", f"use one of {', '.join(typ)}")
         return name, value.lower()
     if typ == "date":
         try:
