@@ -71,6 +71,8 @@ CASES = {
     "option-like-commit": (["show", "user/pref.md", "--at", "--all"], "is not a commit"),
     "unknown-revert": (["revert", "0123456789abcdef"], "neither a run"),
     "missing-doc": (["show", "user/none.md"], "no document"),
+    # an unset shell variable ('dream collect "$DIR"') must not walk the current folder
+    "empty-collect-path": (["collect", ""], "an empty path names no file"),
     "forget-live": (["forget", "@user/pref"], "no dream is open"),
     "bad-status": (["notes", "write", "@user/b", "--", "---\nstatus: gone\n---\nx"], "status 'gone'"),
     "bad-yaml": (["notes", "write", "@user/b", "--", "---\n: [\n---\nx"], "malformed YAML"),

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from dream.cli.common import emit_json, get_app, is_terminal, json_option
+from dream.errors import BadInput
 from dream.sources import SOURCE_KINDS
 from dream.spool import history as history_mod
 from dream.spool.collect import collect as collect_items
@@ -29,9 +30,9 @@ SOURCE_SPELLINGS = sorted({*SOURCE_KINDS, *(k.replace("_", "-") for k in SOURCE_
 @click.option("--project", "project", default=None, metavar="NAME|KEY",
               help="Put the project items read (and those collected before from the same "
                    "files) in this project.")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path())
 @json_option
-def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
+def collect(source: str | None, project: str | None, paths: tuple[str, ...],
             as_json: bool) -> None:
     """Read new material into the spool (no model call).
 
@@ -43,6 +44,10 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
     """
     from dream.spool.projects import resolve
 
+    if any(not p.strip() for p in paths):
+        # Path("") is "." : an empty argument (an unset shell variable) would walk the folder
+        raise BadInput("an empty path names no file",
+                       "give a file or folder, or no path for this repository's sessions")
     app = get_app()
     app.home.require()
     source = source.replace("-", "_") if source else None
@@ -61,7 +66,7 @@ def collect(source: str | None, project: str | None, paths: tuple[Path, ...],
                 bar.update(task, completed=done, total=total or None,
                            description=Path(path).name[:40])
 
-        report = collect_items(app, list(paths) or None, source,
+        report = collect_items(app, [Path(p) for p in paths] or None, source,
                                progress if bar is not None else None, project=key)
     result = report.as_dict()
     if as_json:
