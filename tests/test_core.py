@@ -120,3 +120,21 @@ def test_attach_store_and_make_it_primary(dream, repo, make_repo):
     notes = next(s for s in listing if s["name"] == "notes")
     assert not any(p["primary"] for p in notes["projects"].values())
     assert (Path(team) / ".dream" / "store.toml").read_text().count("remote") == 1
+
+
+def test_init_refuses_dreams_own_store_as_a_project(dream, repo, dream_home, monkeypatch):
+    # 'dream init' typed inside the notes store (a git repository) made the store manage
+    # itself as a project called 'notes': runs then wrote records into the repository they
+    # read; it is refused in one line and the store is unchanged
+    dream("init")
+    notes = dream_home / "notes"
+    before = git(notes, "rev-parse", "HEAD")
+    for inside in (notes, notes / "projects"):
+        inside.mkdir(exist_ok=True)
+        monkeypatch.chdir(inside)
+        refused = dream("init", ok=False)
+        assert refused.exit_code == 1 and "cannot be a project of itself" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1, refused.output
+    assert git(notes, "rev-parse", "HEAD") == before
+    monkeypatch.chdir(repo)
+    assert json.loads(dream("init", "--json").output)["in_git"] is True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dream.app import App
@@ -83,6 +84,12 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
     current = app.current_project()
     store = app.stores.by_id(store_name) if store_name else app.stores.notes_home()
     stores = app.stores.all()
+    root = Path(current.root or app.cwd).resolve()
+    for own in (Path(app.home.root).resolve(), *(Path(s.path).resolve() for s in stores)):
+        if root == own or own in root.parents:
+            raise BadInput(f"{root} is inside Dream's own home or store {own}; a store "
+                           "cannot be a project of itself",
+                           "run 'dream init' in your project's repository")
     taken = {e.get("name") for k, e in store.projects.items() if k != current.key}
     proj_name = name or store.project_name(current.key) or current.name
     if proj_name in taken:
@@ -113,7 +120,6 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
             _rename(store, old_name, proj_name)
         else:
             store.save(subject=f"Manage project {proj_name}")
-    root = current.root or app.cwd
     return Initialised(current.key, proj_name, current.in_git, str(root), store.describe(),
                        str(app.home.root))
 
