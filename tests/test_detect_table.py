@@ -139,6 +139,10 @@ TABLE = [
     ("Dont upload anything to the board, I flash it myself (it's on my desk!!).", "directive",
      ["upload anything to the board"]),
     ("That's how tests run here, always.", None, []),
+    # "I said X" says the rule again: X is kept; "I said that last week" alone adds nothing
+    ("NO full rebuilds, I said one package at a time.", "correction",
+     ["full rebuilds", "one package at a time"]),
+    ("it hangs on the login prompt, I said that last week.", None, []),
     # a feeling about how something is, and a remark on the code being changed, are no rules
     ("I hate how fortran does strings lol, glad this one has none", None, []),
     ("If cardCount is only used in Board, don't expose it from Column.", None, []),

@@ -118,7 +118,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
-    text = _without_complaints(text)
+    text, told = _without_complaints(text)
     if _THOUGHT.search(text):
         return None             # "I keep thinking we should ... one day", "just asking"
     if not wording.without_lead_in(text).strip(" .!?,;:"):
@@ -126,7 +126,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if _POINTS_BACK.match(wording.without_lead_in(text)):
         return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)
-    loose = not (MARKER.search(text) or said_how(text) or said_how(plain) or
+    loose = not (told or MARKER.search(text) or said_how(text) or said_how(plain) or
                  directives.HOUSE_RULE.search(text) or
                  directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
                  directives.NEXT_TIME.search(text))
@@ -141,9 +141,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
-    elif re.match(r"^No\s+(?:more\s+)?(?=\w)", body) and not re.match(r"^No\s+(?:one|longer)\b",
-                                                                      body):
-        body = re.sub(r"^No\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log ..."
+    elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=\w)", body) and not re.match(
+            r"^No\s+(?:one|longer)\b", body, re.I):
+        body = re.sub(r"^(?:No|NO)\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log"
     body = _after_topic(body)
     body = _LEAD.sub("", body).strip()
     body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
@@ -227,16 +227,33 @@ _ABOUT_ME = re.compile(r"^(?:and\s+|but\s+)?i(?:'ll|’ll|'m|\s)(?:.*\bmyself\b|
 _MY_ASIDE = re.compile(r"\s*\([^()]*\b(?:my|me|i|i'm|mine)\b[^()]*\)", re.I)
 
 
-def _without_complaints(text: str) -> str:
+def _without_complaints(text: str) -> tuple[str, bool]:
     """The sentence without clauses that only complain, and without what the user says of
-    themselves after the rule; unchanged when nothing is left."""
+    themselves after the rule; unchanged when nothing is left. A clause that says the rule
+    was said before and says it again ("I said one chapter at a time") keeps what it says,
+    and the second value says the sentence is such a rule said again."""
     text = _MY_ASIDE.sub("", text) if _MY_ASIDE.sub("", text).strip(" .!,;") else text
     clauses = re.split(r"(?<=[,;])\s+|\s+[—–-]\s+", text)
-    kept = [c for n, c in enumerate(clauses)
-            if not _COMPLAINT.search(c) and not (n and _ABOUT_ME.match(c))]
-    if not kept or len(kept) == len(clauses):
-        return text
-    return " ".join(kept).rstrip(" ,;") + ("." if text.rstrip().endswith(".") else "")
+    kept, again = [], False
+    for n, c in enumerate(clauses):
+        said = _SAID_AGAIN.match(c) if n else None
+        if said and len(wording.words(said["what"])) >= 2 and not _COMPLAINT.search(
+                said["what"]):
+            kept.append(said["what"])
+            again = True
+        elif not _COMPLAINT.search(c) and not (n and _ABOUT_ME.match(c)):
+            kept.append(c)
+    if not kept or kept == clauses:
+        return text, False
+    return " ".join(kept).rstrip(" ,;.") + ("." if text.rstrip().endswith(".") else ""), again
+
+
+# "I said X" / "I told you X" after a rule: X is the rule said again, the rest is talk
+_SAID_AGAIN = re.compile(r"^(?:and\s+|but\s+)?(?:like\s+|as\s+)?i\s+(?:already\s+|just\s+)?"
+                         r"(?:said|told you|asked(?: you)?)(?:\s+(?:that|before|already|earlier"
+                         r"|twice|again|so|last \w+|yesterday))*[\s,:]+(?!(?:last|this|that|it|so|before"
+                         r"|earlier|yesterday|already|again|twice|(?:a )?(?:million|hundred|few)"
+                         r")\b)(?P<what>\S.*)$", re.I)
 
 
 def _about_the_code_at_hand(text: str) -> bool:
@@ -358,7 +375,8 @@ def _reason(rule: str, following: str | None) -> str | None:
             directives.classify(text, coding=True) or _TASK.match(text) or \
             re.match(r"^(?:can|could|would|please|let'?s|ok|okay|thanks|lol|also|alright|so"
                      r"|and|now|next|then)\b", text, re.I) or _PASSING.search(text) or \
-            re.search(r"\b(?:i(?: would|'d)? suggest|we should|maybe|i think)\b", text, re.I) or \
+            re.search(r"\b(?:i(?: would|'d)? suggest|we should|maybe|i think|if you (?:want|like"
+                      r"|need))\b", text, re.I) or \
             re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
         return None
     if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
