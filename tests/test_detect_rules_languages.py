@@ -63,6 +63,17 @@ def test_the_language_of_a_statement(text, lang):
      "Jamas hagas deploy a mano, aqui todo va por la CI."),
     ("Die Tests laufen ausschliesslich ueber `tox`.",            # without umlauts
      "Die Tests laufen ausschliesslich ueber `tox`."),
+    # what not to do, why, then what to do instead: one rule, the reason after it
+    ("kein docker system prune!! das wirft auch den Build-Cache weg, dann dauert alles ewig. "
+     "Wenn überhaupt `docker image prune`, das reicht immer.",
+     "Kein docker system prune; wenn überhaupt `docker image prune`, das reicht immer; das wirft "
+     "auch den Build-Cache weg, dann dauert alles ewig."),
+    ("Nein, nicht direkt cmake im Container. Der hat die Toolchain gar nicht. Wir bauen immer "
+     "über ./scripts/build.sh.",
+     "Nicht direkt cmake im Container; wir bauen immer über ./scripts/build.sh; Der hat die "
+     "Toolchain gar nicht."),
+    ("Pas de migration à la main. Tu lances `make migrate`, Flyway garde l'historique.",
+     "Pas de migration à la main; tu lances `make migrate`, Flyway garde l'historique."),
     # not X but Y, X over Y
     ("Nein, nicht `npm`, sondern `pnpm`.", "Nicht `npm`, sondern `pnpm`."),
     ("Non, pas `npm` mais `pnpm`.", "Pas `npm` mais `pnpm`."),

@@ -101,6 +101,12 @@ TABLE = [
     ("It's bun here, not node.", "correction", ["Use bun, not node"]),
     ("Don't hit the real payment API in tests; use the sandbox keys.", "directive",
      ["real payment API", "use the sandbox keys"]),
+    # what to do instead said after the reason for the prohibition: both halves, one rule
+    ("Dont stub the S3 client in tests. The stubs drifted from the real API twice already. "
+     "Use the minio container from tests/conftest.py.", "directive",
+     ["Dont stub the S3 client in tests; use the minio container"]),
+    ("no — we never force-push shared branches, not even for a typo.", "correction",
+     ["we never force-push shared branches"]),
     ("The preview deploy goes through Netlify only.", "directive", ["Netlify"]),
     ("Keep migrations under 200 lines please.", "directive", ["under 200 lines"]),
     # nothing: questions, thanks, reports

@@ -50,12 +50,12 @@ RULE = re.compile(r"\b(?:must|should)\s+(?:always|never)\b|\b(?:always|never)\s+
                   r"\byou (?:have to|need to|must|should) \w+\b[^?]{0,100}\b(?:before|first|"
                   r"every time|each time|whenever)\b", re.I)
 # the first sentence after an assistant turn, pushing back on it
-REPLY_CORRECTION = re.compile(r"^(?:no(?:\s+no)*[,.!:]|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
+REPLY_CORRECTION = re.compile(r"^(?:no(?:\s+no)*(?:[,.!:]|\s*[—–])|nope\b|no that|wrong\b|that'?s (?:wrong|not right|"
                               r"incorrect|not what)|actually[, ]|not quite|incorrect|"
                               r"you'?re wrong|i said\b|i meant\b|that is (?:wrong|not))", re.I)
 # pushback anywhere in a coding session: the agent was told before, or should do otherwise
 PUSHBACK = re.compile(
-    r"^(?:no|nope|wrong)\s*[,.!:]|^stop\b|^no\s+\w+(?:\s+\w+)?\s*!"
+    r"^(?:no|nope|wrong)\s*[,.!:—–]|^stop\b|^no\s+\w+(?:\s+\w+)?\s*!"
     r"|(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:stop|quit)\b"
     r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
     r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
@@ -70,6 +70,9 @@ PUSHBACK = re.compile(
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
     r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
+    # "we never tk apply": how the project works, whatever the verb (not "we never got ...")
+    r"|\bwe (?:never|always)\s+(?!(?:\w+ed|got|had|did|was|were|went|made|knew|saw|thought"
+    r"|said|told|heard|found|felt)\b)\w"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b"
     r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\brefrain from\b|\bonly ever\b"

@@ -160,6 +160,7 @@ class _Read:
     told: bool          # it says the rule was said before
     pending: bool       # a short prohibition that names nothing: what to do may follow
     blocked: bool       # a question, musing or one-off: nothing to take from it
+    positive: bool = False  # it says what to do (always, we, use, instead)
 
 
 def _anchored(text: str, m: re.Match[str]) -> bool:
@@ -235,12 +236,16 @@ def read(sentence: str, lang: str) -> _Read:
         or not_but is not None or rx["prefer"] is not None)
     never_only = rx["never"] is not None and not (rx["always"] or rx["we"] or use_first or
                                                   rx["instead"])
-    pending = not rule and rx["never"] is not None and _anchored(f, rx["never"]) and \
-        len(text.split()) <= 6
+    # a short prohibition ("kein flash."), or a "no" to what the agent did, naming what not to
+    # do ("Nein, nicht direkt bitbake auf dem Host."): what to do may follow
+    pending = not rule and len(text.split()) <= 6 and (
+        rx["never"] is not None and _anchored(f, rx["never"]) or
+        said_no and bool(re.match(r"(?:" + w.rx["contrast"].pattern + r")\s+\S", f, re.I)))
     # pushing back: "nein, ...", "I told you", "stop ...", "instead", "X, not Y"
     kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast or \
         not_but else "directive"
-    return _Read(text, rule, kind, never_only, told, pending, False)
+    positive = bool(rx["always"] or rx["we"] or use_first or rx["instead"])
+    return _Read(text, rule, kind, never_only, told, pending, False, positive)
 
 
 def told_to_run(sentence: str, lang: str) -> str | None:
@@ -319,6 +324,10 @@ def _lower_first(text: str) -> str:
     return text if re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) else text[:1].lower() + text[1:]
 
 
+# said to the agent: what it does ("tu pousses la branche", "du baust in build/")
+_YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes)\s+\w", re.I)
+
+
 def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[int, str, str]]:
     """(sentence index, rule, kind) for each rule the sentences of one statement in
     ``lang`` give (``starts``: it opens the session, so only what is said for every time
@@ -336,6 +345,30 @@ def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[
             continue
         nxt = reads[n + 1] if n + 1 < len(reads) else None
         told_after = nxt is not None and nxt.told and not nxt.rule
+        after = reads[n + 2] if n + 2 < len(reads) else None
+        if (r.rule and r.never_only or r.pending) and nxt is not None and not nxt.rule and \
+                not nxt.blocked and _YOU.match(fold(nxt.text)) and len(nxt.text.split()) <= 20:
+            # what not to do, then what the agent does instead: "pas de deploy depuis ta
+            # machine. tu pousses la branche, la CI déploie le preview."
+            out.append((n, _sentence(f"{r.text}; {_lower_first(nxt.text)}") + ".",
+                        "correction" if r.kind == "correction" or r.told else "directive"))
+            used.add(n + 1)
+            continue
+        if (r.rule and r.never_only or r.pending) and nxt is not None and after is not None \
+                and not nxt.positive and not nxt.blocked and not _YOU.match(fold(nxt.text)) and \
+                not nxt.told and after.rule and not after.never_only and \
+                len(after.text.split()) <= 20 and not (starts and not standing(
+                    f"{r.text} {after.text}", lang)):
+            # what not to do, why, what to do instead: "kein cleanall!! das löscht auch die
+            # Downloads ... Wenn überhaupt -c cleansstate, das reicht immer."
+            text = f"{r.text}; {_lower_first(after.text)}"
+            if nxt.text and len(nxt.text.split()) <= 20:
+                text = f"{text}; {nxt.text}"
+            kind = "correction" if r.kind == "correction" or after.kind == "correction" \
+                else "directive"
+            out.append((n, _sentence(text) + ".", kind))
+            used.update((n + 1, n + 2))
+            continue
         if r.rule:
             if starts and not standing(r.text, lang):
                 continue            # the task that opens the session

@@ -289,8 +289,36 @@ _BARE_COMMAND = re.compile(r"^`?(?:" + "|".join(
     + r")\b[\w\s./:=@-]*`?$")
 
 
+# what not to do: a sentence saying it is no "what to do instead"
+_SAYS_NOT = re.compile(r"\b(?:don'?t|dont|do not|never)\b", re.I)
+
+
+def instead_after(following: list[str]) -> list[str]:
+    """The sentence two places after a rule that says what not to do, when the one between
+    them only says why (:func:`explains`) and it says what to do, neither pointing back nor
+    saying what not to do: where what to do instead may be."""
+    if len(following) < 2 or not explains(following[0]):
+        return []
+    other = noise.clean_words(noise.strip_paste(following[1])).strip()
+    if _POINTS_BACK.match(wording.without_lead_in(other)) or _SAYS_NOT.search(other):
+        return []
+    return [following[1]]
+
+
+def explains(sentence: str) -> bool:
+    """A statement that says why (or how things are), asking and telling nothing: said
+    between a rule that says what not to do and the sentence that says what to do instead
+    ("kein cleanall!! das löscht auch die Downloads ... Wenn überhaupt -c cleansstate")."""
+    text = noise.clean_words(noise.strip_paste(sentence)).strip()
+    return 3 <= len(text.split()) <= 30 and not directives.is_question(text) and \
+        not directives.classify(text, coding=True) and not _WHAT_TO_DO.match(text) and \
+        not _TASK.match(text) and not re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b",
+                                               text, re.I)
+
+
 def _both_halves(body: str, neighbours: list[str]) -> str:
-    """A rule that only says what not to use takes what to use from a sentence next to it:
+    """A rule that only says what not to use takes what to use from a sentence next to it
+    (or the one after it, past a sentence that says why: :func:`explains`):
     "We don't use jest or npm here." + "bun test." -> "Use bun test, not jest or npm"."""
     lowered = body[:1].lower() + body[1:]
     swapped = _NOT_THIS.match(lowered)
@@ -309,7 +337,8 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
             if other and _WHAT_TO_DO.match(other) and not wording.rejected_terms(other) \
-                    and not directives.is_question(other) and len(other.split()) <= 16:
+                    and not directives.is_question(other) and len(other.split()) <= 16 \
+                    and not _SAYS_NOT.search(other):
                 return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
         return body
     if not rejected or positive:
@@ -342,7 +371,7 @@ _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s
                        r"(?P<x2>`?[\w./@-]+`?)$", re.I)
 _PLAIN_WORDS = {"fine", "there", "here", "that", "this", "it", "ok", "okay", "good", "right",
                 "wrong", "better", "worse", "so", "true", "false", "one", "the", "yet", "now"}
-_NEGATIVE = re.compile(r"^(?:don'?t|do not|never|stop|avoid|no more)\b", re.I)
+_NEGATIVE = re.compile(r"^(?:(?:we\s+)?(?:don'?t|do not|never)|stop|avoid|no more)\b", re.I)
 
 
 # a clause that says what not to do, up to the next clause

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from dream.detect import directives, grouping, noise, rule_lang, spelling, wording
 from dream.detect.finding import Finding
-from dream.detect.rule_text import MARKER, rule_text, said_how
+from dream.detect.rule_text import MARKER, instead_after, rule_text, said_how
 from dream.items import Item
 
 # a numbered or lettered choice offered in a question ("1. ask only once")
@@ -138,7 +138,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue                    # said in the statement's language: read above
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
-        if out and last == n - 1 and _taken(sent, out[-1][0]):
+        if out and last >= n - 2 and _taken(sent, out[-1][0]):
             continue                # the other half of the rule before it, already in it
         again = _said_again(sent, sents[max(0, n - 2):n])
         if again:               # "dialyzer?? I said every time." -> "Dialyzer every time."
@@ -158,7 +158,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue                # the session's request: "the export should include X"
         if starts and not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)):
             continue                # the task that starts the session, not a standing rule
-        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2],
+        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
+                         instead_after(sents[n + 1:n + 3]),
                          sents[n + 1] if n + 1 < len(sents) else None)
         if rule is None:
             continue
