@@ -92,6 +92,16 @@ TABLE = [
     ("every flutter and dart command goes through fvm in this repo", "directive",
      ["goes through fvm"]),
     ("the build fails every time I run it with the cache on", None, []),
+    # what holds for every one of a kind, also after a clause about the thing at hand
+    ("but name it test_refund_rounding, every test needs a docstring that says what it pins "
+     "down, the one you wrote has none", "directive",
+     ["Every test needs a docstring that says what it pins down"]),
+    ("every change to a released migration is a NEW migration: `make migration name=...`",
+     "directive", ["is a NEW migration", "make migration"]),
+    ("each build is slow on this laptop", None, []),
+    # "; ..." is code with its middle left out, not the end of a sentence
+    ("every migration stays wrapped in BEGIN; ... COMMIT; so a failed one rolls back",
+     "directive", ["BEGIN; ... COMMIT"]),
     ("Integration tests need the stack up: `docker compose up -d` first.", "directive",
      ["docker compose up -d"]),
     ("Next time, check the lockfile before bumping anything.", "directive",

@@ -34,6 +34,9 @@ INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"respond|book|send|remind|tell|mention|start|test|deploy|merge|rebase|delete|drop|edit|"
     r"touch|change|create|install|update|rename|document|log|print|wrap|sort|name|prefer|"
     r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
+# a clause about every one of a kind and what it needs or is: a standing rule
+EVERY_ONE = (r"(?:^|[,;:]\s+)(?:every|each)\s+(?!time\b|single time\b)[\w-]+(?:\s+[\w./-]+){0,6}?\s+"
+             r"(?:gets?|needs?|must|goes|stays?|requires?|is\s+an?\s)")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -82,6 +85,9 @@ STANDING = re.compile(
     r"\s+over\s"
     r"|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
     r"|not allowed|banned)\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|must|goes)\b"
+    # what holds for every one of a kind, opening a clause: "every figure needs a fig- label",
+    # "every change to something already deployed is a new change"
+    r"|" + EVERY_ONE +
     r"|^(?:and\s+)?whenever\b[^,]{3,80},\s*(?:please\s+)?(?:" + _INSTRUCTION_VERBS + r")\b",
     re.I)
 # a decision about how the project works, said in passing in a coding session

@@ -41,7 +41,8 @@ MARKER = re.compile(
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
     # where things are: "the frontend lives in web/, not app/"
-    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+", re.I)
+    r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"
+    r"|" + directives.EVERY_ONE, re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
@@ -136,6 +137,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "if cardCount is only used in Board, ...": a review remark
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
+    every = re.search(directives.EVERY_ONE, text, re.I)
+    if every and every.start() > 0 and _AT_HAND_START.match(wording.without_lead_in(text)):
+        text = _every_one(text[every.start():].lstrip(" ,;:"))  # "label it X, every figure..."
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
     body = f"Avoid {bare_no[1]}" if bare_no else _clause(wording.plain_rule(text))
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
@@ -160,7 +164,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if len(wording.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
             _ANCHOR.search(body) or _CODE.search(body)):
         return None             # "never again", "stop, wait", "use a map here"
-    body = _both_halves(body, neighbours).rstrip(" .!,;")
+    body = re.sub(r"\s+['\"]$", "", _both_halves(body, neighbours).rstrip(" .!,;")).rstrip(" .!,;")
     if not body:
         return None
     reason = _reason(body, following)
@@ -171,6 +175,23 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None
     first = body.split()[0]
     return body if re.search(r"[a-z][A-Z]|\w[:/]\w", first) else body[0].upper() + body[1:]
+
+
+# what starts a sentence about the thing at hand: an instruction about "it" or a report on it
+_AT_HAND_START = re.compile(r"^(?:\w+\s+){0,2}(?:it|this|that|them)\b|^(?:the one|it'?s|this is)\b",
+                            re.I)
+
+
+def _every_one(clause: str) -> str:
+    """The clause about every one of a kind, up to a clause about the thing at hand ("every
+    figure needs a label and caption, the one you made has neither")."""
+    parts = re.split(r",\s+", clause)
+    kept = [parts[0]]
+    for part in parts[1:]:
+        if re.match(r"^(?:the one|it|this|that|these|those|but|which|you)\b", part, re.I):
+            break
+        kept.append(part)
+    return ", ".join(kept)
 
 
 def _after_topic(body: str) -> str:

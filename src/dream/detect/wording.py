@@ -15,7 +15,8 @@ import re
 from dream.detect import rule_lang
 from dream.items import Item
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?:\\n)+")
+# a ";" before "..." is inside code whose middle is left out ("BEGIN; ... COMMIT;"): no split
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!; \.\.\.)\s+|(?<=;)\s+(?!\.\.\.)|\n+|(?:\\n)+")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _PASTED = re.compile(r"^(?:[+-]\s*\d|>\s|\d+\s*[│|]|[{}\[\]])|\*\*|```")
 FILLER = {
