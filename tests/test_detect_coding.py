@@ -788,7 +788,9 @@ def test_the_request_that_starts_a_session_is_its_task_unless_a_sentence_is_for_
         ["Use ./tools/bazel, never whatever bazel is on PATH."]
     for task in ("admin CSV export writes dates as 23/10/2026, should be ISO 8601",
                  "pls add a roundToCents helper. the tests in PricingTests must still pass",
-                 "the sync queue retries forever on a 422. stop retrying on 4xx and test it"):
+                 "the sync queue retries forever on a 422. stop retrying on 4xx and test it",
+                 # what the request asks to be shown, with what not to do meanwhile
+                 "wire the new queue into staging. show me the plan, dont apply anything"):
         assert _rules(_session("pi-1", [("user", task)])) == [], task
     # how the project works, said in the request: "we stay on", "pinned to"
     assert _rules(_session("codex-1", [

@@ -155,6 +155,10 @@ TABLE = [
     ("Dont upload anything to the board, I flash it myself (it's on my desk!!).", "directive",
      ["upload anything to the board"]),
     ("That's how tests run here, always.", None, []),
+    # how the user's own things are is no instruction; "actually," is a lead-in like "no,"
+    ("My laptop is ALWAYS on battery when we pair.", None, []),
+    ("no actually, dont call print() in there, we log through structlog.", "directive",
+     ["Dont call print() in there, we log through structlog"]),
     # "I said X" says the rule again: X is kept; "I said that last week" alone adds nothing
     ("NO full rebuilds, I said one package at a time.", "correction",
      ["full rebuilds", "one package at a time"]),

@@ -95,6 +95,9 @@ _IF_THE_CODE = re.compile(r"^(?:[Ii]f|[Ww]hen|[Ss]ince)\s+`?(?:[a-z]+[A-Z]\w*|[A
 # a sentence whose subject points back at what was said before it: it adds no rule of its own
 _POINTS_BACK = re.compile(r"^(?:that'?s|thats|that is|this is|it'?s|its|which is)\s+(?:how|what"
                           r"|why|where|the way)\b", re.I)
+# the user's own things as they are, always or never: a fact about the user, no instruction
+_ABOUT_MY_THINGS = re.compile(r"^my\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|stays?|has|have)\s+"
+                              r"(?:always|never)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
@@ -124,6 +127,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "I keep thinking we should ... one day", "just asking"
     if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
+    if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)):
+        return None             # "my editor is ALWAYS open when we work": how the user is
     if _POINTS_BACK.match(wording.without_lead_in(text)):
         return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)

@@ -156,7 +156,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                 _STANDING_WORDS.search(sent)) or
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
-        if starts and not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)):
+        if starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)) or
+                       _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
                          instead_after(sents[n + 1:n + 3]),
@@ -235,6 +236,10 @@ _FOR_EVERY_TASK = re.compile(
 # a request that opens a session, said with "should": what to build, not how to work
 _TASK_SHOULD = re.compile(r"^(?:(?:the|a|an|all|every|each)\s+)?[\w/.`-]+(?:\s+[\w/.`'-]+){0,12}"
                           r"\s+(?:should|must|needs? to)\b(?!\s+(?:always|never))", re.I)
+
+
+# what the session that starts with it should show or tell: the task, whatever it adds
+_SHOW_ME = re.compile(r"^(?:please\s+|pls\s+|just\s+)?(?:show|tell|give|send)\s+me\b", re.I)
 
 
 def starts_session(item: Item, before: Item | None) -> bool:
