@@ -74,6 +74,11 @@ def test_the_language_of_a_statement(text, lang):
      "Toolchain gar nicht."),
     ("Pas de migration à la main. Tu lances `make migrate`, Flyway garde l'historique.",
      "Pas de migration à la main; tu lances `make migrate`, Flyway garde l'historique."),
+    ("Pas de push sur main ! La branche est protégée, la CI refuse. Tu ouvres une MR.",
+     "Pas de push sur main; tu ouvres une MR; La branche est protégée, la CI refuse."),
+    # a shouted "X no!!", then what to do said again: one rule, the flag kept whole
+    ("para. otra vez la suite entera no!! --filter unit, te lo dije",
+     "La suite entera no; --filter unit."),
     # not X but Y, X over Y
     ("Nein, nicht `npm`, sondern `pnpm`.", "Nicht `npm`, sondern `pnpm`."),
     ("Non, pas `npm` mais `pnpm`.", "Pas `npm` mais `pnpm`."),

@@ -194,7 +194,9 @@ def read(sentence: str, lang: str) -> _Read:
                not w.rx["complaint"].fullmatch(fold(c.strip(" .!?")))]
     text = ", ".join(clauses).strip()
     again = w.lead.match(fold(text))
-    text = (text[again.end():] if again else text).strip(" ,.!:;—–-")
+    # punctuation around it goes, a flag at its start stays ("--packages-up-to x, te lo dije")
+    text = re.sub(r"^(?:[\s,.!:;—–]|-(?!-?[a-zA-Z]))+|[\s,.!:;—–-]+$", "",
+                  text[again.end():] if again else text)
     f = fold(text)
     remember = w.remember.match(f)      # "denk dran, X": X is a rule to keep
     nothing = _Read(text, False, "directive", False, told, False, True)
@@ -240,7 +242,10 @@ def read(sentence: str, lang: str) -> _Read:
     # do ("Nein, nicht direkt bitbake auf dem Host."): what to do may follow
     pending = not rule and len(text.split()) <= 6 and (
         rx["never"] is not None and _anchored(f, rx["never"]) or
-        said_no and bool(re.match(r"(?:" + w.rx["contrast"].pattern + r")\s+\S", f, re.I)))
+        said_no and bool(re.match(r"(?:" + w.rx["contrast"].pattern + r")\s+\S", f, re.I)) or
+        # said last and shouted: "todo el workspace no!!"
+        raw.rstrip().endswith("!") and bool(re.search(r"\S\s+(?:" + w.rx["contrast"].pattern +
+                                                      r")$", f, re.I)))
     # pushing back: "nein, ...", "I told you", "stop ...", "instead", "X, not Y"
     kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast or \
         not_but else "directive"
@@ -356,7 +361,8 @@ def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[
             continue
         if (r.rule and r.never_only or r.pending) and nxt is not None and after is not None \
                 and not nxt.positive and not nxt.blocked and not _YOU.match(fold(nxt.text)) and \
-                not nxt.told and after.rule and not after.never_only and \
+                not nxt.told and (after.rule and not after.never_only or not after.rule and
+                                  not after.blocked and bool(_YOU.match(fold(after.text)))) and \
                 len(after.text.split()) <= 20 and not (starts and not standing(
                     f"{r.text} {after.text}", lang)):
             # what not to do, why, what to do instead: "kein cleanall!! das löscht auch die
@@ -384,7 +390,8 @@ def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[
                 used.add(n + 1)
             kind = "correction" if r.kind == "correction" or told_after else "directive"
             out.append((n, _sentence(text) + ".", kind))
-        elif r.pending and nxt is not None and nxt.rule and not (starts and not standing(
+        elif r.pending and nxt is not None and (nxt.rule or nxt.told and named(
+                nxt.text, lang) and len(nxt.text.split()) <= 12) and not (starts and not standing(
                 f"{r.text} {nxt.text}", lang)):
             out.append((n, _sentence(f"{r.text}; {_lower_first(nxt.text)}") + ".",
                         "correction" if r.kind == "correction" or nxt.kind == "correction"

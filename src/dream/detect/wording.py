@@ -62,7 +62,8 @@ def split(text: str) -> list[str]:
     out = []
     for part in _SENTENCE.split(_CODE_SPAN.sub(hide, text)):
         part = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m[1])], part)
-        part = part.strip(" \t-*>\"'")
+        # a bullet or quote around it goes, a flag at its start stays ("--packages-up-to x")
+        part = re.sub(r"^(?:[ \t*>\"']|-(?!-?[a-zA-Z]))+", "", part).rstrip(" \t-*>\"'")
         if 3 <= len(part) <= 300 and not part.startswith(("$ ", "<")) \
                 and not _PASTED.search(part):
             out.append(part)
