@@ -128,6 +128,7 @@ TABLE = [
     ("Stop, wait.", None, []),
     ("Don't do that.", None, []),
     ("Make sure it works.", None, []),
+    ("run make clean at the top and do it in out/ like I said last time", None, []),
     ("You should use a dict here.", None, []),
     ("The tests need more coverage.", None, []),
     ("The export rounds totals down, it should round half up.", None, []),

@@ -107,6 +107,8 @@ _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this
 # just asked for ("or just truncate"): neither says anything outside this conversation
 _AT_HAND = re.compile(r"^(?:(?:don'?t|dont|do not|never)\s+\w+\s+(?:it|this|that|them)\b(?!\s+"
                       r"(?:in|on|into|to|from|under|with|for)\b)|or\s)", re.I)
+# "do it in build/": what to do is the thing at hand, named only in the conversation
+_DO_IT = re.compile(r"(?:^|,\s*|\band\s+)(?:then\s+)?do\s+(?:it|this|that|them)\b(?!\s+(?:every|each|before|after|whenever|always))", re.I)
 _REPORT = re.compile(r"^(?:i think|i feel|i guess|it seems|apparently|looks like)\b", re.I)
 _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!not\b)"
                    r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
@@ -157,7 +159,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     body = _LEAD.sub("", body).strip()
     body = _WISH.sub("", body) if _WISH.match(body) and len(_WISH.sub("", body).split()) > 2 \
         else body               # "I want to inform ... only the first time" -> "Inform ..."
-    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body) or _AT_HAND.match(body):
+    if not body or _NO_SUBJECT.match(body) or _THAT_WAY.search(body) or _AT_HAND.match(body) \
+            or _DO_IT.search(body):
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
     if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
