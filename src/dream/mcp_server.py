@@ -42,6 +42,7 @@ from typing import Any
 from dream import __version__
 from dream.app import App
 from dream.errors import BadInput, DreamError
+from dream.jsontext import loads
 
 INSTRUCTIONS = (
     "Dream is durable, reviewed, git-versioned memory. Notes live at addresses "
@@ -432,23 +433,6 @@ def answer(tools: DreamTools, method: str, params: dict[str, Any]) -> Any:
     raise RpcError(-32601, f"method not found: {method}")
 
 
-# a JavaScript client that cuts a string inside an emoji sends a lone "\ud83d": JSON reads
-# it, but no UTF-8 text (a note, git, SQLite, this server's own stdout) can hold it
-_ESCAPED_SURROGATE_RE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
-def _whole(value: Any) -> Any:
-    """``value`` with every lone surrogate made U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE_RE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_whole(v) for v in value]
-    if isinstance(value, dict):
-        return {_whole(k): _whole(v) for k, v in value.items()}
-    return value
-
-
 def _invalid(message_id: Any, why: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message_id,
             "error": {"code": -32600, "message": f"invalid request: {why}"}}
@@ -458,12 +442,10 @@ def handle(tools: DreamTools, line: str) -> dict[str, Any] | list[dict[str, Any]
     """One line from the client: the reply to write, or None (a notification). A batch
     (a JSON array, JSON-RPC 2.0 and MCP 2025-03-26) is answered by an array of replies."""
     try:
-        message = json.loads(line)
+        message = loads(line)     # a lone "\ud83d" from a JavaScript client made U+FFFD
     except ValueError:
         return {"jsonrpc": "2.0", "id": None,
                 "error": {"code": -32700, "message": "parse error: not JSON"}}
-    if _ESCAPED_SURROGATE_RE.search(line):
-        message = _whole(message)
     if isinstance(message, list):
         if not message:
             return _invalid(None, "an empty batch")

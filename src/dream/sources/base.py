@@ -24,7 +24,6 @@ collector keeps it with the file's watermark and hands it to the files read afte
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from dream.jsontext import loads
 from dream.store.project import folder_name, identify, slug
 
 ROLES = ("user", "assistant", "tool", "other", "system")
@@ -167,27 +167,6 @@ def too_deep(raw: bytes) -> bool:
     return False
 
 
-_ESCAPED_SURROGATE_RE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
-def _whole(value: Any) -> Any:
-    if isinstance(value, str):
-        return _SURROGATE_RE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_whole(v) for v in value]
-    if isinstance(value, dict):
-        return {_whole(k): _whole(v) for k, v in value.items()}
-    return value
-
-
-def loads(raw: bytes | str) -> Any:
-    """``json.loads``, with every lone UTF-16 surrogate made U+FFFD: a JavaScript writer
-    that cuts a string inside an emoji writes ``"\\ud83d"`` alone, which JSON reads but no
-    UTF-8 text (the spool, the secret detector, SQLite) can hold. A valid pair stays."""
-    value = json.loads(raw)
-    probe = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-    return _whole(value) if _ESCAPED_SURROGATE_RE.search(probe) else value
 
 
 def parse_json(raw: bytes | str) -> Any:
