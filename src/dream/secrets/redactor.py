@@ -22,6 +22,7 @@ import re
 
 from ahocorasick_rs import AhoCorasick
 
+from dream.jsontext import whole
 from dream.secrets import detector
 from dream.secrets.rules import RULES, Rule
 
@@ -189,9 +190,6 @@ _ANSI_HINTS = ("\x1b", "\\x1b", "\\u001b", "\\033", "^[[")
 _COLOUR_LEFT_RE = re.compile(r"\[[0-9;]{0,16}m")      # a colour code without its ESC
 
 
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
 def redact(text: str) -> tuple[str, int]:
     """Return ``text`` with every secret replaced by a stable placeholder, and the count.
 
@@ -204,7 +202,7 @@ def redact(text: str) -> tuple[str, int]:
     except UnicodeEncodeError:
         # a lone surrogate: a byte of a file name that is not UTF-8 (Python keeps it as
         # one), half an emoji; no stored text can hold it, so it becomes U+FFFD
-        text = _SURROGATE_RE.sub("\ufffd", text)
+        text = whole(text)
         out, count = _redact(text)
     if text and (any(hint in text for hint in _ANSI_HINTS) or
                  ("[" in text and _COLOUR_LEFT_RE.search(text))):

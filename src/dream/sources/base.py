@@ -167,8 +167,6 @@ def too_deep(raw: bytes) -> bool:
     return False
 
 
-
-
 def parse_json(raw: bytes | str) -> Any:
     """Parse one JSON text: orjson (about three times faster on transcripts), falling back to
     the standard parser for the few texts only it accepts (integers beyond 64 bits, NaN),

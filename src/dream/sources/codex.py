@@ -39,11 +39,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from dream.jsontext import loads
 from dream.sources.base import (
     FileContext,
     Message,
     Skip,
-    loads,
     parse_json,
     project_key_for,
     project_of,

@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dream.sources.base import FileContext, Message, Skip, iso_utc, loads, said_at_of
+from dream.jsontext import loads
+from dream.sources.base import FileContext, Message, Skip, iso_utc, said_at_of
 
 KIND = "slack"
 _MAX_MEMBER = 64 * 1024 * 1024
