@@ -93,7 +93,7 @@ def run_row(conn: sqlite3.Connection, run_id: str) -> Run:
 # -- locks -----------------------------------------------------------------------------------
 def _acquire(scopes: list[Scope], notes_path, run_id: str):
     from dream.notes.dreaming import acquire_lock, lock_path, release_lock
-    from dream.store.lock import lock_state, read_lock
+    from dream.store.lock import clear_command, lock_state, read_lock
 
     held = []
     stale: list[tuple[Path, LockHeld]] = []   # a killed run leaves one lock per scope
@@ -116,12 +116,9 @@ def _acquire(scopes: list[Scope], notes_path, run_id: str):
         if stale:
             # named together, so clearing them takes one command, not one run per lock
             paths = [p for p, _ in stale]
-            commands = [f"{verb} " + " ".join(f'"{p}"' for p in group) for verb, group in
-                        (("rm", [p for p in paths if not p.is_dir()]),
-                         ("rmdir", [p for p in paths if p.is_dir()])) if group]
             raise LockHeld(f"stale dream locks {', '.join(map(str, paths))} are left by runs "
                            "that are no longer running",
-                           "clear them with: " + " && ".join(commands))
+                           "clear them with: " + clear_command(*paths))
     except BaseException:
         for path in held:
             release_lock(path)

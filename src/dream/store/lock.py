@@ -153,9 +153,13 @@ def read_lock(path: Path) -> dict[str, Any] | None:
         return {"raw": raw.decode("utf-8", "replace")[:200]}
 
 
-def clear_command(path: Path) -> str:
-    """The shell command that clears a lock left at ``path`` (a folder there: rmdir)."""
-    return f'rmdir "{path}"' if Path(path).is_dir() else f'rm "{path}"'
+def clear_command(*paths: Path) -> str:
+    """The shell command that clears the locks left at ``paths`` (a folder there: rmdir),
+    one ``rm`` for the files and one ``rmdir`` for the folders."""
+    folders = [p for p in paths if Path(p).is_dir()]
+    files = [p for p in paths if p not in folders]
+    return " && ".join(f"{verb} " + " ".join(f'"{p}"' for p in group)
+                       for verb, group in (("rm", files), ("rmdir", folders)) if group)
 
 
 def lock_state(info: dict[str, Any]) -> str:
