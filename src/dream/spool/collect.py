@@ -112,6 +112,12 @@ class CollectReport:
     by_source: dict[str, int] = field(default_factory=dict)
     placement: Placement = field(default_factory=Placement)
 
+    def failed(self, path: str, line: int | None, reason: str) -> None:
+        """A file read for nothing: counted read and failed, and why listed."""
+        self.files_read += 1
+        self.files_failed += 1
+        self.skip(Skip(path, line, reason))
+
     def skip(self, item: Skip) -> None:
         self.skipped += 1
         if len(self.skips) < MAX_SKIPS_LISTED:
@@ -498,18 +504,14 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
             continue
         if stat.S_ISREG(st.st_mode) and not os.access(file, os.R_OK):
             report.files += 1
-            report.files_read += 1
-            report.files_failed += 1
-            report.skip(Skip(str(file), None, f"cannot read (permission denied): {_DENIED}"))
+            report.failed(str(file), None, f"cannot read (permission denied): {_DENIED}")
             continue
         if not stat.S_ISREG(st.st_mode):
             # opening a named pipe waits for a writer: never open one
             if explicit:
                 report.files += 1
-                report.files_read += 1
-                report.files_failed += 1
-                report.skip(Skip(str(file), None, "not a regular file (a pipe, socket or "
-                                 "device): copy it to a file and collect that"))
+                report.failed(str(file), None, "not a regular file (a pipe, socket or "
+                              "device): copy it to a file and collect that")
             continue
         key = str(file.resolve())
         mark = marks.get(watermark.row_key(key))
@@ -534,16 +536,12 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
                 kind = mark[2] if mark else detect(path)
                 if kind is None:
                     if explicit:
-                        report.files_read += 1
-                        report.files_failed += 1
-                        report.skip(Skip(str(path), None, "not a format Dream reads "
-                                         "(binary or unrecognised; name it with --source)"))
+                        report.failed(str(path), None, "not a format Dream reads "
+                                      "(binary or unrecognised; name it with --source)")
                     elif path.suffix.lower() == ".jsonl":
                         # a JSON-lines file in a folder of sessions: say why it was not read
-                        report.files_read += 1
-                        report.files_failed += 1
-                        report.skip(Skip(str(path), 1, "not a chat format Dream reads "
-                                         "(name it with --source jsonl to read it)"))
+                        report.failed(str(path), 1, "not a chat format Dream reads "
+                                      "(name it with --source jsonl to read it)")
                     else:
                         report.files -= 1  # a stray file in a folder: not ours, not an error
                     done += st.st_size
