@@ -30,12 +30,12 @@ OPEN_KINDS = ("wiki", "standing")       # named slots: any field name, text valu
 # a corrected value is one field of one record and lands whole in a brief line; longer text
 # belongs in a note ('dream notes write')
 MAX_VALUE_CHARS = 1000
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
 def _a(word: str) -> str:
     return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
-_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
 def check(kind: str, field: str, value: str) -> tuple[str, str]:

@@ -190,8 +190,8 @@ def resolve(conn: sqlite3.Connection, stores: list[Store], name_or_key: str,
     unnamed = sorted(k for (k,) in conn.execute(
         "SELECT DISTINCT project_key FROM items WHERE project_key IS NOT NULL")
         if k not in named)
-    by_folder = [k for k in unnamed if _KEY.fullmatch(k) and
-                 _KEY.fullmatch(k).group(1) == name_or_key.casefold()]
+    by_folder = [k for k in unnamed
+                 if (m := _KEY.fullmatch(k)) and m.group(1) == name_or_key.casefold()]
     if len(by_folder) == 1:
         return by_folder[0]
     if by_folder:
