@@ -171,14 +171,18 @@ def test_a_discarded_run_changes_nothing_and_keeps_its_branch(dream, repo, dream
     assert refused.exit_code == 1 and "not waiting for review" in refused.output
 
 
-def test_malformed_answer_twice_is_partial_and_applies_nothing(dream, repo, dream_home,
-                                                               tmp_path):
+def test_malformed_answer_twice_fails_the_run_and_applies_nothing(dream, repo, dream_home,
+                                                                  tmp_path):
+    """Every call of the run failed, so nothing was written: the run is failed and exits 1
+    (a scheduled job must see it), and its items are given back for --retry."""
     dream("init")
     stage(tmp_path, "dinner_three_streams.jsonl")
     model = script(tmp_path, "bad", {"data": "malformed"}, {"data": {"ops": [{"op": "nope"}]}})
     head = git(dream_home / "notes", "rev-parse", "HEAD")
-    out = run_json(dream, "--model", model)
-    assert out["status"] == "partial" and out["commit"] is None
+    result = dream("run", "--json", "--model", model, ok=False)
+    out = json.loads(result.output)
+    assert result.exit_code == 1
+    assert out["status"] == "failed" and out["commit"] is None
     assert "invalid answer twice" in out["error"]
     assert git(dream_home / "notes", "rev-parse", "HEAD") == head
     # the items were given back: a later run (or --retry) reads them again

@@ -49,7 +49,7 @@ def test_dream_through_openai_protocol(dream, repo, dream_home, tmp_path, monkey
     assert ev.get("status") == "confirmed" and len(ev.evidence()) == 3
 
 
-def test_dream_through_anthropic_protocol_malformed_twice_is_partial(dream, repo, dream_home,
+def test_dream_through_anthropic_protocol_malformed_twice_fails(dream, repo, dream_home,
                                                                     tmp_path, monkeypatch):
     dream("init")
     stage(tmp_path, "dinner_three_streams.jsonl")
@@ -57,8 +57,8 @@ def test_dream_through_anthropic_protocol_malformed_twice_is_partial(dream, repo
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
         server.enqueue(server.malformed(), server.malformed())
-        out = run_json(dream, "--model", "anthropic:claude-haiku-4-5")
-        assert out["status"] == "partial" and out["commit"] is None
+        out = run_json(dream, "--model", "anthropic:claude-haiku-4-5", ok=False)
+        assert out["status"] == "failed" and out["commit"] is None
         assert not (dream_home / "notes" / "user" / "events").exists()
         server.enqueue(server.answer(DINNER, input_tokens=300, output_tokens=80),
                        server.answer({"ops": []}))

@@ -120,7 +120,7 @@ def run(mode, model, apply_mode, rounds, redo, retry, dry_run, no_sweep, brief_t
             _print_run(r, ran_before)
         if all(r["items"] == 0 for r in rows):
             point_elsewhere(app, key)
-        elif remaining and not dry_run and rows[-1]["status"] == "partial" and \
+        elif remaining and not dry_run and rows[-1]["status"] in ("partial", "failed") and \
                 rows[-1]["items"] < max_items:
             # the claim limit was not reached: what waits is what failed calls gave back
             click.echo(f"{remaining:,} items were given back (their model calls failed, see "

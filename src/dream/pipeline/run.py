@@ -261,7 +261,10 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
         if any(e.startswith("sweep: ") for e in details["errors"]):
             status = "partial"      # the sweep's answer was invalid twice: nothing of it applied
         if failed_items:
-            status = "partial"
+            # every claimed item failed and nothing was written: the run did nothing, and a
+            # scheduled job must see that (exit 1), not a partial success
+            status = "failed" if len(failed_items) >= all_items and not commits \
+                else "partial"
             spool.unclaim_ids(conn, run_id, failed_items)
         spool.finish(conn, run_id, "+".join(sorted(s.name for s in scopes)))
         promoted = opts.apply == "auto"
