@@ -166,7 +166,8 @@ def call_validated(
 
     raise ProviderFailure(
         f"{provider.name} gave an invalid answer twice for {request.purpose} ({last_error})",
-        "the run is recorded as partial; retry it with 'dream run --retry RUN' or another --model",
+        "the run is recorded as partial (failed when no call of it succeeded); retry it with "
+        "'dream run --retry RUN' or another --model",
         calls=total.calls, input_tokens=total.input_tokens, output_tokens=total.output_tokens,
         cached_tokens=total.cached_tokens,
     )
