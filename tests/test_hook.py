@@ -4,6 +4,7 @@ and never fails the agent."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -156,6 +157,22 @@ def test_missing_transcript_is_reported(repo, dream_proc, tmp_path):
                "cwd": str(repo), "hook_event_name": "PreCompact", "trigger": "auto"}
     proc = hook(dream_proc, repo, payload)
     assert proc.returncode == 0 and "does not exist" in proc.stderr
+
+
+def test_a_transcript_that_is_a_folder_or_pipe_is_named_as_such(repo, dream_proc, tmp_path):
+    """A path that exists but is no regular file is not called missing: the warning says
+    what it is, and the agent is not failed."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    folder = tmp_path / "sessions.jsonl"
+    folder.mkdir()
+    pipe = tmp_path / "live.jsonl"
+    os.mkfifo(pipe)
+    for path in (folder, pipe):
+        payload = {"session_id": "f", "transcript_path": str(path), "cwd": str(repo),
+                   "hook_event_name": "SessionEnd"}
+        proc = hook(dream_proc, repo, payload)
+        assert proc.returncode == 0 and "is not a regular file" in proc.stderr
+        assert "does not exist" not in proc.stderr
 
 
 def test_event_argument_overrides_payload(repo, dream_proc):

@@ -318,6 +318,9 @@ def run(app: App, stdin_text: str, event: str | None = None, agent: str = "claud
                 result.collected = {"ok": False, "reason": f"{type(exc).__name__}: {exc}"}
             if not result.collected.get("ok"):
                 result.warnings.append(f"transcript not collected: {result.collected['reason']}")
+        elif transcript.exists():
+            result.warnings.append(f"transcript {transcript} is not a regular file (a folder, "
+                                   "pipe or device); nothing collected")
         else:
             result.warnings.append(f"transcript {transcript} does not exist; nothing collected")
     return result
