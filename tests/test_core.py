@@ -122,6 +122,55 @@ def test_attach_store_and_make_it_primary(dream, repo, make_repo):
     assert (Path(team) / ".dream" / "store.toml").read_text().count("remote") == 1
 
 
+def test_a_new_primary_store_leaves_the_notes_until_asked_to_move_them(dream, repo,
+                                                                      make_repo, dream_home):
+    """Switching the Primary Store says where the project's notes stay (a private store's
+    notes are not published to a shared one unasked); --move-notes moves them, committed in
+    the new store before they leave the old one."""
+    home = json.loads(dream("init", "--json").output)
+    name = home["project_name"]
+    dream("notes", "write", f"@projects/{name}/deploy", "deploys go through the staging tag")
+    team = make_repo("team-store")
+    dream("stores", "attach", str(team), "--name", "team")
+    notes = dream_home / "notes"
+    switched = dream("init", "--store", "team")
+    assert "store 'notes' keeps 1 file of this project" in switched.output
+    assert "--move-notes" in switched.output
+    assert (notes / "projects" / name / "deploy.md").is_file()
+    moved = json.loads(dream("init", "--store", "team", "--move-notes", "--json").output)
+    assert moved["earlier_notes"] == {"store": "notes", "path": f"projects/{name}",
+                                      "files": 1, "moved": True}
+    assert not (notes / "projects" / name / "deploy.md").exists()
+    assert "staging tag" in (team / "projects" / name / "deploy.md").read_text()
+    assert git(notes, "status", "--porcelain") == "" and git(team, "status", "--porcelain") == ""
+    assert "from store notes" in git(team, "log", "-1", "--format=%s")
+    assert "to store team" in git(notes, "log", "-1", "--format=%s")
+    hits = json.loads(dream("search", "staging", "--json").output)["hits"]
+    assert [h["path"] for h in hits] == [f"projects/{name}/deploy.md"]
+    # back to the notes home with the notes: the folder there is free again, so they move
+    back = json.loads(dream("init", "--store", "notes", "--move-notes", "--json").output)
+    assert back["earlier_notes"]["moved"] and (notes / "projects" / name / "deploy.md").is_file()
+
+
+def test_move_notes_never_merges_into_a_folder_that_holds_notes(dream, repo, make_repo,
+                                                                dream_home):
+    home = json.loads(dream("init", "--json").output)
+    name = home["project_name"]
+    dream("notes", "write", f"@projects/{name}/mine", "private note")
+    team = make_repo("team-store")
+    (team / "projects" / name).mkdir(parents=True)
+    (team / "projects" / name / "theirs.md").write_text("# theirs\n\nteam note\n")
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "-m", "team notes")
+    dream("stores", "attach", str(team), "--name", "team")
+    refused = dream("init", "--store", "team", "--move-notes", ok=False)
+    assert refused.exit_code == 1 and "already holds notes in store 'team'" in refused.output
+    assert "Traceback" not in refused.output
+    assert (dream_home / "notes" / "projects" / name / "mine.md").is_file()
+    status = json.loads(dream("status", "--json").output)
+    assert status["store"]["name"] == "notes"          # refused before anything changed
+
+
 def test_init_refuses_dreams_own_store_as_a_project(dream, repo, dream_home, monkeypatch):
     # 'dream init' typed inside the notes store (a git repository) made the store manage
     # itself as a project called 'notes': runs then wrote records into the repository they

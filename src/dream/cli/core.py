@@ -23,12 +23,15 @@ def register(cli: click.Group) -> None:
 @click.option("--name", default=None,
               help="Project name used in @projects/<name>/ addresses (letters, digits, "
                    "'.', '-', '_').")
+@click.option("--move-notes", is_flag=True,
+              help="With --store: move the project's notes from the store that was primary "
+                   "into the new one (they stay where they were otherwise).")
 @json_option
-def init(store_name: str | None, name: str | None, as_json: bool) -> None:
+def init(store_name: str | None, name: str | None, move_notes: bool, as_json: bool) -> None:
     """Make the current repository's project known and mark its Primary Store."""
     from dream.core import projects
 
-    done = projects.init(get_app(), store_name, name)
+    done = projects.init(get_app(), store_name, name, move_notes)
     if as_json:
         emit_json(done.as_dict())
         return
@@ -37,6 +40,15 @@ def init(store_name: str | None, name: str | None, as_json: bool) -> None:
                    "the project key is derived from the folder itself.")
     click.echo(f"project {done.name} ({done.key}) -> primary store "
                f"'{done.store['name']}' at {done.store['path']}")
+    earlier = done.notes
+    count = f"{earlier['files']} file{'s' if earlier['files'] != 1 else ''}" if earlier else ""
+    if earlier and earlier["moved"]:
+        click.echo(f"moved {count} of {earlier['path']}/ from store "
+                   f"'{earlier['store']}' to projects/{done.name}/ here (one commit in each)")
+    elif earlier:
+        click.echo(f"note: store '{earlier['store']}' keeps {count} of this project "
+                   f"({earlier['path']}/), no longer read for it; 'dream init --store "
+                   f"{done.store['name']} --move-notes' moves them here")
 
 
 @click.command()

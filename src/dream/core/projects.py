@@ -10,7 +10,7 @@ from typing import Any
 
 from dream.app import App
 from dream.errors import BadInput, DreamError, LockHeld
-from dream.store.lock import held_locks, lock_state, read_lock, write_lock
+from dream.store.lock import held_locks, lock_state, read_lock, write_lock, write_locks
 from dream.store.project import slug
 from dream.store.store import STORE_FILE, Store
 
@@ -23,10 +23,14 @@ class Initialised:
     root: str
     store: dict[str, Any]
     home: str
+    # the project's notes in the store that was primary before ({"store", "path", "files",
+    # "moved"}): moved to the new store (--move-notes) or left; None when there were none
+    notes: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"project_key": self.key, "project_name": self.name, "in_git": self.in_git,
-                "root": self.root, "store": self.store, "home": self.home}
+                "root": self.root, "store": self.store, "home": self.home,
+                "earlier_notes": self.notes}
 
 
 def _locks_of(app: App, key: str, names: set[str]) -> list[tuple[Any, dict[str, Any]]]:
@@ -74,10 +78,51 @@ def _rename(store: Store, old: str, new: str) -> None:
         trailers={"Dream-Store": store.id})
 
 
-def init(app: App, store_name: str | None = None, name: str | None = None) -> Initialised:
+def _tracked(store: Store, name: str) -> list[str]:
+    """The committed files of a project's folder in a store."""
+    listed = store.repo.git("ls-files", "-z", "--", f"projects/{name}").split("\0")
+    return [path for path in listed if path]
+
+
+def _move_notes(app: App, source: Store, old: str, target: Store, new: str,
+                files: list[str]) -> None:
+    """Move a project's notes (``projects/<old>/``) from the store that was its primary to
+    its new Primary Store (``projects/<new>/``). The copy is committed in the new store
+    before the old files are removed in their own commit, so a failure half-way leaves the
+    notes in both stores, never in none; each commit names the other store."""
+    with write_locks([source.path, target.path], "init --move-notes"):
+        copied = []
+        for path in files:
+            src = source.path / path
+            if not src.is_file():           # deleted by hand and not yet committed: skip
+                continue
+            dest = f"projects/{new}/{path[len(f'projects/{old}/'):]}"
+            (target.path / dest).parent.mkdir(parents=True, exist_ok=True)
+            (target.path / dest).write_bytes(src.read_bytes())
+            copied.append((path, dest))
+        target.repo.commit_files(
+            f"Move project {new}'s notes here from store {source.name}",
+            [dest for _, dest in copied], trailers={"Dream-Store": target.id})
+        for path, _ in copied:
+            (source.path / path).unlink()
+        source.repo.commit_files(
+            f"Move project {old}'s notes to store {target.name}",
+            [path for path, _ in copied], trailers={"Dream-Store": source.id})
+    from dream import index
+
+    for store in (source, target):
+        index.sync(app.db, store)
+
+
+def init(app: App, store_name: str | None = None, name: str | None = None,
+         move_notes: bool = False) -> Initialised:
     """Make the current project known and mark its Primary Store. Moving a project to
     another store or name while a dream holds its lock is refused: the lock would no longer
-    guard the project's notes."""
+    guard the project's notes.
+
+    When the Primary Store changes, the notes the project has in the old one stay there
+    (a private store's notes are not published to a shared one unasked) and are reported;
+    ``move_notes`` moves them into the new store instead."""
     if name is not None:
         _check_name(name)
     app.ensure_home()
@@ -94,7 +139,8 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
     proj_name = name or store.project_name(current.key) or current.name
     if proj_name in taken:
         proj_name = current.key
-    moving = current.store is None or current.store.id != store.id or proj_name != current.name
+    moving = current.store is None or current.store.id != store.id or \
+        proj_name != current.name or move_notes
     if moving:
         names = {current.name, proj_name} | {n for s in stores
                                              if (n := s.project_name(current.key))}
@@ -106,6 +152,24 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
                 f"({info.get('owner', 'unknown owner')}); moving the project now would "
                 "bypass that lock", "end the dream with 'dream end' (or clear a stale lock, "
                 "see 'dream doctor'), then run 'dream init' again")
+    earlier = next((other for other in stores
+                    if other.id != store.id and other.is_primary_for(current.key)), None)
+    if earlier is None and move_notes:
+        # the primary store changed earlier without its notes: take them from the one other
+        # store that holds notes for this project
+        holding = [other for other in stores if other.id != store.id
+                   and (n := other.project_name(current.key)) and _tracked(other, n)]
+        if len(holding) > 1:
+            raise BadInput(f"stores {', '.join(repr(o.name) for o in holding)} all hold notes "
+                           "of this project; --move-notes moves from one store only",
+                           "detach the stores whose notes should stay, then run it again")
+        earlier = holding[0] if holding else None
+    earlier_name = earlier.project_name(current.key) if earlier is not None else None
+    files = _tracked(earlier, earlier_name) if earlier is not None and earlier_name else []
+    if files and move_notes and _tracked(store, proj_name):
+        raise BadInput(f"projects/{proj_name} already holds notes in store '{store.name}'; "
+                       f"the notes in store '{earlier.name}' were not moved",
+                       "choose another --name, or run without --move-notes")
     for other in stores:
         if other.id != store.id and other.is_primary_for(current.key):
             with write_lock(other.path, "init"):
@@ -120,8 +184,15 @@ def init(app: App, store_name: str | None = None, name: str | None = None) -> In
             _rename(store, old_name, proj_name)
         else:
             store.save(subject=f"Manage project {proj_name}")
+    notes = None
+    if files:
+        assert earlier is not None and earlier_name is not None
+        if move_notes:
+            _move_notes(app, earlier, earlier_name, store, proj_name, files)
+        notes = {"store": earlier.name, "path": f"projects/{earlier_name}",
+                 "files": len(files), "moved": move_notes}
     return Initialised(current.key, proj_name, current.in_git, str(root), store.describe(),
-                       str(app.home.root))
+                       str(app.home.root), notes)
 
 
 def status(app: App) -> dict[str, Any]:
