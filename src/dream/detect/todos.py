@@ -109,6 +109,8 @@ _TAKE_ON = re.compile(
     r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
 # "I'll bring Jo": a person comes along, no task
 _PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)")
+_TO_PERSON = re.compile(r"(?:call|ring|phone|text|email|e-mail|message|ask|write to|"
+                        r"remind|pay|thank)\b", re.I)
 PRONOUN_OBJECT = re.compile(r"^[\w']+(?: \w+)? (?:it|one|them|that|those|these|es|das|ihn|"
                             r"ça|le|la|les|lo|los|eso)(?: mit| yo)?\W*$|^(?:je |yo )?(?:lo|la|"
                             r"los|las|le|les|l') ?\w+(?: yo)?\W*$|^(?:übernehme|bringe) ich\b|"
@@ -150,10 +152,24 @@ def _task(raw: str) -> str:
     task = re.sub(r"\s+(?:by|before|on|until)\s+(?:next\s+|this\s+|the\s+)?(?:"
                   r"today|tonight|tomorrow|(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
                   r"(?:,?\s+(?:the\s+)?\d[\w ]*)?)|\d[\w ]*)$", "", task, flags=re.I)
-    task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay|pls|plz)$", "", task,
+    # a remark after the task in a clause of its own is no part of it: "update the status
+    # page copy, it still says beta", "get him a present - he's into vinyl"
+    task = re.sub(r"(?:,|\s[-–—])\s+(?:it|it's|that|that's|this|she|she's|he|he's|they|they're|which|"
+                  r"as|since|because|cos|c'est|il|elle|es|das|er|sie)\b.*$", "", task,
                   flags=re.I)
-    task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
-                  r"today|tonight|tomorrow)$", "", task, flags=re.I)
+    # a name called at the end is whom the message is to: "Je t'envoie mes congés demain
+    # Pascal", "I'll send the form tonight, Jo"
+    task = re.sub(r"(,|\b(?:today|tonight|tomorrow|demain|ce soir|morgen|heute|mañana|hoy|"
+                  r"esta noche))\s*[A-ZÀ-Ö][a-zß-ÿ]+$", r"\1", task).strip(" ,")
+    before = None
+    while before != task:       # "pay the fee this week anyway": each trailing word in turn
+        before = task
+        task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay|pls|plz|anyway|"
+                      r"(?:before|by|after|until) then|for after|then)$", "", task, flags=re.I)
+        task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
+                      r"today|tonight|tomorrow|demain|ce soir|cette semaine|morgen|heute|"
+                      r"diese woche|mañana|hoy|esta noche|esta semana)$", "", task,
+                      flags=re.I).strip(" ,")
     return task.strip(" ,")
 
 
@@ -179,7 +195,8 @@ def commitment(sent: str) -> str | None:
     m = _TAKE_ON.search(sent)
     if m:
         task = _task(m[1] or m[2])
-        return None if _PERSON_OBJECT.match(task) else task
+        # "I'll bring Jo" is company; "I'll email Dr Hale", "I'll call Mum" is a task
+        return None if _PERSON_OBJECT.match(task) and not _TO_PERSON.match(task) else task
     rx = _commit_words()
     for part in re.split(r"[,;.!]\s+|\s+(?:so|así que|donc|also|und|et|y|and)\s+", sent):
         part = re.sub(r"^(?:así que|so|donc|also|und|et|y|and|pero|but|mais|aber)\s+", "",
@@ -252,6 +269,15 @@ _PLACEHOLDER = re.compile(
     r"stuff)(?:\s+(?:to|for|with|over|back|along|up|in|on|by|before)\b.*)?$"
     # a pronoun alone, with nothing said of what it is ("bring it", "pick them up")
     r"|^\S+\s+(?:it|them)(?:\s+(?:up|over|back|along|off|round|in))?$"
+    # a thing named only by "it", whatever follows ("get it all out first thing Monday",
+    # "book it myself"), or a person only by a pronoun with nothing said of what for
+    # ("email her with the time"): nobody could act on it without the chat around it; a
+    # thing after the person ("get him a present"), whose ("bring her bike") or a purpose
+    # ("call them on Wednesday to rebook") says what the task is
+    r"|^\S+\s+it\b"
+    r"|^\S+\s+(?:her|him|them)(?!\s+(?:a|an|the|some|my|his|her|their|our|your|\w+s?'s)\b)"
+    r"(?!.*\bto\s+(?!the\b|a\b|my\b|her\b|his\b|them\b|him\b)\w+)(?:\s+(?:up|over|back|"
+    r"along|off|round|in|out|with|to|for|at|on|about|tomorrow|today|tonight|later|again)\b|$)"
     r"|\b(?:das|dieses|den)\s+(?:ding|zeug)\b|\b(?:le|ce|la)\s+(?:truc|machin|chose)\b"
     r"|\b(?:la|esa|esta)\s+cosa\b", re.I)
 

@@ -1,0 +1,77 @@
+"""To-dos of personal streams (dream.detect.todos): a title says who and what on its own,
+without the remark, the time words or the name called that came with it; a task that names
+its thing or person only by a pronoun is none; a later message closes what it says is done.
+Cases worded for this file; none is taken from a benchmark scenario."""
+
+from __future__ import annotations
+
+import pytest
+from test_personal_plans import me, rules, they, todos
+from test_rules import _fields
+
+
+def _open_todo(title: str) -> dict:
+    return {"handle": "R1", "kind": "todo", "key": "t", "fields": {"title": title,
+                                                                  "status": "open"}}
+
+
+def _closed(msgs: list[dict], title: str) -> list[str]:
+    return [o["row"] for o in rules(msgs, [_open_todo(title)]) if o["op"] == "todo.close"]
+
+
+# -- a title is the task alone -------------------------------------------------------------------
+@pytest.mark.parametrize("text, title", [
+    ("I'll renew the parking permit before then, it runs out on the 30th",
+     "Renew the parking permit"),
+    ("remind me to buy the tiles - they're on offer till Sunday", "Buy the tiles"),
+    ("I'll order the new filter this week anyway", "Order the new filter"),
+    ("I'll bring a tray of flapjacks for after", "Bring a tray of flapjacks"),
+    ("Je t'envoie le devis demain Margaux", "Je t'envoie le devis"),
+])
+def test_a_title_drops_a_remark_a_time_and_a_name_called(text, title):
+    (todo,) = todos([me(text)])
+    assert todo["title"] == title
+
+
+def test_a_closing_remark_does_not_keep_the_to_do_from_being_closed():
+    """The title kept the remark ("..., it runs out on the 30th"): the later "renewed the
+    parking permit" shared too few of its words to close it."""
+    out = rules([me("I'll renew the parking permit before then, it runs out on the 30th"),
+                 me("renewed the parking permit online, all good", at="2026-05-06T09:00:00Z")])
+    assert [o["op"] for o in out if o["op"].startswith("todo")] == ["todo.open", "todo.close"]
+
+
+# -- a task named only by a pronoun is none --------------------------------------------------------
+@pytest.mark.parametrize("msgs", [
+    [me("I'll sort it all out first thing Friday")],
+    [me("fine, I'll book it myself tonight")],
+    [they("Kemi", "can you ring her about the spare keys?"), me("yep")],
+])
+def test_a_task_whose_thing_or_person_is_only_a_pronoun_is_no_to_do(msgs):
+    assert todos(msgs) == []
+
+
+@pytest.mark.parametrize("text, word", [
+    ("remind me to buy him a scarf, he's always cold", "scarf"),
+    ("I'll call them tomorrow to reschedule", "reschedule"),
+    ("I'll return her laptop on Saturday", "laptop"),
+])
+def test_a_pronoun_with_the_thing_or_the_purpose_said_is_a_to_do(text, word):
+    (todo,) = todos([me(text)])
+    assert word in todo["title"]
+
+
+def test_a_person_to_call_or_email_is_the_task_not_company():
+    """"I'll bring Jo" is company; "I'll email Dr Osei" is a task, done once emailed."""
+    out = rules([they("Sam", "who's telling the landlord's agent?"),
+                 me("I'll email Dr Osei tomorrow"),
+                 me("emailed Dr Osei, he's fine with the 9th", at="2026-05-06T09:00:00Z")])
+    ops = [(o["op"], _fields(o).get("title")) for o in out if o["op"].startswith("todo")]
+    assert ops[0] == ("todo.open", "Email Dr Osei") and ops[1][0] == "todo.close"
+    assert todos([me("I'll bring Jo to the barbecue")]) == []
+
+
+# -- a thing sent that "has gone off" -------------------------------------------------------------
+def test_a_french_thing_that_is_gone_off_is_sent():
+    assert _closed([me("au fait, le devis est parti ce matin")],
+                   "Je t'envoie le devis") == ["R1"]
