@@ -75,3 +75,36 @@ def test_a_person_to_call_or_email_is_the_task_not_company():
 def test_a_french_thing_that_is_gone_off_is_sent():
     assert _closed([me("au fait, le devis est parti ce matin")],
                    "Je t'envoie le devis") == ["R1"]
+
+
+# -- standing facts about other people (dream.detect.facts) ---------------------------------------
+def _pages(msgs: list[dict]) -> list[dict[str, str]]:
+    return [_fields(o) for o in rules(msgs) if o["op"] == "wiki.fill"]
+
+
+@pytest.mark.parametrize("author, text, work", [
+    ("Tunde", "big news: I'm starting at the National Trust in March!!", "National Trust"),
+    ("Gwen", "so I start at the Royal Mint on Monday, wish me luck", "Royal Mint"),
+    ("Olly", "I've got the job at Ocado 🎉 start after Easter", "Ocado"),
+    ("Maëlle", "Petite nouvelle : je rejoins Doctolib en mars !", "Doctolib"),
+])
+def test_someone_elses_new_job_is_on_their_page(author, text, work):
+    assert {"name": author, "work": work} in _pages([they(author, text)])
+
+
+@pytest.mark.parametrize("text", [
+    "I start at the Crown at 6, see you there",
+    "je rejoins Marc au bar vers 20h",
+    "I got the tickets at Waterstones",
+])
+def test_a_place_to_meet_or_shop_is_no_job(text):
+    assert not [p for p in _pages([they("Tunde", text)]) if "work" in p]
+
+
+@pytest.mark.parametrize("text, person, allergy", [
+    ("Just so you know, Noah has a severe egg allergy", "Noah", "egg"),
+    ("no sesame in the snacks please, my Ruby has a sesame allergy", "Ruby", "sesame"),
+    ("Bitte keine Nüsse: Finn reagiert allergisch auf Haselnüsse", "Finn", "Haselnüsse"),
+])
+def test_an_allergy_someone_has_is_on_their_page(text, person, allergy):
+    assert {"name": person, "allergies": allergy} in _pages([they("Priya", text)])

@@ -44,9 +44,16 @@ _STANDING = [
     # "I have a nut allergy", "ich hab eine Nussallergie"
     (re.compile(r"\b(?:i|ich)(?: have|'ve got| hab| habe) (?:a|an|eine) ([^\W\d_]+?)[ -]?(?:allergy|allergie)\b",
                 re.I), "allergies"),
-    # "I'm joining Helix Bio as staff engineer", "I'm joining Acme in June"
-    (re.compile(r"\b[Ii](?:'m| am) (?:joining|starting at|moving to a job at) (" + _CAPS +
-                r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "employer"),
+    # "I'm joining Helix Bio as staff engineer", "I'm joining Acme in June", "I'm starting at
+    # the BBC in January" (a name may follow "the"), "I start at the Met Office in January"
+    # (the present with a when after it: "I start at the Crown at 6" is no job)
+    (re.compile(r"\b[Ii](?:'m| am) (?:joining|starting at|moving to a job at) (?:the )?(" +
+                _CAPS + r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "employer"),
+    (re.compile(r"\b[Ii] (?:start|begin) (?:work |a new job )?at (?:the )?(" + _CAPS +
+                r")(?= in\b| on\b| next\b| from\b| after\b)"), "employer"),
+    # "I've got the job at Monzo", "I got the job with Arup!"
+    (re.compile(r"\b[Ii](?:'ve| have)? got (?:the|a) (?:new )?(?:job|position|role|place) (?:at|"
+                r"with) (?:the )?(" + _CAPS + r")"), "employer"),
     # a new job said the way German, French and Spanish say it: "ich wechsle zum 1.7. zur
     # Deutschen Bahn" (the French and Spanish ones are read as said: _AS_SAID)
     (re.compile(r"\b[Ii]ch wechsle\b[^!?\n]{0,30}?\b(?:zu|zur|zum) (?:der |den |dem )?(" +
@@ -57,11 +64,21 @@ _STANDING = [
      "employer"),
     (re.compile(r"\bi(?:'m| am) (?:a |an )?(vegetarian|vegan|pescatarian)\b", re.I), "diet"),
 ]
+_MONTHS = (r"(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
+           r"décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|"
+           r"noviembre|diciembre|Januar|Februar|März|April|Mai|Juni|Juli|August|September|"
+           r"Oktober|November|Dezember)\b")
 # read before the cue words, whose "chez", "à" and "en" are places: "je commence chez
 # Decathlon lundi", "empiezo en Telefónica el lunes" (not "je commence à Paris")
 _AS_SAID = [
     (re.compile(r"\b(?:[Jj]e (?:commence|démarre|rejoins) chez|[Ee]mpiezo(?: a trabajar)? en|"
                 r"[Cc]omienzo(?: a trabajar)? en) (" + _CAPS + r")"), "employer"),
+    # a company joined in a month: "je rejoins Altimi en février", "entro en Glovo en marzo",
+    # "ich fange im März bei Zalando an" (a month after it: "je rejoins Marc au bar" is no job)
+    (re.compile(r"\b(?:[Jj]e rejoins|[Ee]ntro en) (?!la |le |les |el |los |las )(" + _CAPS +
+                r") (?:en|début|fin|à partir de|dès|a partir de|el mes de) " + _MONTHS), "employer"),
+    (re.compile(r"\b[Ii]ch fange (?:im|ab) " + _MONTHS + r" bei (?:der |dem |den )?(" + _CAPS +
+                r") an\b"), "employer"),
 ]
 _NOT_NAME_VALUE = {w.lower() for w in ("übrigens", "also", "dann", "heute", "morgen", "aber",
                                        "und", "oh", "ah", "bon", "alors", "pues", "bueno",
@@ -110,6 +127,15 @@ _BIRTHDAY = [
 _WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+) (works at|works for|lives in|moved to|"
                         r"is allergic to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| and | so | but | donc | "
                         r"así | also )")
+
+
+# someone else's allergy said as what they have: "Dylan has a nut allergy", "my Eli has a
+# severe peanut allergy", "Mia reagiert allergisch auf Sesam"
+_HAS_ALLERGY = [
+    re.compile(_PERSON + r" has (?:got )?(?:a|an) (?:(?:severe|serious|bad|mild|real|nasty|"
+               r"proper)\s+)?([^\W\d_]+(?:[ -](?!allergy)[^\W\d_]+)?)[ -]allergy\b"),
+    re.compile(_PERSON + r" reagiert (?:\w+ )?allergisch auf ([^\W\d_]+)"),
+]
 
 
 _SAME_FACT = {"allergy": "allergies", "time_zone": "timezone", "home_address": "address",
@@ -259,6 +285,11 @@ def wiki(item: Item) -> list[Finding]:
         for m in rx.finditer(text):
             out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):
                                         clean(m[3])}, [item.id], name=m[1]))
+    for m in [m for rx in _HAS_ALLERGY for m in rx.finditer(item.text)]:
+        if m[1].split()[0].lower() in _NOT_NAME_VALUE or is_date_word(m[1].split()[0]) or \
+                m[1].lower() in NOT_NAMES:
+            continue
+        out.append(Finding("wiki", {"name": m[1], "allergies": m[2]}, [item.id], name=m[1]))
     for m in _WIKI_VERB.finditer(text):
         if m[1].lower() in _NOT_NAME_VALUE or is_date_word(m[1]) or m[1].lower() in NOT_NAMES:
             continue        # "March works for the hike": no one's page
