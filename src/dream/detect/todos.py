@@ -270,11 +270,13 @@ _PLACEHOLDER = re.compile(
     # a pronoun alone, with nothing said of what it is ("bring it", "pick them up")
     r"|^\S+\s+(?:it|them)(?:\s+(?:up|over|back|along|off|round|in))?$"
     # a thing named only by "it", whatever follows ("get it all out first thing Monday",
-    # "book it myself"), or a person only by a pronoun with nothing said of what for
+    # "book it myself") or "one", or a person only by a pronoun with nothing said of what for
     # ("email her with the time"): nobody could act on it without the chat around it; a
     # thing after the person ("get him a present"), whose ("bring her bike") or a purpose
     # ("call them on Wednesday to rebook") says what the task is
     r"|^\S+\s+it\b"
+    # "one" standing for a thing said before: "order a new one", "get a vegan one in"
+    r"|^\S+\s+(?:a|an|the|another)\s+(?:[\w-]+\s+)?one(?![\w-])(?!\s+of\b)"
     r"|^\S+\s+(?:her|him|them)(?!\s+(?:a|an|the|some|my|his|her|their|our|your|\w+s?'s)\b)"
     r"(?!.*\bto\s+(?!the\b|a\b|my\b|her\b|his\b|them\b|him\b)\w+)(?:\s+(?:up|over|back|"
     r"along|off|round|in|out|with|to|for|at|on|about|tomorrow|today|tonight|later|again)\b|$)"
