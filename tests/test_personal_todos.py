@@ -108,3 +108,26 @@ def test_a_place_to_meet_or_shop_is_no_job(text):
 ])
 def test_an_allergy_someone_has_is_on_their_page(text, person, allergy):
     assert {"name": person, "allergies": allergy} in _pages([they("Priya", text)])
+
+
+@pytest.mark.parametrize("text", [
+    "I'll order a new one, the old kettle finally died",
+    "I'll grab a gluten-free one in",
+])
+def test_a_thing_named_only_as_one_is_no_to_do(text):
+    assert todos([me(text)]) == []
+
+
+@pytest.mark.parametrize("text, word", [
+    ("I'll book a one-way ticket to Leeds", "one-way"),
+    ("I'll bring one of my spare tents", "tents"),
+])
+def test_one_that_says_the_thing_is_a_to_do(text, word):
+    (todo,) = todos([me(text)])
+    assert word in todo["title"]
+
+
+def test_a_diet_said_with_when_it_began_is_a_diet():
+    """"coeliac last month": the word after the diet is when, not a food it describes."""
+    pages = _pages([they("Nia", "fyi I was diagnosed coeliac last spring, so no bread for me")])
+    assert {"name": "Nia", "diet": "coeliac (no gluten)"} in pages

@@ -39,6 +39,8 @@ _OTHER = re.compile(r"(?:\b(?:my|his|her|our|their|mein\w*|sein\w*|ihr\w*|ma|mon
                     r"(?:is|are|ist|sind|est|sont|es|son)\s+(?:\w+\s+)?$")
 # the word describing food, not a person: "vegetarian options", "vegetarischen Kochkurs"
 _FOOD = re.compile(r"\s+(?!(?:so|and|but|now|since|too|as|for|any|again|though|because|lol|"
+                   # a when after it: "I got diagnosed coeliac last month"
+                   r"last|this|these|ago|recently|lately|"
                    r"btw|und|aber|seit|jetzt|also|auch|mehr|et|mais|depuis|maintenant|donc|"
                    r"aussi|y|pero|desde|ahora|así|también|porque)\b)[^\W\d_]", re.I)
 # a word written in lower case (not a German noun) capitalised inside a name ("Cake ordered
