@@ -131,3 +131,13 @@ def test_a_diet_said_with_when_it_began_is_a_diet():
     """"coeliac last month": the word after the diet is when, not a food it describes."""
     pages = _pages([they("Nia", "fyi I was diagnosed coeliac last spring, so no bread for me")])
     assert {"name": "Nia", "diet": "coeliac (no gluten)"} in pages
+
+
+@pytest.mark.parametrize("text, page", [
+    ("Und Greta wird am 3. März 60, wir sammeln für ein Geschenk",
+     {"name": "Greta", "birthday": "--03-03"}),
+    ("And Freddie has a bad egg allergy, so no meringues", {"name": "Freddie", "allergies": "egg"}),
+])
+def test_a_first_word_glued_to_a_name_is_no_part_of_it(text, page):
+    """"Und Greta" was read as one name whose first word is no name, and dropped."""
+    assert page in _pages([they("Heike", text)])

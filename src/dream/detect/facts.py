@@ -168,6 +168,16 @@ def standing(item: Item) -> list[Finding]:
     return out
 
 
+def _person(found: str) -> str | None:
+    """The name a capitalised pair stands for: a sentence's first word glued to a name is
+    no part of it ("Und Lukas wird am 28. Dezember 50", "And Mia turns 7 on Friday"); a
+    word that is no name alone ("She", "Monday") names nobody."""
+    first, _, rest = found.partition(" ")
+    if first.lower() in _NOT_NAME_VALUE:
+        return rest if rest and rest.lower() not in _NOT_NAME_VALUE else None
+    return found
+
+
 _MY_BIRTHDAY = re.compile(r"\b(?:my|mi|mon|ma|mein|meinen) birthday (?!party|dinner|drinks|lunch|"
                           r"cake)(?:is |falls |will be |es |est |c'est |ist )?"
                           r"(?:on |at |el |le |am )?([^.;!?\n]{2,40})", re.I)
@@ -208,9 +218,8 @@ def birthdays(item: Item) -> list[Finding]:
                                name=author))
     for rx, said_in in [(rx, text) for rx in _BIRTHDAY] + [(_AGE_ON, item.text)]:
         for m in rx.finditer(said_in):
-            person = m[1]
-            if person.split()[0].lower() in _NOT_NAME_VALUE or person in seen or \
-                    is_date_word(person.split()[0]):
+            person = _person(m[1])
+            if person is None or person in seen or is_date_word(person.split()[0]):
                 continue
             when = birthday_value(m[2], said)
             if when is None:
@@ -286,10 +295,11 @@ def wiki(item: Item) -> list[Finding]:
             out.append(Finding("wiki", {"name": m[1], slug_key(m[2]).replace("-", "_"):
                                         clean(m[3])}, [item.id], name=m[1]))
     for m in [m for rx in _HAS_ALLERGY for m in rx.finditer(item.text)]:
-        if m[1].split()[0].lower() in _NOT_NAME_VALUE or is_date_word(m[1].split()[0]) or \
-                m[1].lower() in NOT_NAMES:
+        person = _person(m[1])
+        if person is None or is_date_word(person.split()[0]) or person.lower() in NOT_NAMES:
             continue
-        out.append(Finding("wiki", {"name": m[1], "allergies": m[2]}, [item.id], name=m[1]))
+        out.append(Finding("wiki", {"name": person, "allergies": m[2]}, [item.id],
+                           name=person))
     for m in _WIKI_VERB.finditer(text):
         if m[1].lower() in _NOT_NAME_VALUE or is_date_word(m[1]) or m[1].lower() in NOT_NAMES:
             continue        # "March works for the hike": no one's page
