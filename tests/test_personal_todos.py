@@ -141,3 +141,7 @@ def test_a_diet_said_with_when_it_began_is_a_diet():
 def test_a_first_word_glued_to_a_name_is_no_part_of_it(text, page):
     """"Und Greta" was read as one name whose first word is no name, and dropped."""
     assert page in _pages([they("Heike", text)])
+
+
+def test_asking_someone_is_no_to_do_of_its_own():
+    assert todos([me("not sure about the 12th, I'll ask Mum")]) == []

@@ -109,8 +109,9 @@ _TAKE_ON = re.compile(
     r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
 # "I'll bring Jo": a person comes along, no task
 _PERSON_OBJECT = re.compile(r"^\w+(?: \w+)? (?!The\b)[A-Z][a-z]+\b(?! [a-z]+ing)")
-_TO_PERSON = re.compile(r"(?:call|ring|phone|text|email|e-mail|message|ask|write to|"
-                        r"remind|pay|thank)\b", re.I)
+# (not "ask": "I'll ask Mum" is as often a maybe as a task)
+_TO_PERSON = re.compile(r"(?:call|ring|phone|text|email|e-mail|message|write to|pay)\b",
+                        re.I)
 PRONOUN_OBJECT = re.compile(r"^[\w']+(?: \w+)? (?:it|one|them|that|those|these|es|das|ihn|"
                             r"ça|le|la|les|lo|los|eso)(?: mit| yo)?\W*$|^(?:je |yo )?(?:lo|la|"
                             r"los|las|le|les|l') ?\w+(?: yo)?\W*$|^(?:übernehme|bringe) ich\b|"
