@@ -235,3 +235,47 @@ def test_config_values_are_named_where_they_were_set(dream, repo, dream_home):
     config.write_text(text.replace('default = "rules"', 'default = "rules"\ntimeout = "soon"'))
     result = dream("run", ok=False)
     assert result.exit_code == 1 and "timeout must be a number of seconds" in result.output
+
+
+def test_config_values_dream_cannot_use_are_one_line_before_any_command(dream, repo,
+                                                                        dream_home):
+    """A value of the right shape but out of bounds, or a list of the wrong entries, was
+    taken: brief_tokens = 0 rendered every brief empty ('left out to stay within 0 tokens'),
+    a timeout of -1 failed every model call with 'ValueError', and [automations],
+    [hooks] and [collect] values of another type were internal errors in 'dream
+    automations list' and 'dream collect' and a silent 'hook failed' in every hook."""
+    dream("init")
+    config = dream_home / "config.toml"
+    good = config.read_text()
+    for bad, words in (
+            ("[run]\nbrief_tokens = 0\n", "[run] brief_tokens must be a number of tokens "
+                                          "from 50 to 200000"),
+            ('[model]\ndefault = "rules"\ntimeout = -1\n', "[model] timeout must be a number "
+                                                           "of seconds above 0"),
+            ("[model]\nmax_retries = -3\n", "[model] max_retries must be a whole number of "
+                                            "at least 0"),
+            ("[model]\nopenai_base_url = 5\n", "[model] openai_base_url must be a URL"),
+            ('[automations]\nbefore_compaction = "x"\n', "[automations] before_compaction "
+                                                         "must be a fraction"),
+            ("[automations]\nbefore_compaction = 70\n", "a fraction from 0 to 1"),
+            ("[automations]\ncontext_window = 0\n", "context_window must be a number of "
+                                                    "tokens above 0"),
+            ('[automations.context_windows]\nacme = "big"\n', "'acme' must be a whole number"),
+            ("[hooks]\ncollect_on = 5\n", "[hooks] collect_on must be a list of events"),
+            ("[hooks]\ncollect_on = [5]\n", "its entry 5 is a number, not text"),
+            ("[collect]\nme = 5\n", "[collect] me must be a list")):
+        config.write_text(bad)
+        for command in (("status",), ("automations", "list"), ("collect", str(repo))):
+            result = dream(*command, ok=False)
+            assert result.exit_code == 1 and words in result.output, (bad, result.output)
+            assert "internal error" not in result.output
+            assert result.output.count("\n") == 1
+        assert failing(checks(dream, ok=False))[0]["name"] == "config"
+    # the keys docs/models.md documents are read, so doctor calls none of them a typo
+    config.write_text(good.replace('default = "rules"', "\n".join((
+        'default = "rules"', "temperature = 0.2", "backoff_base = 2.0", "backoff_max = 10",
+        "max_wait = 60", 'openai_strict = "auto"', 'openai_model = "gpt-4o-mini"',
+        'anthropic_model = "claude-haiku-4-5"', 'openai_max_tokens_param = "max_tokens"')))
+        + '\n[collect]\nme = ["ana@example.com"]\n[hooks]\ncollect_on = ["SessionEnd"]\n')
+    found = checks(dream)
+    assert not [c for c in found if c["status"] != "ok"], found

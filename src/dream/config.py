@@ -28,15 +28,56 @@ TYPED: dict[tuple[str, str], tuple[type | tuple[type, ...], str]] = {
     ("search", "score_budget"): (int, "a whole number such as 20000"),
     ("model", "timeout"): ((int, float), "a number of seconds such as 60"),
     ("model", "max_retries"): (int, "a whole number such as 2"),
+    ("model", "backoff_base"): ((int, float), "a number of seconds such as 1.0"),
+    ("model", "backoff_max"): ((int, float), "a number of seconds such as 30"),
+    ("model", "max_wait"): ((int, float), "a number of seconds such as 120"),
+    ("model", "temperature"): ((int, float), "a number such as 0.2"),
+    ("model", "openai_base_url"): (str, 'a URL such as "http://localhost:11434/v1"'),
+    ("model", "anthropic_base_url"): (str, 'a URL such as "https://api.anthropic.com"'),
+    ("model", "openai_api_key_env"): (str, 'a variable name such as "OPENAI_API_KEY"'),
+    ("model", "anthropic_api_key_env"): (str, 'a variable name such as "ANTHROPIC_API_KEY"'),
+    ("model", "openai_model"): (str, 'a model name such as "gpt-4o-mini"'),
+    ("model", "anthropic_model"): (str, 'a model name such as "claude-haiku-4-5"'),
+    ("model", "openai_response_format"): (str, '"json_schema" or "json_object"'),
+    ("model", "openai_max_tokens_param"): (str, '"max_completion_tokens" or "max_tokens"'),
+    ("automations", "context_window"): (int, "a whole number of tokens such as 200000"),
+    ("automations", "context_windows"): (dict, 'a table of model = tokens such as '
+                                                '[automations.context_windows] "acme" = 200000'),
+    ("automations", "before_compaction"): ((int, float), "a fraction such as 0.70"),
+    ("automations", "after_pause"): ((int, float), "a fraction such as 0.50"),
+    ("automations", "pause_hours"): ((int, float), "a number of hours such as 8"),
+    ("hooks", "collect_on"): (list, 'a list of events such as ["PreCompact", "SessionEnd"]'),
+    ("hooks", "transcript_dirs"): ((list, str), 'a list of folders such as ["~/logs/agents"]'),
+    ("collect", "me"): ((list, str), 'a list such as ["me@example.com", "Ana Lima"]'),
+}
+
+# lists whose entries Dream reads as text
+TEXT_LISTS = {("hooks", "collect_on"), ("hooks", "transcript_dirs"), ("collect", "me")}
+
+# numbers Dream can only use within bounds: (section, key) -> (lowest, highest, what to write);
+# [run] brief_tokens takes what 'dream run --brief-tokens' takes (0 made every brief empty)
+RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
+    ("run", "brief_tokens"): (50, 200000, "a number of tokens from 50 to 200000, such as 2000"),
+    ("model", "timeout"): (0.001, None, "a number of seconds above 0, such as 120"),
+    ("model", "max_retries"): (0, None, "a whole number of at least 0, such as 3"),
+    ("model", "backoff_base"): (0, None, "a number of seconds of at least 0, such as 1.0"),
+    ("model", "backoff_max"): (0, None, "a number of seconds of at least 0, such as 30"),
+    ("model", "max_wait"): (0, None, "a number of seconds of at least 0, such as 120"),
+    ("automations", "context_window"): (1, None, "a number of tokens above 0, such as 200000"),
+    ("automations", "before_compaction"): (0, 1, "a fraction from 0 to 1, such as 0.70"),
+    ("automations", "after_pause"): (0, 1, "a fraction from 0 to 1, such as 0.50"),
+    ("automations", "pause_hours"): (0, None, "a number of hours of at least 0, such as 8"),
 }
 
 
 # the keys Dream reads in each section ([pricing."MODEL"] tables are named by the user);
 # anything else is most likely a typo, which 'dream doctor' points out
 KNOWN: dict[str, frozenset[str] | None] = {
-    "model": frozenset({"default", "openai_base_url", "openai_api_key_env",
-                        "openai_response_format", "anthropic_base_url",
-                        "anthropic_api_key_env", "timeout", "max_retries"}),
+    "model": frozenset({"default", "openai_base_url", "openai_api_key_env", "openai_model",
+                        "openai_response_format", "openai_strict", "openai_max_tokens_param",
+                        "anthropic_base_url", "anthropic_api_key_env", "anthropic_model",
+                        "temperature", "timeout", "max_retries", "backoff_base",
+                        "backoff_max", "max_wait"}),
     "run": frozenset({"pack_tokens", "brief_tokens", "apply"}),
     "collect": frozenset({"me"}),
     "search": frozenset({"score_budget"}),
@@ -88,6 +129,24 @@ def _check_types(path: Path, data: dict[str, Any]) -> None:
             raise ConfigError(f"{path}: [{section}] {key} must be {want}, not "
                               f"{_type_name(value)} {value!r}",
                               f"edit {key} under [{section}] in {path}")
+        if (section, key) in TEXT_LISTS and isinstance(value, list):
+            odd = next((v for v in value if not isinstance(v, str)), None)
+            if odd is not None:
+                raise ConfigError(f"{path}: [{section}] {key} must be {want}; its entry "
+                                  f"{odd!r} is {_type_name(odd)}, not text",
+                                  f"quote it under [{section}] in {path}")
+        if (section, key) in RANGES:
+            low, high, bounds = RANGES[section, key]
+            if value < low or (high is not None and value > high):
+                raise ConfigError(f"{path}: [{section}] {key} must be {bounds}, not {value!r}",
+                                  f"edit {key} under [{section}] in {path}")
+    windows = data.get("automations", {}).get("context_windows") \
+        if isinstance(data.get("automations"), dict) else None
+    for name, tokens in (windows or {}).items():
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
+            raise ConfigError(f"{path}: [automations.context_windows] {name!r} must be a "
+                              f"whole number of tokens above 0, not {tokens!r}",
+                              f"edit it under [automations.context_windows] in {path}")
 
 
 @dataclass
