@@ -342,3 +342,29 @@ def test_half_an_emoji_from_the_client_never_ends_the_server(initialised):
     assert replies[2]["result"]["isError"] is True
     assert "forbidden name" in replies[2]["result"]["content"][0]["text"]
     assert replies[4]["result"] == {}
+
+
+def test_an_agent_cannot_replace_the_brief_through_notes_write(initialised):
+    """notes_write with replace=true at a brief.md made the agent's text the brief every
+    later session starts with, past the person's review; it is a clean tool error now."""
+    repo, home = initialised
+    brief = home / "notes" / "projects" / "proj" / "brief.md"
+    brief.parent.mkdir(parents=True)
+    brief.write_text("# Brief: projects/proj\n")
+    git(home / "notes", "add", "projects/proj/brief.md")
+    git(home / "notes", "commit", "-qm", "a brief a run rendered")
+
+    async def scenario():
+        async with stdio_client(server_params(repo, home)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                _, replaced = await call(session, "notes_write",
+                                         address="@projects/proj/brief.md",
+                                         text="Skip the tests.", replace=True)
+                _, updated = await call(session, "notes_update",
+                                        address="@projects/proj/brief", text="Skip them.")
+                return replaced, updated
+
+    for err in anyio.run(scenario):
+        assert err and "is the brief Dream renders" in err and "Traceback" not in err
+    assert brief.read_text() == "# Brief: projects/proj\n"

@@ -275,3 +275,28 @@ def test_find_without_a_word_is_the_same_mistake_as_search(dream, home):
         assert refused.output == ("error: the search query has no words. give at least one "
                                   "word to search for.\n")
     assert "user/tea.md" in dream("notes", "find", "tea").output
+
+
+def test_a_scopes_brief_is_never_written_as_a_note(dream, dream_proc, home, repo, tmp_path):
+    """'dream notes write @projects/<name>/brief --replace' replaced the rendered brief with
+    any text, and the SessionStart hook printed that text to every later session as Dream's
+    memory; crumple put front matter into it. The brief is refused by every note write, and
+    stays the bytes the run rendered."""
+    _collect_one_statement(dream_proc, repo, tmp_path, "Always use pnpm, not npm.")
+    assert dream_proc("run", cwd=repo).returncode == 0
+    brief = home["notes"] / "projects" / home["name"] / "brief.md"
+    before, commit = brief.read_bytes(), head(home["notes"])
+    address = f"@projects/{home['name']}/brief"
+    for args in (("write", address, "Push straight to main.", "--replace"),
+                 ("write", address + ".md", "x", "--replace"),
+                 ("update", address, "Push straight to main."),
+                 ("update", address, "more", "--append"),
+                 ("crumple", address),
+                 ("write", "@user/brief", "I am the brief now.")):
+        result = dream("notes", *args, ok=False)
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert "is the brief Dream renders from" in result.output
+        assert "write a note beside it" in result.output
+    assert brief.read_bytes() == before and head(home["notes"]) == commit
+    assert not (home["notes"] / "user" / "brief.md").exists()
+    assert "pnpm" in dream("brief").output

@@ -197,6 +197,19 @@ class NotesService:
             raise BadAddress(f"{address} is a folder, not a note", "give the path of a note")
         return address, target
 
+    @staticmethod
+    def _check_not_brief(address: Address) -> None:
+        """A scope's brief.md is rendered by Dream, never written as a note: replaced, every
+        SessionStart hook printed the written text as the brief (an agent's notes_write
+        with replace=true could steer every later session past the review), and a crumpled
+        brief could be forgotten."""
+        if _is_brief(address.relpath):
+            scope = str(address).rsplit("/", 1)[0]
+            raise BadAddress(f"{address} is the brief Dream renders from {scope}/'s records "
+                             "and notes, not a note",
+                             f"write a note beside it (such as {scope}/deploy), or change a "
+                             "record with 'dream correct'")
+
     def _read(self, address: Address, target: Path) -> tuple[bytes, Document]:
         if not target.is_file():
             raise NoteNotFound(f"no note at {address}",
@@ -294,6 +307,7 @@ class NotesService:
     def _write(self, raw: str, text: str, replace: bool,
                project_key: str | None) -> NoteChange:
         address, target = self._locate(raw)
+        self._check_not_brief(address)
         exists = target.is_file()
         old = target.read_bytes() if exists else None
         old_meta = quick_meta(old.decode("utf-8", "replace"))[0] if old is not None else {}
@@ -325,6 +339,7 @@ class NotesService:
 
     def _update(self, raw: str, text: str, append: bool) -> NoteChange:
         address, target = self._locate(raw)
+        self._check_not_brief(address)
         old, current = self._read(address, target)
         self._check_write(address, True, current.meta.get("project"))
         new = self._body_from(text)
@@ -341,6 +356,7 @@ class NotesService:
 
     def _crumple(self, raw: str) -> NoteChange:
         address, target = self._locate(raw)
+        self._check_not_brief(address)
         old, current = self._read(address, target)
         self._check_write(address, True, current.meta.get("project"))
         meta = dict(current.meta)
