@@ -56,7 +56,7 @@ def test_renaming_a_project_takes_its_memory_along(dream, repo, dream_home):
     # 'dream init --name N' on a known project: its notes and records move to
     # projects/N/ in one commit, so the brief, search and every address keep working
     dream("init")
-    dream("notes", "write", "@projects/proj/notes/tests", "run the tests with pytest -q")
+    dream("notes", "write", "@projects/proj/docs/tests", "run the tests with pytest -q")
     (dream_home / "notes" / "projects" / "proj" / "brief.md").write_text("# Brief\n")
     notes = dream_home / "notes"
     git(notes, "add", "-A")
@@ -67,8 +67,8 @@ def test_renaming_a_project_takes_its_memory_along(dream, repo, dream_home):
     assert git(notes, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     assert not (notes / "projects" / "proj").exists()
     assert (notes / "projects" / "webapp" / "brief.md").read_text() == "# Brief\n"
-    assert "pytest -q" in dream("notes", "show", "@projects/webapp/notes/tests").output
-    assert "projects/webapp/notes/tests.md" in dream("search", "pytest").output
+    assert "pytest -q" in dream("notes", "show", "@projects/webapp/docs/tests").output
+    assert "projects/webapp/docs/tests.md" in dream("search", "pytest").output
     assert git(notes, "status", "--porcelain").strip() == ""
     # a folder of that name already there (notes written by hand) is never merged into
     (notes / "projects" / "other").mkdir()

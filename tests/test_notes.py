@@ -300,3 +300,37 @@ def test_a_scopes_brief_is_never_written_as_a_note(dream, dream_proc, home, repo
     assert brief.read_bytes() == before and head(home["notes"]) == commit
     assert not (home["notes"] / "user" / "brief.md").exists()
     assert "pnpm" in dream("brief").output
+
+
+def test_a_note_is_never_written_where_a_run_keeps_a_record(dream, dream_proc, home, repo,
+                                                            tmp_path):
+    """'dream notes write @user/standing' made a note at the path of the scope's standing
+    facts; the first run that learnt one wrote over it without a word, and the brief still
+    listed it under "Written notes". A new note in a record's place is refused with an
+    address that works, and a record is never replaced by a note (its fields and their
+    evidence would go); 'dream notes update' still edits a record's text by hand."""
+    name = home["name"]
+    for address, elsewhere in (("@user/standing", "@user/my-standing"),
+                               ("@user/events/dinner-2026-03-13",
+                                "@user/my-events/dinner-2026-03-13"),
+                               (f"@projects/{name}/notes/deploy",
+                                f"@projects/{name}/my-notes/deploy"),
+                               (f"@projects/{name}/todos/ship", f"@projects/{name}/my-todos/ship")):
+        result = dream("notes", "write", address, "my own words", ok=False)
+        assert result.exit_code == 1 and "where Dream's runs keep a" in result.output
+        assert result.output.count("\n") == 1 and f"such as {elsewhere}." in result.output
+        dream("notes", "write", elsewhere, "my own words")        # the address it gave works
+    dream("notes", "write", f"@projects/{name}/notes/deploy/steps", "a deeper folder is free")
+    _collect_one_statement(dream_proc, repo, tmp_path,
+                           "Never use npm here, always run the tests with `uv run pytest`.")
+    assert dream_proc("run", cwd=repo).returncode == 0
+    folder = home["notes"] / "projects" / name / "notes"
+    [record] = [p for p in folder.glob("*.md")]
+    address = f"@projects/{name}/notes/{record.name}"
+    before = record.read_bytes()
+    result = dream("notes", "write", address, "replaced", "--replace", ok=False)
+    assert result.exit_code == 1 and "record a run wrote" in result.output
+    assert f"dream correct {address} FIELD VALUE" in result.output
+    assert record.read_bytes() == before
+    dream("notes", "update", address, "Run the tests with `uv run pytest`, never npm.")
+    assert "never npm" in record.read_text() and "kind: note" in record.read_text()

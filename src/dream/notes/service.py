@@ -28,6 +28,7 @@ from dream import index
 from dream.db import utcnow
 from dream.errors import BadAddress, BadInput, NoteExists, NoteNotFound
 from dream.index.query import require_words
+from dream.kinds.records import Record, kind_of_path
 from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
@@ -210,6 +211,30 @@ class NotesService:
                              f"write a note beside it (such as {scope}/deploy), or change a "
                              "record with 'dream correct'")
 
+    @staticmethod
+    def _check_not_record(address: Address, old: bytes | None) -> None:
+        """A new note where a run keeps a record (``standing.md``, ``events/<key>.md`` and
+        the other record folders below a scope) was written over without a word by the
+        first run that wrote that record, and the brief still listed the note; replacing
+        a record dropped its fields and their evidence. A note written there before this
+        check (no record) may still be replaced."""
+        found = kind_of_path(address.path) if address.home != "sessions" else None
+        if found is None:
+            return
+        kind = {"standing": "standing-facts", "note": "memory-note"}.get(found[0], found[0])
+        scope = str(address)[:-len(address.path) - 1]
+        if old is None:
+            folder, _, name = address.path.removesuffix(".md").rpartition("/")
+            elsewhere = f"{scope}/my-{folder}/{name}" if folder else f"{scope}/my-{name}"
+            raise BadAddress(f"{address} is where Dream's runs keep a {kind} record, and a "
+                             "run would write over a note there",
+                             f"write it elsewhere, such as {elsewhere}")
+        if Record.loads(old.decode("utf-8", "replace")) is not None:
+            raise BadAddress(f"{address} is a {kind} record a run wrote; replacing it would "
+                             "drop its fields and their evidence",
+                             f"change a field with 'dream correct {address} FIELD VALUE', or "
+                             "its text with 'dream notes update'")
+
     def _read(self, address: Address, target: Path) -> tuple[bytes, Document]:
         if not target.is_file():
             raise NoteNotFound(f"no note at {address}",
@@ -314,6 +339,7 @@ class NotesService:
         if exists and not replace:
             raise NoteExists(f"a note already exists at {address}",
                              "use 'dream notes update' to change it, or --replace to overwrite")
+        self._check_not_record(address, old)
         doc = self._body_from(text)
         now = _now()
         meta: dict[str, Any] = {"status": doc.meta.pop("status", "live")}
