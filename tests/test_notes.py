@@ -334,3 +334,16 @@ def test_a_note_is_never_written_where_a_run_keeps_a_record(dream, dream_proc, h
     assert record.read_bytes() == before
     dream("notes", "update", address, "Run the tests with `uv run pytest`, never npm.")
     assert "never npm" in record.read_text() and "kind: note" in record.read_text()
+
+
+def test_an_address_error_names_what_is_wrong_with_it(dream, home):
+    """'@user/a\\b' was called absolute, and a refused name was told to use "letters,
+    digits, '.', '-', '_'" although 'ä' is a letter and spaces, '@', '+', '=' and ','
+    are taken."""
+    result = dream("notes", "write", "@user/travel\\visa", "x", ok=False)
+    assert "has a backslash" in result.output and "absolute" not in result.output
+    assert "@user/travel/visa" in result.output
+    result = dream("notes", "write", "@user/bücher", "x", ok=False)
+    assert "only ASCII letters, digits, spaces, '.', '-', '_', '@', '+', '=' and ','" \
+        in result.output
+    dream("notes", "write", "@user/reading list+2026=done, a@b", "the name the error allows")

@@ -53,7 +53,8 @@ def _check_segment(seg: str, raw: str) -> None:
     if not _SEGMENT_RE.match(seg):
         raise BadAddress(
             f"address '{_show(raw)}' has a forbidden name '{_show(seg)}'",
-            "names start with a letter, digit or '_' and use letters, digits, '.', '-', '_'",
+            "names start with an ASCII letter, digit or '_' and hold only ASCII letters, "
+            "digits, spaces, '.', '-', '_', '@', '+', '=' and ','",
         )
 
 
@@ -71,7 +72,10 @@ def parse(raw: str) -> Address:
     if not raw.startswith("@"):
         raise BadAddress(f"address '{_show(raw)}' must start with '@'", _HINT)
     body = raw[1:]
-    if body.startswith("/") or "\\" in body or PurePosixPath(body).is_absolute():
+    if "\\" in body:
+        raise BadAddress(f"address '{_show(raw)}' has a backslash",
+                         "separate names with '/', as in @user/travel/visa")
+    if body.startswith("/") or PurePosixPath(body).is_absolute():
         raise BadAddress(f"address '{_show(raw)}' is absolute", _HINT)
     parts = body.split("/")
     home = parts[0]
