@@ -111,3 +111,30 @@ def test_scrub_after_history_search_rebuilds_the_spool_index(dream, repo: Path, 
     conn = sqlite3.connect(dream_home / "dream.db")
     conn.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")   # raises if not
     conn.close()
+
+
+def test_a_scrub_that_would_break_the_database_changes_nothing(
+        dream, repo: Path, tmp_path: Path, dream_home: Path) -> None:
+    """'dream scrub --pattern "[a-z]+"' replaced every word of every text column, Dream's own
+    included: _migrations.name went, and every later command failed ('cannot apply
+    migration 0001_spool'). A pattern or value that would change Dream's ids, hashes or
+    fixed words, or a match shorter than a value may be, is refused with nothing changed;
+    the secret itself is still scrubbed by a pattern that matches only it."""
+    dream("init")
+    _spool(dream, tmp_path)
+    before = {p.name: p.read_bytes() for p in dream_home.glob("dream.db*")}
+    for args, words in ((["--pattern", "[a-z]+"], "shorter than 6 characters"),
+                        (["--pattern", "[0-9a-f]{32}"], "also matches Dream's own ids and "
+                                                       "names (items.id"),
+                        (["--pattern", r"20\d\d-\d\d-\d\dT"], "also matches Dream's own ids"),
+                        (["jsonl"], "shorter than 6"),
+                        (["statement"], "the value also appears in Dream's own ids and names "
+                                        "(items.kind")):
+        result = dream("scrub", *args, ok=False)
+        assert result.exit_code == 1 and words in result.output, (args, result.output)
+        assert result.output.count("\n") == 1 and "internal error" not in result.output
+    assert {p.name: p.read_bytes() for p in dream_home.glob("dream.db*")} == before
+    assert "staging door code" in dream("history", "search", "staging door code").output
+    assert dream("doctor").exit_code == 0
+    out = json.loads(dream("scrub", "--pattern", r"zebra-Quartz-\d+-[a-z]+", "--json").output)
+    assert out["rows"] == {"items.text": 1}

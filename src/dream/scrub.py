@@ -34,6 +34,21 @@ from dream.store.git import COMMIT_MAP, Repo
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
 
+# columns Dream fills itself with ids, hashes, fixed words and times, never with anything
+# said or read: a secret cannot be in them, and scrubbing them breaks the database
+# ('--pattern [a-z]+' scrubbed _migrations.name, and every later command failed to migrate;
+# '[0-9a-f]{32}' would rewrite every item id and the evidence links to them)
+OWN_COLUMNS = frozenset({
+    "id", "seq", "kind", "mode", "status", "role", "source", "scope", "home", "pass",
+    "size", "risk", "agent", "fingerprint", "creation_key", "blob", "sha256", "head_sha256",
+    "commit_sha", "branch", "claimed_by", "processed_by", "project_key", "project",
+    "run_id", "store_id", "root", "day"})
+OWN_TABLES = frozenset({"_migrations", "watermarks"})
+
+
+def _own(table: str, column: str) -> bool:
+    return table in OWN_TABLES or column in OWN_COLUMNS or column.endswith("_at")
+
 
 @dataclass
 class StoreRewrite:
@@ -90,15 +105,36 @@ def _matcher(value: str | None, pattern: str | None) -> tuple[Callable[[str], st
                        "escape special characters, e.g. 'ghp_[A-Za-z0-9]+'") from exc
     if regex.search("") is not None:
         raise BadInput("--pattern matches the empty text", "make it match the secret only")
-    return (lambda text: regex.sub(lambda m: placeholder("scrubbed", m.group(0)), text),
-            "[REDACTED:scrubbed:<hash of each match>]")
+    def sub_pattern(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            if len(match.group(0)) < MIN_VALUE:
+                raise _ShortMatch(match.group(0))
+            return placeholder("scrubbed", match.group(0))
+        return regex.sub(one, text)
+    return sub_pattern, "[REDACTED:scrubbed:<hash of each match>]"
+
+
+class _ShortMatch(Exception):
+    """A --pattern match shorter than a VALUE may be: it would scrub ordinary words."""
 
 
 def scrub(app: App, value: str | None = None, pattern: str | None = None,
           history: bool = False) -> ScrubReport:
     sub, mark = _matcher(value, pattern)
+    try:
+        return _scrub(app, sub, mark, "--pattern" if pattern is not None else "the value",
+                      history)
+    except _ShortMatch as exc:
+        raise BadInput(f"--pattern matches '{exc.args[0]}', shorter than {MIN_VALUE} "
+                       "characters: it would scrub ordinary words",
+                       "make it match the whole secret only, such as its prefix and length: "
+                       "'ghp_[A-Za-z0-9]{36}'") from None
+
+
+def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
+           history: bool) -> ScrubReport:
     report = ScrubReport(mark)
-    report.rows = _scrub_db(app.db, sub)
+    report.rows = _scrub_db(app.db, sub, refuse=what)
     for path in sorted((app.home.root / "logs").rglob("*")) \
             if (app.home.root / "logs").is_dir() else []:
         if path.is_file():
@@ -150,13 +186,43 @@ def _text_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return out
 
 
-def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str]) -> dict[str, int]:
-    conn.create_function("dream_scrub", 1, lambda t: sub(t) if isinstance(t, str) else t,
-                         deterministic=True)
+def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str],
+              refuse: str | None = None) -> dict[str, int]:
+    """Scrub every text column. ``refuse`` (what the user gave, for the error): refuse, with
+    nothing changed, when ``sub`` would change one of Dream's own columns (ids, hashes,
+    fixed words, times); without it (commit shas after a history rewrite) those change too.
+    A _ShortMatch raised by ``sub`` rolls everything back."""
+    raised: list[BaseException] = []
+
+    def call(text: object) -> object:
+        if not isinstance(text, str):
+            return text
+        try:
+            return sub(text)
+        except _ShortMatch as exc:     # SQLite would report only 'user-defined function
+            raised.append(exc)         # raised exception'
+            raise
+
+    conn.create_function("dream_scrub", 1, call, deterministic=True)
     changed: dict[str, int] = {}
+    columns = _text_columns(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for table, col in _text_columns(conn):
+        hits = [f"{table}.{col}" for table, col in columns if refuse and _own(table, col)
+                and conn.execute(f'SELECT 1 FROM "{table}" WHERE typeof("{col}") = \'text\' '
+                                 f'AND dream_scrub("{col}") IS NOT "{col}" LIMIT 1').fetchone()]
+        if hits:
+            named = ", ".join(hits[:3]) + (f" and {len(hits) - 3} more" if len(hits) > 3 else "")
+            pattern = refuse == "--pattern"
+            raise BadInput(f"{refuse} also {'matches' if pattern else 'appears in'} Dream's "
+                           f"own ids and names ({named}); scrubbing them would break the "
+                           "database, so nothing was changed",
+                           "make it match the whole secret only, such as its prefix and "
+                           "length: 'ghp_[A-Za-z0-9]{36}'" if pattern else
+                           "give the whole secret, exactly as it leaked")
+        for table, col in columns:
+            if refuse and _own(table, col):
+                continue
             cur = conn.execute(f'UPDATE "{table}" SET "{col}" = dream_scrub("{col}") '
                                f'WHERE typeof("{col}") = \'text\' AND dream_scrub("{col}") '
                                f'IS NOT "{col}"')
@@ -165,8 +231,10 @@ def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str]) -> dict[str, 
         if changed:
             _rebuild_indexes(conn)
         conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         conn.execute("ROLLBACK")
+        if raised and isinstance(exc, sqlite3.OperationalError):
+            raise raised[0] from None
         raise
     if changed:
         _compact(conn)
