@@ -133,3 +133,18 @@ def test_spool_index_upgrades_from_the_trigger_schema_and_catches_up(tmp_path):
     conn.execute("DELETE FROM items WHERE id = 'old'")                   # indexed
     assert {h["id"] for h in history.search(conn, "heron")["hits"]} == {"new"}
     conn.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
+
+
+def test_a_page_past_any_there_can_be_is_one_line(dream, collected: Path) -> None:
+    """'--page 99999999999999999999' reached SQLite's 64-bit OFFSET and was an internal
+    error (OverflowError, exit 70) in history search, history show and notes find."""
+    huge = "99999999999999999999"
+    for args in (("history", "search", "phoenix", "--page", huge),
+                 ("history", "show", "ops", "--page", huge),
+                 ("history", "search", "phoenix", "--page", "1000001"),
+                 ("notes", "find", "phoenix", "--page", huge)):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and "1,000,000" in result.output, result.output
+        assert "internal error" not in result.output and result.output.count("\n") == 1
+    last = search(dream, "phoenix", "--page", "1000000")       # the last page allowed
+    assert last["hits"] == [] and last["pages"] == 3

@@ -306,8 +306,8 @@ def test_batches_and_invalid_requests_are_answered_never_left_hanging(initialise
     assert [r["id"] for r in batch] == [7, 8] and batch[0]["result"] == {}
     listed = batch[1]["result"]
     assert listed["isError"] is True
-    assert listed["content"][0]["text"] == ("argument 'page' of notes_list must be at least 1."
-                                            " fix the value.")
+    assert listed["content"][0]["text"] == ("argument 'page' of notes_list must be between 1 "
+                                            "and 1000000. fix the value.")
     for bad in (empty, scalar):
         assert bad["id"] is None and bad["error"]["code"] == -32600
     assert last == {"jsonrpc": "2.0", "id": 7, "result": {}}

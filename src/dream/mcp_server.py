@@ -84,7 +84,8 @@ def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any
 
 ADDRESS = {"type": "string", "description":
            "Note address: @projects/<name>/<path>, @sessions/<id>/<path> or @user/<path>."}
-PAGE = {"type": "integer", "minimum": 1, "default": 1, "description": "Page number, from 1."}
+PAGE = {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1,
+        "description": "Page number, from 1."}
 PER_PAGE = {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
             "description": "Results per page."}
 

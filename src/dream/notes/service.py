@@ -32,6 +32,7 @@ from dream.kinds.records import Record, kind_of_path
 from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
+from dream.spool.history import MAX_PAGE
 from dream.store.document import Document, decode, quick_meta, sha256, title_of
 from dream.store.document import note_status as note_status_of
 from dream.store.document import parse as parse_document
@@ -417,8 +418,8 @@ class NotesService:
              crumpled: bool = False) -> FindPage:
         """Search the notes home (as last committed), one page at a time."""
         require_words(query)
-        if page < 1 or per_page < 1 or per_page > 100:
-            raise BadInput("page must be 1 or more and per-page between 1 and 100",
+        if page < 1 or page > MAX_PAGE or per_page < 1 or per_page > 100:
+            raise BadInput(f"page must be from 1 to {MAX_PAGE:,} and per-page between 1 and 100",
                            "for example --page 2 --per-page 10")
         index.sync(self.conn, self.store)
         hits = index.search(self.conn, self.store, query, limit=per_page + 1,

@@ -85,10 +85,22 @@ def _item(row: sqlite3.Row, text_key: str = "text") -> dict[str, Any]:
     }
 
 
-def search(conn: sqlite3.Connection, query: str, page: int = 1, page_size: int = SEARCH_PAGE,
-           project_key: str | None = None, evidence_only: bool = False) -> dict[str, Any]:
+# a page past this can hold nothing (a million pages of 100), and SQLite's OFFSET is a
+# 64-bit integer: '--page 99999999999999999999' was an internal error (OverflowError)
+MAX_PAGE = 1_000_000
+
+
+def check_page(page: int) -> None:
     if page < 1:
         raise BadInput("--page starts at 1", "use --page 1 for the first page")
+    if page > MAX_PAGE:
+        raise BadInput(f"--page {page} is past the last page there can be ({MAX_PAGE:,})",
+                       "the JSON output's 'pages' gives the last page")
+
+
+def search(conn: sqlite3.Connection, query: str, page: int = 1, page_size: int = SEARCH_PAGE,
+           project_key: str | None = None, evidence_only: bool = False) -> dict[str, Any]:
+    check_page(page)
     match = fts_query(query)
     index_new_items(conn)
     where = ["items_fts MATCH ?"]
@@ -139,8 +151,7 @@ def resolve_stream(conn: sqlite3.Connection, session: str) -> str:
 
 def show(conn: sqlite3.Connection, session: str, page: int = 1,
          page_size: int = SHOW_PAGE) -> dict[str, Any]:
-    if page < 1:
-        raise BadInput("--page starts at 1", "use --page 1 for the first page")
+    check_page(page)
     stream = resolve_stream(conn, session)
     total = conn.execute("SELECT count(*) FROM items WHERE stream = ?", (stream,)).fetchone()[0]
     rows = conn.execute(
