@@ -73,6 +73,8 @@ CASES = {
     "missing-doc": (["show", "user/none.md"], "no document"),
     # an unset shell variable ('dream collect "$DIR"') must not walk the current folder
     "empty-collect-path": (["collect", ""], "an empty path names no file"),
+    # likewise 'dream stores attach "$TEAM"' attached the repository it ran in
+    "empty-stores-attach": (["stores", "attach", ""], "an empty path names no store"),
     "forget-live": (["forget", "@user/pref"], "no dream is open"),
     "bad-status": (["notes", "write", "@user/b", "--", "---\nstatus: gone\n---\nx"], "status 'gone'"),
     "bad-yaml": (["notes", "write", "@user/b", "--", "---\n: [\n---\nx"], "malformed YAML"),

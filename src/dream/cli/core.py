@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from dream.cli.common import emit_json, get_app, json_option
-from dream.errors import DreamError
+from dream.errors import BadInput, DreamError
 
 
 def register(cli: click.Group) -> None:
@@ -120,7 +120,7 @@ def stores_list(as_json: bool) -> None:
 
 
 @stores.command("attach")
-@click.argument("path", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(file_okay=False))
 @click.option("--name", default=None, help="Store name (default: the folder name).")
 @click.option("--scope", type=click.Choice(["user", "project", "shared"]), default="shared",
               show_default=True)
@@ -128,17 +128,23 @@ def stores_list(as_json: bool) -> None:
 @click.option("--create", is_flag=True,
               help="Make a new store when PATH does not exist or is no git repository.")
 @json_option
-def stores_attach(path: Path, name: str | None, scope: str, remote: str | None,
+def stores_attach(path: str, name: str | None, scope: str, remote: str | None,
                   create: bool, as_json: bool) -> None:
     """Attach a git repository as a further store (made a store if it is not one).
 
     A missing PATH, or a folder that is no git repository, is refused unless --create, so
     a typo never makes a repository."""
+    if not path.strip():
+        # Path("") is "." : an empty argument (an unset shell variable in 'dream stores
+        # attach "$TEAM"') attached whatever repository the command ran in
+        raise BadInput("an empty path names no store",
+                       "give the path of a git repository, such as ~/team-notes")
+    folder = Path(path)
     app = get_app()
     app.ensure_home()
-    if path.exists() and not path.is_dir():
-        raise DreamError(f"{path} is not a folder", "give the path of a git repository")
-    store = app.stores.attach(path, name, scope, remote, create=create)
+    if folder.exists() and not folder.is_dir():
+        raise DreamError(f"{folder} is not a folder", "give the path of a git repository")
+    store = app.stores.attach(folder, name, scope, remote, create=create)
     if as_json:
         emit_json(store.describe())
     else:
