@@ -317,3 +317,16 @@ def test_an_endless_or_huge_input_is_one_warning_not_a_memory_leak(repo, dream_p
         assert err.decode() == ("dream hook: warning: ignored hook input: hook input is larger "
                                 "than 16 MB\n")
         assert out == b""
+
+
+def test_a_usage_error_is_one_line_like_every_other_command(repo, dream_proc):
+    """'dream hook' reads its flags with argparse (a hook runs on every prompt and skips the
+    full command line): '--brief nonsense' printed argparse's three-line usage block, where
+    every other command prints one line with the help hint."""
+    for args, words in ((("--brief", "nonsense"), "argument --brief: invalid choice"),
+                        (("--agent", "cursor", "SessionStart"), "argument --agent"),
+                        (("--nope",), "unrecognized arguments: --nope")):
+        proc = dream_proc("hook", *args, cwd=repo, input="{}")
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+        assert words in proc.stderr and proc.stderr.endswith("Try 'dream hook --help'.\n")

@@ -8,9 +8,19 @@ import argparse
 import sys
 
 
+class _OneLine(argparse.ArgumentParser):
+    """Usage errors as every other command gives them: one line with the help hint, exit 2
+    ('error: argument --brief: invalid choice: ... Try 'dream hook --help'.'), not
+    argparse's usage block."""
+
+    def error(self, message: str) -> None:   # type: ignore[override]
+        hint = "dream hook --help" if self.prog.startswith("dream") else f"{self.prog} --help"
+        self.exit(2, f"error: {message}. Try '{hint}'.\n")
+
+
 def entry(argv: list[str] | None = None, prog: str = "python -m dream.integrations") -> int:
-    parser = argparse.ArgumentParser(prog=prog)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _OneLine(prog=prog)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLine)
     hook = sub.add_parser("hook", help="same as 'dream hook'")
     hook.add_argument("event", nargs="?")
     # both spellings, as 'dream install' and 'dream collect --source' take them
