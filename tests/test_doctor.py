@@ -279,3 +279,17 @@ def test_config_values_dream_cannot_use_are_one_line_before_any_command(dream, r
         + '\n[collect]\nme = ["ana@example.com"]\n[hooks]\ncollect_on = ["SessionEnd"]\n')
     found = checks(dream)
     assert not [c for c in found if c["status"] != "ok"], found
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(dream, repo, dream_home):
+    """Notepad saves UTF-8 with a byte-order mark; every command refused such a config.toml
+    as 'not valid TOML (Invalid statement (at line 1, column 1))'."""
+    dream("init")
+    config = dream_home / "config.toml"
+    config.write_bytes(b"\xef\xbb\xbf" + config.read_bytes().replace(
+        b"brief_tokens = 2000", b"brief_tokens = 900"))
+    assert dream("status").exit_code == 0
+    assert not failing(checks(dream))
+    from dream.config import Config
+
+    assert Config.load(config).get("run", "brief_tokens") == 900

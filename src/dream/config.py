@@ -159,7 +159,9 @@ class Config:
         data: dict[str, Any] = {}
         if path.exists():
             try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                # utf-8-sig: Windows editors (Notepad) start a saved file with a byte-order mark,
+                # which TOML calls an "Invalid statement (at line 1, column 1)"
+                data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise ConfigError(
                     f"{path} is not valid TOML ({exc})", "fix the file or move it aside"
