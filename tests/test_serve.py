@@ -458,3 +458,20 @@ def test_an_open_review_reads_open_not_running(app, server):
     assert '<span class="status running">open</span>' in row
     page = get(server.url + "runs/" + REVIEW_ID)[2]
     assert '<dt>status</dt><dd><span class="status running">open</span></dd>' in page
+
+
+def test_a_post_with_a_bad_content_length_is_answered_400(app, server, capfd):
+    """'Content-Length: abc' (or '-5') raised ValueError inside the handler: a traceback in
+    the terminal running 'dream serve' and a connection closed without an answer."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(server.url)
+    for length in (b"abc", b"-5"):
+        with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
+            sock.sendall(b"POST /questions HTTP/1.1\r\nHost: " + where.netloc.encode()
+                         + b"\r\nContent-Length: " + length + b"\r\n\r\nanswer=yes")
+            reply = sock.recv(4096)
+        assert reply.startswith(b"HTTP/1.0 400") and b"bad Content-Length" in reply
+    assert "Traceback" not in capfd.readouterr().err
+    assert get(server.url)[0] == 200                 # the server still answers

@@ -436,7 +436,12 @@ def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             if not self._guard({}):
                 return
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if length < 0:      # 'abc' or '-5' printed a traceback and closed the connection
+                return self._send(400, HTML, pages.error_page(400, "bad Content-Length"))
             if length > MAX_FORM_BYTES:
                 return self._send(413, HTML, pages.error_page(413, "form too large"))
             raw = self.rfile.read(length).decode("utf-8", errors="replace")
