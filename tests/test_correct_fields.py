@@ -42,6 +42,11 @@ def corrections(dream_home) -> int:
     ("time", "7pm", "give it as HH:MM"),
     ("status", "maybe", "'maybe' is not an event status. use one of proposed, confirmed"),
     ("title", "x" * 5000, "5,000 characters, more than the 1,000 a field holds"),
+    # an escape sequence typed or pasted into a value reached the brief, which 'dream brief'
+    # prints to a terminal ('ESC ] 0 ; pwned BEL' retitles it)
+    ("place", "Nobu\x1b]0;pwned\x07", "the value holds a control character, ESC (\\x1b) on "
+                                      "line 1"),
+    ("place", "No\x01bu", "control character, \\x01 on line 1"),
 ])
 def test_bad_field_or_value_is_refused_and_nothing_recorded(event, dream, dream_home, field,
                                                            value, needle):

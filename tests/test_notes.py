@@ -347,3 +347,22 @@ def test_an_address_error_names_what_is_wrong_with_it(dream, home):
     assert "only ASCII letters, digits, spaces, '.', '-', '_', '@', '+', '=' and ','" \
         in result.output
     dream("notes", "write", "@user/reading list+2026=done, a@b", "the name the error allows")
+
+
+def test_a_note_with_terminal_escape_codes_is_refused(dream, dream_proc, home, repo):
+    """A note holding an escape sequence (an agent's notes_write with pasted terminal
+    output, or 'ESC ] 0 ; ... BEL' on purpose) reached the brief's "Written notes" line,
+    which 'dream brief' and the SessionStart hook print. Such text is refused and nothing is
+    written; tabs and line ends stay text."""
+    commit = head(home["notes"])
+    for text in ("Deploy\x1b]0;pwned\x07 with make release",
+                 "line one\n\x1b[8mhidden\x1b[0m", "form\x0cfeed"):
+        result = dream("notes", "write", f"@projects/{home['name']}/deploy", text, ok=False)
+        assert result.exit_code == 1 and "holds a control character" in result.output
+        assert result.output.count("\n") == 1
+    assert "ESC (\\x1b) on line 2" in dream("notes", "write", "@user/x", "a\n\x1b[8mb",
+                                            ok=False).output
+    assert head(home["notes"]) == commit
+    dream("notes", "write", f"@projects/{home['name']}/deploy", "a\tb\r\nc")
+    result = dream("notes", "update", f"@projects/{home['name']}/deploy", "\x07", ok=False)
+    assert result.exit_code == 1 and "BEL (\\x07) on line 1" in result.output

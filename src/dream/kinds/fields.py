@@ -13,6 +13,7 @@ from datetime import date
 
 from dream.errors import BadInput
 from dream.kinds.records import EVENT_STATUSES, NOTE_STATUSES, TODO_STATUSES
+from dream.store.document import control_character
 
 NOTE_TYPES = ("correction", "directive", "preference", "failure", "fact", "command", "thread",
               "decision")   # the last three are written by the offline provider too
@@ -48,6 +49,10 @@ def check(kind: str, field: str, value: str) -> tuple[str, str]:
         raise BadInput(f"the value has {len(value):,} characters, more than the "
                        f"{MAX_VALUE_CHARS:,} a field holds",
                        "shorten it, or write longer text as a note with 'dream notes write'")
+    found = control_character(value)
+    if found is not None:
+        raise BadInput(f"the value holds a control character, {found}",
+                       "remove it: a field is plain text and lands in the brief")
     if kind in OPEN_KINDS:
         if not _NAME_RE.match(name):
             raise BadInput(f"'{field}' is not a field name",

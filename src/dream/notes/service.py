@@ -33,7 +33,7 @@ from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
 from dream.spool.history import MAX_PAGE
-from dream.store.document import Document, decode, quick_meta, sha256, title_of
+from dream.store.document import Document, control_character, decode, quick_meta, sha256, title_of
 from dream.store.document import note_status as note_status_of
 from dream.store.document import parse as parse_document
 from dream.store.lock import write_lock
@@ -314,6 +314,11 @@ class NotesService:
     @staticmethod
     def _body_from(text: str) -> Document:
         """User text may carry its own front matter (title, tags, ...)."""
+        found = control_character(text)
+        if found is not None:
+            raise BadInput(f"the note's text holds a control character, {found}",
+                           "remove it: a note is plain text, and terminal escape codes "
+                           "(colours, titles) pasted into it would reach the brief")
         doc = parse_document(text, "the note text")
         for reserved in ("created", "updated"):
             doc.meta.pop(reserved, None)

@@ -72,6 +72,27 @@ def _flat_yaml(meta: dict[str, Any]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+# control characters other than tab and line ends: no Markdown holds them, and an escape
+# sequence written into a note or a field reached the brief, which 'dream brief' prints to
+# a terminal (ESC ] 0 ; ... BEL retitles it, others hide text or write the clipboard)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL_NAMES = {"\x1b": "ESC", "\x00": "NUL", "\x07": "BEL", "\x08": "backspace",
+                  "\x0c": "form feed", "\x7f": "DEL"}
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` described for an error ("ESC (\\x1b) on
+    line 2"), or None. Tabs and line ends are text."""
+    found = _CONTROL_RE.search(text)
+    if found is None:
+        return None
+    char = found.group(0)
+    code = f"\\x{ord(char):02x}"
+    name = _CONTROL_NAMES.get(char)
+    line = text.count("\n", 0, found.start()) + 1
+    return f"{name} ({code}) on line {line}" if name else f"{code} on line {line}"
+
+
 def decode(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
