@@ -27,6 +27,21 @@ def test_a_home_that_is_a_file_is_named_not_crashed_on(repo, tmp_path):
     assert home.read_text() == "not a folder"
 
 
+def test_a_relative_home_is_refused_before_it_makes_a_home_per_folder(repo):
+    """DREAM_HOME=.dream (an env file, a shell profile) was taken relative to the folder
+    each command ran in: 'dream init' made a home inside the repository, and the hooks and
+    the MCP server, started elsewhere, each used another one."""
+    for args in (("init",), ("status",), ("notes", "list"), ("doctor",)):
+        proc = run_cli(*args, cwd=repo, DREAM_HOME=".dream")
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        said = proc.stderr + proc.stdout
+        assert "DREAM_HOME is a relative path ('.dream')" in said and "absolute path" in said
+        assert "internal error" not in said and "Traceback" not in said
+    assert not (repo / ".dream").exists()
+    home = repo.parent / "abs-home"
+    assert run_cli("init", cwd=repo, DREAM_HOME=str(home)).returncode == 0
+
+
 def test_a_dry_run_names_an_unknown_model(dream, repo):
     dream("init")
     result = dream("run", "--model", "foo:bar", "--dry-run", ok=False)

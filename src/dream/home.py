@@ -18,13 +18,15 @@ ENV_VAR = "DREAM_HOME"
 @dataclass(frozen=True)
 class Home:
     root: Path
+    relative: str | None = None    # DREAM_HOME as given, when it was a relative path
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Home":
         env = os.environ if environ is None else environ
         raw = env.get(ENV_VAR)
         root = Path(raw).expanduser() if raw else Path.home() / ".dream"
-        return cls(root.resolve() if root.exists() else root.absolute())
+        return cls(root.resolve() if root.exists() else root.absolute(),
+                   None if root.is_absolute() else raw)
 
     @property
     def config_path(self) -> Path:
@@ -45,7 +47,14 @@ class Home:
         return self.root / "exports"
 
     def check_folder(self) -> None:
-        """A home path that is a file (or under one) can never be a home: say so."""
+        """A home path that is a file (or under one) can never be a home: say so. Nor can
+        a relative DREAM_HOME ('.dream' in an env file): each folder a command, a hook or
+        the MCP server ran in got a home of its own, 'dream init' made one inside the
+        repository, and memory written in one was missing in the next."""
+        if self.relative is not None:
+            raise NoHome(f"{ENV_VAR} is a relative path ('{self.relative}'): every folder a "
+                         f"command runs in would have a home of its own (here {self.root})",
+                         f"set it to an absolute path, such as {ENV_VAR}=$HOME/.dream")
         for path in (self.root, *self.root.parents):
             if path.exists():
                 if not path.is_dir():

@@ -212,6 +212,10 @@ def check_runs(app: App, conn: sqlite3.Connection) -> list[Check]:
 def diagnose(app: App) -> list[Check]:
     """Every check of the home; nothing is changed."""
     checks: list[Check] = []
+    try:
+        app.home.check_folder()
+    except DreamError as exc:        # a file, or a relative DREAM_HOME
+        return [Check("home", str(app.home.root), "fail", exc.message, exc.hint)]
     if not app.home.exists():
         return [Check("home", str(app.home.root), "fail", "no Dream home here",
                       "run 'dream init' in a repository")]
