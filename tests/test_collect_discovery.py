@@ -133,3 +133,22 @@ def test_discovery_never_opens_a_pipe_among_the_transcripts(machine) -> None:
     names = sorted(path.name for _, path in discover(machine["repo"]))
     assert names == ["2026-03-01T10-00-00_p1.jsonl", "agent-a1.jsonl", "rollout-2026-03-01T10-00-00-a.jsonl",
                      "s-main.jsonl", "s-sub.jsonl", "s-wt.jsonl"]
+
+
+def test_nothing_found_names_the_folders_looked_in(repo: Path, dream, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistyped DREAM_CLAUDE_DIR was reported only as 'looked in DREAM_CLAUDE_DIR ... or
+    their defaults': the folder it named, and that it does not exist, were not said."""
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    monkeypatch.setenv("DREAM_CLAUDE_DIR", str(tmp_path / "typo"))
+    for name in ("DREAM_PI_DIR", "DREAM_CODEX_DIR", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
+                 "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "h" / ".codex" / "sessions").mkdir(parents=True)
+    dream("init")
+    out = dream("collect").output
+    assert f"DREAM_CLAUDE_DIR={tmp_path / 'typo'} (no such folder)" in out
+    assert f"{tmp_path / 'h' / '.pi' / 'agent' / 'sessions'} (no such folder)" in out
+    assert f"{tmp_path / 'h' / '.codex' / 'sessions'}); name files" in out
+    only = dream("collect", "--source", "codex").output
+    assert "typo" not in only and ".codex" in only

@@ -93,9 +93,8 @@ def collect(source: str | None, project: str | None, paths: tuple[str, ...],
             click.echo(f"  note {item['file']}: {item['note']}")
         _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
-            click.echo("No transcripts found for this repository "
-                       "(looked in DREAM_CLAUDE_DIR, DREAM_PI_DIR, DREAM_CODEX_DIR or their "
-                       "defaults); name files or folders to collect them.")
+            click.echo("No transcripts found for this repository (looked in "
+                       f"{_looked_in(source)}); name files or folders to collect them.")
     if report.nothing_readable:
         click.echo("error: nothing could be read from the given material; see the skipped "
                    "lines above.", err=True)
@@ -119,6 +118,24 @@ def _repeats_line(report) -> str:
     more = ", ..." if report.repeated + report.id_reused > 3 else ""
     return (f"repeated message ids: {', '.join(parts)}: {where}{more} "
             "(all in --json: repeated_ids)")
+
+
+def _looked_in(source: str | None) -> str:
+    """The session folders discovery read, each missing one marked, and the variable that
+    set it: 'DREAM_CLAUDE_DIR=/nonexist' was reported only as 'looked in DREAM_CLAUDE_DIR'."""
+    import os
+
+    from dream.sources.discovery import roots
+
+    names = {"claude_code": "DREAM_CLAUDE_DIR", "pi": "DREAM_PI_DIR", "codex": "DREAM_CODEX_DIR"}
+    out = []
+    for kind, folder in roots().items():
+        if source and kind != source:
+            continue
+        set_by = f"{names[kind]}=" if os.environ.get(names[kind]) else ""
+        missing = "" if folder.is_dir() else " (no such folder)"
+        out.append(f"{set_by}{folder}{missing}")
+    return ", ".join(out)
 
 
 def _print_placement(placed: dict[str, Any], project: str | None) -> None:
