@@ -459,3 +459,14 @@ def test_a_folder_moved_once_stays_moved_as_its_session_grows(make_repo, monkeyp
     other.write_text("".join(body))
     again = json.loads(dream("collect", "--json", str(other)).output)
     assert again["projects"]["unplaced"] == {} and spool(dream_home) == {here_key(): 10}
+
+
+def test_projects_columns_stay_in_line_with_a_long_key(webapp, dream, tmp_path):
+    """A folder with a long name ('test-explain-checkpoint-boundaries' from a worktree)
+    makes a key longer than the key column, and its row's counts were pushed out of line."""
+    long_folder = "/Users/alex/workspace/cli/.worktrees/test-explain-checkpoint-boundaries"
+    dream("collect", str(transcript(tmp_path / "wt" / "s1.jsonl", long_folder)))
+    rows = [line for line in dream("projects").output.splitlines()
+            if not line.startswith("      ")]
+    assert len(rows) == 2 and any("test-explain-checkpoint-boundaries" in r for r in rows)
+    assert len({row.index(" items (") for row in rows}) == 1, rows

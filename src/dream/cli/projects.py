@@ -39,11 +39,15 @@ def _list(as_json: bool) -> None:
     if not rows:
         click.echo("no projects yet: 'dream init' in a repository, then 'dream collect'")
         return
+    # columns as wide as their longest entry: a key of a long folder name
+    # ('test-explain-checkpoint-boundaries-972ec4a4') pushed its row's counts out of line
+    name_w = max(20, *(len(x.project.name or "-") for x in rows))
+    key_w = max(32, *(len(x.project.key) for x in rows))
     for listed in rows:
         r = listed.project
         mark = "*" if listed.here else " "
         managed = f"store {', '.join(r.stores)}" if r.stores else "no store ('dream init')"
-        click.echo(f"{mark} {r.name or '-':<20} {r.key:<32} {r.items:>6} items "
+        click.echo(f"{mark} {r.name or '-':<{name_w}} {r.key:<{key_w}} {r.items:>6} items "
                    f"({r.pending} to run)  {managed}")
         for folder in r.folders:
             click.echo(f"      {folder}")
