@@ -322,6 +322,29 @@ def test_codex_existing_dream_table_refuses(project, home, dream):
     assert snapshot(project, home) == before
 
 
+def test_codex_config_with_a_byte_order_mark_or_a_typo(project, home, dream):
+    """A config.toml saved by Notepad starts with a byte-order mark (Codex's Rust TOML reads
+    it); install refused it, blaming 'an existing [mcp_servers.dream] table'. It is now
+    wired in and taken out byte for byte; a file that is no TOML before Dream touches it
+    is named as the user's to fix."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_bytes(b'\xef\xbb\xbfmodel = "o3"\n')
+    before = snapshot(project, home)
+    dream("install", "codex", "--user")
+    parsed = tomllib.loads(config.read_bytes().decode("utf-8-sig"))
+    assert parsed["model"] == "o3" and "dream" in parsed["mcp_servers"]
+    dream("uninstall", "codex", "--user")
+    assert snapshot(project, home) == before
+    config.write_text("model = \n")
+    before = snapshot(project, home)
+    result = dream("install", "codex", "--user", ok=False)
+    assert result.exit_code == 1 and "is not valid TOML (Invalid value" in result.output
+    assert "fix the file by hand" in result.output
+    assert "[mcp_servers.dream]" not in result.output
+    assert snapshot(project, home) == before
+
+
 def test_codex_home_and_pi_dir_are_respected(project, home, dream, monkeypatch, tmp_path):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "ch"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))

@@ -133,7 +133,7 @@ class TrustEntries(Edit):
 def features_of(config: Path, block: BlockEdit) -> dict | None:
     """The user's own ``[features]`` table (Dream's block left out), or None."""
     try:
-        text = config.read_text(encoding="utf-8")
+        text = config.read_text(encoding="utf-8-sig")
     except (FileNotFoundError, UnicodeDecodeError):
         return None
     try:
@@ -144,11 +144,29 @@ def features_of(config: Path, block: BlockEdit) -> dict | None:
     return features if isinstance(features, dict) else None
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why the file as it is now is no TOML (a typo, Notepad's byte-order mark), or None:
+    such a file was blamed on 'an existing [mcp_servers.dream] table'."""
+    try:
+        tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+    except FileNotFoundError:
+        return None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return str(exc)
+    return None
+
+
 def _validate(path: Path):
     def check(data: bytes) -> None:
         try:
-            parsed = tomllib.loads(data.decode("utf-8"))
+            # a byte-order mark (Notepad) is TOML Codex reads (Rust's toml skips it)
+            parsed = tomllib.loads(data.decode("utf-8-sig"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            broken = _unreadable(path)
+            if broken is not None:      # the user's file, before Dream touched it
+                raise BadInput(f"{path} is not valid TOML ({broken}), so Codex cannot read "
+                               "it either", "fix the file by hand, then run the command "
+                               "again") from exc
             raise BadInput(f"{path} would not be valid TOML with Dream's table ({exc})",
                            "remove any existing [mcp_servers.dream] table by hand and retry"
                            ) from exc
