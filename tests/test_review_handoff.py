@@ -35,6 +35,9 @@ def _prepare(dream, tmp_path: Path, text: str, learned=LEARNED, ok: bool = True)
     ([*LEARNED, "a fourth"], "exactly 3 learned lines, not 4"),
     ([LEARNED[0], "x" * 201, LEARNED[2]], "learned line 2 has 201 characters"),
     ([LEARNED[0], "  ", LEARNED[2]], "learned line 2 is empty"),
+    # a terminal escape sequence is no text of a learned line (it was recorded as it was)
+    ([LEARNED[0], LEARNED[1], "Run\x1b]0;pwned\x07 the tests"],
+     "learned line 3 holds a control character, ESC (\\x1b) on line 1"),
 ])
 def test_prepare_refuses_bad_learned_lines(dream, repo, tmp_path, learned, message):
     key = json.loads(dream("init", "--json").output)["project_key"]
@@ -48,6 +51,10 @@ def test_prepare_refuses_a_handoff_over_the_limit(dream, repo, tmp_path):
     key = json.loads(dream("init", "--json").output)["project_key"]
     result = _prepare(dream, tmp_path, "x" * 12_001, ok=False)
     assert result.exit_code == 1 and "12,001 characters, more than 12,000" in result.output
+    assert _prepared(key) == []
+    result = _prepare(dream, tmp_path, "## Open work\n- fix it\x1b[8m hidden\x1b[0m\n", ok=False)
+    assert result.exit_code == 1 and "the handoff holds a control character, ESC (\\x1b) on " \
+        "line 2" in result.output
     assert _prepared(key) == []
     assert _prepare(dream, tmp_path, "x" * 12_000).exit_code == 0   # the limit itself is fine
     learned = [arg for line in LEARNED for arg in ("--learned", line)]

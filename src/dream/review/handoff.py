@@ -18,6 +18,7 @@ from dream import db, runs
 from dream.errors import BadInput
 from dream.passes.evidence import Handoff
 from dream.secrets import redact
+from dream.store.document import control_character
 
 LEARNED_LINES = 3
 LEARNED_MAX = 200
@@ -42,12 +43,21 @@ def validate(learned: list[str], handoff: str) -> list[str]:
         if len(line) > LEARNED_MAX:
             raise BadInput(f"learned line {n} has {len(line)} characters, more than "
                            f"{LEARNED_MAX}", "shorten it")
+        found = control_character(line)
+        if found is not None:
+            raise BadInput(f"learned line {n} holds a control character, {found}",
+                           "remove it: a learned line is plain text")
     if not handoff.strip():
         raise BadInput("the handoff is empty",
                        "write open work, decisions, user corrections, memory slugs and next steps")
     if len(handoff) > HANDOFF_MAX:
         raise BadInput(f"the handoff has {len(handoff):,} characters, more than "
                        f"{HANDOFF_MAX:,}", "shorten it to the open work and what was learned")
+    found = control_character(handoff)
+    if found is not None:      # it is printed and sent to a review's model as it is
+        raise BadInput(f"the handoff holds a control character, {found}",
+                       "remove it: a handoff is plain text, and terminal escape codes "
+                       "pasted into it have no meaning there")
     return lines
 
 
