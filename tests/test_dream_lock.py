@@ -104,6 +104,17 @@ def test_session_given_to_begin_may_create_its_notes(dream, home):
     assert json.loads(dream("end", "--json").output)["files"] == ["sessions/s9/new.md"]
 
 
+def test_a_session_no_address_can_hold_opens_no_dream(dream, home):
+    """'dream begin --session ../x' opened a dream whose every new session note was then
+    refused (no @sessions/ address holds '../x'); now it opens nothing."""
+    for session in ("../x", "", "a/b", "s 1\x00"):
+        result = dream("begin", "--session", session, ok=False)
+        assert result.exit_code == 1 and "cannot be a session id" in result.output
+        assert result.output.count("\n") == 1
+    assert not list(home["notes"].glob(".dream.lock.*"))
+    assert "lock:    none" in dream("status").output
+
+
 def test_forget_only_crumpled_and_only_in_a_dream(dream, home):
     name = home["name"]
     dream("notes", "write", f"@projects/{name}/old", "stale fact")

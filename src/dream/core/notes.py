@@ -109,10 +109,30 @@ def end(app: App, dream: DreamSession) -> str | None:
         for p in paths}))
 
 
+def _check_session_id(session_id: str) -> None:
+    """The session a dream may write new notes for names the folder of @sessions/<id>/
+    addresses: '../x' or '' was taken, and every new session note of that dream was then
+    refused, since no address holds such a name."""
+    from dream.errors import BadAddress
+    from dream.notes.address import parse
+
+    try:
+        ok = parse(f"@sessions/{session_id}/note").owner == session_id
+    except BadAddress:
+        ok = False
+    if not ok:
+        raise BadInput(f"'{session_id[:80]}' cannot be a session id: it names the folder of "
+                       "@sessions/<id>/ addresses",
+                       "give the agent's session id (letters, digits, '-', '_', '.'), such "
+                       "as 3af9b1a7-6512-4883-ad18-320658ced099")
+
+
 def begin(app: App, project: str | None, owner: str, session_id: str | None = None
           ) -> DreamSession:
     """Open a dream over PROJECT (a name or key a store knows) or the current project."""
     app.home.require()
+    if session_id is not None:
+        _check_session_id(session_id)
     current = app.current_project(project)
     current.require_store()     # a folder no store manages has no memory to dream over
     return DreamSession.begin(app.notes_store(), app.db, current.key, current.name, owner,
