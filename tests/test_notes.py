@@ -366,3 +366,17 @@ def test_a_note_with_terminal_escape_codes_is_refused(dream, dream_proc, home, r
     dream("notes", "write", f"@projects/{home['name']}/deploy", "a\tb\r\nc")
     result = dream("notes", "update", f"@projects/{home['name']}/deploy", "\x07", ok=False)
     assert result.exit_code == 1 and "BEL (\\x07) on line 1" in result.output
+
+
+def test_text_from_stdin_or_a_file_is_named_with_a_fix_that_fits(dream, home, tmp_path):
+    """'--file -' was reported as '- is larger than ...' and '- is not UTF-8 ... remove it
+    from the store' (that fix is for a file inside a store, not the user's input)."""
+    big = dream("notes", "write", "@user/big", "--file", "-", input="x" * 1_000_001, ok=False)
+    assert "the text on stdin (--file -) is larger than 1,000,000 bytes" in big.output
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("caf\xe9".encode("latin-1"))
+    for args in (("--file", str(latin)), ("--file", "-")):
+        result = dream("notes", "write", "@user/cafe", *args, input="caf\xe9".encode("latin-1"),
+                       ok=False)
+        assert result.exit_code == 1 and "is not UTF-8 (byte 3)" in result.output
+        assert "iconv" in result.output and "store" not in result.output

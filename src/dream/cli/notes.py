@@ -10,7 +10,6 @@ import click
 from dream.cli.common import emit_json, get_app, json_option
 from dream.core.notes import notes_context
 from dream.errors import BadInput
-from dream.store.document import decode
 
 
 def register(cli: click.Group) -> None:
@@ -35,10 +34,17 @@ def read_text(text: str | None, file: Path | None) -> str:
                 data = handle.read(MAX_NOTE_BYTES + 1)
         except OSError as exc:
             raise BadInput(f"cannot read {file} ({exc.strerror})", "check the path") from exc
+    where = "the text on stdin (--file -)" if str(file) == "-" else str(file)
     if len(data) > MAX_NOTE_BYTES:
-        raise BadInput(f"{file} is larger than {MAX_NOTE_BYTES:,} bytes",
+        raise BadInput(f"{where} is larger than {MAX_NOTE_BYTES:,} bytes",
                        "split it into several notes")
-    return decode(data, str(file))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # decode()'s fix, 'remove it from the store', is for a file in a store: this one
+        # is the user's input
+        raise BadInput(f"{where} is not UTF-8 (byte {exc.start})",
+                       "convert it first, e.g. iconv -f latin1 -t utf-8") from exc
 
 
 def _report(change, as_json: bool) -> None:
