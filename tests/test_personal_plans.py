@@ -631,6 +631,18 @@ def test_a_bare_hour_said_later_is_read_near_the_plans_time():
     assert _events(ops)["R1"]["time"] == "07:00"
 
 
+@pytest.mark.parametrize("text", [
+    "Garden party Sat 9th May 11am at the community orchard, bring a chair",
+    "Street party on Sunday the 10th, 2pm, outside number 6",
+])
+def test_a_day_number_is_no_bare_hour_of_an_evening_kind(text):
+    """"Sat 9th" or "number 6" is a day or a house, not an hour written without am/pm:
+    the party's "11am" stays in the morning, "2pm" in the afternoon."""
+    (ev,) = events([they("Pat", text, stream="street"), me("Count me in!", stream="street")]
+                   ).values()
+    assert ev["time"] == ("11:00" if "11am" in text else "14:00")
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

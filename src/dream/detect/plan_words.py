@@ -1009,6 +1009,15 @@ BARE_CLOCK = re.compile(
     r"uhr|h\b|heures))(?![\d:])",
     re.I,
 )
+
+
+def bare_hour(clause: str, clock: str) -> bool:
+    """Whether the clause writes the hour of ``clock`` (HH:MM) without am/pm ("at 7",
+    "7:30", "half 8"); another bare number ("Sat 5th", "pitch 4") is no clock."""
+    hour = int(clock[:2]) % 12 or 12
+    return any(int(re.match(r"\d+", m[0])[0]) == hour for m in BARE_CLOCK.finditer(clause))
+
+
 # kinds of event held in the evening: their bare "7:30" is half past seven at night
 EVENING = {
     "dinner",

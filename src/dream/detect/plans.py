@@ -34,7 +34,6 @@ from dream.detect.plan_words import (
     ADDRESS,
     ADVERT,
     ASK_CHANGE,
-    BARE_CLOCK,
     BOOKED,
     BOOKED_PLACE,
     BOOKING_NAME,
@@ -70,6 +69,7 @@ from dream.detect.plan_words import (
     VENUE_WORD,
     Plan,
     activity_of,
+    bare_hour,
     evening,
     iso,
     near,
@@ -504,7 +504,8 @@ class PlanReader(PlanTargets):
                 status = "confirmed" if plan.user_in else None
             # a time written without am/pm ("7:30", "at 7") said about a plan that has a
             # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
-            bare = bool(BARE_CLOCK.search(clause) or WORD_HOUR.search(clause))
+            # (the hour itself written bare: "Sat 5th Dec 10am" has a bare "5", a day)
+            bare = bool(clock and (bare_hour(clause, clock) or WORD_HOUR.search(clause)))
             if clock and (int(clock[:2]) > 12 and re.search(
                     rf"(?<![\d:.]){int(clock[:2])}(?:[:.h]{clock[3:]}|\s*uhr\b)", clause, re.I)
                     or re.search(rf"(?<![\d:.]){int(clock[:2])}[:.]{clock[3:]}\s*uhr\b",
