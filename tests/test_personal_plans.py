@@ -643,6 +643,19 @@ def test_a_day_number_is_no_bare_hour_of_an_evening_kind(text):
     assert ev["time"] == ("11:00" if "11am" in text else "14:00")
 
 
+def test_a_bare_day_number_of_a_plan_months_ahead_is_that_plans_day():
+    """Said in May about a recital on Saturday 20 June, "on the 20th" is the recital's
+    day, not 20 May: it neither moves the recital nor stops the new day after it."""
+    rows = [_row("R1", "recital-guildhall", activity="recital", date="2026-06-20",
+                 time="15:00", place="Guildhall", participants="Priya", status="confirmed")]
+    said = "Small hitch: the organist is double booked on the 20th"
+    ev = _events(rules([they("Priya", said + ", so it's now Saturday 27th June at 4pm",
+                             stream="g")], rows))["R1"]
+    assert (ev["date"], ev["time"]) == ("2026-06-27", "16:00")
+    ev = _events(rules([they("Priya", said, stream="g")], rows)).get("R1", {})
+    assert ev.get("date", "2026-06-20") == "2026-06-20"
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

@@ -27,7 +27,11 @@ from dream.detect.plan_words import (
 from dream.detect.prose import stems
 from dream.items import Item
 from dream.kinds.dates import is_date_word
-from dream.kinds.text import find_date, find_time, parse_when
+from dream.kinds.text import find_date, find_time, parse_when, weekday_only
+
+# "on the 17th", "the 30th": a day of the month and nothing else (no month after it)
+_BARE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|"
+                       r"may|jun|jul|aug|sep|oct|nov|dec))", re.I)
 
 # a place said with the one it replaces: "not Lakeside Lodge but The Foundry", "nicht im
 # Adler, sondern in der Krone", "pas au Comptoir mais chez Sophie", "no en X sino en Y"
@@ -343,6 +347,22 @@ class PlanTargets:
         plan.stream = stream      # the conversation it is now talked about in
         self.plans.append(plan)
         return plan
+
+    def _known_day(self, clause: str, date: str, said: str) -> str | None:
+        """The day of a plan a bare "on the 17th" names: a known plan's date (of this call
+        or a stored event) on that day of the month, not before ``said`` (ISO), when the
+        next 17th is another day ("the vicar's double booked on the 17th" of a christening
+        on 17 January, said in November; "on the 30th" of a trip on 30 December, said on
+        30 November); None when no plan is on that day or the clause names a weekday or
+        a month."""
+        m = _BARE_NTH.search(clause)
+        if not m or int(m[1]) != int(date[8:]) or weekday_only(clause) is not None:
+            return None
+        known = {p.fields.get("date", "") for p in self.plans}
+        known |= {r["fields"].get("date", "") for r in self.rows if r["kind"] == "event"}
+        days = sorted(d for d in known if len(d) == 10 and d[8:] == date[8:] and
+                      d >= said and d != date)
+        return days[0] if days else None
 
     def _new_plan(self, activity: str) -> Plan:
         plan = Plan(activity=activity, fields={"activity": activity})

@@ -176,6 +176,10 @@ class PlanReader(PlanTargets):
             clock = find_time(UNTIL.sub(" ", clause))
             if date and _THE_WEEKDAY.search(clause) and weekday_only(clause) is not None:
                 date = None     # "on the Tuesday night": the Tuesday of something else
+            # "on the 17th" of a plan on 17 January, said in November: that plan's day
+            known_day = self._known_day(clause, date, said.date().isoformat()) \
+                if date and said is not None else None
+            date = known_day or date
             places = venues(clause)
             # ("Offsite is confirmed": the event itself, no place)
             places += [p for p in (place_name(m[1]) for m in BOOKED_PLACE.finditer(clause))
@@ -381,6 +385,8 @@ class PlanReader(PlanTargets):
                 self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
                 continue                    # ("got us seats for Friday 12 June" is ahead)
             had = plan.fields.get("date")
+            if known_day and date == had:
+                date = None     # "double booked on the 17th": its own day, said again
             if moved and date and had and date < had and said is not None:
                 # "shifted to the 21st–23rd" of a trip on 14 August: the 21st of its month
                 bare = range_start(after)
