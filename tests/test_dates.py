@@ -63,6 +63,8 @@ def test_a_weekday_alone_is_told_from_a_full_date():
     ("el 20/6/2026 a las 9", "2026-06-20", "09:00"),
     ("am 3.1.", "2027-01-03", None),
     ("Abendessen um 19.30 im Lokal", None, "19:30"),
+    # a dotted time that ends a sentence: no month 45, so no date "8.45."
+    ("Service moved, it's now at 8.45. Sorry for the trouble", None, "08:45"),
 ])
 def test_numeric_days_and_dotted_times(text, day, clock):
     from dream.kinds.text import find_date, find_time

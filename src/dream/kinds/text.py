@@ -96,7 +96,9 @@ _THE_NTH_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?
 _IN_DAYS = re.compile(r"\bin\s+(\d{1,2}|two|three|a couple of)\s+days\b", re.I)
 _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)"
                    r"|\b(\d{1,2}):(\d\d)\b"
-                   r"|\b(?:at|from|ab|um|à|a las)\s+(\d{1,2})\.(\d\d)\b(?!\.)"
+                   # ("am 12.10." is a day; "at 12.30." ends a sentence: no month 30)
+                   r"|\b(?:at|from|ab|um|à|a las)\s+(\d{1,2})\.(\d\d)\b"
+                   r"(?!\.\d|(?<=\.(?:0\d|1[0-2]))\.)"
                    r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:|\.\d))", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 
