@@ -656,6 +656,20 @@ def test_a_bare_day_number_of_a_plan_months_ahead_is_that_plans_day():
     assert ev.get("date", "2026-06-20") == "2026-06-20"
 
 
+@pytest.mark.parametrize("text", [
+    "Subject: Cancellation confirmed\n\nDear Robin,\n\nYour boiler service on Tuesday "
+    "12 May at 09:30 is no longer in our diary. Thank you for letting us know.",
+    "We confirm the cancellation of your boiler service on Tuesday 12 May.",
+])
+def test_a_confirmed_cancellation_calls_the_booking_off(text):
+    """"Cancellation confirmed" confirms the calling off, not the booking: the service
+    booked is cancelled, not confirmed again."""
+    rows = [_row("R1", "boiler-service", activity="boiler service", date="2026-05-12",
+                 time="09:30", participants="HeatWise", status="confirmed")]
+    ev = _events(rules([they("HeatWise", text, stream="mail:heatwise")], rows))["R1"]
+    assert ev["status"] == "cancelled"
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

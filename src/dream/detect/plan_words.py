@@ -705,7 +705,12 @@ CANCEL = re.compile(
     r"\b(cancel(?:l?ed|ling|s)?|call(?:ed|ing)? (?:it |that )?off|"
     r"not happening|postpone[ds]?|will not take place|won'?t take place|"
     r"is off\b(?! sick| ill| work| today| tomorrow)|fell through|didn'?t work out|no longer (?:possible|available|"
-    r"operates?)|will no longer operate|scrap(?:ped|ping)?)\b",
+    r"operates?)|will no longer operate|scrap(?:ped|ping)?|"
+    # a cancellation confirmed ("Cancellation confirmed", "we confirm your cancellation"):
+    # the confirming is of the cancellation, not of the booking
+    r"cancellation (?:is |has been )?confirmed|"
+    r"confirm(?:s|ed|ing)?(?: of)? (?:the |your |this )?cancellation|"
+    r"confirmation of (?:the |your |this )?cancellation)\b",
     re.I,
 )
 # "reply C to cancel", "we may have to cancel": not a cancellation (yet)
