@@ -670,6 +670,20 @@ def test_a_confirmed_cancellation_calls_the_booking_off(text):
     assert ev["status"] == "cancelled"
 
 
+@pytest.mark.parametrize("msgs", [
+    [they("Nina", "Table for 4 booked at Luigi's for 8pm 🍝", stream="n"),
+     me("Great, see you there!", stream="n")],
+    [they("Jonas", "Tisch im Adler ist reserviert, für 20 Uhr 🍝", stream="n"),
+     me("Super, bis dann!", stream="n")],
+    [they("Léa", "J'ai réservé au Bouillon Chartier pour 20h !", stream="n"),
+     me("Parfait, à tout à l'heure", stream="n")],
+])
+def test_a_plan_with_a_time_and_no_day_is_no_event_yet(msgs):
+    """A booking told with its hour and no day places nothing on a calendar: written
+    live it would be a dinner on no date; the day said later makes it an event."""
+    assert events(msgs) == {}
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

@@ -91,6 +91,9 @@ def events(reader: PlanReader) -> list[Finding]:
                 continue
             plan.steps = [(h, {k: v for k, v in f.items() if k not in changed})
                           for h, f in plan.steps]
+        if not plan.handle_row and not plan.fields.get("date"):
+            continue        # a plan with no day is not an event yet: a time alone ("Both
+            #                 12:30", "around 7?") places nothing on a calendar
         if plan.handle_row:
             name, row = None, plan.handle_row
         else:
