@@ -684,6 +684,21 @@ def test_a_plan_with_a_time_and_no_day_is_no_event_yet(msgs):
     assert events(msgs) == {}
 
 
+@pytest.mark.parametrize("sender, text", [
+    ("news@riverside-climbing.example",
+     "Subject: Winter social\n\nOur members' winter social is on Friday 11 December at 7pm "
+     "in the café, with a bouldering comp for all levels. Bring a friend!"),
+    ("newsletter@atelier-terre.example",
+     "Subject: Journée découverte\n\nAtelier découverte le samedi 9 janvier 2027 de 14h à "
+     "17h : initiation au tour gratuite. Parlez-en autour de vous !"),
+])
+def test_a_mailing_from_a_newsletter_address_starts_no_plan(sender, text):
+    """A mail from a newsletter or news address tells every subscriber of its dates: the
+    user is in none of them until they say so."""
+    assert events([they("Riverside", text, stream="mail:nl",
+                        entities=[sender, "riverside", "robin@example.org"])]) == {}
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

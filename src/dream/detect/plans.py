@@ -116,6 +116,10 @@ def _names_plan(words: str, plan: Plan) -> bool:
 # day of the plan talked about, not the next such weekday
 _SAME_WEEKDAY = re.compile(r"\b(?:same|même|mismo|misma|selben|gleichen)\s+(\w+)", re.I)
 
+# the sender of a mailing: "news@", "newsletter@", "offers@", "promo@", "marketing@"
+_BULK_SENDER = re.compile(r"(?:news(?:letters?)?|offers|deals|promos?|promotions|marketing|"
+                          r"mailings?)@", re.I)
+
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
 
@@ -155,7 +159,9 @@ class PlanReader(PlanTargets):
         text = self._corrected_times(item, text, stream)
         # an advertisement ("Christmas brunch on Sunday 20 December ... Book now") offers
         # its dates to everyone: it starts no plan of the user's
-        advert = item.role != "user" and bool(ADVERT.search(text))
+        # (and so does a mailing: a mail from a newsletter or offers address)
+        advert = item.role != "user" and (bool(ADVERT.search(text)) or any(
+            _BULK_SENDER.match(e) for e in getattr(item, "entities", None) or ()))
         # an invitation asks ("Book club is back: Wednesday 21 Oct, 7pm ... Coming?"): its
         # date is fixed, the user's part is what they answer
         asks = item.role != "user" and text.rstrip().endswith("?")
