@@ -699,6 +699,17 @@ def test_a_mailing_from_a_newsletter_address_starts_no_plan(sender, text):
                         entities=[sender, "riverside", "robin@example.org"])]) == {}
 
 
+def test_a_bare_day_number_of_another_kind_of_plan_is_the_next_such_day():
+    """A recital is stored on 8 June; "dinner at Rovi on the 8th", said on 4 May, is the
+    coming 8th: the recital's day is not every plan's 8th."""
+    rows = [_row("R1", "recital-guildhall", activity="recital", date="2026-06-08",
+                 time="15:00", place="Guildhall", participants="Priya", status="confirmed")]
+    evs = events([they("Sam", "Dinner at Rovi on the 8th at 7? Booked it already", stream="s"),
+                  me("Perfect, see you there", stream="s")], rows)
+    (dinner,) = [e for k, e in evs.items() if k != "R1"]
+    assert dinner["date"] == "2026-05-08"
+
+
 def test_a_class_of_tomorrow_called_off_in_french_is_the_class_booked():
     rows = [_row("R1", "poterie", activity="poterie class", date="2026-05-06", time="19:00",
                  status="confirmed", participants="Atelier Terre")]

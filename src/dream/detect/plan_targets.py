@@ -348,18 +348,24 @@ class PlanTargets:
         self.plans.append(plan)
         return plan
 
-    def _known_day(self, clause: str, date: str, said: str) -> str | None:
+    def _known_day(self, clause: str, date: str, said: str,
+                   activity: str | None = None) -> str | None:
         """The day of a plan a bare "on the 17th" names: a known plan's date (of this call
         or a stored event) on that day of the month, not before ``said`` (ISO), when the
         next 17th is another day ("the vicar's double booked on the 17th" of a christening
         on 17 January, said in November; "on the 30th" of a trip on 30 December, said on
-        30 November); None when no plan is on that day or the clause names a weekday or
-        a month."""
+        30 November); None when no plan is on that day, the clause names a weekday or a
+        month, or it names a kind of event other than that plan's ("dinner on the 8th" is
+        no christening's day)."""
         m = _BARE_NTH.search(clause)
         if not m or int(m[1]) != int(date[8:]) or weekday_only(clause) is not None:
             return None
-        known = {p.fields.get("date", "") for p in self.plans}
-        known |= {r["fields"].get("date", "") for r in self.rows if r["kind"] == "event"}
+        if activity and activity.split()[-1] in GENERIC:
+            activity = None     # "double booked on the 17th": a booking of any kind
+        known = {p.fields.get("date", "") for p in self.plans
+                 if activity is None or same_activity(activity, p.activity)}
+        known |= {r["fields"].get("date", "") for r in self.rows if r["kind"] == "event" and
+                  (activity is None or same_activity(activity, r["fields"].get("activity")))}
         days = sorted(d for d in known if len(d) == 10 and d[8:] == date[8:] and
                       d >= said and d != date)
         return days[0] if days else None

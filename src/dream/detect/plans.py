@@ -183,7 +183,7 @@ class PlanReader(PlanTargets):
             if date and _THE_WEEKDAY.search(clause) and weekday_only(clause) is not None:
                 date = None     # "on the Tuesday night": the Tuesday of something else
             # "on the 17th" of a plan on 17 January, said in November: that plan's day
-            known_day = self._known_day(clause, date, said.date().isoformat()) \
+            known_day = self._known_day(clause, date, said.date().isoformat(), activity) \
                 if date and said is not None else None
             date = known_day or date
             places = venues(clause)
