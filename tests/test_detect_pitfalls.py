@@ -246,3 +246,18 @@ def test_a_package_tried_once_and_done_without_is_no_pitfall():
         ("call", "pip install jinja2-time"), ("fail", managed),
         ("call", "uv add jinja2-time"), ("ok", "Resolved 9 packages")]))
     assert pitfall.endswith("Fix: run `uv add jinja2-time`.")
+
+
+def test_a_moment_named_in_one_sentence_leaves_the_flags_of_another_sentence_alone():
+    """"we build with `just build --locked`. the lint job is red, skip it for now": the
+    moment ("for now") is said of the lint job, not of the build's flag, even on one line."""
+    said = "we build with `just build --locked`. the lint job is red, skip it for now"
+    commands = _commands(_session("pi-1", [
+        ("user", said), ("call", "just build --locked"), ("ok", "built 3 targets")]))
+    assert any("just build --locked" in c for c in commands)
+    one_off = "just for now build with `just build --locked`, the registry is down"
+    assert not any("--locked" in c for c in _commands(_session("pi-1", [
+        ("user", one_off), ("call", "just build --locked"), ("ok", "built 3 targets")])))
+    path = "the --locked is there because //vendor/... is half broken right now"
+    assert not any("--locked" in c for c in _commands(_session("pi-1", [
+        ("user", path), ("call", "just build --locked"), ("ok", "built 3 targets")])))

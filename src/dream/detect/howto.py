@@ -202,10 +202,17 @@ def temporary_flags(items: Sequence[Item]) -> set[str]:
     out: set[str] = set()
     for i in items:
         if i.evidence and i.role == "user" and i.kind == "statement":
-            for sent in (i.text or "").splitlines():
+            for sent in _SENTENCE_END.split(i.text or ""):
                 if _TEMPORARY.search(sent) or rule_lang.one_off(sent):
                     out.update(_flags(sent))
     return out
+
+
+# where one sentence ends and the next begins, whatever the case of its first letter ("locally
+# just `nox -s tests-3.12`, CI runs the whole matrix. there's also a warning, ignore that for
+# now"): a moment named in one sentence says nothing of the flags of another
+# ("//legacy/... is broken right now": an ellipsis in a path ends no sentence)
+_SENTENCE_END = re.compile(r"(?<=[\w`'\")][.!?])\s+(?=\S)|\n+")
 
 
 # a shell prompt a user pasted with the command they ran ("➜  repo git:(main) ✗ npx tsx
