@@ -261,3 +261,16 @@ def test_a_moment_named_in_one_sentence_leaves_the_flags_of_another_sentence_alo
     path = "the --locked is there because //vendor/... is half broken right now"
     assert not any("--locked" in c for c in _commands(_session("pi-1", [
         ("user", path), ("call", "just build --locked"), ("ok", "built 3 targets")])))
+
+
+def test_the_sessions_of_nox_and_tox_are_commands_of_their_own():
+    """``nox -s lint`` and ``nox -s tests-3.11`` run different sessions: two commands, the
+    lint session a check; ``tox -e py311`` and ``tox -e py312`` are one, on two Pythons."""
+    commands = _commands(
+        _session("codex-1", [("call", "nox -s lint"), ("ok", "nox > Session lint was successful"),
+                             ("call", "nox -s tests-3.11"), ("ok", "58 passed in 3.02s")]),
+        _session("codex-2", [("call", "nox -s tests-3.11"), ("ok", "58 passed in 2.87s")], 10))
+    assert "Lint and check: `nox -s lint`" in commands
+    assert any(c.startswith("Test: `nox -s tests-3.11`") for c in commands)
+    from dream.detect.howto import command_key
+    assert command_key("tox -e py311") == command_key("tox -e py312") != command_key("tox -e lint")

@@ -35,6 +35,7 @@ from dream.detect.purpose import (  # noqa: F401  (PURPOSES, purposes: read thro
     by_output,
     inline_call,
     purposes,
+    session,
 )
 from dream.items import Item
 
@@ -67,6 +68,10 @@ def command_key(part: str) -> str:
     call = inline_call(part)
     if call:                    # "julia Pkg.test", "Rscript renv::restore"
         return f"{part.split()[0].removeprefix('./')} {call}"
+    named = session(part)
+    if named:                   # "nox -s docs" and "nox -s tests-3.12" are two commands;
+        # "nox -s tests" and "nox -s tests-3.12" one, on another Python
+        return f"{part.split()[0].removeprefix('./')} {re.sub(r'-?[0-9][0-9.]*$', '', named) or named}"
     for n, w in enumerate(part.split()):
         if n == 0:
             words.append(w)         # the program itself: ./gradlew, bin/rails, rebar3

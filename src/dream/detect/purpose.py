@@ -92,14 +92,29 @@ def purposes(command: str) -> list[tuple[str, str]]:
         if not part or part.startswith(("cd ", "echo ", "git ", "ls", "cat ")):
             continue
         call = inline_call(part)
+        named = session(part)
         if call:                # what code run inline does is what its last call does
             name = _call_verb(call)
+        elif named:             # "tox -e lint": what the session's name says, else tests
+            name = _VERBS.get(re.split(r"[-_:.]", named.lower())[0]) or "test"
         else:
             name = "configure" if _CONFIGURE.search(part) else \
                 next((n for n, rx in PURPOSES if rx.search(part)), None) or _by_words(part)
         if name and not (name == "install" and adds_package(part)):
             out.append((name, part))
     return out
+
+
+# a runner of named sessions (``tox -e lint``, ``nox -s tests-3.12``): the session is what runs
+_SESSION = re.compile(r"^(?:\S*/)?(?:tox|nox)(?:\s+-\S+)*?\s+(?:-e|-s|--session|--sessions|-k)"
+                      r"[\s=](?P<name>[\w.:-]+)")
+
+
+def session(part: str) -> str | None:
+    """The session a runner of named sessions is told to run (``nox -s docs`` -> ``docs``,
+    ``tox -e py312`` -> ``py312``), or None."""
+    m = _SESSION.match(part.strip())
+    return m["name"] if m else None
 
 
 _PROJECT_PMS = frozenset({"npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "cargo",
