@@ -274,3 +274,26 @@ def test_the_sessions_of_nox_and_tox_are_commands_of_their_own():
     assert any(c.startswith("Test: `nox -s tests-3.11`") for c in commands)
     from dream.detect.howto import command_key
     assert command_key("tox -e py311") == command_key("tox -e py312") != command_key("tox -e lint")
+
+
+def test_a_step_that_only_looks_for_the_program_is_no_fix():
+    """``which -a ansible-lint`` between the failure and the venv's copy that worked only
+    looked where the program is: the fix is the venv's program."""
+    missing = ("Traceback (most recent call last):\n  File \"/usr/bin/ansible-lint\", line 5\n"
+               "ModuleNotFoundError: No module named 'ansible_compat'")
+    [pitfall] = _pitfalls(
+        _session("pi-1", [("call", "ansible-lint playbooks/"), ("fail", missing),
+                          ("call", "which -a ansible-lint"), ("ok", "/usr/bin/ansible-lint"),
+                          ("call", ".venv/bin/ansible-lint playbooks/"), ("ok", "Passed: 0 failures")]),
+        _session("pi-2", [("call", "ansible-lint playbooks/"), ("fail", missing),
+                          ("call", ".venv/bin/ansible-lint playbooks/"), ("ok", "Passed: 0 failures")],
+                 10))
+    assert pitfall.endswith("Fix: run `.venv/bin/ansible-lint playbooks/`.")
+
+
+def test_an_interpreter_given_another_script_wraps_nothing():
+    """``symfony php bin/phpunit`` runs PHPUnit, not the console that failed in ``php
+    bin/console cache:clear``; ``ddev php bin/console cache:clear`` does run it."""
+    from dream.detect.fixes import _wraps
+    assert not _wraps("symfony php bin/phpunit", "php bin/console cache:clear")
+    assert _wraps("ddev php bin/console cache:clear", "php bin/console cache:clear")

@@ -288,6 +288,8 @@ def _does_the_job(parts: list[str], failing: CommandRun) -> str | None:
     """The step of a chain that runs the failing command's program through a runner, or
     another tool or the project's own script for the same job."""
     for part in parts:
+        if shell.looks(part):
+            continue            # "which -a mkdocs" runs nothing: it looks where mkdocs is
         if _wraps(part, failing.command) or _replaces(part, failing.command) or \
                 _project_script(part, failing.command):
             return part
@@ -358,6 +360,11 @@ def _wraps(run: str, failing: str) -> bool:
         return True             # "direnv exec . make -C tb" ran "make -C tb" as it was
     inner = [inner[0].rsplit("/", 1)[-1], *inner[1:]]
     if outer[:1] == inner[:1]:
+        return False
+    if len(inner) >= 2 and re.search(r"/|\.\w{1,4}$", inner[1]) and \
+            not any(a == inner[0] and b == inner[1] for a, b in zip(outer, outer[1:])):
+        # "php bin/console x": the script is what runs, the interpreter only reads it; a
+        # command that hands "php" another script ("symfony php bin/phpunit") wraps nothing
         return False
     # a known runner, any program the failing one is handed to ("fvm flutter test"), or one
     # that runs it in its environment ("carton exec prove", "opam exec -- dune test")
