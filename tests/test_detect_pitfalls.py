@@ -297,3 +297,10 @@ def test_an_interpreter_given_another_script_wraps_nothing():
     from dream.detect.fixes import _wraps
     assert not _wraps("symfony php bin/phpunit", "php bin/console cache:clear")
     assert _wraps("ddev php bin/console cache:clear", "php bin/console cache:clear")
+
+
+def test_a_long_value_given_to_a_name_keeps_the_name_when_cut():
+    from dream.detect.shell import shown_command
+    cmd = "act pull_request -j test -P ubuntu-22.04=ghcr.io/catthehacker/ubuntu:full-22.04"
+    shown = shown_command(cmd, 70, values=True)
+    assert shown == "act pull_request -j test -P ubuntu-22.04=…/ubuntu:full-22.04"

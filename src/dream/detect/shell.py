@@ -170,6 +170,13 @@ NOT_THERE = re.compile(r"No such file or directory|cannot find path|does not exi
 _CODE_FLAGS = frozenset({"-e", "-c", "-E", "--eval", "--execute"})
 
 
+def _key_of(word: str) -> str:
+    """The ``name=`` a word gives a value to (``ubuntu-latest=`` in ``ubuntu-latest=
+    catthehacker/ubuntu:act-22.04``), or ''."""
+    m = re.match(r"^-{0,2}[\w.-]+=(?=\S*/)", word)
+    return m[0] if m and "/" not in m[0] else ""
+
+
 def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
     """A command as it ran, cut before its one-off arguments: a quoted value of a flag
     (``git commit -m "..."``) and what comes after it are left out, a quoted argument is
@@ -194,8 +201,11 @@ def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
                 cut = word[1:room - 1].rsplit(" ", 1)[0]
                 cut = re.sub(r"(?:\s*(?:&&|\|\||;|\|))+$", "", cut)
                 out.append(word[0] + cut + word[0])
-            elif "/" in word and not quoted and len(word.rsplit("/", 1)[-1]) + 2 <= room:
-                out.append("…/" + word.rsplit("/", 1)[-1])   # a long path: its file
+            elif "/" in word and not quoted and len(_key_of(word) + word.rsplit("/", 1)[-1]) \
+                    + 2 <= room:
+                # a long path: its file, after the name it is given to ("-P ubuntu-latest=…/
+                # ubuntu:act-22.04": the setting is what the flag says, the path only its value)
+                out.append(_key_of(word) + "…/" + word.rsplit("/", 1)[-1])
             elif out and out[-1].startswith("-") and not word.startswith("-"):
                 out.pop()               # "-Include a,b,c": the flag without its value
             break
