@@ -304,3 +304,18 @@ def test_a_long_value_given_to_a_name_keeps_the_name_when_cut():
     cmd = "act pull_request -j test -P ubuntu-22.04=ghcr.io/catthehacker/ubuntu:full-22.04"
     shown = shown_command(cmd, 70, values=True)
     assert shown == "act pull_request -j test -P ubuntu-22.04=…/ubuntu:full-22.04"
+
+
+def test_an_error_message_wrapped_over_lines_is_read_whole():
+    """Node wraps a long message under its ``Error:`` line; the lines that go on in lower
+    case are part of the cause, the stack frames under them are not."""
+    from dream.detect.failures import cause_line
+    out = ("> api@1.4.0 dev\n> node server.js\n\n"
+           "Error: The module '/srv/api/node_modules/sharp/build/Release/sharp.node'\n"
+           "was compiled against a different Node.js version using\n"
+           "NODE_MODULE_VERSION 115. This version of Node.js requires\n"
+           "NODE_MODULE_VERSION 127.\n"
+           "    at Module._extensions..node (node:internal/modules/cjs/loader:1460:18)\n")
+    line = cause_line(out)
+    assert "was compiled against a different Node.js version" in line
+    assert "at Module" not in line

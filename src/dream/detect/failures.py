@@ -318,8 +318,10 @@ _FAILED_WORDS = re.compile(r"\b(?:failed|failure|error|not in the allowed|not al
 def _with_message(line: str, pool: list[str]) -> str:
     """An exception line that ends with its colon takes its message from the next line
     ("ActiveRecord::PendingMigrationError:" / "Migrations are pending. To resolve ...")."""
-    if not line.endswith(":") or line not in pool:
+    if line not in pool:
         return line
+    if not line.endswith(":"):
+        return _wrapped(line, pool)
     rest = [ln.strip() for ln in pool[pool.index(line) + 1:][:3] if ln.strip()]
     message = []
     for ln in rest:
@@ -329,6 +331,25 @@ def _with_message(line: str, pool: list[str]) -> str:
         if not ln.endswith(":"):
             break
     return " ".join([line, *message])[:400]
+
+
+def _wrapped(line: str, pool: list[str]) -> str:
+    """An exception's message that a program wrapped over the next lines, the sentence going
+    on in lower case ("Error: The module '/x/better_sqlite3.node'" / "was compiled against a
+    different Node.js version using" / "NODE_MODULE_VERSION 127. This version ..."), read as
+    one line up to the end of a sentence, at most three lines more."""
+    rest = pool[pool.index(line) + 1:][:3]
+    if line.rstrip().endswith((".", "!", "?", ")", "]")) or not rest or \
+            not re.match(r"^\s*[a-z]+\s+[a-z]", rest[0]) or _NOISE_LINE.match(rest[0]):
+        return line
+    out = [line.rstrip()]
+    for ln in rest:
+        if _NOISE_LINE.match(ln) or ln.lstrip().startswith(("at ", "#", "File ")):
+            break
+        out.append(ln.strip())
+        if re.search(r"[.!?]$", ln.rstrip()):
+            break
+    return " ".join(out)[:400]
 
 
 # a line that says a failure happened and hands over to the next line for what it was
