@@ -319,3 +319,16 @@ def test_an_error_message_wrapped_over_lines_is_read_whole():
     line = cause_line(out)
     assert "was compiled against a different Node.js version" in line
     assert "at Module" not in line
+
+
+def test_a_run_stopped_by_its_time_limit_with_no_error_is_no_failure():
+    """``timeout 15 cargo run`` exits 124 when the server is still up after 15 seconds: the
+    agent's way to stop it, so no pitfall, and the command is how to run the project."""
+    up = ("Exit code: 124\nWall time: 15.0 seconds\nOutput:\n   Compiling relay v0.3.1\n"
+          "    Finished `dev` profile\n     Running `target/debug/relay`\nlistening on :7070")
+    session = _session("codex-1", [("call", "timeout 15 cargo run"), ("fail", up)])
+    assert _pitfalls(session) == []
+    assert any("timeout 15 cargo run" in c for c in _commands(session))
+    hung = up.replace("listening on :7070", "error: failed to bind :7070: address in use")
+    assert not any("cargo run" in c for c in _commands(
+        _session("codex-1", [("call", "timeout 15 cargo run"), ("fail", hung)])))

@@ -120,8 +120,25 @@ def commands_of(items: Sequence[Item]) -> list[CommandRun]:
             pending = [p for p in pending if p[1] != named]
         after_result = True
         if named:
-            runs.append(CommandRun(named, item, bool(item.is_error) or exit_failed(item.text)))
+            runs.append(CommandRun(named, item, (bool(item.is_error) or exit_failed(item.text))
+                                   and not limit_reached(named, item.text)))
     return runs
+
+
+# the status ``timeout`` exits with when the time it was given ran out
+_TIMED_OUT = re.compile(r"^\s*(?:Exit code:?|Process exited with code) 124\b|<exit_code>\s*124\b",
+                        re.M)
+_SAYS_ERROR = re.compile(r"error|exception|not found|denied|failed|fatal|cannot|no such|panic"
+                         r"|refused|traceback", re.I)
+
+
+def limit_reached(command: str, text: str | None) -> bool:
+    """A command the agent ran under ``timeout`` that was still running when its time ran
+    out (status 124) and printed no error (``timeout 25 npm start``: the app started and
+    kept running): the limit was the agent's way to stop it, not a failure."""
+    head = (text or "")[:600]
+    return program(command) == "timeout" and bool(_TIMED_OUT.search(head)) and \
+        not _SAYS_ERROR.search(text or "")
 
 
 def command_from_call(text: str, tool: str | None = None) -> str | None:

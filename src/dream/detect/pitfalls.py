@@ -55,7 +55,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             continue
         sig = failures.signature(item.text)
         run = run_of.get(item.id)
-        if run is not None and _answer(run.command, item.text):
+        if run is not None and (_answer(run.command, item.text) or
+                                commands.limit_reached(run.command, item.text)):
             continue
         if run is not None and refused and objections.covers(
                 refused, howto.command_key(shell.failing_step(run.command))):
