@@ -332,3 +332,14 @@ def test_a_run_stopped_by_its_time_limit_with_no_error_is_no_failure():
     hung = up.replace("listening on :7070", "error: failed to bind :7070: address in use")
     assert not any("cargo run" in c for c in _commands(
         _session("codex-1", [("call", "timeout 15 cargo run"), ("fail", hung)])))
+
+
+def test_a_flag_the_failure_names_is_a_fix_worth_keeping_after_one_time():
+    """The output says which option to add (``--pdf-engine``), and the same command with it
+    worked: a pitfall after one time, with the flag as its fix."""
+    engine = ("Error producing PDF.\n! LaTeX Error: Unicode character ł (U+0142)\n"
+              "not set up for use with LaTeX.\nTry running pandoc with --pdf-engine=xelatex.")
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "pandoc report.md -o report.pdf"), ("fail", "Exit code 43\n" + engine),
+        ("call", "pandoc report.md -o report.pdf --pdf-engine=xelatex"), ("ok", "")]))
+    assert pitfall.endswith("Fix: run `pandoc report.md -o report.pdf --pdf-engine=xelatex`.")

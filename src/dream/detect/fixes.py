@@ -136,7 +136,25 @@ def shows(fix: str, run: CommandRun) -> bool:
     """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
     update it: go mod tidy"), or it is the same program through a runner or another tool
     for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
-    return _named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command)
+    return _named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command) or \
+        _flag_named(fix, run)
+
+
+def _flag_named(fix: str, run: CommandRun) -> bool:
+    """The fix is the failing command with a flag added that the failure's output names as
+    a flag ("you can adjust the project root with the --root argument"): the output said
+    what to add. A word that is also a flag's name ("lualatex" for ``-lualatex``) is not
+    enough: it may name a program, not the flag."""
+    step = re.split(r"\s+\|\s+|\s+2>&1|\s+>\s", _last_part(fix))[0]    # its output piped on
+    if not _retries(step, run.command):
+        return False
+    text = noise.strip_ansi(run.item.text or "")[:3000].lower()
+    for flag in flags(fix) - flags(run.command):
+        name = flag.split("=", 1)[0].lower()
+        if len(name.lstrip("-")) >= 4 and re.search(r"(?<![\w-])" + re.escape(name) +
+                                                    r"(?![\w-])", text):
+            return True
+    return False
 
 
 def fix_of(failing: CommandRun, runs: list[CommandRun],
