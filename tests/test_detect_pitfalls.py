@@ -343,3 +343,17 @@ def test_a_flag_the_failure_names_is_a_fix_worth_keeping_after_one_time():
         ("call", "pandoc report.md -o report.pdf"), ("fail", "Exit code 43\n" + engine),
         ("call", "pandoc report.md -o report.pdf --pdf-engine=xelatex"), ("ok", "")]))
     assert pitfall.endswith("Fix: run `pandoc report.md -o report.pdf --pdf-engine=xelatex`.")
+
+
+def test_a_compile_error_whose_fix_the_compiler_names_is_a_pitfall_after_one_time():
+    """``error[E0463]`` reads like an error in the code, but the compiler's help names the
+    step that fixed it, another program (``rustup target add``): the machine lacked it."""
+    core = ("error[E0463]: can't find crate for `core`\n  |\n  = note: the "
+            "`thumbv7em-none-eabihf` target may not be installed\n  = help: consider "
+            "downloading the target with `rustup target add thumbv7em-none-eabihf`")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "cargo build --release"), ("fail", "Exit code: 1\nOutput:\n" + core),
+        ("call", "rustup target add thumbv7em-none-eabihf"), ("ok", "installing component"),
+        ("call", "cargo build --release"), ("ok", "Finished `release` profile")]))
+    assert "can't find crate for `core`" in pitfall
+    assert pitfall.endswith("Fix: run `rustup target add thumbv7em-none-eabihf`.")

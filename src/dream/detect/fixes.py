@@ -132,6 +132,9 @@ def _named_by(fix: str, run: CommandRun) -> bool:
     return False
 
 
+named_by = _named_by
+
+
 def shows(fix: str, run: CommandRun) -> bool:
     """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
     update it: go mod tidy"), or it is the same program through a runner or another tool

@@ -101,8 +101,15 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
                                 flag=failures.diagnostic(cause))):
             continue            # a one-off failure mid-task is no pitfall
         if (fixes.CODE_ERROR.search(cause) or _TEST_FAILED.match(cause)) and \
-                len(sessions) < 2 and not told:
-            continue            # a compile or type error, or a failing test, mid-change
+                len(sessions) < 2 and not told and \
+                not (fix and fixes.CODE_ERROR.search(cause) and
+                     any(fixes.named_by(fix, r) and commands.program(fix) !=
+                         commands.program(shell.failing_step(r.command)) for r in runs)):
+            # a compile or type error, or a failing test, mid-change; unless the compiler
+            # named another program's step that fixed it ("help: consider downloading the
+            # target with `rustup target add wasm32-unknown-unknown`"): the machine lacked
+            # something, the code was right
+            continue
         text = _line(runs, ran[-1], fix, told)
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failed), 'time')} in {_n(len(sessions), 'session')}"}
