@@ -357,3 +357,27 @@ def test_a_compile_error_whose_fix_the_compiler_names_is_a_pitfall_after_one_tim
         ("call", "cargo build --release"), ("ok", "Finished `release` profile")]))
     assert "can't find crate for `core`" in pitfall
     assert pitfall.endswith("Fix: run `rustup target add thumbv7em-none-eabihf`.")
+
+
+def test_the_command_the_user_names_right_after_a_failure_and_that_then_works_is_its_fix():
+    """``alembic upgrade head`` cannot reach the database; the user names `just db-up`
+    (it starts the container), the agent runs it and it works: that is the fix. A command
+    the user said no to ("don't pip install") gets no fix from what they said instead."""
+    refused = ("Traceback (most recent call last):\n  File \"/usr/bin/alembic\", line 8\n"
+               "sqlalchemy.exc.OperationalError: (psycopg.OperationalError) connection failed: "
+               "connection to server at \"127.0.0.1\", port 5433 failed: Connection refused")
+    [pitfall] = _pitfalls(_session("codex-1", [
+        ("call", "alembic upgrade head"), ("fail", "Exit code: 1\nOutput:\n" + refused),
+        ("user", "the db only runs in docker here. `just db-up` starts it, then retry"),
+        ("call", "just db-up"), ("ok", "Container tracks-db  Started")]))
+    assert pitfall.endswith("Fix: run `just db-up`.")
+    managed = "error: externally-managed-environment\n\n× This environment is externally managed"
+    assert _pitfalls(_session("pi-1", [
+        ("call", "pip install --user dist/tool-1.0.whl"), ("fail", managed),
+        ("user", "no, don't pip install anything here. `make venv` sets it all up"),
+        ("call", "make venv"), ("ok", "created .venv")])) == []
+    root = "sudo: a terminal is required to read the password\nsudo: a password is required"
+    assert _pitfalls(_session("codex-1", [
+        ("call", "sudo dnf install -y gtk4-devel"), ("fail", "Exit code: 1\nOutput:\n" + root),
+        ("user", "nothing gets installed on my host. `toolbox run make check` has it all"),
+        ("call", "toolbox run make check"), ("ok", "all 31 checks passed")])) == []

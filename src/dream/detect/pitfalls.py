@@ -81,7 +81,9 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             if _ERROR_LINE.search(line))
         runs = [run_of[i.id] for i in failed if i.id in run_of]
         ran = [i for i in failed if i.role != "user"]
-        fix = fixes.fix(runs, by_session, refused)
+        fix = fixes.fix(runs, by_session, refused) or (
+            None if all(i.id in mistaken for i in failed)   # the user said no to it: they
+            else _user_fix(runs, streams, by_session))      # answer the mistake, not a failure
         shown = fix is not None and (any(fixes.shows(fix, run) for run in runs) or
                                      bool(fixes.SYSTEM_INSTALL.search(fix)) or
                                      _user_named(fix, runs, streams))
@@ -221,6 +223,32 @@ def _dropped(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) ->
     later = [r for rs in by_session.values() for r in rs if not r.failed and
              r.item.seq > min(run.item.seq for run in runs)]
     return bool(added) and not any(set(r.command.split()) & added for r in later)
+
+
+def _user_fix(runs: list[CommandRun], streams: dict[str, list[Item]],
+              by_session: dict[str, list[CommandRun]]) -> str | None:
+    """The command the user named in backticks right after a failure (no command worked in
+    between), when the agent ran it next and it worked ("don't pip install wheels. `make
+    dev` — it creates .venv and runs maturin develop inside it"): the user's fix."""
+    for run in runs:
+        said = next((i for i in streams.get(run.item.stream, []) if i.seq > run.item.seq
+                     and i.is_statement), None)
+        if said is None or fixes.PRIVILEGED.match(shell.failing_step(run.command)):
+            continue            # "sudo apt-get ...": the user answers the ask for root
+        later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
+        if any(not r.failed for r in later if r.item.seq < said.seq):
+            continue            # something worked before the user spoke: not what they answer
+        after = next((r for r in later if r.item.seq > said.seq), None)
+        if after is None or after.failed or shell.looks(after.command) or \
+                fixes.interrupted(after.item.text):
+            continue
+        named = [" ".join(n.split()) for n in re.findall(r"`([^`]+)`", said.text or "")]
+        step = shell.chain(after.command)[0]
+        if any(len(n.split()) >= 2 and (step == n or step.startswith(n + " ")) and
+               howto.command_key(n) != howto.command_key(shell.failing_step(run.command))
+               for n in named):
+            return after.command
+    return None
 
 
 def _user_named(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]]) -> bool:
