@@ -381,3 +381,17 @@ def test_the_command_the_user_names_right_after_a_failure_and_that_then_works_is
         ("call", "sudo dnf install -y gtk4-devel"), ("fail", "Exit code: 1\nOutput:\n" + root),
         ("user", "nothing gets installed on my host. `toolbox run make check` has it all"),
         ("call", "toolbox run make check"), ("ok", "all 31 checks passed")])) == []
+
+
+def test_a_command_the_user_says_what_it_is_for_is_a_way_to_work_though_its_words_say_nothing():
+    """`quarto render` names no job a tool list knows; the user said "the slides build with
+    `quarto render slides.qmd --to revealjs`": a build. A command named after "don't" in
+    the user's sentence is what not to run."""
+    commands = _commands(_session("claude-1", [
+        ("user", "the slides build with `quarto render slides.qmd --to revealjs`, output goes "
+                 "to _site"),
+        ("call", "quarto render slides.qmd --to revealjs"), ("ok", "Output created: _site")]))
+    assert "Build: `quarto render slides.qmd --to revealjs`" in commands
+    assert not _commands(_session("claude-1", [
+        ("user", "don't build with `quarto render slides.qmd --to pdf`, no LaTeX here"),
+        ("call", "quarto render slides.qmd --to pdf"), ("ok", "Output created: slides.pdf")]))

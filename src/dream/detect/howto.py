@@ -111,6 +111,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                     if i.evidence and i.role == "user" and i.kind == "statement"
                     for ln in (i.text or "").splitlines() if not _PROMPT_LINE.match(ln))
     once = temporary_flags(items)
+    told = [sent for i in items if i.evidence and i.role == "user" and i.kind == "statement"
+            for sent in _SENTENCE_END.split(i.text or "")]
     # what the user said no to right after it ran is the agent's mistake, not how to work
     refused = objections.objected(items, command_key)
     sessions = by_session(items)
@@ -124,7 +126,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
                 continue
             if set(_flags(run.command)) & once:
                 continue            # run with a flag the user said is for this once
-            for name, part in purposes(run.command) or by_output(run.command, run.item.text):
+            for name, part in purposes(run.command) or by_output(run.command, run.item.text) \
+                    or _said_for(run.command, told):
                 # a task tracker's subcommands are one way of working: one line for them all
                 key = part.split()[0] if name == "tasks" else command_key(part)
                 if refused and objections.covers(refused, command_key(part)) and \
@@ -218,6 +221,33 @@ def temporary_flags(items: Sequence[Item]) -> set[str]:
 # now"): a moment named in one sentence says nothing of the flags of another
 # ("//legacy/... is broken right now": an ellipsis in a path ends no sentence)
 _SENTENCE_END = re.compile(r"(?<=[\w`'\")][.!?])\s+(?=\S)|\n+")
+
+
+# the words with which a user says what a command they name is for ("build only: `pio run -e
+# esp32dev`", "format before you finish: `npx lix run formatter -s src`")
+_JOB_WORDS = {"build": "build", "builds": "build", "compile": "build", "test": "test",
+              "tests": "test", "format": "format", "lint": "lint", "validate": "lint",
+              "typecheck": "lint"}
+
+
+def _said_for(command: str, told: list[str]) -> list[tuple[str, str]]:
+    """The purpose the user gave a command whose own words say none: a sentence of theirs
+    that names the command (its program and next word, as it ran) and says what it is for
+    in a word of its own ("build with latexmk -lualatex main.tex")."""
+    steps = [s for s in chain(command) if not _SETS_SHELL.match(s)]
+    if len(steps) != 1 or len(steps[0].split()) < 2:
+        return []
+    part = steps[0]
+    head = " ".join(part.split()[:2])
+    for sent in told:
+        at = sent.find(head)
+        if at < 0 or re.search(r"\b(?:not|never|don'?t|no)\b", sent[:at], re.I):
+            continue            # "don't build with make": what not to run
+        rest = (sent[:at] + " " + sent[at + len(part):]).lower()
+        jobs = {_JOB_WORDS[w] for w in re.findall(r"[a-z]+", rest) if w in _JOB_WORDS}
+        if len(jobs) == 1:
+            return [(jobs.pop(), part)]
+    return []
 
 
 # a shell prompt a user pasted with the command they ran ("➜  repo git:(main) ✗ npx tsx
