@@ -239,7 +239,7 @@ class Produced:
         status = _norm(self.fields.get("status", ""))
         if self.kind == "event":
             return status not in ("declined", "cancelled")
-        return not (self.kind == "todo" and status == "done")
+        return not (self.kind == "todo" and status in ("done", "dropped"))
 
 
 def produced_records(records: list[Any]) -> tuple[list[Produced], list[str]]:

@@ -72,7 +72,7 @@ def test_kinds_with_named_slots_take_any_field_name() -> None:
     with pytest.raises(BadInput) as refused:
         check("todo", "colour", "blue")
     assert refused.value.one_line() == \
-        "a todo has no field 'colour'. valid fields: title, status, due, owner."
+        "a todo has no field 'colour'. valid fields: title, status, due, owner, event."
     with pytest.raises(BadInput, match="not a field name"):
         check("standing", "two words", "x")
 

@@ -23,7 +23,8 @@ QUESTION_STATUSES = ("open", "answered")
 FIELDS: dict[str, dict[str, str | tuple[str, ...]]] = {
     "event": {"title": "text", "activity": "text", "date": "date", "time": "time",
               "place": "text", "participants": "text", "status": EVENT_STATUSES},
-    "todo": {"title": "text", "status": TODO_STATUSES, "due": "date", "owner": "text"},
+    "todo": {"title": "text", "status": TODO_STATUSES, "due": "date", "owner": "text",
+             "event": "text"},      # the key of the event it was taken on for
     "note": {"text": "text", "type": NOTE_TYPES, "status": NOTE_STATUSES},
     "question": {"text": "text", "status": QUESTION_STATUSES, "about": "text"},
 }

@@ -36,14 +36,14 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 FIELD_ORDER = {
     "event": ["title", "activity", "date", "time", "place", "participants", "status"],
-    "todo": ["title", "status", "due", "owner"],
+    "todo": ["title", "status", "due", "owner", "event"],
     "note": ["text", "type", "status"],
     "question": ["text", "status", "about"],
     "wiki": [],
     "standing": [],
 }
 EVENT_STATUSES = ("proposed", "confirmed", "declined", "cancelled")
-TODO_STATUSES = ("open", "done")
+TODO_STATUSES = ("open", "done", "dropped")   # dropped: its plan was called off
 NOTE_STATUSES = ("live", "crumpled")
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dream.detect import decisions, facts, failures, howto, pitfalls, scripts
+from dream.detect import decisions, facts, failures, howto, pitfalls, plan_todos, scripts
 from dream.detect.finding import Finding, conversation
 from dream.detect.plan_words import person_names
 from dream.detect.plans import PlanReader
@@ -155,6 +155,8 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
     out += decisions.chosen_options(coding_items)
     if bundles:
         out += plans.flush()
+        # a to-do taken on for a plan names it, and is dropped when the plan is called off
+        out = plan_todos.linked(out, {i.id: i for items in bundles for i in items}, rows)
     return _applied_corrections_dropped(out)
 
 

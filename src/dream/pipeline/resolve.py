@@ -76,7 +76,8 @@ def resolve_op(op: Op, call: Call, rows: dict[str, Record], state: State,
         is_new = existing is None
         version = None if existing is None else existing.version
     if op.op == "todo.close":
-        fields["status"] = "done"
+        # closed as done, or dropped with the plan it was taken on for
+        fields["status"] = "dropped" if fields.get("status") == "dropped" else "done"
     if op.op == "note.crumple":
         fields = {"status": "crumpled"}
     if op.op == "note.add" and "status" not in fields:

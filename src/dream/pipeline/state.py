@@ -123,7 +123,8 @@ class State:
           event's participants, words of the row) or share a content word with what the
           bundles' evidence says: one word for a row of up to three content words, two for
           a longer one; an event also when a message names its date ("6 March"), an open
-          to-do also when a message names a word of its title after the verb (its thing);
+          to-do also when a message names a word of its title after the verb (its thing),
+          or when it was taken on for one of those events (its ``event`` field names it);
 
         A row the bundles neither name nor share words with stays out of the prompt: the
         sweep still compares the run's changes with the rows they could duplicate.
@@ -165,8 +166,12 @@ class State:
                 out.append(rec)
         # an open to-do also when a message names what it is about, a word of its title
         # after its verb ("Cake collected" bears on "Sort the cake from Konditor")
+        # and an open to-do taken on for a plan the run touches ("Bring a thermos of mulled
+        # apple" for the bonfire its messages call off), whatever its title says
+        plans = {r.key for r in out}
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
-                and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said)]
+                and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said
+                     or r.get("event") in plans)]
         if self.standing():
             out.append(self.standing())
         out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]

@@ -33,7 +33,7 @@ from dream.pipeline.state import State
 
 SHORT_NOTE_WORDS = 4
 SWEEP_ROWS = 80
-_RETIRED = {"note": ("crumpled",), "event": ("declined", "cancelled"), "todo": ("done",)}
+_RETIRED = {"note": ("crumpled",), "event": ("declined", "cancelled"), "todo": ("done", "dropped")}
 _WORD_SLOTS = {"note": ("text",), "event": ("title", "activity", "place"), "todo": ("title",)}
 
 

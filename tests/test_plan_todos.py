@@ -1,0 +1,115 @@
+"""A to-do taken on for a plan names it (its ``event`` field) and is dropped, not deleted,
+when the plan is called off or the user drops out, in a later run that is shown the to-do
+only through that link (dream.detect.plan_todos, dream.pipeline.state). Cases worded for
+this file; none is taken from a benchmark scenario."""
+
+from __future__ import annotations
+
+from test_personal_plans import me, rules, they
+from test_rules import _fields
+from test_scenarios import records, run_json, stage
+
+# said on Monday 2 November 2026, in Hana's chat; the picnic is on Saturday 7 November
+PICNIC = they("Hana", "Picnic on Parliament Hill on Saturday 7 Nov at 1pm, you in?",
+              at="2026-11-02T18:00:00Z", stream="sms-hana")
+THERMOS = me("Yes, count me in! I'll bring a thermos of mulled apple",
+             at="2026-11-02T18:05:00Z", stream="sms-hana")
+
+
+def _todo_ops(out: list[dict]) -> list[tuple[str, dict]]:
+    return [(o["op"], _fields(o)) for o in out if o["op"].startswith("todo")]
+
+
+def test_a_to_do_taken_on_in_the_plans_chat_names_the_plan():
+    (opened,) = _todo_ops(rules([PICNIC, THERMOS]))
+    assert opened == ("todo.open", {"title": "Bring a thermos of mulled apple",
+                                    "event": "picnic-hana-2026-11-07"})
+
+
+def test_a_plan_called_off_in_the_same_run_drops_its_to_do():
+    off = they("Hana", "Ugh, the picnic is cancelled, storm warning for Saturday",
+               at="2026-11-03T08:00:00Z", stream="sms-hana")
+    ops = _todo_ops(rules([PICNIC, THERMOS, off]))
+    assert [op for op, _ in ops] == ["todo.open", "todo.close"]
+    assert ops[1][1] == {"status": "dropped"}
+
+
+def test_a_to_do_in_another_chat_or_days_away_names_no_plan():
+    """The link is the plan's conversation, near a message about it: the same task said in
+    another chat, or two days later in the same one, is taken on for nothing named."""
+    elsewhere = me("I'll bring a thermos of mulled apple", at="2026-11-02T18:10:00Z",
+                   stream="sms-mum")
+    later = me("I'll bring the spare tent poles back", at="2026-11-05T09:00:00Z",
+               stream="sms-hana")
+    for msgs in ([PICNIC, me("Count me in!", at="2026-11-02T18:05:00Z", stream="sms-hana"),
+                  elsewhere], [PICNIC, THERMOS, later]):
+        opened = [f for op, f in _todo_ops(rules(msgs)) if op == "todo.open"]
+        assert opened and "event" not in opened[-1]
+
+
+def test_a_to_do_for_a_plan_already_past_names_no_plan():
+    done = they("Hana", "Picnic on Parliament Hill was Saturday 31 Oct, so lovely",
+                at="2026-11-02T18:00:00Z", stream="sms-hana")
+    out = rules([done, THERMOS])
+    assert all("event" not in f for _, f in _todo_ops(out))
+
+
+def test_a_to_do_of_a_called_off_plan_in_an_earlier_run_is_dropped_the_next_day(
+        dream, repo, dream_home, tmp_path):
+    """Day one: the picnic and the thermos. Day two: Hana calls the picnic off in words
+    that share nothing with the thermos; the run is shown the to-do through its link, and
+    the to-do is dropped (kept, with the cancelling message as evidence)."""
+    dream("init")
+
+    def line(n: str, at: str, who: str, text: str) -> dict:
+        return {"id": n, "time": at, "stream": "sms-hana", "channel": "sms", "author": who,
+                "role": "user" if who == "me" else "other",
+                "to": ["Hana"] if who == "me" else ["me"], "text": text}
+
+    stage(tmp_path, "day1", [
+        line("h1", "2026-11-02T18:00:00Z", "Hana",
+             "Picnic on Parliament Hill on Saturday 7 Nov at 1pm, you in?"),
+        line("h2", "2026-11-02T18:05:00Z", "me",
+             "Yes, count me in! I'll bring a thermos of mulled apple")])
+    assert run_json(dream, "--model", "rules")["status"] == "ok"
+    (todo,) = records(dream_home, "todos").values()
+    event_key = todo.get("event")
+    assert todo.get("status") == "open" and event_key in records(dream_home, "events")
+
+    stage(tmp_path, "day2", [
+        line("h3", "2026-11-05T08:30:00Z", "Hana",
+             "Sorry love, the picnic is cancelled, the storm warning is for all of Saturday")])
+    assert run_json(dream, "--model", "rules")["status"] == "ok"
+    assert records(dream_home, "events")[event_key].get("status") == "cancelled"
+    (todo,) = records(dream_home, "todos").values()
+    assert todo.get("status") == "dropped"
+    assert todo.get("title") == "Bring a thermos of mulled apple"
+    assert todo.fields["status"].said_at.startswith("2026-11-05T08:30")
+    brief = (dream_home / "notes" / "user" / "brief.md").read_text()
+    assert "thermos" not in brief
+
+
+def test_the_user_dropping_out_drops_the_to_do_they_took_on(dream, repo, dream_home,
+                                                            tmp_path):
+    dream("init")
+
+    def line(n: str, at: str, who: str, text: str) -> dict:
+        return {"id": n, "time": at, "stream": "sms-tariq", "channel": "sms", "author": who,
+                "role": "user" if who == "me" else "other",
+                "to": ["Tariq"] if who == "me" else ["me"], "text": text}
+
+    stage(tmp_path, "day1", [
+        line("t1", "2026-11-02T12:00:00Z", "Tariq",
+             "Booked Dishoom for Friday 6 Nov at 7.30pm, see you there"),
+        line("t2", "2026-11-02T12:04:00Z", "me",
+             "Perfect! I'll bring your cricket tickets")])
+    run_json(dream, "--model", "rules")
+    (todo,) = records(dream_home, "todos").values()
+    assert todo.get("event")
+    stage(tmp_path, "day2", [
+        line("t3", "2026-11-04T17:00:00Z", "me",
+             "So sorry Tariq, I have to cancel Dishoom on Friday, my sister is in hospital")])
+    run_json(dream, "--model", "rules")
+    assert records(dream_home, "events")[todo.get("event")].get("status") == "declined"
+    todo = records(dream_home, "todos")[todo.key]
+    assert todo.get("status") == "dropped" and todo.get("title") == "Bring your cricket tickets"
