@@ -46,7 +46,8 @@ Answer only with JSON {"ops": [...]} in the answer schema; never free-form memor
 An op changes one row: "row" is its handle (R<n>); for a new row leave "row" empty and give
 "name" (its key is made from it). "fields" is [{"name", "value"}]: events title, activity,
 date (YYYY-MM-DD), time (HH:MM), place, participants, status (proposed|confirmed|declined|
-cancelled); to-dos title, status (open|done), due; wiki: the entity page's named slots;
+cancelled); to-dos title, status (open|done|dropped: its plan was called off), due, event
+(the key of the event row it was taken on for); wiki: the entity page's named slots;
 standing: one field per fact; notes text, type (directive|preference|correction|failure|
 fact); questions text, ask ("same": are two rows one thing? about "R1, R2"; "value": which
 value holds? about one row, field, options as a JSON list). "evidence" lists the handles of
