@@ -47,6 +47,20 @@ def test_a_to_do_in_another_chat_or_days_away_names_no_plan():
         assert opened and "event" not in opened[-1]
 
 
+def test_a_to_do_minutes_later_that_says_nothing_of_the_plan_names_no_plan():
+    """Chat goes on after the plan: a task taken on in a message that says nothing of it
+    is not for it, and stays open when the plan is called off."""
+    number = me("Dean fixed our boiler twice, I'll send you his number tonight",
+                at="2026-11-02T18:20:00Z", stream="sms-hana")
+    off = they("Hana", "Ugh, the picnic is cancelled, storm warning for Saturday",
+               at="2026-11-03T08:00:00Z", stream="sms-hana")
+    ops = _todo_ops(rules([PICNIC, THERMOS, number, off]))
+    opened = {f["title"]: f.get("event") for op, f in ops if op == "todo.open"}
+    assert opened["Bring a thermos of mulled apple"] == "picnic-hana-2026-11-07"
+    assert opened["Send you his number"] is None
+    assert [op for op, _ in ops].count("todo.close") == 1
+
+
 def test_a_to_do_for_a_plan_already_past_names_no_plan():
     done = they("Hana", "Picnic on Parliament Hill was Saturday 31 Oct, so lovely",
                 at="2026-11-02T18:00:00Z", stream="sms-hana")
@@ -113,3 +127,20 @@ def test_the_user_dropping_out_drops_the_to_do_they_took_on(dream, repo, dream_h
     assert records(dream_home, "events")[todo.get("event")].get("status") == "declined"
     todo = records(dream_home, "todos")[todo.key]
     assert todo.get("status") == "dropped" and todo.get("title") == "Bring your cricket tickets"
+
+
+def test_a_plan_rebooked_elsewhere_in_the_cancelling_message_keeps_its_to_do():
+    """The dinner goes on at another place: the birthday card is still to bring, now for
+    the new booking."""
+    rows = [{"handle": "R1", "kind": "event", "key": "dinner-nobu-2026-11-06",
+             "fields": {"title": "Dinner at Nobu", "activity": "dinner", "date": "2026-11-06",
+                        "time": "20:00", "place": "Nobu", "participants": "Jordan",
+                        "status": "confirmed"}},
+            {"handle": "R2", "kind": "todo", "key": "bring-the-birthday-card",
+             "fields": {"title": "Bring the birthday card", "status": "open",
+                        "event": "dinner-nobu-2026-11-06"}}]
+    out = rules([me("Nobu cancelled our reservation. I booked Zuma instead for Friday at 8pm.",
+                    at="2026-11-04T16:40:00Z", stream="sms-jordan")], rows)
+    assert not [o for o in out if o["op"] == "todo.close"]
+    (moved,) = [o for o in out if o["op"] == "todo.open"]
+    assert moved["row"] == "R2" and _fields(moved) == {"event": "dinner-zuma-2026-11-06"}

@@ -7,15 +7,20 @@ what its messages touch, so the link is written on the to-do: its ``event`` fiel
 the key of the event it was taken on for.
 
 - A to-do opened in a call is linked to a plan of the same call when the message that
-  opened it is in the plan's conversation (:func:`~dream.detect.finding.conversation`),
-  within :data:`WINDOW` of a message that said something of the plan, the plan is not
-  already cancelled or declined by then, and it is upcoming: its day is not before the
-  day the to-do was said, nor before the to-do's own due day. Of several such plans, the
-  one said of nearest in time.
+  opened it also says something of the plan (the event cites it: "I'm in! I'll bring a
+  thermos" joins the plan and takes the thermos on; "I'll send you Dean's number" a few
+  minutes later in the same chat says nothing of the plan and is linked to none), within
+  :data:`WINDOW` of the plan's other messages in its conversation
+  (:func:`~dream.detect.finding.conversation`), the plan is not already cancelled or
+  declined by then, and it is upcoming: its day is not before the day the to-do was
+  said, nor before the to-do's own due day. Of several such plans, the one said of
+  nearest in time.
 - A plan that ends cancelled or declined in a call (its last status said) closes the open
   to-dos linked to it, those of earlier runs (rows whose ``event`` is its key) and those
   opened before the cancelling message in the same call: status ``dropped`` (not done),
-  with the cancelling message as evidence. Nothing is deleted.
+  with the cancelling message as evidence. Nothing is deleted. When the cancelling
+  message books or confirms another plan in its place ("Nobu cancelled our table, I
+  booked Zuma instead"), the to-dos are linked to that plan instead and stay open.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ def linked(found: list[Finding], items: dict[str, Item], rows: list[dict]) -> li
             plan["status"].append((f.fields["status"], items[f.evidence[0]]))
     if not plans:
         return found
-    opened: dict[str, list[tuple[str, Item]]] = {}    # event key -> (to-do name, said in)
+    opened: dict[str, list[tuple[str, Item, Finding]]] = {}   # event key -> (to-do name,
+    #                                                          said in, its finding)
     for f in found:
         if f.kind != "todo" or f.row or not f.name or not f.evidence or \
                 f.evidence[0] not in items:
@@ -65,25 +71,47 @@ def linked(found: list[Finding], items: dict[str, Item], rows: list[dict]) -> li
         key = _plan_of(item, f.fields.get("due", ""), plans)
         if key is not None:
             f.fields["event"] = key
-            if all(name != f.name for name, _ in opened.get(key, [])):
-                opened.setdefault(key, []).append((f.name, item))
+            if all(name != f.name for name, _, _ in opened.get(key, [])):
+                opened.setdefault(key, []).append((f.name, item, f))
     closes: dict[int, list[Finding]] = {}
     for key, plan in plans.items():
         if not plan["status"] or plan["status"][-1][0] not in ENDED:
             continue
         cancel = plan["status"][-1][1]
-        out = [Finding("todo_done", {"status": "dropped"}, [cancel.id], row=r["handle"])
-               for r in rows if r["kind"] == "todo" and
-               r["fields"].get("status", "open") == "open" and
-               r["fields"].get("event") == key]
-        out += [Finding("todo_done", {"status": "dropped"}, [cancel.id], name=name)
-                for name, item in opened.get(key, []) if _order(item) <= _order(cancel)]
+        linked_rows = [r for r in rows if r["kind"] == "todo" and
+                       r["fields"].get("status", "open") == "open" and
+                       r["fields"].get("event") == key]
+        mine = [(name, f) for name, item, f in opened.get(key, [])
+                if _order(item) <= _order(cancel)]
+        other = _replacement(key, cancel, plans)
+        if other is not None:
+            # "Nobu cancelled our table, I booked Zuma instead": the plan goes on elsewhere
+            # and what was taken on for it is for the new booking
+            out = [Finding("todo", {"event": other}, [cancel.id], row=r["handle"])
+                   for r in linked_rows]
+            for name, f in mine:
+                f.fields["event"] = other
+        else:
+            out = [Finding("todo_done", {"status": "dropped"}, [cancel.id], row=r["handle"])
+                   for r in linked_rows]
+            out += [Finding("todo_done", {"status": "dropped"}, [cancel.id], name=name)
+                    for name, _ in mine]
         closes.setdefault(plan["last"], []).extend(out)
     result: list[Finding] = []
     for n, f in enumerate(found):
         result.append(f)
         result += closes.get(n, [])
     return result
+
+
+def _replacement(key: str, cancel: Item, plans: dict[str, dict]) -> str | None:
+    """The plan the message calling ``key`` off also books or confirms in its place (a
+    rebooking: "I booked Zuma instead"), still on at the end of the call; or None."""
+    for other, plan in plans.items():
+        if other != key and plan["status"] and plan["status"][-1][0] not in ENDED and \
+                any(by.id == cancel.id for _, by in plan["status"]):
+            return other
+    return None
 
 
 def _order(item: Item) -> tuple[str, int]:
@@ -105,10 +133,12 @@ def _plan_of(item: Item, due: str, plans: dict[str, dict]) -> str | None:
         if any(status in ENDED and _order(by) <= _order(item)
                for status, by in plan["status"]):
             continue            # already off when the task was taken on
+        if all(other.id != item.id for other in plan["said"]):
+            continue            # the message says nothing of this plan
         gaps = [abs(when - said) for other in plan["said"]
-                if conversation(other.stream) == talk
+                if other.id != item.id and conversation(other.stream) == talk
                 and (when := parse_when(other.said_at)) is not None]
-        gap = min(gaps, default=None)
-        if gap is not None and gap <= WINDOW and (best is None or gap < best[0]):
+        gap = min(gaps, default=timedelta(0))
+        if gap <= WINDOW and (best is None or gap < best[0]):
             best = (gap, key)
     return best[1] if best else None
