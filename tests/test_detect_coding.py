@@ -76,6 +76,42 @@ def test_rules_written_as_a_bulleted_list_are_read_and_a_pasted_diff_is_not():
         "two things:\n- use uv\n- no pip"
 
 
+def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_task():
+    """In the message that opens a session, the lines under "some things to know about
+    this codebase:" say how the project works, with or without "always"/"never": "dates are
+    UTC throughout", "use ruff, not black". A line that only says where things are, the task
+    asked in a clause of a line, and the lines after "task:" are no rules."""
+    notes = _run(_session("claude-1", [
+        ("user", "some things to know about this codebase before you dig in:\n"
+                 "- dates are stored as UTC throughout, convert only in the templates\n"
+                 "- formatting is ruff format, not black\n"
+                 "- the fixtures are in tests/fixtures, add one for the new report\n"
+                 "task: the monthly report should group refunds by merchant"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert any("UTC throughout" in r for r in rules), rules
+    assert any("ruff format, not black" in r for r in rules), rules
+    assert not any("fixtures" in r or "merchant" in r or "know about" in r for r in rules), \
+        rules
+    # without the heading, the same message is the task, and its lines are no rules
+    notes = _run(_session("claude-2", [
+        ("user", "the monthly report should group refunds by merchant, dates in UTC "
+                 "throughout"),
+        ("assistant", "ok")]))
+    assert not [n for n in notes if n["type"] in ("correction", "directive")]
+
+
+def test_a_rule_said_as_no_x_keeps_its_own_words_when_it_is_a_sentence():
+    """"no more print()" is "do not use print()"; "no TODO comments left in the diff when
+    you hand it over" is a sentence of its own, not "Do not use TODO comments left ..."."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("no more print(), use the logger.", []).startswith("Do not use print()")
+    said = rule_text("no TODO comments left in the diff when you hand it over.", [],
+                     briefed=True)
+    assert said is not None and said.startswith("No TODO comments left"), said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

@@ -152,6 +152,17 @@ def test_the_request_that_opens_a_session_keeps_only_its_standing_rules():
                  answers=False, starts=True) == []
 
 
+def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_without_a_marker():
+    """Under "ein paar Hinweise vorab:" in the message that opens a session, a line is a
+    standing rule even without "immer" or "nie"; the heading is no part of it."""
+    text = ("Hallo! Im Dashboard fehlt ein Filter nach Datum, bau den bitte ein. Ein paar "
+            "Hinweise vorab: die Formulare laufen über `react-hook-form`, kein eigenes "
+            "State-Handling.")
+    said = _said(text, answers=False, starts=True)
+    assert any("`react-hook-form`" in r and "State-Handling" in r for r in said), said
+    assert not any("vorab" in r or "Filter" in r for r in said), said
+
+
 def test_a_rule_said_again_is_a_correction_with_its_reason():
     item = Item(seq=1, id="E1", role="user", kind="statement", evidence=True, stream="s1",
                 source="pi", text="encore ! le profil `ci-fast`. sans lui les tests "

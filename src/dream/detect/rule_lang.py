@@ -48,7 +48,8 @@ _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SECTIONS = ("lead", "told", "complaint", "question", "musing", "once", "never", "stop", "always",
              "we", "broken", "instead", "must", "before", "use", "run", "contrast", "here",
-             "still", "report", "reason", "negation", "without", "remember", "but", "prefer")
+             "still", "report", "reason", "negation", "without", "remember", "but", "prefer",
+             "briefing")
 
 
 @dataclass(frozen=True)
@@ -251,6 +252,13 @@ def read(sentence: str, lang: str) -> _Read:
         not_but else "directive"
     positive = bool(rx["always"] or rx["we"] or use_first or rx["instead"])
     return _Read(text, rule, kind, never_only, told, pending, False, positive)
+
+
+def briefing(sentence: str, lang: str) -> re.Match[str] | None:
+    """The heading that opens ``sentence`` when it announces how the project works in
+    ``lang`` ("ein paar Dinge vorweg:", "quelques règles de la maison :", "cosas:")."""
+    return re.match(r"^(?:[^\W\d_]+[\s,]+){0,4}?(?:" + words(lang).rx["briefing"].pattern +
+                    r")(?:[\s,]+[^\W\d_]+){0,4}?\s*:(?!\S)\s*", fold(sentence), re.I)
 
 
 def told_to_run(sentence: str, lang: str) -> str | None:

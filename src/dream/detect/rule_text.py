@@ -43,6 +43,12 @@ MARKER = re.compile(
     # where things are: "the frontend lives in web/, not app/"
     r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"
     r"|" + directives.EVERY_ONE, re.I)
+# a line under a heading for how the project works ("house rules:") that says how to work,
+# not what is there: "figures are SVG, no PNGs", "British spelling throughout", "clippy has to
+# be clean", "omega is gone, use lia" (not "python tests are in tests/")
+BRIEFED_RULE = re.compile(
+    r"\b(?:not|no|never|don'?t|dont|do not|nothing|only|throughout|always|has to|have to"
+    r"|needs?|must|should|use|instead|rather)\b", re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
@@ -116,12 +122,18 @@ _POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)
                        r"must)\s+(?:return|throw|raise|log|use|call|be|go|live|stay)\b", re.I)
 
 
-def rule_text(sentence: str, neighbours: list[str], following: str | None = None) -> str | None:
+def rule_text(sentence: str, neighbours: list[str], following: str | None = None,
+              briefed: bool = False) -> str | None:
     """The instruction a classified sentence gives, cleaned and self-contained, or None
     when it says nothing outside its conversation. ``neighbours`` are the sentences around
     it (one of them may say what to do instead); ``following`` is the next one, kept as the
-    rule's reason when it explains it."""
+    rule's reason when it explains it; ``briefed``: the sentence is said under a heading for
+    how the project works ("house rules:"), so it is standing without a marker of its own,
+    and a clause of it that asks for the task ("add one for the cooldown") is no part of it."""
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
+    if briefed:
+        text = ", ".join(c for c in re.split(r",\s+", text)
+                         if not (_TASK.match(c) and not BRIEFED_RULE.search(c))).strip()
     if not text or noise.is_feeling(text) or directives.is_question(text):
         return None
     text, told = _without_complaints(text)
@@ -138,6 +150,10 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
                  directives.HOUSE_RULE.search(text) or
                  directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
                  directives.NEXT_TIME.search(text))
+    if briefed and loose:
+        if not BRIEFED_RULE.search(text):
+            return None         # "tests are EditMode tests in X, add one for Y": the task
+        loose = False
     if loose and not MARKER_LOOSE.search(text):
         return None
     if _IF_THE_CODE.match(wording.without_lead_in(text)):
@@ -153,7 +169,10 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
     elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=\w)", body) and not re.match(
-            r"^No\s+(?:one|longer)\b", body, re.I):
+            r"^No\s+(?:one|longer)\b", body, re.I) and \
+            len(re.split(r"[,;:—–(]", body)[0].split()) <= 5:
+        # "no more console.log"; not "no Admitted left anywhere when you're done", a sentence
+        # of its own that says what not to leave
         body = re.sub(r"^(?:No|NO)\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log"
     body = _after_topic(body)
     body = _LEAD.sub("", body).strip()
@@ -303,7 +322,7 @@ _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|needs?|can|
                      r"won't|will|would|isn't|aren't|doesn't|don't|didn't|go|goes|runs?|sits?|"
                      r"breaks?|fails?|takes?|selects?|points?|uses?|rejects?|requires?|"
                      r"depends?|expects?|chokes?|hangs?|blocks?|sets?|reads?|writes?|owns?|"
-                     r"lives?|resolves?|checks?|only works|works)\b", re.I)
+                     r"lives?|resolves?|checks?|only works|works|happens?)\b", re.I)
 
 
 def _parts(text: str) -> frozenset[str]:

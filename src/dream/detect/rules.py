@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from dream.detect import directives, grouping, noise, rule_lang, spelling, wording
 from dream.detect.finding import Finding
-from dream.detect.rule_text import MARKER, instead_after, rule_text, said_how
+from dream.detect.rule_text import BRIEFED_RULE, MARKER, instead_after, rule_text, said_how
 from dream.items import Item
 
 # a numbered or lettered choice offered in a question ("1. ask only once")
@@ -127,8 +127,15 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     out: list[tuple[str, str]] = []
     last = -2
     lang = rule_lang.language(text)
+    briefed = _briefed(sents, lang) if starts or opening else {}
+    sents = [briefed.get(n, s) for n, s in enumerate(sents)]
     foreign = {n: (rule, kind) for n, rule, kind in
                rule_lang.said_rules(sents, lang, starts)} if lang else {}
+    if lang and briefed:        # the lines under "ein paar Dinge vorweg:" are no task
+        first = min(briefed)
+        foreign = {n: r for n, r in foreign.items() if n < first} | {
+            n + first: (rule, kind) for n, rule, kind in
+            rule_lang.said_rules(sents[first:max(briefed) + 1], lang, False)}
     for n, sent in enumerate(sents):
         if n in foreign:
             out.append(foreign[n])      # a rule said in German, French or Spanish
@@ -149,19 +156,24 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue
         kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
             directives.classify(wording.plain_rule(sent), coding=True)
+        if n in briefed and kind is None and BRIEFED_RULE.search(sent) and \
+                not directives.is_question(sent):
+            kind = "directive"      # a line under "house rules:" that says how to work
         if kind not in ("correction", "directive"):
             continue
-        if opening and (_TASK_SHOULD.search(sent) and not (
+        if n in briefed:
+            pass                    # said under a heading for how the project works
+        elif opening and (_TASK_SHOULD.search(sent) and not (
                 MARKER.search(sent) or said_how(sent) or directives.STRONG.search(sent) or
                 _STANDING_WORDS.search(sent)) or
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
-        if starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)) or
+        elif starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)) or
                        _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
                          instead_after(sents[n + 1:n + 3]),
-                         sents[n + 1] if n + 1 < len(sents) else None)
+                         sents[n + 1] if n + 1 < len(sents) else None, n in briefed)
         if rule is None:
             continue
         if last == n - 1 and out and _BARE_INSTEAD.match(rule):
@@ -170,6 +182,41 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue
         out.append((rule, kind))
         last = n
+    return out
+
+
+# a heading in the message that opens a session, announcing how the project works rather
+# than the task: "house rules:", "a few things about this repo:", "stuff to know bc you'll
+# touch it:", "before you start, how this repo works:", "quick orientation:", "notes:"
+_BRIEFING = re.compile(
+    r"^(?P<head>(?:[\w',]+\s+){0,8}?(?:(?:things|stuff|notes|rules|ground rules|house rules"
+    r"|conventions|context|orientation|background)\b(?:[\w',]*\s*){0,10}?"
+    r"|how (?:this|the|our) (?:repo|repository|project|codebase) works\s*))\s*:(?!\S)\s*", re.I)
+# where the task starts after the heading's lines: "task: prove X", "now: ..."
+_TASK_HEAD = re.compile(r"^(?:the\s+)?(?:task|todo|to do|ask|request|job)\s*:", re.I)
+
+
+def _briefed(sents: list[str], lang: str | None) -> dict[int, str]:
+    """The sentences of the message that opens a session said under a heading that announces
+    how the project works ("house rules, since you'll be in here a lot:", "ein paar Dinge
+    vorweg:"), up to a heading for the task ("task: ..."), each without the heading: they
+    are standing rules, not the task."""
+    out: dict[int, str] = {}
+    for n, sent in enumerate(sents):
+        if out and _TASK_HEAD.match(sent):
+            break
+        head = _BRIEFING.match(sent) or (rule_lang.briefing(sent, lang) if lang else None)
+        if head is not None and not out:
+            rest = sent[head.end():].strip()
+            if rest:
+                out[n] = rest
+            out.update({k: sents[k] for k in range(n + 1, len(sents))})
+        elif out:
+            continue
+    for k in sorted(out):
+        if _TASK_HEAD.match(out[k]):
+            out = {j: t for j, t in out.items() if j < k}
+            break
     return out
 
 
