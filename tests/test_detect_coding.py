@@ -112,6 +112,34 @@ def test_a_rule_said_as_no_x_keeps_its_own_words_when_it_is_a_sentence():
     assert said is not None and said.startswith("No TODO comments left"), said
 
 
+def test_no_x_asked_for_every_time_or_everywhere_but_one_way_is_a_rule_and_no_errors_is_not():
+    """"no mocks pls", "no retries, ever", "no npm installs outside the container" and "X is
+    banned here" forbid something for good; "no errors this time" reports a run."""
+    notes = _run(_session("claude-1", [
+        ("user", "add the export endpoint"), ("assistant", "done, tests pass"),
+        ("user", "no mocks of the db pls, the testcontainer is cheap enough"),
+        ("assistant", "ok"),
+        ("user", "no retries, ever. it double-charges."), ("assistant", "ok"),
+        ("user", "no npm installs outside the container, the host node is 16"),
+        ("assistant", "ok"),
+        ("user", "Thread.sleep is banned here."), ("assistant", "ok"),
+        ("user", "no errors this time, nice"), ("assistant", "great")]))
+    rules = " | ".join(n["text"] for n in notes if n["type"] in ("correction", "directive"))
+    assert "mocks of the db" in rules and "retries, ever" in rules, rules
+    assert "outside the container" in rules and "Thread.sleep is banned" in rules, rules
+    assert "errors this time" not in rules, rules
+
+
+def test_what_to_do_instead_is_not_taken_from_a_sentence_about_what_something_does():
+    """"no seeds from here, ever." + "they run against the shared db" + "use the fixtures
+    loader": the sentence about what the seeds do says why, the one after it what to do."""
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("no seeds from here, ever.", ["they run against the shared staging db",
+                                                    "use the fixtures loader"])
+    assert said == "Use the fixtures loader, not seeds.", said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

@@ -37,6 +37,11 @@ INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
 # a clause about every one of a kind and what it needs or is: a standing rule
 EVERY_ONE = (r"(?:^|[,;:]\s+)(?:every|each)\s+(?!time\b|single time\b)[\w-]+(?:\s+[\w./-]+){0,6}?\s+"
              r"(?:gets?|needs?|must|goes|stays?|requires?|is\s+an?\s)")
+# "no X" said as a prohibition, not a report ("no errors"): asked for ("no global ktlint
+# please", "no css selectors pls"), for every time ("no sleeps, ever") or for everywhere but
+# one way ("no pip installs outside nox", "no Admitted left anywhere")
+NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\s+[\w.`/-]+){0,3}?,?\s+(?:please|pls|plz|ever|outside|anywhere)"
+             r"\b")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -78,7 +83,7 @@ STANDING = re.compile(
     r"|said|told|heard|found|felt)\b)\w"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b"
-    r"|\bplease no\b|^no\s+\w+(?:\s+\w+)?\s+please\b|\brefrain from\b|\bonly ever\b"
+    r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b"
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
     r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"

@@ -29,13 +29,13 @@ MARKER = re.compile(
     r"|from now on|going forward|every time|each time|whenever|instead|rather than"
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
-    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden"
+    r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden|banned"
     r"|refrain from|only ever)\b"
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
     r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
     r"\s+over\s"
-    r"|^no\s+\w+(?:\s+\w+)?\s+please\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
+    r"|" + directives.NO_X_EVER + r"|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
     r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
     r"|\bplease,?\s+not\s+\w"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
@@ -397,13 +397,19 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             continue
         if _BARE_COMMAND.match(other):
             return f"Use {other.strip('`')}, not {' or '.join(rejected)}"
-        if _POSITIVE.search(other):
+        if _POSITIVE.search(other) and not _REPORTS_ON.match(other):
             other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", wording.plain_rule(other),
                            flags=re.I).rstrip(".!")
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
     return body
+
+
+# a sentence about what something does ("they run in the sandbox account from CI"): why, not
+# what to do instead
+_REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there)\b(?!\s*'?s\s+(?:`|\S+\s+"
+                         r"(?:here|in this)))", re.I)
 
 
 # what to do instead, said next to a rule that only says what not to do: an instruction
