@@ -140,6 +140,30 @@ def test_what_to_do_instead_is_not_taken_from_a_sentence_about_what_something_do
     assert said == "Use the fixtures loader, not seeds.", said
 
 
+def test_what_not_to_run_from_this_machine_is_a_rule_even_in_the_opening_request():
+    """"no prod migrations from here", "no --force from here", "(...) — never X" and "after
+    any X" are standing rules; "from here" is this machine, not a spot in the code, and the
+    user's own "if I want it there I'll do it myself" is no way for the agent to work."""
+    notes = _run(_session("pi-1", [
+        ("user", "add a soft-delete flag to invoices. no prod migrations from here btw, the "
+                 "release job runs them"),
+        ("assistant", "ok"),
+        ("user", "no --force from here, the remote rejects it anyway"), ("assistant", "ok"),
+        ("user", "lint with `ruff check` — never flake8, the config is gone"),
+        ("assistant", "ok"),
+        ("user", "and run `make client` after any route change"),
+        ("assistant", "ok"),
+        ("user", "stop. no staging deploys from here. if I want it on staging I'll do it "
+                 "myself"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    said = " | ".join(rules)
+    assert "prod migrations from here" in said and "No --force from here" in said, said
+    assert "never flake8" in said and "after any route change" in said, said
+    assert any("staging deploys from here" in r and "myself" not in r for r in rules), said
+    assert "soft-delete" not in said, said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

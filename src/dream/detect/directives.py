@@ -40,8 +40,9 @@ EVERY_ONE = (r"(?:^|[,;:]\s+)(?:every|each)\s+(?!time\b|single time\b)[\w-]+(?:\
 # "no X" said as a prohibition, not a report ("no errors"): asked for ("no global ktlint
 # please", "no css selectors pls"), for every time ("no sleeps, ever") or for everywhere but
 # one way ("no pip installs outside nox", "no Admitted left anywhere")
-NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\s+[\w.`/-]+){0,3}?,?\s+(?:please|pls|plz|ever|outside|anywhere)"
-             r"\b")
+NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\s+[\w.`/-]+){0,3}?,?\s+(?:please|pls|plz|ever|outside|anywhere"
+             # or from this machine: "no devnet deploys from here", "no builds locally"
+             r"|from here|locally|from the agent|by hand|on my (?:machine|box|laptop|host))\b")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -77,7 +78,7 @@ PUSHBACK = re.compile(
     re.I)
 # a standing rule anywhere in a coding session
 STANDING = re.compile(
-    r"(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
+    r"(?:^|[,;:]\s*|\s[—–]\s+|\s--?\s+|\bplease\s+|\band\s+)(?:don'?t|do not|never|always)\b"
     # "we never tk apply": how the project works, whatever the verb (not "we never got ...")
     r"|\bwe (?:never|always)\s+(?!(?:\w+ed|got|had|did|was|were|went|made|knew|saw|thought"
     r"|said|told|heard|found|felt)\b)\w"
@@ -155,7 +156,7 @@ KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
-                        r"pr|push|release)|(?:before|after)\s+(?:every|each)\b)", re.I)
+                        r"pr|push|release)|(?:before|after)\s+(?:every|each|any)\b)", re.I)
 _STARTS_IMPERATIVE = re.compile(r"^(?:(?:ok(?:ay)?|good|great|and|also|please)[,.]?\s+)*(?:"
                                 + _INSTRUCTION_VERBS + r")\b", re.I)
 _REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|the|to|our)\b",

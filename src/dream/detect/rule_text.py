@@ -81,7 +81,10 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
                       re.I)
 # "here" at the end of an instruction that names nothing from the project: this spot in
 # the code ("use a map here"), not this repository ("we use pnpm here")
+# ("from here" after three words or more of what not to run is this machine: "no devnet
+# deploys from here"; not "never from here")
 _LOCAL = re.compile(r"\bhere\W*$", re.I)
+_FROM_HERE = re.compile(r"^\W*(?:\S+\s+){3,}from here\W*$", re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
 _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment"
                   r"|not (?:now|today)\b)\b"
@@ -189,7 +192,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
             loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
     if len(wording.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
-            _ANCHOR.search(body) or _CODE.search(body)):
+            _ANCHOR.search(body) or _CODE.search(body) or _FROM_HERE.match(body)):
         return None             # "never again", "stop, wait", "use a map here"
     body = re.sub(r"\s+['\"]$", "", _both_halves(body, neighbours).rstrip(" .!,;")).rstrip(" .!,;")
     if not body:
@@ -263,7 +266,7 @@ _COMPLAINT = re.compile(
     r"\b(?:takes? (?:forever|ages|so long)|(?:is|are|was) (?:so |too |really )?slow|insane"
     r"|annoying|ridiculous|i(?:'ve| have)? (?:already )?(?:said|told you|asked) (?:this|that|it)"
     r"|(?:twice|three times|again|already) now|for the (?:\w+ )?time|sick of|tired of"
-    r"|drives me|come on)\b", re.I)
+    r"|drives me|come on|(?:like|as) i (?:already )?(?:said|told you|asked)\s+when)\b", re.I)
 
 
 # what the user says of themselves beside a rule, after it: what they do themselves ("I'll fix
@@ -300,7 +303,7 @@ def _without_complaints(text: str) -> tuple[str, bool]:
 _SAID_AGAIN = re.compile(r"^(?:and\s+|but\s+)?(?:like\s+|as\s+)?i\s+(?:already\s+|just\s+)?"
                          r"(?:said|told you|asked(?: you)?)(?:\s+(?:that|before|already|earlier"
                          r"|twice|again|so|last \w+|yesterday))*[\s,:]+(?!(?:last|this|that|it|so|before"
-                         r"|earlier|yesterday|already|again|twice|(?:a )?(?:million|hundred|few)"
+                         r"|earlier|yesterday|already|again|twice|when|(?:a )?(?:million|hundred|few)"
                          r")\b)(?P<what>\S.*)$", re.I)
 
 
@@ -408,7 +411,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
 
 # a sentence about what something does ("they run in the sandbox account from CI"): why, not
 # what to do instead
-_REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there)\b(?!\s*'?s\s+(?:`|\S+\s+"
+_REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there|i|if i)\b(?!\s*'?s\s+(?:`|\S+\s+"
                          r"(?:here|in this)))", re.I)
 
 

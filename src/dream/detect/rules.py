@@ -168,7 +168,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                 _STANDING_WORDS.search(sent)) or
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
-        elif starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent)) or
+        elif starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent) or
+                              re.match(directives.NO_X_EVER, sent, re.I)) or
                        _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
