@@ -42,7 +42,7 @@ EVERY_ONE = (r"(?:^|[,;:]\s+)(?:every|each)\s+(?!time\b|single time\b)[\w-]+(?:\
 # one way ("no pip installs outside nox", "no Admitted left anywhere")
 NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\s+[\w.`/-]+){0,3}?,?\s+(?:please|pls|plz|ever|outside|anywhere"
              # or from this machine: "no devnet deploys from here", "no builds locally"
-             r"|from here|locally|from the agent|by hand|on my (?:machine|box|laptop|host))\b")
+             r"|from here|locally|from the agent|by hand|on (?:my|this) (?:machine|box|laptop|host))\b")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)

@@ -122,7 +122,10 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     statement starts the session, before the agent said anything, so it is the task and only a
     sentence said for every time or for the whole project is a rule)."""
     text = noise.strip_paste(item.text if text is None else text)
-    sents = wording.split(text)
+    # a sentence said in brackets as an aside is said all the same ("(don't install stuff
+    # into the system python)")
+    sents = [re.sub(r"^\((?=[^()]+\)\W*$)|\)(?=\W*$)(?<=\))", "", s) if re.fullmatch(
+        r"\([^()]+\)\W*", s) else s for s in wording.split(text)]
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     out: list[tuple[str, str]] = []
     last = -2
