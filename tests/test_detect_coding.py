@@ -80,19 +80,21 @@ def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_t
     """In the message that opens a session, the lines under "some things to know about
     this codebase:" say how the project works, with or without "always"/"never": "dates are
     UTC throughout", "use ruff, not black". A line that only says where things are, the task
-    asked in a clause of a line, and the lines after "task:" are no rules."""
+    asked in a clause of a line, what to build said with "should", and the lines after
+    "task:" are no rules."""
     notes = _run(_session("claude-1", [
         ("user", "some things to know about this codebase before you dig in:\n"
                  "- dates are stored as UTC throughout, convert only in the templates\n"
                  "- formatting is ruff format, not black\n"
                  "- the fixtures are in tests/fixtures, add one for the new report\n"
+                 "- the report page should link the csv export\n"
                  "task: the monthly report should group refunds by merchant"),
         ("assistant", "ok")]))
     rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
     assert any("UTC throughout" in r for r in rules), rules
     assert any("ruff format, not black" in r for r in rules), rules
-    assert not any("fixtures" in r or "merchant" in r or "know about" in r for r in rules), \
-        rules
+    assert not any("fixtures" in r or "merchant" in r or "know about" in r or "csv" in r
+                   for r in rules), rules
     # without the heading, the same message is the task, and its lines are no rules
     notes = _run(_session("claude-2", [
         ("user", "the monthly report should group refunds by merchant, dates in UTC "
