@@ -188,6 +188,26 @@ def test_a_rule_said_in_brackets_as_an_aside_loses_the_brackets():
     assert rules == ["Never install packages into the system python."], rules
 
 
+def test_a_rule_said_again_by_pointing_at_last_time_is_a_correction():
+    """"same answer as yesterday: no terraform apply locally", "--frozen-lockfile, same as
+    last week" and "same as last time: ./scripts/lint.sh --fix" say a rule again; "you forgot the
+    changelog again", "ugh, again" and "hot reload, again" name nothing to keep."""
+    notes = _run(_session("codex-1", [
+        ("user", "add the queue"), ("assistant", "running terraform apply"),
+        ("user", "same answer as yesterday: no terraform apply locally. CI applies it."),
+        ("assistant", "ok, pnpm install"),
+        ("user", "--frozen-lockfile, same as last week."), ("assistant", "ok"),
+        ("user", "same as last time: ./scripts/lint.sh --fix"), ("assistant", "ok"),
+        ("user", "you forgot the changelog again."), ("assistant", "sorry"),
+        ("user", "ugh, again."), ("assistant", "sorry"),
+        ("user", "hot reload, again."), ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    said = " | ".join(rules)
+    assert "terraform apply locally" in said and "--frozen-lockfile" in said, said
+    assert "./scripts/lint.sh --fix" in said, said
+    assert "changelog" not in said and "hot reload" not in said and "ugh" not in said, said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

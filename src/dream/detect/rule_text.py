@@ -60,7 +60,7 @@ MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep
 _NAMED = (r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
           r"|\b[a-z]+[A-Z]\w*")
 # a name from the code or the machine: a file, path, flag, identifier or command
-_CODE = re.compile(_NAMED + r"|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
+CODE = _CODE = re.compile(_NAMED + r"|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
 _DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
                       r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
                       r"is|was|stays?|can)\b", re.I)

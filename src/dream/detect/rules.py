@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from dream.detect import directives, grouping, noise, rule_lang, spelling, wording
 from dream.detect.finding import Finding
-from dream.detect.rule_text import BRIEFED_RULE, MARKER, instead_after, rule_text, said_how
+from dream.detect.rule_text import BRIEFED_RULE, CODE, MARKER, instead_after, rule_text, said_how
 from dream.items import Item
 
 # a numbered or lettered choice offered in a question ("1. ask only once")
@@ -157,8 +157,17 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             out.append((again, "directive"))
             last = n
             continue
+        before, named_again = _same_as_before(sent) if not starts else (None, None)
+        if named_again:         # "--skip-local-validator, same as last week."
+            out.append((named_again, "correction"))
+            last = n
+            continue
+        if before:              # "same answer as last week: no packer build locally."
+            sent = before
         kind = directives.classify(sent, n == 0, first_answers, coding=True) or \
             directives.classify(wording.plain_rule(sent), coding=True)
+        if before and kind is None and not directives.is_question(sent):
+            kind = "correction"
         if n in briefed and kind is None and BRIEFED_RULE.search(sent) and \
                 not directives.is_question(sent):
             kind = "directive"      # a line under "house rules:" that says how to work
@@ -178,6 +187,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
                          instead_after(sents[n + 1:n + 3]),
                          sents[n + 1] if n + 1 < len(sents) else None, n in briefed)
+        if rule is None and before:
+            rule = _named_again(before)     # "same as last time: tox -e py312"
         if rule is None:
             continue
         if last == n - 1 and out and _BARE_INSTEAD.match(rule):
@@ -256,6 +267,45 @@ def _said_again(sentence: str, before: list[str]) -> str | None:
 
 
 _DESCRIBES = re.compile(r"^(?:the|a|an|this|that|my|your|our|it)\b", re.I)
+# said to be what was said before: "same as last time: X", "same answer as last week: X",
+# "X, same as last week", "X, like last time", "X, again."
+_BEFORE = r"(?:last\s+(?:time|week|session)|yesterday|before|always)"
+_SAME_BEFORE_FIRST = re.compile(r"^(?:(?:it'?s|that'?s)\s+)?(?:the\s+)?same(?:\s+(?:thing|answer|deal"
+                                r"|story))?\s+as\s+" + _BEFORE + r"\s*[:,—–-]\s*(?P<rest>\S.*)$", re.I)
+_SAME_BEFORE_LAST = re.compile(r"^(?P<what>\S.*?)\s*(?:[,.]\s*|\s[—–-]\s*|…\s*)(?:(?:the\s+)?same\s+as"
+                               r"|like|as)\s+" + _BEFORE + r"\W*$|^(?P<what2>\S.*?)\s*[,.]\s*again\W*$",
+                               re.I)
+# what the user points at: a pronoun or the user's own doing ("you forgot X", "uninstall it")
+_POINTS_AT = re.compile(r"\b(?:i|you|we|it|this|that|they|he|she|them|me)\b", re.I)
+
+
+def _same_as_before(sentence: str) -> tuple[str | None, str | None]:
+    """A sentence that says a rule again by pointing at an earlier time: (the rule said
+    after "same as last time:", to read as a rule, or None; the thing named again with "X,
+    same as last week" / "X, again", at most six words naming no pronoun, as a rule, or
+    None)."""
+    text = noise.strip_paste(sentence).strip()
+    m = _SAME_BEFORE_FIRST.match(re.sub(r"^(?:(?:ok(?:ay)?|yeah|yes|and|also|no|again|so)\b[,.!]?\s+)+",
+                                        "", text, flags=re.I))
+    text = wording.without_lead_in(text).strip()
+    if m:
+        return m["rest"], None
+    m = _SAME_BEFORE_LAST.match(text)
+    if m is None or "?" in sentence:
+        return None, None
+    return None, _named_again(m["what"] or m["what2"])
+
+
+def _named_again(what: str) -> str | None:
+    """What a sentence that says it was said before names, as a rule: at most six words
+    naming a command, flag, file or identifier, no question, no pronoun, no feeling
+    ("--skip-local-validator", "nox -s docs"; not "venv mkdocs, again")."""
+    what = what.strip().rstrip(" ,.!?…—–-").lstrip(" ,.!?…—–")
+    if not what or directives.is_question(what) or len(what.split()) > 6 or \
+            not CODE.search(what) or \
+            _POINTS_AT.search(what) or noise.is_feeling(what) or not wording.words(what):
+        return None
+    return f"{what}."
 
 
 def _taken(sentence: str, rule: str) -> bool:
