@@ -300,7 +300,7 @@ def _named_again(what: str) -> str | None:
     """What a sentence that says it was said before names, as a rule: at most six words
     naming a command, flag, file or identifier, no question, no pronoun, no feeling
     ("--skip-local-validator", "nox -s docs"; not "venv mkdocs, again")."""
-    what = what.strip().rstrip(" ,.!?…—–-").lstrip(" ,.!?…—–")
+    what = what.strip().rstrip(" ,.!?…—–-").lstrip(" ,!?…—–")
     if not what or directives.is_question(what) or len(what.split()) > 6 or \
             not CODE.search(what) or \
             _POINTS_AT.search(what) or noise.is_feeling(what) or not wording.words(what):
