@@ -103,17 +103,6 @@ def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_t
     assert not [n for n in notes if n["type"] in ("correction", "directive")]
 
 
-def test_a_rule_said_as_no_x_keeps_its_own_words_when_it_is_a_sentence():
-    """"no more print()" is "do not use print()"; "no TODO comments left in the diff when
-    you hand it over" is a sentence of its own, not "Do not use TODO comments left ..."."""
-    from dream.detect.rule_text import rule_text
-
-    assert rule_text("no more print(), use the logger.", []).startswith("Do not use print()")
-    said = rule_text("no TODO comments left in the diff when you hand it over.", [],
-                     briefed=True)
-    assert said is not None and said.startswith("No TODO comments left"), said
-
-
 def test_no_x_asked_for_every_time_or_everywhere_but_one_way_is_a_rule_and_no_errors_is_not():
     """"no mocks pls", "no retries, ever", "no npm installs outside the container" and "X is
     banned here" forbid something for good; "no errors this time" reports a run."""
@@ -155,14 +144,15 @@ def test_what_not_to_run_from_this_machine_is_a_rule_even_in_the_opening_request
         ("assistant", "ok"),
         ("user", "and run `make client` after any route change"),
         ("assistant", "ok"),
-        ("user", "stop. no staging deploys from here. if I want it on staging I'll do it "
+        ("user", "stop. no staging deploys by hand. if I want it on staging I'll do it "
                  "myself"),
         ("assistant", "ok")]))
     rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
     said = " | ".join(rules)
     assert "prod migrations from here" in said and "No --force from here" in said, said
     assert "never flake8" in said and "after any route change" in said, said
-    assert any("staging deploys from here" in r and "myself" not in r for r in rules), said
+    assert any("staging deploys by hand" in r for r in rules), said
+    assert "myself" not in said, said
     assert "soft-delete" not in said, said
 
 

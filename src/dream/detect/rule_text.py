@@ -109,6 +109,9 @@ _POINTS_BACK = re.compile(r"^(?:that'?s|thats|that is|this is|it'?s|its|which is
 # the user's own things as they are, always or never: a fact about the user, no instruction
 _ABOUT_MY_THINGS = re.compile(r"^my\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|stays?|has|have)\s+"
                               r"(?:always|never)\b", re.I)
+# what the user does themselves, on a condition or not ("if I want it on devnet I'll run it
+# myself"): no way for the agent to work
+_I_DO_IT = re.compile(r"^(?:if\s[^,]{0,60}?,?\s*)?i(?:'ll|’ll|\s+will|\s+do)?\s.*\bmyself\W*$", re.I)
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
@@ -146,7 +149,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "I keep thinking we should ... one day", "just asking"
     if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
-    if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)):
+    if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)) or \
+            _I_DO_IT.match(wording.without_lead_in(text)):
         return None             # "my editor is ALWAYS open when we work": how the user is
     if _POINTS_BACK.match(wording.without_lead_in(text)):
         return None             # "that's how tests run here, always": the rule said before it
@@ -174,10 +178,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
     elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=\w)", body) and not re.match(
-            r"^No\s+(?:one|longer)\b", body, re.I) and \
-            len(re.split(r"[,;:—–(]", body)[0].split()) <= 5:
-        # "no more console.log"; not "no Admitted left anywhere when you're done", a sentence
-        # of its own that says what not to leave
+            r"^No\s+(?:one|longer)\b", body, re.I):
         body = re.sub(r"^(?:No|NO)\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log"
     body = _after_topic(body)
     body = _LEAD.sub("", body).strip()
