@@ -198,6 +198,23 @@ def test_a_rule_said_again_by_pointing_at_last_time_is_a_correction():
     assert "changelog" not in said and "hot reload" not in said and "ugh" not in said, said
 
 
+def test_a_prohibition_takes_what_to_do_from_the_command_or_the_place_said_after_it():
+    """What not to do, then the command or where the thing comes from: one rule with both
+    halves ("gem install is never ok here" + "`bundle add x` so it lands in the Gemfile";
+    "don't brew anything" + "the toolchain lives in the devcontainer: `make shell`")."""
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("gem install is never ok in this repo.",
+                     ["`bundle add faraday` so it lands in the Gemfile"])
+    assert said is not None and "bundle add faraday" in said, said
+    said = rule_text("don't brew anything on my laptop.",
+                     ["the toolchain lives in the devcontainer: `make shell` then build"])
+    assert said is not None and "`make shell`" in said, said
+    # a sentence about something else is no other half
+    said = rule_text("don't brew anything on my laptop.", ["the build is slow today"])
+    assert said == "Don't brew anything on my laptop.", said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

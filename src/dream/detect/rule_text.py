@@ -387,7 +387,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     rejected = wording.rejected_terms(body)
     positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
                                        flags=re.I)) or _names_its_own_way(body)
-    if not rejected and not positive and _NEGATIVE.match(body):
+    if not rejected and not positive and (_NEGATIVE.match(body) or _NEVER_OK.search(body)):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
             if other and _WHAT_TO_DO.match(other) and not wording.rejected_terms(other) \
@@ -423,7 +423,12 @@ _REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there|i|if i
 # touch"), also under a condition ("if something has to go, deprecate it ...")
 _WHAT_TO_DO = re.compile(r"^(?:if\s[^,]{3,60},\s*(?!(?:i|you|we|it|this|that|they|he|she|there"
                          r"|the|an?)\b)[@\w]|(?:please\s+)?(?:use|run|call|go through|open|create"
-                         r"|ask|write|add|put|keep|always|only|instead)\b)", re.I)
+                         r"|ask|write|add|put|keep|always|only|instead)\b"
+                         # the command itself ("`npx lix install haxelib:x` so it lands in ..."),
+                         # or where the thing comes from, with how ("the gtk stuff lives in the
+                         # distrobox: `distrobox enter ...`", "cmocka comes from the wrap: ...")
+                         r"|`[^`]+`|(?:the\s+)?[\w/.-]+(?:\s+[\w/.-]+){0,2}\s+(?:lives?|comes?|goes)"
+                         r"\s+(?:in|from|through)\s+[^:`]{2,40}(?::\s|`))", re.I)
 # one tool instead of another, said tersely
 _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s*(?:use\s+)?"
                        r"(?P<y1>`?[\w./@-]+(?:\s+[\w./@-]+){0,3}`?)$"
@@ -431,6 +436,9 @@ _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s
                        r"(?P<x2>`?[\w./@-]+`?)$", re.I)
 _PLAIN_WORDS = {"fine", "there", "here", "that", "this", "it", "ok", "okay", "good", "right",
                 "wrong", "better", "worse", "so", "true", "false", "one", "the", "yet", "now"}
+# a prohibition said of the thing: "haxelib install is never ok in this repo"
+_NEVER_OK = re.compile(r"^[\w`./ -]{2,40}?\s+(?:is|are)\s+(?:never\s+(?:ok|okay|allowed|fine)"
+                       r"|not allowed|forbidden|banned|off[- ]limits)\b", re.I)
 _NEGATIVE = re.compile(r"^(?:(?:we\s+)?(?:don'?t|do not|never)|stop|avoid|no more)\b", re.I)
 
 
