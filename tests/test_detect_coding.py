@@ -215,6 +215,16 @@ def test_a_prohibition_takes_what_to_do_from_the_command_or_the_place_said_after
     assert said == "Don't brew anything on my laptop.", said
 
 
+def test_a_consent_said_with_i_said_is_no_rule_said_again():
+    """"I said yes to the rename, not to the schema change" tells what was agreed, not a
+    rule; "I said run the linter first" is the rule said again."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("I said yes to the rename, not to the schema change.", []) is None
+    said = rule_text("I said run `make lint` first.", [])
+    assert said is not None and "`make lint`" in said, said
+
+
 def test_a_rule_keeps_its_negation_and_loses_the_pasted_terminal():
     notes = _run(_session("pi-1", [
         ("assistant", "Done."),

@@ -147,6 +147,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     text, told = _without_complaints(text)
     if _THOUGHT.search(text):
         return None             # "I keep thinking we should ... one day", "just asking"
+    if re.match(r"^(?:\w+[,.]?\s+)?i\s+(?:said|told you)\s+(?:ok|okay|yes|fine|sure)\b", text, re.I):
+        return None             # "I said ok to the split, not to publishing": a consent
     if not wording.without_lead_in(text).strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
     if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)) or \
@@ -306,7 +308,8 @@ def _without_complaints(text: str) -> tuple[str, bool]:
 _SAID_AGAIN = re.compile(r"^(?:and\s+|but\s+)?(?:like\s+|as\s+)?i\s+(?:already\s+|just\s+)?"
                          r"(?:said|told you|asked(?: you)?)(?:\s+(?:that|before|already|earlier"
                          r"|twice|again|so|last \w+|yesterday))*[\s,:]+(?!(?:last|this|that|it|so|before"
-                         r"|earlier|yesterday|already|again|twice|when|(?:a )?(?:million|hundred|few)"
+                         r"|earlier|yesterday|already|again|twice|when|ok|okay|yes|no|fine"
+                         r"|(?:a )?(?:million|hundred|few)"
                          r")\b)(?P<what>\S.*)$", re.I)
 
 
