@@ -103,6 +103,23 @@ def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_t
     assert not [n for n in notes if n["type"] in ("correction", "directive")]
 
 
+def test_the_lines_after_note_in_the_opening_request_are_rules():
+    notes = _run(_session("codex-1", [
+        ("user", "add a `refund_reason` column to payments and regenerate the models.\n\n"
+                 "note: `make schema-check` has to pass before you say it's done"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert any("`make schema-check` has to pass" in r for r in rules), rules
+    assert not any("refund_reason" in r for r in rules), rules
+    # the task said before the heading is no other half of a prohibition under it
+    notes = _run(_session("codex-2", [
+        ("user", "add a `refund_reason` column to payments.\n\nnote: never edit the "
+                 "generated models by hand"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert rules == ["Never edit the generated models by hand."], rules
+
+
 def test_no_x_asked_for_every_time_or_everywhere_but_one_way_is_a_rule_and_no_errors_is_not():
     """"no mocks pls", "no retries, ever", "no npm installs outside the container" and "X is
     banned here" forbid something for good; "no errors this time" reports a run."""

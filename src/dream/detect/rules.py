@@ -184,7 +184,9 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                               re.match(directives.NO_X_EVER, sent, re.I)) or
                        _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
-        rule = rule_text(sent, sents[max(0, n - 1):n] + sents[n + 1:n + 2] +
+        # under a heading, the task said before it is no other half of a rule
+        start = min(briefed) if n in briefed else 0
+        rule = rule_text(sent, sents[max(start, n - 1):n] + sents[n + 1:n + 2] +
                          instead_after(sents[n + 1:n + 3]),
                          sents[n + 1] if n + 1 < len(sents) else None, n in briefed)
         if rule is None and before:
@@ -204,7 +206,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
 # than the task: "house rules:", "a few things about this repo:", "stuff to know bc you'll
 # touch it:", "before you start, how this repo works:", "quick orientation:", "notes:"
 _BRIEFING = re.compile(
-    r"^(?P<head>(?:[\w',]+\s+){0,8}?(?:(?:things|stuff|notes|rules|ground rules|house rules"
+    r"^(?P<head>(?:[\w',]+\s+){0,8}?(?:(?:things|stuff|notes?|rules|ground rules|house rules"
     r"|conventions|context|orientation|background)\b(?:[\w',]*\s*){0,10}?"
     r"|how (?:this|the|our) (?:repo|repository|project|codebase) works\s*))\s*:(?!\S)\s*", re.I)
 # where the task starts after the heading's lines: "task: prove X", "now: ..."
