@@ -120,6 +120,23 @@ def test_the_lines_after_note_in_the_opening_request_are_rules():
     assert rules == ["Never edit the generated models by hand."], rules
 
 
+def test_a_rule_about_a_class_member_said_in_two_sessions_is_one_repeated_rule():
+    """"don't call Config.load at the top level" and, a week later, "you put Config.load at
+    module level again, read it inside the function" name one member of the code: one rule
+    said twice, proposed for review."""
+    from dream.detect import grouping
+    from dream.items import Item
+
+    def said(n: int, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=f"s{n}"))
+
+    groups = grouping.group([
+        said(1, "Don't call Config.load at the top level, it hits the disk on every import."),
+        said(2, "You put Config.load at module level again, read it inside the function.")])
+    assert [len(g.items) for g in grouping.repeated(groups)] == [2]
+
+
 def test_no_x_asked_for_every_time_or_everywhere_but_one_way_is_a_rule_and_no_errors_is_not():
     """"no mocks pls", "no retries, ever", "no npm installs outside the container" and "X is
     banned here" forbid something for good; "no errors this time" reports a run."""
