@@ -137,6 +137,17 @@ def test_a_rule_about_a_class_member_said_in_two_sessions_is_one_repeated_rule()
     assert [len(g.items) for g in grouping.repeated(groups)] == [2]
 
 
+def test_no_x_naming_code_is_written_do_not_use_x():
+    """"no `console.log` in committed code pls" and "no --force from here" open with what
+    not to use, as "no more console.log" does; a line opening with "No" reads as a reply."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("no `console.log` in committed code pls.", []) == \
+        "Do not use `console.log` in committed code pls."
+    said = rule_text("no --force from here, the remote rejects it.", [])
+    assert said is not None and said.startswith("Do not use --force from here"), said
+
+
 def test_no_x_asked_for_every_time_or_everywhere_but_one_way_is_a_rule_and_no_errors_is_not():
     """"no mocks pls", "no retries, ever", "no npm installs outside the container" and "X is
     banned here" forbid something for good; "no errors this time" reports a run."""
@@ -183,7 +194,7 @@ def test_what_not_to_run_from_this_machine_is_a_rule_even_in_the_opening_request
         ("assistant", "ok")]))
     rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
     said = " | ".join(rules)
-    assert "prod migrations from here" in said and "No --force from here" in said, said
+    assert "prod migrations from here" in said and "use --force from here" in said, said
     assert "never flake8" in said and "after any route change" in said, said
     assert any("staging deploys by hand" in r for r in rules), said
     assert "myself" not in said, said

@@ -179,7 +179,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
-    elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=\w)", body) and not re.match(
+    elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=[\w`]|--?\w)", body) and not re.match(
             r"^No\s+(?:one|longer)\b", body, re.I):
         body = re.sub(r"^(?:No|NO)\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log"
     body = _after_topic(body)
