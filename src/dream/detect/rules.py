@@ -68,8 +68,10 @@ class RuleBook:
         named = words - grouping.GENERIC - {"time"}
         for grp in self.groups:
             said = wording.words(wording.core(grp[0].text))
-            if wording.same(said, words) or len(named) == 1 and named <= wording.words(
-                    grp[0].text):
+            # two rules that share only words of every rule ("do not use ... from here")
+            # are two rules
+            if wording.same(said, words) and (said & words) - grouping.GENERIC - {"from"} or \
+                    len(named) == 1 and named <= wording.words(grp[0].text):
                 grp.append(Said(text, kind, item))
                 return
         self.groups.append([Said(text, kind, item)])
