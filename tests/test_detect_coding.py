@@ -201,19 +201,6 @@ def test_what_not_to_run_from_this_machine_is_a_rule_even_in_the_opening_request
     assert "soft-delete" not in said, said
 
 
-def test_this_machine_is_where_a_rule_holds_not_a_passing_remark():
-    """"this box" / "this machine" is the machine the agent works on, a scope for a rule as
-    "this repo" is ("no root on this box, you don't need it"); "this file" is still the
-    thing at hand ("keep this file short")."""
-    from dream.detect.rule_text import rule_text
-
-    said = rule_text("no root on this box, you don't need it.", [])
-    assert said is not None and "root on this box" in said, said
-    assert rule_text("always build with CC=clang-18, the default cc on this machine is 12.",
-                     []) is not None
-    assert rule_text("you should keep this file short.", []) is None
-
-
 def test_a_rule_said_in_brackets_as_an_aside_loses_the_brackets():
     notes = _run(_session("pi-1", [
         ("user", "fix the import"), ("assistant", "done"),

@@ -72,8 +72,7 @@ _ANCHOR = re.compile(_NAMED + r"|\b[A-Z]{2,}\w*|\b(?:tests?|commits?|branch|main
 _REPORTED = re.compile(r"\bshould (?:work|be (?:fine|good|ok|okay|fixed|done|there)|fix|pass|"
                        r"now|help)\b|\bwhat (?:should|must)\b|\bi should\b", re.I)
 # "this repository", "this project": the scope a rule is for, not a pointer into the talk
-_SCOPE = r"(?:repo|repository|project|codebase|monorepo|package|workspace|team|app|machine|box" \
-    r"|laptop|host)\b"     # and the machine the agent runs on ("no sudo on this box")
+_SCOPE = r"(?:repo|repository|project|codebase|monorepo|package|workspace|team|app)\b"
 # a decision said in passing that is about this moment, this file, or an opinion
 _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|this time|imo|"
                       r"never mind|nevermind|don'?t (?:bother|worry)|"
