@@ -228,6 +228,11 @@ def test_a_rule_said_again_by_pointing_at_last_time_is_a_correction():
     assert "terraform apply locally" in said and "--frozen-lockfile" in said, said
     assert "./scripts/lint.sh --fix" in said, said
     assert "changelog" not in said and "hot reload" not in said and "ugh" not in said, said
+    # a name too short to stand as a line of its own ("make ci.") is left to the commands
+    notes = _run(_session("codex-2", [
+        ("user", "add the queue"), ("assistant", "done"),
+        ("user", "same as last time: make ci"), ("assistant", "ok")]))
+    assert not [n for n in notes if n["type"] in ("correction", "directive")]
 
 
 def test_a_prohibition_takes_what_to_do_from_the_command_or_the_place_said_after_it():

@@ -302,10 +302,11 @@ def _same_as_before(sentence: str) -> tuple[str | None, str | None]:
 
 def _named_again(what: str) -> str | None:
     """What a sentence that says it was said before names, as a rule: at most six words
-    naming a command, flag, file or identifier, no question, no pronoun, no feeling
-    ("--skip-local-validator", "nox -s docs"; not "venv mkdocs, again")."""
+    naming a command, flag, file or identifier, long enough to stand as a line of its own,
+    no question, no pronoun, no feeling ("--skip-local-validator", "tox -e py312 --recreate";
+    not "venv mkdocs, again", nor "nox -s docs", a command the brief holds as a command)."""
     what = what.strip().rstrip(" ,.!?…—–-").lstrip(" ,!?…—–")
-    if not what or directives.is_question(what) or len(what.split()) > 6 or \
+    if len(what) < 14 or directives.is_question(what) or len(what.split()) > 6 or \
             not CODE.search(what) or \
             _POINTS_AT.search(what) or noise.is_feeling(what) or not wording.words(what):
         return None
