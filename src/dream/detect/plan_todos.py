@@ -89,7 +89,7 @@ def linked(found: list[Finding], items: dict[str, Item], rows: list[dict]) -> li
             # and what was taken on for it is for the new booking
             out = [Finding("todo", {"event": other}, [cancel.id], row=r["handle"])
                    for r in linked_rows]
-            for name, f in mine:
+            for _name, f in mine:
                 f.fields["event"] = other
         else:
             out = [Finding("todo_done", {"status": "dropped"}, [cancel.id], row=r["handle"])
