@@ -174,3 +174,27 @@ def test_passes_on_real_transcripts_cite_only_spool_evidence(dream, repo):
     # no grep "no match" exits are reported as failures anywhere
     assert not any("grep" in c.change.get("signature", "")
                    for k in keys for r in run_all(_evidence(k)) for c in r.candidates)
+
+
+def test_a_tool_call_the_user_refused_is_no_repeated_failure():
+    """Claude Code flags a refused call as an error ("The user doesn't want to proceed with
+    this tool use"); three refusals of a push are the user saying no, not a failure to fix,
+    while three real failures of the same command still make a group."""
+    from dream.detect.failures import groups
+    from dream.items import Item
+
+    refused = ("The user doesn't want to proceed with this tool use. The tool use was "
+               "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+               "file). STOP what you are doing and wait for the user to tell you how to "
+               "proceed.")
+    denied = "remote: Permission to acme/shop.git denied to bot.\nfatal: unable to access"
+
+    def items(text: str) -> list[Item]:
+        return [Item(seq=n, id=f"s:{n}", ref=f"s.jsonl:{n}", stream="s", role="tool",
+                     kind="tool_result", evidence=True, said_at=f"2026-05-01T09:0{n}:00Z",
+                     text=text, tool_name="Bash", is_error=True, source="claude_code")
+                for n in range(3)]
+
+    assert groups(items(refused)) == []
+    [grp] = groups(items(denied))
+    assert grp.repeated and len(grp.items) == 3

@@ -436,11 +436,14 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
     for runs in commands.by_session(items).values():
         for run in runs:
             command_of[run.item.id] = run.command
+    from dream.detect.fixes import interrupted      # fixes reads this module
     found: dict[str, FailureGroup] = {}
     for item in items:
         pasted = pasted_failure(item)
         if not (item.evidence and item.kind == "tool_result" and failed(item)) and not pasted:
             continue        # the same test of failure as the pitfalls: flag or exit status
+        if not pasted and interrupted(item.text):
+            continue        # the user refused or stopped the call: it never failed
         sig = signature(pasted or item.text)
         cmd = command_of.get(item.id)
         if not sig:
