@@ -395,3 +395,22 @@ def test_a_command_the_user_says_what_it_is_for_is_a_way_to_work_though_its_word
     assert not _commands(_session("claude-1", [
         ("user", "don't build with `quarto render slides.qmd --to pdf`, no LaTeX here"),
         ("call", "quarto render slides.qmd --to pdf"), ("ok", "Output created: slides.pdf")]))
+
+
+def test_an_install_whose_retries_print_the_same_error_behind_a_pipe_is_no_command():
+    """`brew install ffmpeg` fails on a held lock; the agent waits and retries it through
+    `| tail -5`, which hides the exit status but prints the same error: every run failed,
+    so it is not how this project installs. An install that worked still counts."""
+    locked = ("==> Fetching downloads for: ffmpeg\n✘ Bottle x265 (4.1)\nError: A `brew install "
+              "ffmpeg` process has already locked /Users/me/Library/Caches/Homebrew/downloads/"
+              "9f1c--x265--4.1.bottle.tar.gz.incomplete.\nPlease wait for it to finish or "
+              "terminate it to continue.")
+    tail = "\n".join(locked.splitlines()[-3:])
+    cmds = _commands(_session("claude-1", [
+        ("call", "brew install ffmpeg"), ("fail", locked),
+        ("call", "sleep 10 && brew install ffmpeg 2>&1 | tail -5"), ("ok", tail),
+        ("call", "sleep 30 && brew install ffmpeg 2>&1 | tail -5"), ("ok", tail),
+        ("call", "brew install jq"), ("ok", "🍺  /opt/homebrew/Cellar/jq/1.7.1: 19 files")]))
+    assert not any("ffmpeg" in c for c in cmds)
+    assert any("brew install jq" in c for c in cmds)
+

@@ -463,6 +463,12 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
 _STRONG_CAUSE = re.compile("|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]), re.M)
 
 
+def names_error(line: str) -> bool:
+    """A cause line that is an exception, an ``Error:`` line or a compiler's diagnostic, not
+    the last line a run happened to print."""
+    return bool(_STRONG_CAUSE.match(line))
+
+
 def diagnostic(line: str) -> bool:
     """A cause line that is a compiler's, linker's or checker's own diagnostic ("undefined
     reference to `PyErr_Fetch'", "x.go:3:1: ..."), not a message a program chose to print."""

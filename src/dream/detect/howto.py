@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dream.detect import objections, rule_lang
+from dream.detect import failures, objections, rule_lang
 from dream.detect.commands import (
     CommandRun,
     by_session,
@@ -119,10 +119,20 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
     # programs the shell could not find: a path to one of them is the project's own wrapper
     missing = {p for runs in sessions.values() for r in runs if r.failed
                for p in not_found(r.item.text)}
+    # what a flagged failure of a command said: a run of that command printing it again
+    # failed too, its exit hidden by a pipe ("brew install x 2>&1 | tail -5")
+    failed_with = {(command_key(part), cause) for runs in sessions.values() for r in runs
+                   if r.failed and failures.names_error(
+                       cause := failures.cause_line(r.item.text or ""))
+                   for part in chain(r.command)}
     seen: dict[tuple[str, str], list[tuple[str, CommandRun]]] = {}
     for runs in [*sessions.values(), pasted(items)]:
         for run in runs:
             if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
+                continue
+            if failed_with and any((command_key(part), cause) in failed_with
+                                   for part in chain(run.command)
+                                   for cause in [failures.cause_line(run.item.text or "")]):
                 continue
             if set(_flags(run.command)) & once:
                 continue            # run with a flag the user said is for this once
