@@ -436,7 +436,7 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
     for runs in commands.by_session(items).values():
         for run in runs:
             command_of[run.item.id] = run.command
-    from dream.detect.fixes import interrupted      # fixes reads this module
+    from dream.detect.fixes import interrupted  # fixes reads this module
     found: dict[str, FailureGroup] = {}
     for item in items:
         pasted = pasted_failure(item)
