@@ -9,6 +9,9 @@ from test_personal_plans import me, rules, they
 from test_rules import _fields
 from test_scenarios import records, run_json, stage
 
+from dream.app import App
+from dream.core import memory
+
 # said on Monday 2 November 2026, in Hana's chat; the picnic is on Saturday 7 November
 PICNIC = they("Hana", "Picnic on Parliament Hill on Saturday 7 Nov at 1pm, you in?",
               at="2026-11-02T18:00:00Z", stream="sms-hana")
@@ -101,6 +104,11 @@ def test_a_to_do_of_a_called_off_plan_in_an_earlier_run_is_dropped_the_next_day(
     assert todo.fields["status"].said_at.startswith("2026-11-05T08:30")
     brief = (dream_home / "notes" / "user" / "brief.md").read_text()
     assert "thermos" not in brief
+    # kept where closed to-dos are listed (dream serve's memory page), not lost from view
+    app = App.from_env()
+    store = app.notes_store()
+    listed = memory.list_records(app, store.id, "user", "done", 1)
+    assert [r.path for r in listed.rows] == [f"user/todos/{todo.key}.md"]
 
 
 def test_the_user_dropping_out_drops_the_to_do_they_took_on(dream, repo, dream_home,

@@ -60,7 +60,9 @@ LISTS: tuple[ListSpec, ...] = (
     ListSpec("open", "Open to-dos", (
         ("kind='todo' AND state='open' AND day IS NOT NULL", "day, path"),
         ("kind='todo' AND state='open' AND day IS NULL", "path"))),
-    ListSpec("done", "Done to-dos", (("kind='todo' AND state='done'", "path"),)),
+    # a to-do dropped with the plan it was taken on for is closed as a done one is
+    ListSpec("done", "Done or dropped to-dos", (
+        ("kind='todo' AND state IN ('done', 'dropped')", "path"),)),
     ListSpec("standing", "Standing facts", (("kind='standing'", "path"),)),
     ListSpec("people", "People", (("kind='wiki'", "path"),)),
     ListSpec("notes", "Notes", (("kind='note' AND state='live'", "day DESC, path DESC"),)),
