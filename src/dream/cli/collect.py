@@ -125,14 +125,13 @@ def _looked_in(source: str | None) -> str:
     set it: 'DREAM_CLAUDE_DIR=/nonexist' was reported only as 'looked in DREAM_CLAUDE_DIR'."""
     import os
 
-    from dream.sources.discovery import roots
+    from dream.sources.discovery import DIR_VARS, roots
 
-    names = {"claude_code": "DREAM_CLAUDE_DIR", "pi": "DREAM_PI_DIR", "codex": "DREAM_CODEX_DIR"}
     out = []
     for kind, folder in roots().items():
         if source and kind != source:
             continue
-        set_by = f"{names[kind]}=" if os.environ.get(names[kind]) else ""
+        set_by = f"{DIR_VARS[kind]}=" if os.environ.get(DIR_VARS[kind]) else ""
         missing = "" if folder.is_dir() else " (no such folder)"
         out.append(f"{set_by}{folder}{missing}")
     return ", ".join(out)

@@ -30,6 +30,9 @@ from dream.store.project import ProjectId, folder_name, identify, normal_remote,
 
 _CLAUDE_RE = re.compile(r"[^A-Za-z0-9]")
 
+# the variable that points Dream at each agent's sessions (before the agent's own setting)
+DIR_VARS = {"claude_code": "DREAM_CLAUDE_DIR", "pi": "DREAM_PI_DIR", "codex": "DREAM_CODEX_DIR"}
+
 
 def roots(environ: dict[str, str] | None = None) -> dict[str, Path]:
     """Where each agent keeps its sessions: Dream's ``DREAM_*_DIR`` first, then the agent's
@@ -41,11 +44,9 @@ def roots(environ: dict[str, str] | None = None) -> dict[str, Path]:
     pi = Path(env["PI_CODING_AGENT_DIR"]) if env.get("PI_CODING_AGENT_DIR") \
         else home / ".pi" / "agent"
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
-    return {
-        "claude_code": Path(env.get("DREAM_CLAUDE_DIR") or claude / "projects"),
-        "pi": Path(env.get("DREAM_PI_DIR") or pi / "sessions"),
-        "codex": Path(env.get("DREAM_CODEX_DIR") or codex / "sessions"),
-    }
+    defaults = {"claude_code": claude / "projects", "pi": pi / "sessions",
+                "codex": codex / "sessions"}
+    return {kind: Path(env.get(var) or defaults[kind]) for kind, var in DIR_VARS.items()}
 
 
 def claude_folder(cwd: Path) -> str:
