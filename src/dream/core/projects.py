@@ -154,18 +154,19 @@ def init(app: App, store_name: str | None = None, name: str | None = None,
                 "see 'dream doctor'), then run 'dream init' again")
     earlier = next((other for other in stores
                     if other.id != store.id and other.is_primary_for(current.key)), None)
+    earlier_name = earlier.project_name(current.key) if earlier is not None else None
+    files = _tracked(earlier, earlier_name) if earlier is not None and earlier_name else []
     if earlier is None and move_notes:
         # the primary store changed earlier without its notes: take them from the one other
         # store that holds notes for this project
-        holding = [other for other in stores if other.id != store.id
-                   and (n := other.project_name(current.key)) and _tracked(other, n)]
+        holding = [(other, n, listed) for other in stores if other.id != store.id
+                   and (n := other.project_name(current.key)) and (listed := _tracked(other, n))]
         if len(holding) > 1:
-            raise BadInput(f"stores {', '.join(repr(o.name) for o in holding)} all hold notes "
-                           "of this project; --move-notes moves from one store only",
+            raise BadInput(f"stores {', '.join(repr(o.name) for o, _, _ in holding)} all hold "
+                           "notes of this project; --move-notes moves from one store only",
                            "detach the stores whose notes should stay, then run it again")
-        earlier = holding[0] if holding else None
-    earlier_name = earlier.project_name(current.key) if earlier is not None else None
-    files = _tracked(earlier, earlier_name) if earlier is not None and earlier_name else []
+        if holding:
+            earlier, earlier_name, files = holding[0]
     if files and move_notes and _tracked(store, proj_name):
         raise BadInput(f"projects/{proj_name} already holds notes in store '{store.name}'; "
                        f"the notes in store '{earlier.name}' were not moved",
