@@ -33,6 +33,9 @@ from dream.secrets import placeholder
 from dream.store.git import COMMIT_MAP, Repo
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
+# how to narrow a --pattern that matches more than a secret
+_NARROW = ("make it match the whole secret only, such as its prefix and length: "
+           "'ghp_[A-Za-z0-9]{36}'")
 
 # columns Dream fills itself with ids, hashes, fixed words and times, never with anything
 # said or read: a secret cannot be in them, and scrubbing them breaks the database
@@ -127,8 +130,7 @@ def scrub(app: App, value: str | None = None, pattern: str | None = None,
     except _ShortMatch as exc:
         raise BadInput(f"--pattern matches '{exc.args[0]}', shorter than {MIN_VALUE} "
                        "characters: it would scrub ordinary words",
-                       "make it match the whole secret only, such as its prefix and length: "
-                       "'ghp_[A-Za-z0-9]{36}'") from None
+                       _NARROW) from None
 
 
 def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
@@ -217,8 +219,7 @@ def _scrub_db(conn: sqlite3.Connection, sub: Callable[[str], str],
             raise BadInput(f"{refuse} also {'matches' if pattern else 'appears in'} Dream's "
                            f"own ids and names ({named}); scrubbing them would break the "
                            "database, so nothing was changed",
-                           "make it match the whole secret only, such as its prefix and "
-                           "length: 'ghp_[A-Za-z0-9]{36}'" if pattern else
+                           _NARROW if pattern else
                            "give the whole secret, exactly as it leaked")
         for table, col in columns:
             if refuse and _own(table, col):
