@@ -121,7 +121,7 @@ def _swapped(fix: str, failing: str) -> bool:
     return len(a) == len(b) >= 1 and a[0] != b[0] and a[1:] == b[1:]
 
 
-def _named_by(fix: str, run: CommandRun) -> bool:
+def named_by(fix: str, run: CommandRun) -> bool:
     """The failure's output names the step (two of its words in a row: "To update
     maven_install.json, please run: REPIN=1 bazel run @unpinned_maven//:pin")."""
     text = " ".join(noise.strip_ansi(run.item.text or "")[:2000].lower().split())
@@ -132,14 +132,11 @@ def _named_by(fix: str, run: CommandRun) -> bool:
     return False
 
 
-named_by = _named_by
-
-
 def shows(fix: str, run: CommandRun) -> bool:
     """A fix that is no guess: the failure names it ("Please run \"prisma generate\"", "to
     update it: go mod tidy"), or it is the same program through a runner or another tool
     for the same job (``pytest`` -> ``uv run pytest``, ``pip install`` -> ``uv add``)."""
-    return _named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command) or \
+    return named_by(fix, run) or _wraps(fix, run.command) or _replaces(fix, run.command) or \
         _flag_named(fix, run)
 
 
@@ -241,7 +238,7 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
              and not REJECTED_CALL.search((r.item.text or "")[:400])
              and not objections.covers(refused, howto.command_key(r.command))]
-    named = [r.command for r in steps if _named_by(r.command, failing)]
+    named = [r.command for r in steps if named_by(r.command, failing)]
     if named:
         # the step the failure itself said to run ("Did you run packer init for this
         # project ?"), then the retry, whatever the retry chained before itself (a check:

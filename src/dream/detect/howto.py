@@ -130,9 +130,8 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
         for run in runs:
             if run.failed or _FAILED_OUTPUT.search((run.item.text or "")[:2000]):
                 continue
-            if failed_with and any((command_key(part), cause) in failed_with
-                                   for part in chain(run.command)
-                                   for cause in [failures.cause_line(run.item.text or "")]):
+            if failed_with and (cause := failures.cause_line(run.item.text or "")) and \
+                    any((command_key(part), cause) in failed_with for part in chain(run.command)):
                 continue
             if set(_flags(run.command)) & once:
                 continue            # run with a flag the user said is for this once
