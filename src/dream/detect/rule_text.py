@@ -60,7 +60,7 @@ MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep
 _NAMED = (r"`[^`]+`|\b[\w-]+\.[a-z]{1,5}\b|[\w-]+/[\w./-]+|(?<!\w)--?[a-z][\w-]*"
           r"|\b[a-z]+[A-Z]\w*")
 # a name from the code or the machine: a file, path, flag, identifier or command
-CODE = _CODE = re.compile(_NAMED + r"|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
+CODE = re.compile(_NAMED + r"|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z_]{3,}\b")
 _DEICTIC = re.compile(r"^(?:(?:but|and|so|then|well|ok|okay)\s+)?(?:this|that|it|these|those|"
                       r"here|there|the \w+|your \w+)\s+(?:\w+\s+)?(?:should|must|needs?|has|"
                       r"is|was|stays?|can)\b", re.I)
@@ -189,14 +189,14 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
             or _DO_IT.search(body):
         return None             # "should be dimmer", "X should be that": the code at hand
     marker_clause = _marker_clause(body)
-    if _DEICTIC.match(marker_clause) and not (_CODE if loose else _ANCHOR).search(
+    if _DEICTIC.match(marker_clause) and not (CODE if loose else _ANCHOR).search(
             marker_clause) and not _REMEMBER.match(text):
         return None             # "the block should stay as is": about the code at hand
     if _PASSING.search(body) or _NOW.search(text) or \
             loose and (_REPORTED.search(body) or len(body.split()) > 25):
         return None             # "it should work now", "for now", "imo": no standing rule
     if len(wording.words(body) - {"not", "scope"}) < 2 or _LOCAL.search(body) and not (
-            _ANCHOR.search(body) or _CODE.search(body) or _FROM_HERE.match(body)):
+            _ANCHOR.search(body) or CODE.search(body) or _FROM_HERE.match(body)):
         return None             # "never again", "stop, wait", "use a map here"
     body = re.sub(r"\s+['\"]$", "", _both_halves(body, neighbours).rstrip(" .!,;")).rstrip(" .!,;")
     if not body:
@@ -322,7 +322,7 @@ def _about_the_code_at_hand(text: str) -> bool:
     clause = text[start + 1:].strip()
     return bool(re.match(r"^(?:but\s+|and\s+|so\s+)?(?:it|this|that|they|these|those)\s+"
                          r"(?:\w+\s+)?(?:should|must|needs?)\b", clause, re.I)) and \
-        not _CODE.search(clause)
+        not CODE.search(clause)
 
 
 # a reason says something: it has a verb ("the integration tests need the staging VPN")
