@@ -222,16 +222,14 @@ def _briefed(sents: list[str], lang: str | None) -> dict[int, str]:
     are standing rules, not the task."""
     out: dict[int, str] = {}
     for n, sent in enumerate(sents):
-        if out and _TASK_HEAD.match(sent):
-            break
         head = _BRIEFING.match(sent) or (rule_lang.briefing(sent, lang) if lang else None)
-        if head is not None and not out:
-            rest = sent[head.end():].strip()
-            if rest:
-                out[n] = rest
-            out.update({k: sents[k] for k in range(n + 1, len(sents))})
-        elif out:
+        if head is None:
             continue
+        rest = sent[head.end():].strip()
+        if rest:
+            out[n] = rest
+        out.update({k: sents[k] for k in range(n + 1, len(sents))})
+        break                   # the first heading: what follows it is under it
     for k in sorted(out):
         if _TASK_HEAD.match(out[k]):
             out = {j: t for j, t in out.items() if j < k}
