@@ -19,6 +19,15 @@ THERMOS = me("Yes, count me in! I'll bring a thermos of mulled apple",
              at="2026-11-02T18:05:00Z", stream="sms-hana")
 
 
+def _sms(friend: str):
+    """A maker of the lines of one SMS thread between the user and ``friend``, to stage."""
+    def line(n: str, at: str, who: str, text: str) -> dict:
+        return {"id": n, "time": at, "stream": f"sms-{friend.lower()}", "channel": "sms",
+                "author": who, "role": "user" if who == "me" else "other",
+                "to": [friend] if who == "me" else ["me"], "text": text}
+    return line
+
+
 def _todo_ops(out: list[dict]) -> list[tuple[str, dict]]:
     return [(o["op"], _fields(o)) for o in out if o["op"].startswith("todo")]
 
@@ -77,12 +86,7 @@ def test_a_to_do_of_a_called_off_plan_in_an_earlier_run_is_dropped_the_next_day(
     that share nothing with the thermos; the run is shown the to-do through its link, and
     the to-do is dropped (kept, with the cancelling message as evidence)."""
     dream("init")
-
-    def line(n: str, at: str, who: str, text: str) -> dict:
-        return {"id": n, "time": at, "stream": "sms-hana", "channel": "sms", "author": who,
-                "role": "user" if who == "me" else "other",
-                "to": ["Hana"] if who == "me" else ["me"], "text": text}
-
+    line = _sms("Hana")
     stage(tmp_path, "day1", [
         line("h1", "2026-11-02T18:00:00Z", "Hana",
              "Picnic on Parliament Hill on Saturday 7 Nov at 1pm, you in?"),
@@ -114,12 +118,7 @@ def test_a_to_do_of_a_called_off_plan_in_an_earlier_run_is_dropped_the_next_day(
 def test_the_user_dropping_out_drops_the_to_do_they_took_on(dream, repo, dream_home,
                                                             tmp_path):
     dream("init")
-
-    def line(n: str, at: str, who: str, text: str) -> dict:
-        return {"id": n, "time": at, "stream": "sms-tariq", "channel": "sms", "author": who,
-                "role": "user" if who == "me" else "other",
-                "to": ["Tariq"] if who == "me" else ["me"], "text": text}
-
+    line = _sms("Tariq")
     stage(tmp_path, "day1", [
         line("t1", "2026-11-02T12:00:00Z", "Tariq",
              "Booked Dishoom for Friday 6 Nov at 7.30pm, see you there"),
