@@ -153,3 +153,26 @@ def test_brief_in_a_folder_dream_does_not_know_says_so_rather_than_wait_for_a_dr
     user = dream("brief", "--user").output
     assert "no brief yet" in user and "first 'dream run' over personal messages" in user
     assert "'dream collect PATH'" in user
+
+
+def test_user_and_project_together_are_refused_not_the_last_one_taken(repo, tmp_path):
+    """'dream install codex --project --user' wrote the home config: both flags set one
+    value and the last won. Both at once is now a usage error that writes nothing."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    assert run_cli("init", cwd=repo, HOME=str(home)).returncode == 0
+    for args in (("install", "codex", "--project", "--user"),
+                 ("install", "claude-code", "--user", "--project", "--dry-run"),
+                 ("uninstall", "pi", "--project", "--user"),
+                 ("brief", "--user", "--project")):
+        proc = run_cli(*args, cwd=repo, HOME=str(home))
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, (args, proc.stderr)
+        assert "--user and --project cannot be used together" in proc.stderr
+        assert f"Try 'dream {args[0]} --help'" in proc.stderr
+    assert not (home / ".codex").exists() and not (repo / ".codex").exists()
+    assert not (repo / ".pi").exists() and not (home / ".claude.json").exists()
+    # each alone still works, and --project is the default
+    proc = run_cli("install", "codex", "--user", "--dry-run", cwd=repo, HOME=str(home))
+    assert proc.returncode == 0 and str(home / ".codex" / "config.toml") in proc.stdout
+    proc = run_cli("install", "codex", "--dry-run", cwd=repo, HOME=str(home))
+    assert proc.returncode == 0 and str(repo / ".codex" / "config.toml") in proc.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
@@ -27,17 +28,31 @@ def _agent(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
 
 
 # -- install / uninstall -------------------------------------------------------------------
+def _scope_flags(user_help: str, project_help: str):
+    """--user / --project as two flags passed on as one ``scope`` ('project' unless --user).
+    Both at once is refused: with one shared flag value the last one given won, so
+    'install codex --project --user' quietly wrote the home config."""
+    def add(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, scope_user: bool, scope_project: bool, **kwargs):
+            if scope_user and scope_project:
+                raise click.UsageError("--user and --project cannot be used together; "
+                                       "give one (--project is the default)")
+            return fn(*args, scope="user" if scope_user else "project", **kwargs)
+        wrapper = click.option("--user", "scope_user", is_flag=True, help=user_help)(wrapper)
+        return click.option("--project", "scope_project", is_flag=True,
+                            help=project_help)(wrapper)
+    return add
+
+
 def _scope_options(verb: str):
     """--user / --project / --dry-run, worded for install ('Wire Dream in') or uninstall
     ('Take Dream out')."""
     def add(fn):
         fn = click.option("--dry-run", is_flag=True,
                           help="Print what would change and write nothing.")(fn)
-        fn = click.option("--user", "scope", flag_value="user",
-                          help=f"{verb} for every project of this user (home config).")(fn)
-        fn = click.option("--project", "scope", flag_value="project", default=True,
-                          help=f"{verb} for the current repository only (default).")(fn)
-        return fn
+        return _scope_flags(f"{verb} for every project of this user (home config).",
+                            f"{verb} for the current repository only (default).")(fn)
     return add
 
 
@@ -117,10 +132,8 @@ def hook(event: str | None, agent: str, brief: str | None, as_json: bool) -> Non
 
 # -- brief ------------------------------------------------------------------------------------
 @click.command()
-@click.option("--user", "scope", flag_value="user",
-              help="The user's brief (for every project) instead of the project's.")
-@click.option("--project", "scope", flag_value="project", default=True,
-              help="The current repository's brief (default).")
+@_scope_flags("The user's brief (for every project) instead of the project's.",
+              "The current repository's brief (default).")
 @json_option
 def brief(scope: str, as_json: bool) -> None:
     """Print the brief an agent reads at session start.
