@@ -148,3 +148,20 @@ def test_a_page_past_any_there_can_be_is_one_line(dream, collected: Path) -> Non
         assert "internal error" not in result.output and result.output.count("\n") == 1
     last = search(dream, "phoenix", "--page", "1000000")       # the last page allowed
     assert last["hits"] == [] and last["pages"] == 3
+
+
+def test_an_empty_session_id_is_refused_not_read_as_a_prefix_of_every_session(
+        dream, repo: Path, tmp_path: Path) -> None:
+    """'dream history show ""' paged whichever session there was (an empty prefix matches
+    all), or said the empty id 'names several sessions'; it names none."""
+    dream("init")
+    chat = tmp_path / "one.jsonl"
+    chat.write_text(json.dumps({"text": "we deploy on fridays", "stream": "only",
+                                "time": "2026-03-01T10:00:00Z"}) + "\n")
+    dream("collect", str(chat))
+    for session in ("", "   "):
+        result = dream("history", "show", session, ok=False)
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("error: no session id given")
+        assert "dream history search WORDS" in result.output
+    assert json.loads(dream("history", "show", "on", "--json").output)["stream"] == "only"

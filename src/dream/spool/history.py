@@ -134,7 +134,12 @@ def search(conn: sqlite3.Connection, query: str, page: int = 1, page_size: int =
 
 
 def resolve_stream(conn: sqlite3.Connection, session: str) -> str:
-    """The stream named ``session``: exactly, else the one stream it is a unique prefix of."""
+    """The stream named ``session``: exactly, else the one stream it is a unique prefix of.
+    An empty or blank id names none (as a prefix it matched whichever session there was)."""
+    if not session.strip():
+        raise BadInput("no session id given",
+                       "find one with 'dream history search WORDS' and pass it (a unique "
+                       "start of it is enough)")
     if conn.execute("SELECT 1 FROM items WHERE stream = ? LIMIT 1", (session,)).fetchone():
         return session
     rows = conn.execute(
