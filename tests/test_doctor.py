@@ -26,7 +26,11 @@ def test_a_healthy_home_is_all_good(dream, repo):
     assert not failing(found)
     names = {c["name"] for c in found}
     assert {"config", "integrity", "migrations", "head", "fsck", "index"} <= names
-    assert "all good" in dream("doctor").output
+    text = dream("doctor").output
+    assert "all good" in text
+    # each line names its target once: the config line said 'config.toml' twice
+    config_line = next(line for line in text.splitlines() if line.startswith("ok    config"))
+    assert config_line.count("config.toml") == 1 and config_line.endswith(": valid")
 
 
 def test_a_broken_head_is_named_by_search_status_and_doctor(dream, repo, dream_home):

@@ -221,7 +221,7 @@ def diagnose(app: App) -> list[Check]:
                       "run 'dream init' in a repository")]
     try:
         config = Config.load(app.home.config_path)
-        checks.append(Check("config", str(app.home.config_path), "ok", "config.toml is valid"))
+        checks.append(Check("config", str(app.home.config_path), "ok", "valid"))
     except DreamError as exc:
         return [Check("config", str(app.home.config_path), "fail", exc.message, exc.hint)]
     unknown = unknown_settings(config.data)
