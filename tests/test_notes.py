@@ -93,6 +93,40 @@ def test_session_notes_record_project(dream, home):
     assert "project: elsewhere-1234" in (home["notes"] / "sessions/s2/other.md").read_text()
 
 
+def test_project_flag_is_refused_where_it_would_change_nothing(dream, home, other_project):
+    """--project was taken and dropped without a word for a note under @projects/<name>/
+    or @user/, and for an existing session note of another project."""
+    other_project("other")
+    before = head(home["notes"])
+    refused = (
+        (("@projects/other/deploy", "--project", home["key"]),
+         f"--project {home['key']} does not match @projects/other/deploy.md"),
+        (("@user/tea", "--project", "other"),
+         "--project applies only to @sessions/<id>/ notes; @user/tea.md belongs to no "
+         "project"),
+    )
+    for (address, *flags), says in refused:
+        result = dream("notes", "write", address, "text", *flags, ok=False)
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert says in result.output and "drop --project" in result.output
+    assert head(home["notes"]) == before
+    assert not (home["notes"] / "user" / "tea.md").exists()
+    # the project the address names, by name or key, is no conflict
+    dream("notes", "write", f"@projects/{home['name']}/a", "x", "--project", home["name"])
+    dream("notes", "write", f"@projects/{home['name']}/b", "x", "--project", home["key"])
+    # a session note: a name becomes its key; an existing note keeps its project
+    dream("notes", "write", "@sessions/s3/plan", "x", "--project", "other")
+    text = (home["notes"] / "sessions/s3/plan.md").read_text()
+    other_key = next(line.split(": ", 1)[1] for line in text.splitlines()
+                     if line.startswith("project: "))
+    assert other_key.startswith("other-")
+    moved = dream("notes", "write", "@sessions/s3/plan", "y", "--replace", "--project",
+                  home["key"], ok=False)
+    assert moved.exit_code == 1 and f"recorded for project {other_key}" in moved.output
+    dream("notes", "write", "@sessions/s3/plan", "y", "--replace", "--project", other_key)
+    assert f"project: {other_key}" in (home["notes"] / "sessions/s3/plan.md").read_text()
+
+
 def test_list_crumple_and_find_paging(dream, home):
     for i in range(5):
         dream("notes", "write", f"@user/fruit{i}", f"apple number {i} " + "apple " * i)

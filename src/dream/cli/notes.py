@@ -74,7 +74,8 @@ def notes() -> None:
 @file_option
 @click.option("--replace", is_flag=True, help="Overwrite an existing note.")
 @click.option("--project", "project_key", default=None,
-              help="Project key recorded in a new session note (default: the current one).")
+              help="Project (key or name) a new @sessions/ note is recorded for (default: "
+                   "the current one); refused for other notes, which it would not change.")
 @json_option
 def notes_write(address: str, text: str | None, file: Path | None, replace: bool,
                 project_key: str | None, as_json: bool) -> None:

@@ -186,6 +186,39 @@ class NotesService:
                          "write to one of them, or make the project known with 'dream init' "
                          "in its repository ('dream init --name NAME' names it)")
 
+    def _given_project(self, address: Address, given: str | None,
+                       old_meta: dict[str, Any]) -> str | None:
+        """The project key a write's --project names (a key, or the name of a project a
+        store knows), checked against the address: only a session note records a project,
+        a note under ``@projects/<name>/`` belongs to that project and a ``@user/`` note to
+        none, and an existing session note keeps the project it was written for. --project
+        was taken and ignored in all three cases. A key no store knows is kept as given
+        (a project only collected, or one from another machine)."""
+        if not given:
+            return None
+        known = self.projects() if self.projects is not None else {}
+        key = known.get(given, given)
+        if address.home == "projects":
+            owner = address.owner or ""
+            if given == owner or key in (known.get(owner),
+                                         self.store.project_key_for_name(owner)):
+                return None
+            raise BadInput(f"--project {given} does not match {address}: a note under "
+                           f"@projects/{address.owner}/ belongs to that project",
+                           "drop --project, or write the note under the other project's "
+                           "@projects/<name>/")
+        if address.home != "sessions":
+            raise BadInput(f"--project applies only to @sessions/<id>/ notes; {address} "
+                           "belongs to no project",
+                           "drop --project, or write it under @projects/<name>/ to keep it "
+                           "with a project")
+        recorded = old_meta.get("project")
+        if recorded and recorded != key:
+            raise BadInput(f"{address} is recorded for project {recorded}; --project "
+                           f"{given} would not move it",
+                           "drop --project to replace it, or write a new session note")
+        return key
+
     # -- helpers ---------------------------------------------------------------------------
     def _locate(self, raw: str) -> tuple[Address, Path]:
         if has_secret(raw):
@@ -349,6 +382,7 @@ class NotesService:
         doc = self._body_from(text)
         now = _now()
         meta: dict[str, Any] = {"status": doc.meta.pop("status", "live")}
+        project_key = self._given_project(address, project_key, old_meta)
         if address.home == "sessions":
             project = (old_meta.get("project") or project_key or self.project_key
                        or (self.dream.project_key if self.dream else None))
