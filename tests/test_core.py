@@ -52,6 +52,50 @@ def test_init_refuses_a_name_no_address_can_hold(dream, repo, dream_home):
     assert "web_app.v2" in dream("notes", "list").output
 
 
+def test_a_folder_named_in_accented_latin_keeps_its_letters_and_its_key(
+        dream, make_repo, monkeypatch, dream_home):
+    """'Café' was named 'caf' and 'Größe' 'gr-e': accented letters were dropped as if
+    they were punctuation. The readable name now keeps them as plain letters; the key is
+    what it was (stores, the spool and commit trailers hold it: re-keying would need a
+    migration), and a project a store already names keeps its name."""
+    from dream.sources.discovery import moved_here
+    from dream.store.project import identify
+
+    cafe = make_repo("Café")
+    monkeypatch.chdir(cafe)
+    out = json.loads(dream("init", "--json").output)
+    assert out["project_name"] == "cafe" and out["project_key"].startswith("caf-")
+    assert out["name_lost_letters_of"] is None
+    dream("notes", "write", "@projects/cafe/menu", "the menu lives in docs/")
+    # a session recorded on another machine in a folder of that name is placed here
+    assert moved_here("/Users/sam/code/CAFÉ", identify(cafe))
+    grosse = make_repo("Größe")
+    monkeypatch.chdir(grosse)
+    assert json.loads(dream("init", "--json").output)["project_name"] == "grosse"
+    # a store written before keeps the name it gave ('caf'): init changes nothing there
+    store = dream_home / "notes" / ".dream" / "store.toml"
+    store.write_text(store.read_text().replace('name = "cafe"', 'name = "caf"'))
+    monkeypatch.chdir(cafe)
+    again = json.loads(dream("init", "--json").output)
+    assert (again["project_name"], again["project_key"]) == ("caf", out["project_key"])
+
+
+def test_a_folder_named_in_another_script_is_said_to_lose_its_letters(
+        dream, make_repo, monkeypatch, dream_home):
+    """A note address holds ASCII only: 'проект' and '日本' both became 'project' without
+    a word. init says so and how to choose a name; the second one gets its key as name."""
+    names = []
+    for folder in ("проект", "日本"):
+        monkeypatch.chdir(make_repo(folder))
+        text = dream("init").output
+        assert f"leaves out those of '{folder}'" in text and "dream init --name NAME" in text
+        names.append(json.loads(dream("status", "--json").output)["project_key"])
+    assert names[0].startswith("project-") and names[0] != names[1]
+    renamed = json.loads(dream("init", "--name", "nihon", "--json").output)
+    assert renamed["project_name"] == "nihon" and renamed["name_lost_letters_of"] is None
+    assert "leaves out" not in dream("init").output     # a name of its own now
+
+
 def test_renaming_a_project_takes_its_memory_along(dream, repo, dream_home):
     # 'dream init --name N' on a known project: its notes and records move to
     # projects/N/ in one commit, so the brief, search and every address keep working

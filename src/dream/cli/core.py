@@ -40,6 +40,10 @@ def init(store_name: str | None, name: str | None, move_notes: bool, as_json: bo
                    "the project key is derived from the folder itself.")
     click.echo(f"project {done.name} ({done.key}) -> primary store "
                f"'{done.store['name']}' at {done.store['path']}")
+    if done.lost_from:
+        click.echo(f"note: a note address holds ASCII letters only, so the name leaves out "
+                   f"those of '{done.lost_from}'; 'dream init --name NAME' gives the project "
+                   "a name of your own")
     earlier = done.notes
     count = f"{earlier['files']} file{'s' if earlier['files'] != 1 else ''}" if earlier else ""
     if earlier and earlier["moved"]:

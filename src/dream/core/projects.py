@@ -11,7 +11,7 @@ from typing import Any
 from dream.app import App
 from dream.errors import BadInput, DreamError, LockHeld
 from dream.store.lock import held_locks, lock_state, read_lock, write_lock, write_locks
-from dream.store.project import slug
+from dream.store.project import lost_letters, slug
 from dream.store.store import STORE_FILE, Store
 
 
@@ -26,11 +26,14 @@ class Initialised:
     # the project's notes in the store that was primary before ({"store", "path", "files",
     # "moved"}): moved to the new store (--move-notes) or left; None when there were none
     notes: dict[str, Any] | None = None
+    # the folder name when the project's new name had to leave out its letters (another
+    # script than Latin: a note address holds ASCII only); None otherwise
+    lost_from: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"project_key": self.key, "project_name": self.name, "in_git": self.in_git,
                 "root": self.root, "store": self.store, "home": self.home,
-                "earlier_notes": self.notes}
+                "earlier_notes": self.notes, "name_lost_letters_of": self.lost_from}
 
 
 def _locks_of(app: App, key: str, names: set[str]) -> list[tuple[Any, dict[str, Any]]]:
@@ -136,7 +139,9 @@ def init(app: App, store_name: str | None = None, name: str | None = None,
                            "cannot be a project of itself",
                            "run 'dream init' in your project's repository")
     taken = {e.get("name") for k, e in store.projects.items() if k != current.key}
-    proj_name = name or store.project_name(current.key) or current.name
+    named = name or store.project_name(current.key)
+    lost_from = root.name if not named and lost_letters(root.name) else None
+    proj_name = named or current.name
     if proj_name in taken:
         proj_name = current.key
     moving = current.store is None or current.store.id != store.id or \
@@ -193,7 +198,7 @@ def init(app: App, store_name: str | None = None, name: str | None = None,
         notes = {"store": earlier.name, "path": f"projects/{earlier_name}",
                  "files": len(files), "moved": move_notes}
     return Initialised(current.key, proj_name, current.in_git, str(root), store.describe(),
-                       str(app.home.root), notes)
+                       str(app.home.root), notes, lost_from)
 
 
 def status(app: App) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import orjson
 
 from dream.jsontext import loads
-from dream.store.project import folder_name, identify, slug
+from dream.store.project import folder_name, identify, key_slug
 
 ROLES = ("user", "assistant", "tool", "other", "system")
 SOURCE_KINDS = ("claude_code", "pi", "codex", "jsonl", "mbox", "slack", "textchat")
@@ -262,7 +262,7 @@ def project_key_for(cwd: str | None, remote: str | None = None) -> str | None:
 
     When the folder exists on this machine it is identified like any repository (linked
     worktrees share the key). Otherwise the key is derived from the path string the way
-    ``identify`` derives a plain folder's key: ``<slug(name)>-<sha256(path)[:8]>``.
+    ``identify`` derives a plain folder's key: ``<key_slug(name)>-<sha256(path)[:8]>``.
     """
     if not cwd:
         return None
@@ -277,7 +277,7 @@ def project_key_for(cwd: str | None, remote: str | None = None) -> str | None:
     if exists:
         key = identify(path).key
     else:
-        key = f"{slug(folder_name(cwd))}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+        key = f"{key_slug(folder_name(cwd))}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     _PROJECT_CACHE[cwd] = key
     SEEN_FOLDERS[cwd] = (key, exists, remote)
     return key

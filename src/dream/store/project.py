@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,9 +57,37 @@ class ProjectId:
     common_dir: Path | None  # the git common dir the key was derived from
 
 
+# letters NFKD does not split into a base letter and a mark
+_LATIN = str.maketrans({"æ": "ae", "ø": "o", "œ": "oe", "đ": "d", "ð": "d", "þ": "th",
+                        "ł": "l", "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng"})
+
+
+def _latin(text: str) -> str:
+    """``text`` lower-cased with accented Latin letters as their plain ones ('Café' ->
+    'cafe', 'Größe' -> 'grösse' -> 'grosse'); other scripts stay as they are."""
+    text = unicodedata.normalize("NFKD", text.casefold()).translate(_LATIN)
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+
 def slug(text: str) -> str:
-    """A readable name; a secret in a folder name is left out (the key's hash is made
+    """A readable name: lower case ASCII letters, digits, '.', '-' and '_', accented Latin
+    letters as their plain ones ('Café' -> 'cafe'); letters of other scripts cannot be in
+    a note address and are left out ('project' when nothing is left, see
+    :func:`lost_letters`). A secret in a folder name is left out (the key's hash is made
     from the raw path, so two such folders still differ)."""
+    out = _NAME_RE.sub("-", _latin(strip_placeholders(redact(text)[0]))).strip("-.")
+    return out[:48] or "project"
+
+
+def lost_letters(text: str) -> bool:
+    """Whether :func:`slug` leaves out letters or digits of ``text`` (another script)."""
+    return any(ch.isalnum() and not ch.isascii() for ch in _latin(text))
+
+
+def key_slug(text: str) -> str:
+    """The name part of a project key: the slug before accented letters were kept
+    ('Café' -> 'caf'). Keys identify projects in stores, the spool and commit trailers,
+    so they stay what they were; re-keying would need a migration of all three."""
     out = _NAME_RE.sub("-", strip_placeholders(redact(text)[0]).lower()).strip("-.")
     return out[:48] or "project"
 
@@ -111,9 +140,9 @@ def identify(path: Path) -> ProjectId:
         common_dir = Path(common).resolve()
         # the main checkout is the parent of a '.git' common dir; bare repos use the dir name
         main_root = common_dir.parent if common_dir.name == ".git" else common_dir
-        name = slug(main_root.name.removesuffix(".git"))
+        folder = main_root.name.removesuffix(".git")
         digest = hashlib.sha256(str(common_dir).encode()).hexdigest()[:8]
-        return ProjectId(f"{name}-{digest}", name, Path(top) if top else path, True, common_dir)
-    name = slug(path.name)
+        return ProjectId(f"{key_slug(folder)}-{digest}", slug(folder),
+                         Path(top) if top else path, True, common_dir)
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
-    return ProjectId(f"{name}-{digest}", name, path, False, None)
+    return ProjectId(f"{key_slug(path.name)}-{digest}", slug(path.name), path, False, None)
