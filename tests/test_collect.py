@@ -303,6 +303,38 @@ def _claude_line(uuid: str, when: str, text: str, cwd: str) -> str:
                        "timestamp": when, "message": {"role": "user", "content": text}})
 
 
+def test_a_message_edited_after_it_was_collected_is_reported_not_dropped_silently(
+        dream, home: Path, tmp_path: Path) -> None:
+    """A transcript rewritten with one message's words changed (same uuids) was read
+    again and counted 'already collected' without a word: item ids are stable, so the
+    spool keeps the first words. The summary now says which messages differ."""
+    cwd = str(tmp_path / "gone")
+    path = tmp_path / "session.jsonl"
+    said = ["deploy with make ship", "the staging db is on port 5433", "thanks"]
+
+    def write(texts: list[str]) -> None:
+        path.write_text("".join(_claude_line(f"u{i}", f"2026-03-01T10:0{i}:00Z", text, cwd)
+                                + "\n" for i, text in enumerate(texts)))
+
+    write(said)
+    assert collect_json(dream, str(path))["new_items"] == 3
+    write(said)                                 # rewritten, the same words: nothing to say
+    os.utime(path, (1, 1))
+    report = collect_json(dream, str(path))
+    assert report["new_items"] == 0 and report["changed"] == 0
+    write([said[0], "the staging db is on port 6543", said[2]])
+    report = collect_json(dream, str(path))
+    assert report["new_items"] == 0 and report["changed"] == 1
+    assert [c["where"] for c in report["changed_items"]] == [f"{path}:2"]
+    assert [r["text"] for r in items(home)] == said      # the first words are kept
+    write([said[0], "port 7000 now", said[2]])
+    lines = dream("collect", str(path)).output.splitlines()
+    assert [line for line in lines if "other words" in line] == [
+        f"note: 1 message read again with other words than when first collected "
+        f"({path}:2; all in --json: changed_items): the spool keeps the first words, which "
+        "runs read; 'dream scrub VALUE' removes words that must go"]
+
+
 def test_a_time_that_is_no_time_or_in_the_future_is_replaced_and_reported(
         dream_proc, dream_home: Path, repo: Path, tmp_path: Path) -> None:
     """A line dated 2099 or 'garbage-time' is kept (nothing lost) with the time of the line

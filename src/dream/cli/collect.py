@@ -82,6 +82,8 @@ def collect(source: str | None, project: str | None, paths: tuple[str, ...],
             click.echo(f"  ... and {report.skipped - 20} more (see --json)")
         if report.repeated or report.id_reused:
             click.echo(_repeats_line(report))
+        if report.changed:
+            click.echo(_changed_line(report))
         if report.retimed:
             click.echo(f"{report.retimed} items kept with a replaced time "
                        "(theirs was no time or more than a day in the future):")
@@ -99,6 +101,16 @@ def collect(source: str | None, project: str | None, paths: tuple[str, ...],
         click.echo("error: nothing could be read from the given material; see the skipped "
                    "lines above.", err=True)
         raise SystemExit(1)
+
+
+def _changed_line(report) -> str:
+    """One line on messages read again with other words under an id already collected."""
+    n = report.changed
+    where = ", ".join(c["where"] for c in report.changes[:3]) + (", ..." if n > 3 else "")
+    return (f"note: {n} message{'' if n == 1 else 's'} read again with other words than "
+            f"when first collected ({where}; all in --json: changed_items): the spool keeps "
+            "the first words, which runs read; 'dream scrub VALUE' removes words that must "
+            "go")
 
 
 def _repeats_line(report) -> str:

@@ -104,6 +104,8 @@ class CollectReport:
     repeated: int = 0          # lines repeating an earlier message (same id, same words)
     id_reused: int = 0         # messages kept under their line: their id named another
     repeats: list[dict[str, Any]] = field(default_factory=list)
+    changed: int = 0           # read again under a collected id, with other words (not kept)
+    changes: list[dict[str, Any]] = field(default_factory=list)
     retimed: int = 0           # kept with a neighbour's time: theirs was none or in the future
     retimes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)  # read, but with a guess
@@ -158,6 +160,7 @@ class CollectReport:
             "skipped": self.skipped, "skipped_items": self.skips,
             "repeated_ids": {"skipped": self.repeated, "kept": self.id_reused,
                              "items": self.repeats},
+            "changed": self.changed, "changed_items": self.changes,
             "retimed": self.retimed, "retimed_items": self.retimes,
             "notes": self.notes,
             "files": self.files, "files_read": self.files_read,
@@ -388,6 +391,27 @@ class _Writer:
         added = self.conn.executemany(_INSERT, rows).rowcount  # excludes trigger rows
         self.report.new_items += added
         self.report.duplicates += len(rows) - added
+        if added < len(rows):
+            self.note_changed(rows)
+
+    def note_changed(self, rows: list[tuple[Any, ...]]) -> None:
+        """Messages read again under an id the spool holds, with other words (a transcript
+        edited or rewritten after it was collected): the spool keeps the first words, as
+        item ids are stable, and the report says so; they were dropped without a word."""
+        texts: dict[str, str] = {}
+        for start in range(0, len(rows), 500):
+            part = [row[0] for row in rows[start:start + 500]]
+            texts.update(self.conn.execute(
+                f"SELECT id, text FROM items WHERE id IN ({','.join('?' * len(part))})",
+                part).fetchall())
+        report = self.report
+        for row in rows:
+            held = texts.get(row[0])
+            if held is not None and held != row[9]:
+                texts[row[0]] = row[9]      # one report per id and wording
+                report.changed += 1
+                if len(report.changes) < MAX_SKIPS_LISTED:
+                    report.changes.append({"where": row[3], "id": row[0]})
 
 
     def settle_repeated_ids(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
