@@ -138,3 +138,38 @@ def test_a_scrub_that_would_break_the_database_changes_nothing(
     assert dream("doctor").exit_code == 0
     out = json.loads(dream("scrub", "--pattern", r"zebra-Quartz-\d+-[a-z]+", "--json").output)
     assert out["rows"] == {"items.text": 1}
+
+
+def test_a_scrub_of_a_word_the_documents_use_as_a_key_changes_nothing(
+        dream, repo: Path, dream_home: Path) -> None:
+    """'dream scrub --history --yes updated' rewrote every note's 'updated:' line into
+    '[REDACTED:...]:' and every later read of those notes failed on malformed YAML (a key
+    of store.toml, 'projects', would have broken the store). A value or pattern that would
+    change a key of a note's front matter, store.toml or a JSON file is refused before
+    the database or any commit changes; a secret in a front-matter value is still
+    scrubbed from history."""
+    dream("init")
+    dream("notes", "write", "@user/door", "--", "---\ntitle: door code pelican-7731\n---\n"
+          "the side door opens with it\n")
+    notes = dream_home / "notes"
+    head = git(notes, "rev-parse", "HEAD")
+    db = {p.name: p.read_bytes() for p in dream_home.glob("dream.db*")}
+    for args, words in ((["updated"], "the value also appears in the keys of documents "
+                                      "Dream writes (the key 'updated' of a document in "
+                                      f"store {notes})"),
+                        (["projects"], "(the key 'projects' of a document"),
+                        (["updated: '20"], "(the structure of a document"),
+                        (["--pattern", "crea[a-z]+"], "--pattern also matches the keys of "
+                                                      "documents Dream writes")):
+        result = dream("scrub", *args, "--history", "--yes", ok=False)
+        assert result.exit_code == 1 and words in result.output, (args, result.output)
+        assert result.output.count("\n") == 1 and "nothing was changed" in result.output
+    assert git(notes, "rev-parse", "HEAD") == head
+    assert {p.name: p.read_bytes() for p in dream_home.glob("dream.db*")} == db
+    assert "door code pelican-7731" in dream("notes", "show", "@user/door").output
+    # the secret in the title is scrubbed, and the note still reads
+    dream("scrub", "pelican-7731", "--history", "--yes")
+    shown = dream("notes", "show", "@user/door").output
+    assert "pelican-7731" not in shown and "door code [REDACTED:scrubbed:" in shown
+    assert "pelican-7731" not in git(notes, "log", "--all", "-p")
+    assert dream("doctor").exit_code == 0

@@ -21,8 +21,10 @@ The report lists what was changed, commit by commit, and always says to rotate t
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,7 @@ from typing import Any
 from dream.app import App
 from dream.errors import BadInput
 from dream.secrets import placeholder
+from dream.store.document import parse as parse_document
 from dream.store.git import COMMIT_MAP, Repo
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
@@ -136,6 +139,10 @@ def scrub(app: App, value: str | None = None, pattern: str | None = None,
 def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
            history: bool) -> ScrubReport:
     report = ScrubReport(mark)
+    stores = app.stores.all() if _has_registry(app) else []
+    # checked before anything changes: a value that is a key of Dream's documents is
+    # refused with the database untouched too
+    found = {store.id: _scrubbed_blobs(store.repo, sub, what) for store in stores}
     report.rows = _scrub_db(app.db, sub, refuse=what)
     for path in sorted((app.home.root / "logs").rglob("*")) \
             if (app.home.root / "logs").is_dir() else []:
@@ -145,13 +152,12 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
             if new != text:
                 path.write_text(new, encoding="utf-8", errors="surrogateescape")
                 report.files.append(str(path))
-    stores = app.stores.all() if _has_registry(app) else []
     for store in stores:
         repo = store.repo
-        if _bad_blobs(repo, sub) or _bad_messages(repo, sub):
+        if found[store.id] or _bad_messages(repo, sub):
             report.stores_holding.append(str(store.path))
             if history:
-                rewrite = rewrite_history(repo, sub)
+                rewrite = rewrite_history(repo, sub, found[store.id])
                 rewrite.store = store.name
                 report.rewrites.append(rewrite)
                 shas = {c["old"]: c["new"] for c in rewrite.commits}
@@ -160,8 +166,11 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
     if report.rewrites:
         from dream import index
 
+        # full: the commit shas in the database were mapped to the new ones above, so the
+        # index looked up to date while its rows still named the old blobs ('dream doctor'
+        # failed with index drift after every history scrub)
         for store in stores:
-            index.sync(app.db, store)
+            index.sync(app.db, store, full=True)
         _compact(app.db)
     return report
 
@@ -280,17 +289,79 @@ def _objects(repo: Repo, kind: str) -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.endswith(" " + kind)]
 
 
-def _bad_blobs(repo: Repo, sub: Callable[[str], str]) -> dict[str, str]:
-    """blob sha -> its scrubbed replacement, for every blob holding the value."""
+def _scrubbed_blobs(repo: Repo, sub: Callable[[str], str], refuse: str) -> dict[str, bytes]:
+    """blob sha -> its scrubbed bytes, for every blob holding the value; nothing written.
+    Refused (BadInput) when scrubbing would change a key of a document Dream reads by
+    its structure: a note's or record's front matter, store.toml, a JSON file.
+    'dream scrub --history --yes updated' turned every note's 'updated:' line into
+    '[REDACTED:...]:', and every later read of those notes failed on malformed YAML."""
     out = {}
     blobs = _objects(repo, "blob")
     for sha, data in zip(blobs, repo.read_blobs(blobs), strict=True):
         text = data.decode("utf-8", "surrogateescape")
         new = sub(text)
-        if new != text:
-            out[sha] = repo.git("hash-object", "-w", "--stdin",
-                                input=new.encode("utf-8", "surrogateescape")).strip()
+        if new == text:
+            continue
+        keys = _keys(text)
+        if keys:
+            after = _keys(new)
+            gone = keys - after if after is not None else {k for k in keys if sub(k) != k}
+            if gone or after is None:
+                # the outermost keys the value touches ('projects', not also its children)
+                lost = sorted(k for k in gone if k.rpartition(".")[0] not in gone)
+                shown = (f"the key{'s' if len(lost) > 1 else ''} "
+                         + ", ".join(f"'{k}'" for k in lost[:3]) if lost else "the structure")
+                verb = "matches" if refuse == "--pattern" else "appears in"
+                raise BadInput(f"{refuse} also {verb} the keys of documents Dream writes "
+                               f"({shown} of a document in store {repo.path}); scrubbing it "
+                               "would break them, so nothing was changed",
+                               _NARROW if refuse == "--pattern" else
+                               "give the whole secret, exactly as it leaked")
+        out[sha] = new.encode("utf-8", "surrogateescape")
     return out
+
+
+def _keys(text: str) -> set[str] | None:
+    """The keys (dotted paths) of a document read by its structure: Markdown with front
+    matter, TOML or a JSON object; None for any other text, or one that does not parse."""
+    data: Any = None
+    if text.startswith("---"):
+        try:
+            data = parse_document(text).meta
+        except BadInput:
+            return None
+    else:
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, ValueError):
+            try:
+                data = json.loads(text)
+            except ValueError:
+                return None
+    if not isinstance(data, dict) or not data:
+        return None
+    out: set[str] = set()
+
+    def walk(value: Any, prefix: str) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                out.add(f"{prefix}{key}")
+                walk(inner, f"{prefix}{key}.")
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner, prefix)
+    walk(data, "")
+    return out
+
+
+def _bad_blobs(repo: Repo, sub: Callable[[str], str],
+               scrubbed: dict[str, bytes] | None = None) -> dict[str, str]:
+    """blob sha -> the sha of its scrubbed replacement (written), for every blob holding
+    the value."""
+    if scrubbed is None:
+        scrubbed = _scrubbed_blobs(repo, sub, "the value")
+    return {sha: repo.git("hash-object", "-w", "--stdin", input=data).strip()
+            for sha, data in scrubbed.items()}
 
 
 def _bad_messages(repo: Repo, sub: Callable[[str], str]) -> bool:
@@ -299,14 +370,16 @@ def _bad_messages(repo: Repo, sub: Callable[[str], str]) -> bool:
     return sub(log) != log
 
 
-def rewrite_history(repo: Repo, sub: Callable[[str], str]) -> StoreRewrite:
+def rewrite_history(repo: Repo, sub: Callable[[str], str],
+                    scrubbed: dict[str, bytes] | None = None) -> StoreRewrite:
     """Rewrite every commit of ``repo`` whose tree or message holds the value; children
-    follow. Refuses a work tree with uncommitted changes (they would be lost)."""
+    follow. Refuses a work tree with uncommitted changes (they would be lost).
+    ``scrubbed``: the blobs :func:`_scrubbed_blobs` found (found again when not given)."""
     rewrite = StoreRewrite(store="", path=str(repo.path))
     if repo.git("status", "--porcelain", "--untracked-files=no").strip():
         raise BadInput(f"{repo.path} has uncommitted changes",
                        "commit them (or end the open dream) and scrub again")
-    blobs = _bad_blobs(repo, sub)
+    blobs = _bad_blobs(repo, sub, scrubbed)
     order = repo.git("rev-list", "--all", "--topo-order", "--reverse", "--parents").splitlines()
     mapping: dict[str, str] = {}
     for line in order:
