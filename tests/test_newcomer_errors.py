@@ -47,6 +47,12 @@ def test_a_dry_run_names_an_unknown_model(dream, repo):
     result = dream("run", "--model", "foo:bar", "--dry-run", ok=False)
     assert result.exit_code == 1 and "unknown model provider 'foo'" in result.output
     assert "Nothing was called" in dream("run", "--dry-run").output
+    # a hosted provider with no model named: the run refused it, the dry run priced it
+    for spec in ("openai:", "anthropic:"):
+        for args in (("run", "--model", spec, "--dry-run"), ("run", "--model", spec)):
+            result = dream(*args, ok=False)
+            assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+            assert f"no model named for the {spec[:-1]} provider" in result.output
 
 
 def test_uninstall_help_says_what_it_does(dream):

@@ -91,16 +91,25 @@ def register_provider(name: str, factory: ProviderFactory | str) -> None:
     _REGISTRY[name] = factory
 
 
-def known_provider(spec: str) -> ProviderFactory | str:
-    """The registered factory of ``spec``'s provider; an unknown name is a ModelError (a
-    dry run checks this much without building the provider or reading its key)."""
-    name = (spec or "rules").partition(":")[0]
+# hosted providers need a model name (in the spec or [model] <provider>_model)
+NAMED_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
+
+
+def known_provider(spec: str, settings: dict[str, Any] | None = None) -> ProviderFactory | str:
+    """The registered factory of ``spec``'s provider; an unknown name, or a hosted provider
+    with no model named (``openai:``), is a ModelError (a dry run checks this much without
+    building the provider or reading its key: it priced 'openai:' as if it could run)."""
+    name, _, arg = (spec or "rules").partition(":")
     factory = _REGISTRY.get(name)
     if factory is None:
         raise ModelError(
             f"unknown model provider '{name}'",
             f"use one of {', '.join(sorted(_REGISTRY))} (for example --model rules)",
         )
+    if name in NAMED_MODELS and not arg.strip() and \
+            not (settings or {}).get(f"{name}_model"):
+        raise ModelError(f"no model named for the {name} provider",
+                         f"give one, for example --model {name}:{NAMED_MODELS[name]}")
     return factory
 
 
@@ -111,7 +120,7 @@ def get_provider(spec: str, settings: dict[str, Any] | None = None) -> Provider:
     names, timeouts); entry points pass it in, providers never read config themselves.
     """
     name, _, arg = (spec or "rules").partition(":")
-    factory = known_provider(spec)
+    factory = known_provider(spec, settings)
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         try:

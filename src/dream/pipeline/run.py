@@ -154,7 +154,8 @@ def run_dream(conn: sqlite3.Connection, notes_path, scopes: list[Scope],
     if opts.dry_run:
         from dream.pipeline.price import price_run
 
-        known_provider(opts.model)          # a typo in --model is named, not priced at $0
+        # a typo in --model, or no model named, is said, not priced at $0
+        known_provider(opts.model, opts.model_settings)
         return [price_run(conn, scopes, opts, project_key)]
     provider = None if opts.only_ids else _provider(opts)    # a bad --model fails here
     spool.release_stale_claims(conn)
