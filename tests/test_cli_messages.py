@@ -4,6 +4,7 @@ of them, stores that refuse typos, one-line errors, honest counts and a compact 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from conftest import REPO_ROOT, git
@@ -93,6 +94,28 @@ def test_stores_attach_refuses_a_missing_path_and_detach_forgets(dream, repo, tm
     dream("stores", "detach", "tema", "--force")
     assert json.loads(dream("status", "--json").output)["managed"] is False
     assert Path(typo / ".dream" / "store.toml").exists()
+
+
+def test_an_attached_store_gone_or_now_a_file_names_detach(dream, repo, tmp_path):
+    """A [[stores]] path that is a file (a config edited by hand) was 'PATH/.dream/
+    store.toml: not a directory. check the path', on every command; it is named like a
+    store that is gone, with the detach that forgets it."""
+    dream("init")
+    store = tmp_path / "team"
+    dream("stores", "attach", str(store), "--create")
+    (store / ".dream" / "store.toml").unlink()
+    gone = dream("status", ok=False)
+    assert gone.exit_code == 1 and gone.output.strip() == (
+        f"error: attached store {store} is gone (no .dream/store.toml there). put it back, "
+        f"or forget it with 'dream stores detach {store}'.")
+    shutil.rmtree(store)
+    store.write_text("not a store")
+    now_file = dream("search", "tea", ok=False)
+    assert now_file.exit_code == 1 and now_file.output.strip() == (
+        f"error: attached store {store} is a file, not a store's folder. put it back, or "
+        f"forget it with 'dream stores detach {store}'.")
+    assert "untouched" in dream("stores", "detach", str(store)).output
+    assert dream("status").exit_code == 0 and store.read_text() == "not a store"
 
 
 # -- one-line errors, bare commands ------------------------------------------------------------

@@ -40,11 +40,13 @@ def load_attached(path: Path) -> Store:
     """An attached store; one whose folder is gone names the way to go on without it."""
     try:
         return Store.load(path)
-    except StoreError as exc:
+    except (StoreError, NotADirectoryError) as exc:
         if (path / STORE_FILE).exists():
             raise                   # there but broken: its own message says what to fix
-        # moved, deleted or on a drive not mounted
-        raise StoreError(f"attached store {path} is gone (no {STORE_FILE} there)",
+        # moved, deleted, on a drive not mounted, or a file now (a config edited by hand)
+        what = "is a file, not a store's folder" if path.is_file() else \
+            f"is gone (no {STORE_FILE} there)"
+        raise StoreError(f"attached store {path} {what}",
                          f"put it back, or forget it with 'dream stores detach {path}'") from exc
 
 
