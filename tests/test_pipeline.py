@@ -673,3 +673,22 @@ def test_a_run_says_how_many_items_wait_and_how_to_take_them(dream_proc, repo, d
     assert out["items"] == 1 and out["remaining"] == 0
     proc = dream_proc("run", cwd=repo)
     assert "more items wait" not in proc.stdout
+
+
+def test_escape_codes_in_an_answer_never_reach_the_brief(dream, repo, dream_home, tmp_path):
+    """A value with a terminal escape (an OSC title or clipboard write, a colour) was
+    written into the record and the brief as it was, and 'dream brief', the SessionStart
+    hook and 'cat brief.md' print it. It is kept without the codes; tabs and words stay."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    model = script(tmp_path, "esc", {"ops": [
+        {"op": "note.add", "name": "nobu", "evidence": ["E1"],
+         "fields": fields(text="\x1b]0;owned\x07Nobu takes \x1b[31mgroups\x1b[0m of six"
+                               "\x1b]52;c;cm0gLXJmIH4=\x1b\\\x07", type="fact")}]})
+    out = run_json(dream, "--model", model, "--no-sweep")
+    assert out["status"] == "ok"
+    note = next(iter(records(dream_home, "notes").values()))
+    assert note.get("text") == "Nobu takes groups of six"
+    brief = dream("brief", "--user").output
+    assert "- Nobu takes groups of six [notes/" in brief
+    assert not any(ch in brief for ch in "\x1b\x07\x9b")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from dream.store.document import strip_control
 
 OpName = Literal[
     "event.upsert",     # insert or update an event (status proposed|confirmed|declined|cancelled)
@@ -34,6 +36,16 @@ class FieldSet(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=64)
     value: str = Field(max_length=2000)
+
+    @field_validator("value")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        """No terminal escape codes or control characters: an answer's value reached the
+        brief as it was, and the SessionStart hook, 'dream brief' and 'cat brief.md' print
+        it (an OSC sequence sets the terminal's title or clipboard). A note typed by a
+        person with one is refused; a model's value (or a colour code pasted into a
+        transcript and quoted) is kept without it."""
+        return strip_control(value)
 
 
 class Op(BaseModel):

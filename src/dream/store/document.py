@@ -80,6 +80,21 @@ _CONTROL_NAMES = {"\x1b": "ESC", "\x00": "NUL", "\x07": "BEL", "\x08": "backspac
                   "\x0c": "form feed", "\x7f": "DEL"}
 
 
+# a terminal's escape sequences whole (CSI colours and cursor moves, OSC titles and
+# clipboard writes ended by BEL or ST, two-byte escapes), so none leaves its arguments behind
+_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
+                        r"|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def strip_control(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (tabs and line
+    ends stay): for text a model wrote, which the brief, 'dream notes show' and an agent's
+    context print as they are."""
+    if not _CONTROL_RE.search(text):
+        return text
+    return _CONTROL_RE.sub("", _ESCAPE_RE.sub("", text))
+
+
 def control_character(text: str) -> str | None:
     """The first control character in ``text`` described for an error ("ESC (\\x1b) on
     line 2"), or None. Tabs and line ends are text."""
