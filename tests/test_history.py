@@ -165,3 +165,22 @@ def test_an_empty_session_id_is_refused_not_read_as_a_prefix_of_every_session(
         assert result.output.startswith("error: no session id given")
         assert "dream history search WORDS" in result.output
     assert json.loads(dream("history", "show", "on", "--json").output)["stream"] == "only"
+
+
+def test_terminal_escapes_in_a_session_are_not_sent_to_the_terminal(
+        dream, repo: Path, tmp_path: Path) -> None:
+    """A tool result or message holding an OSC sequence (a fetched page, a pasted log) set
+    the terminal's title or wrote its clipboard when 'dream history show' printed it; the
+    text is shown without escape codes (the spool and --json keep it as collected)."""
+    dream("init")
+    chat = tmp_path / "esc.jsonl"
+    said = "look: \x1b]52;c;cm0gLXJmIH4=\x07and \x1b]0;owned\x07done \x1b[31mred\x1b[0m"
+    chat.write_text(json.dumps({"text": said, "stream": "esc", "author": "sam\x1b[2J",
+                                "time": "2026-03-01T10:00:00Z"}) + "\n")
+    dream("collect", str(chat))
+    for args in (("history", "show", "esc"), ("history", "search", "look")):
+        out = dream(*args).output
+        assert not any(ch in out for ch in "\x1b\x07\x9b"), (args, out)
+        assert "look" in out and "done red" in out and "sam" in out
+    kept = json.loads(dream("history", "show", "esc", "--json").output)["items"][0]["text"]
+    assert kept == said

@@ -13,6 +13,7 @@ from dream.errors import BadInput
 from dream.sources import SOURCE_KINDS
 from dream.spool import history as history_mod
 from dream.spool.collect import collect as collect_items
+from dream.store.document import strip_control
 
 
 def register(cli: click.Group) -> None:
@@ -200,8 +201,8 @@ def history_search(query: str, page: int, this_project: bool, as_json: bool) -> 
             click.echo(f"\n== {current} ({hit['source']})")
         when = (hit["said_at"] or "")[:16].replace("T", " ")
         who = hit["author"] or hit["role"]
-        snippet = " ".join(hit["snippet"].split())
-        click.echo(f"  {when} {who} [{hit['kind']}] {snippet}")
+        snippet = " ".join(strip_control(hit["snippet"]).split())
+        click.echo(f"  {when} {strip_control(str(who))} [{hit['kind']}] {snippet}")
         click.echo(f"      {hit['ref']}")
     if page < result["pages"]:
         click.echo(f"\nmore: dream history search {query!r} --page {page + 1}")
@@ -223,9 +224,11 @@ def history_show(session: str, page: int, as_json: bool) -> None:
     for item in result["items"]:
         when = (item["said_at"] or "")[:19].replace("T", " ")
         who = item["author"] or item["role"]
-        tool = f" {item['tool_name']}" if item["tool_name"] else ""
-        click.echo(f"\n#{item['n']} {when} {who} [{item['kind']}{tool}]")
-        text = item["text"]
+        tool = f" {strip_control(item['tool_name'])}" if item["tool_name"] else ""
+        click.echo(f"\n#{item['n']} {when} {strip_control(str(who))} [{item['kind']}{tool}]")
+        # a transcript's text as said, but no terminal escape: a tool result holding an
+        # OSC sequence set the terminal's title or wrote its clipboard when shown here
+        text = strip_control(item["text"])
         click.echo(text if len(text) <= 2000 else text[:2000] + " …")
     if page < result["pages"]:
         click.echo(f"\nmore: dream history show {result['stream']} --page {page + 1}")
