@@ -173,3 +173,40 @@ def test_a_scrub_of_a_word_the_documents_use_as_a_key_changes_nothing(
     assert "pelican-7731" not in shown and "door code [REDACTED:scrubbed:" in shown
     assert "pelican-7731" not in git(notes, "log", "--all", "-p")
     assert dream("doctor").exit_code == 0
+
+
+def test_a_history_scrub_waits_for_writers_and_refuses_an_open_dream(
+        dream, repo: Path, dream_home: Path) -> None:
+    """scrub --history rewrote a store's commits without the store's write lock and while
+    a dream (a run, or one begun by hand) worked on them: a note written meanwhile, or the
+    dream's own commits, were lost or left on commits that no longer exist. It takes the
+    write lock every writer takes, and refuses while a dream holds its lock."""
+    import fcntl
+    import os
+
+    dream("init")
+    dream("notes", "write", "@user/door", "the side door code is heron-5521")
+    notes = dream_home / "notes"
+    dream("begin")
+    head = git(notes, "rev-parse", "HEAD")
+    refused = dream("scrub", "heron-5521", "--history", "--yes", ok=False)
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+    assert "--history would rewrite commits a dream is working on (a dream is already " \
+        "open from the command line" in refused.output
+    assert "end it with 'dream end'" in refused.output and "nothing was changed" in \
+        refused.output
+    assert git(notes, "rev-parse", "HEAD") == head
+    dream("end")
+    # another writer holds the store's write lock: the rewrite waits, then names it
+    fd = os.open(notes / ".git" / "dream-write.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        os.environ["DREAM_LOCK_WAIT"] = "0.3"
+        busy = dream("scrub", "heron-5521", "--history", "--yes", ok=False)
+    finally:
+        del os.environ["DREAM_LOCK_WAIT"]
+        os.close(fd)
+    assert busy.exit_code == 1 and "dream scrub --history" in busy.output, busy.output
+    assert "heron-5521" in git(notes, "log", "--all", "-p")
+    dream("scrub", "heron-5521", "--history", "--yes")
+    assert "heron-5521" not in git(notes, "log", "--all", "-p")

@@ -34,6 +34,7 @@ from dream.errors import BadInput
 from dream.secrets import placeholder
 from dream.store.document import parse as parse_document
 from dream.store.git import COMMIT_MAP, Repo
+from dream.store.lock import write_lock
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
 # how to narrow a --pattern that matches more than a secret
@@ -140,6 +141,8 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
            history: bool) -> ScrubReport:
     report = ScrubReport(mark)
     stores = app.stores.all() if _has_registry(app) else []
+    if history and stores:
+        _refuse_open_dreams(app)
     # checked before anything changes: a value that is a key of Dream's documents is
     # refused with the database untouched too
     found = {store.id: _scrubbed_blobs(store.repo, sub, what) for store in stores}
@@ -157,7 +160,10 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
         if found[store.id] or _bad_messages(repo, sub):
             report.stores_holding.append(str(store.path))
             if history:
-                rewrite = rewrite_history(repo, sub, found[store.id])
+                # a note written or a run applied while the commits are rewritten would
+                # be lost or left half-moved: every store writer takes this lock
+                with write_lock(store.path, "dream scrub --history"):
+                    rewrite = rewrite_history(repo, sub, found[store.id])
                 rewrite.store = store.name
                 report.rewrites.append(rewrite)
                 shas = {c["old"]: c["new"] for c in rewrite.commits}
@@ -173,6 +179,21 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
             index.sync(app.db, store, full=True)
         _compact(app.db)
     return report
+
+
+def _refuse_open_dreams(app: App) -> None:
+    """A history rewrite while a run or an interactive dream holds its lock would move
+    the commits it works on under it (its branch, its baseline): refused, nothing changed.
+    A stale lock (its process is gone) does not stop it."""
+    from dream.notes.dreaming import held_locks, lock_held_error, lock_state, read_lock
+
+    for path in held_locks(app.home.notes_path):
+        info = read_lock(path) or {}
+        if lock_state(info) != "stale":
+            error = lock_held_error(path, info)
+            raise type(error)(f"--history would rewrite commits a dream is working on "
+                              f"({error.message})",
+                              f"{error.hint}; then scrub again (nothing was changed)")
 
 
 def _has_registry(app: App) -> bool:
