@@ -108,6 +108,19 @@ def test_bad_input_warns_and_exits_zero(repo, dream_proc, dream_home):
     assert len(log) == 4 and "warnings=1" in log[0]
 
 
+def test_escape_codes_in_a_payload_never_reach_the_hook_log(repo, dream_proc, dream_home):
+    """A payload's event name or session id holding an escape code ('\x1b[2J' clears the
+    screen, an OSC sequence writes the clipboard) was written into hook.log as it came,
+    and acted on the terminal of whoever ran 'tail hook.log'."""
+    assert dream_proc("init", cwd=repo).returncode == 0
+    for payload in ({"hook_event_name": "\x00\x1b[2JSessionEnd\r"},
+                    {"hook_event_name": "Stop", "session_id": "s1\x1b]52;c;eA==\x07"}):
+        assert hook(dream_proc, repo, payload).returncode == 0
+    log = (dream_home / "logs" / "hook.log").read_text()
+    assert not any(ch in log for ch in "\x00\x1b\x07\r") and len(log.splitlines()) == 2
+    assert "SessionEnd" in log and "session=s1" in log
+
+
 def test_no_home_is_a_warning_not_a_failure(repo, dream_proc):
     proc = hook(dream_proc, repo, {"session_id": "s", "hook_event_name": "Stop"})
     assert proc.returncode == 0 and "dream init" in proc.stderr

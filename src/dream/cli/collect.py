@@ -13,7 +13,7 @@ from dream.errors import BadInput
 from dream.sources import SOURCE_KINDS
 from dream.spool import history as history_mod
 from dream.spool.collect import collect as collect_items
-from dream.store.document import strip_control
+from dream.terminal import strip_control
 
 
 def register(cli: click.Group) -> None:

@@ -45,6 +45,7 @@ from dream.automations import Automations, Fire, Report
 from dream.errors import DreamError
 from dream.integrations.context_use import DEFAULT_WINDOW, measure
 from dream.secrets import redact
+from dream.terminal import strip_control
 
 USER_INPUT_EVENTS = {"UserPromptSubmit"}
 # Claude Code and Codex add a hook's output to the model's context for these events only.
@@ -94,7 +95,10 @@ def log(app: App, line: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {redact(line.replace(chr(10), ' '))[0]}\n")
+            # one line, printable: a payload's event name or session id with an escape
+            # code cleared the terminal of whoever ran 'tail hook.log'
+            flat = strip_control(line.replace("\n", " ").replace("\r", " "))
+            fh.write(f"{stamp} {redact(flat)[0]}\n")
     except OSError:
         pass
 

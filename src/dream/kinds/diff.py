@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from dream.store.document import strip_control
+from dream.terminal import strip_control
 
 OpName = Literal[
     "event.upsert",     # insert or update an event (status proposed|confirmed|declined|cancelled)

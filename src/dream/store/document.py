@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from dream.errors import BadInput, NotUtf8
+from dream.terminal import CONTROL_RE as _CONTROL_RE
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -75,24 +76,8 @@ def _flat_yaml(meta: dict[str, Any]) -> str | None:
 # control characters other than tab and line ends: no Markdown holds them, and an escape
 # sequence written into a note or a field reached the brief, which 'dream brief' prints to
 # a terminal (ESC ] 0 ; ... BEL retitles it, others hide text or write the clipboard)
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CONTROL_NAMES = {"\x1b": "ESC", "\x00": "NUL", "\x07": "BEL", "\x08": "backspace",
                   "\x0c": "form feed", "\x7f": "DEL"}
-
-
-# a terminal's escape sequences whole (CSI colours and cursor moves, OSC titles and
-# clipboard writes ended by BEL or ST, two-byte escapes), so none leaves its arguments behind
-_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
-                        r"|\x9b[0-?]*[ -/]*[@-~]")
-
-
-def strip_control(text: str) -> str:
-    """``text`` without terminal escape sequences and control characters (tabs and line
-    ends stay): for text a model wrote, which the brief, 'dream notes show' and an agent's
-    context print as they are."""
-    if not _CONTROL_RE.search(text):
-        return text
-    return _CONTROL_RE.sub("", _ESCAPE_RE.sub("", text))
 
 
 def control_character(text: str) -> str | None:

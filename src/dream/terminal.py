@@ -1,0 +1,23 @@
+"""Text safe to print on a terminal: no escape sequences, no control characters.
+
+Kept light (no imports beyond ``re``): the agent hook uses it for its log line."""
+
+from __future__ import annotations
+
+import re
+
+# control characters; tabs and line ends (\t \n \r) are text
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# a terminal's escape sequences whole (CSI colours and cursor moves, OSC titles and
+# clipboard writes ended by BEL or ST, two-byte escapes), so none leaves its arguments behind
+_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
+                        r"|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def strip_control(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (tabs and line
+    ends stay): for text a model wrote, which the brief, 'dream notes show' and an agent's
+    context print as they are."""
+    if not CONTROL_RE.search(text):
+        return text
+    return CONTROL_RE.sub("", _ESCAPE_RE.sub("", text))
