@@ -124,3 +124,17 @@ def test_the_answer_schema_is_sent_in_strict_form(dream, repo, tmp_path, monkeyp
     titles = {p["slug"]: p["title"] for p in review["proposals"]}
     assert titles[failures_slug] == "Install requests for tests"
     assert all(j["status"] == "ok" for j in review["journal"].values())
+
+
+def test_a_reworded_title_keeps_no_escape_codes():
+    """A review model's title or explanation with a terminal escape was printed by 'dream
+    review show' as it came; it is kept without the codes, as a run's values are."""
+    from dream.passes.model import PassAnswer
+
+    answer = PassAnswer.model_validate({"proposals": [
+        {"candidate": "c1", "keep": True, "title": "\x1b]0;owned\x07Pin \x1b[1mpytest\x1b[0m",
+         "explanation": "seen twice\x1b]52;c;eA==\x07 in two sessions"},
+        {"candidate": "c2", "title": "Use uv", "explanation": None}]})
+    first, second = answer.proposals
+    assert (first.title, first.explanation) == ("Pin pytest", "seen twice in two sessions")
+    assert (second.title, second.explanation) == ("Use uv", None)

@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from dream.models.base import ModelRequest, ModelResponse, Provider, call_validated
 from dream.passes.base import Candidate, PassResult, clip
 from dream.passes.evidence import Evidence
+from dream.terminal import strip_control
 
 EXCERPT = 400
 MAX_ITEMS = 8
@@ -40,6 +41,13 @@ class Reworded(BaseModel):
     keep: bool | None = True
     title: str = Field(min_length=3, max_length=500)
     explanation: str | None = Field(default="", max_length=4000)
+
+    @field_validator("title", "explanation")
+    @classmethod
+    def _plain(cls, value: str | None) -> str | None:
+        """No escape codes: 'dream review show' prints a proposal's title and explanation
+        (and an accepted one is written into a store), as the run's values are kept."""
+        return strip_control(value) if value else value
 
 
 class PassAnswer(BaseModel):
