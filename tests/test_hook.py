@@ -98,14 +98,16 @@ def hook(dream_proc, cwd, payload, *args, raw=None):
 
 def test_bad_input_warns_and_exits_zero(repo, dream_proc, dream_home):
     assert dream_proc("init", cwd=repo).returncode == 0
-    for raw in ("not json", "[1, 2]", "", json.dumps({"hook_event_name": "Stop"})):
+    for raw in ("not json", "[1, 2]", "", json.dumps({"hook_event_name": "Stop"}),
+                "[" * 100_000 + "]" * 100_000):       # was 'hook failed: RecursionError'
         proc = hook(dream_proc, repo, None, raw=raw)
         assert proc.returncode == 0
         assert proc.stderr.startswith("dream hook: warning:")
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
         assert proc.stdout == ""
     log = (dream_home / "logs" / "hook.log").read_text().splitlines()
-    assert len(log) == 4 and "warnings=1" in log[0]
+    assert len(log) == 5 and "warnings=1" in log[0]
+    assert log[4].endswith("ignored hook input: JSON nested too deeply to read")
 
 
 def test_escape_codes_in_a_payload_never_reach_the_hook_log(repo, dream_proc, dream_home):

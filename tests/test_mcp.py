@@ -313,6 +313,24 @@ def test_batches_and_invalid_requests_are_answered_never_left_hanging(initialise
     assert last == {"jsonrpc": "2.0", "id": 7, "result": {}}
 
 
+def test_json_nested_too_deeply_is_a_parse_error_not_the_servers_end(initialised):
+    """A line of 100,000 '[' (JSON Python cannot read without a RecursionError) ended the
+    server with a traceback, and every later request went unanswered."""
+    repo, home = initialised
+    import subprocess
+
+    ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+    params = server_params(repo, home)
+    proc = subprocess.run([params.command, *params.args], cwd=repo, text=True,
+                          env={**os.environ, **params.env}, capture_output=True,
+                          input="[" * 100_000 + "]" * 100_000 + "\n" + json.dumps(ping)
+                          + "\n", timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    deep, last = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert deep["id"] is None and deep["error"]["code"] == -32700
+    assert last == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
 def test_half_an_emoji_from_the_client_never_ends_the_server(initialised):
     # a JavaScript client that cuts a string inside an emoji sends a lone "\ud83d": the
     # server wrote it back in its error text, could not encode its own reply and died,

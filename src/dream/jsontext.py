@@ -29,7 +29,11 @@ def whole(value: Any) -> Any:
 
 def loads(raw: bytes | str) -> Any:
     """``json.loads``, with every lone surrogate made U+FFFD (raises ``ValueError`` on
-    text that is not JSON, as ``json.loads`` does)."""
-    value = json.loads(raw)
+    text that is not JSON, as ``json.loads`` does, and on JSON nested deeper than Python
+    can read: a line of 100,000 '[' ended the MCP server with a RecursionError)."""
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
     probe = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
     return whole(value) if _ESCAPED_SURROGATE_RE.search(probe) else value

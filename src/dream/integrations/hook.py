@@ -44,6 +44,7 @@ from dream.app import App
 from dream.automations import Automations, Fire, Report
 from dream.errors import DreamError
 from dream.integrations.context_use import DEFAULT_WINDOW, measure
+from dream.jsontext import loads
 from dream.secrets import redact
 from dream.terminal import strip_control
 
@@ -123,7 +124,7 @@ def read_stdin(stream: Any) -> tuple[str, str | None]:
 def parse_payload(text: str) -> dict[str, Any]:
     if not text.strip():
         raise ValueError("no hook JSON on stdin")
-    data = json.loads(text)
+    data = loads(text)      # ValueError for JSON nested too deeply, too
     if not isinstance(data, dict):
         raise ValueError("hook input is JSON but not an object")
     return data
