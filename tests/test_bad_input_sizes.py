@@ -203,3 +203,38 @@ def test_a_file_read_as_the_wrong_kind_is_read_again(dream, repo, dream_home, tm
                              "--json").output)
     assert _report(wrong_again.output)["new_items"] == 0
     assert right["new_items"] == 0 and len(texts(dream_home)) == 3        # nothing doubled
+
+
+def test_front_matter_nested_or_aliased_past_reason_is_one_line(repo, dream, dream_home,
+                                                                 tmp_path):
+    """Front matter of 'a: [[[[...' 100,000 deep crashed the process inside the YAML
+    library (a segmentation fault; 5,000 deep, an internal error when written back); a
+    list that holds itself (&x [*x]) was an internal error wherever it was printed, and a
+    few lines of aliases standing for billions of values made 'notes show --json' never
+    end. Each is refused in one line, whether written or found in the store."""
+
+    dream("init")
+    laughs = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    cases = {"deep": ("a: " + "[" * 100_000 + "]" * 100_000, "nested deeper than 32 levels"),
+             "some": ("a: " + "[" * 5000 + "]" * 5000, "nested deeper than 32 levels"),
+             "self": ("a: &x [*x]", "a value that contains itself (*x)"),
+             "laughs": ("\n".join(laughs), "more than 16 aliases (*name)")}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    for name, (head, says) in cases.items():
+        note = tmp_path / f"{name}.md"
+        note.write_text(f"---\n{head}\n---\nbody\n")
+        proc = subprocess.run([sys.executable, "-m", "dream", "notes", "write",
+                               f"@user/{name}", "--file", str(note)], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, (name, proc.stderr)
+        assert f"front matter Dream will not read: {says}" in proc.stderr
+    # the same put in the store by hand: read, shown and listed as one line each
+    (dream_home / "notes" / "user").mkdir()
+    (dream_home / "notes" / "user" / "self.md").write_text("---\na: &x [*x]\n---\nbody\n")
+    shown = dream("notes", "show", "@user/self", "--json", ok=False)
+    assert shown.exit_code == 1 and "a value that contains itself" in shown.output
+    # an anchor used a few times is still front matter, and Dream writes none itself
+    dream("notes", "write", "@user/ok", "--", "---\nx: &t [a, b]\ny: *t\n---\nbody")
+    written = (dream_home / "notes" / "user" / "ok.md").read_text()
+    assert "&" not in written and "*" not in written and written.count("- a") == 2

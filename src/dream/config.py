@@ -149,6 +149,12 @@ def _check_types(path: Path, data: dict[str, Any]) -> None:
                               f"edit it under [automations.context_windows] in {path}")
 
 
+
+def _why(exc: BaseException) -> str:
+    """What is wrong with a file the TOML reader refused (a RecursionError says nothing)."""
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+
+
 @dataclass
 class Config:
     path: Path
@@ -162,9 +168,9 @@ class Config:
                 # utf-8-sig: Windows editors (Notepad) start a saved file with a byte-order mark,
                 # which TOML calls an "Invalid statement (at line 1, column 1)"
                 data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
                 raise ConfigError(
-                    f"{path} is not valid TOML ({exc})", "fix the file or move it aside"
+                    f"{path} is not valid TOML ({_why(exc)})", "fix the file or move it aside"
                 ) from exc
         merged: dict[str, Any] = {
             k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)

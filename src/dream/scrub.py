@@ -354,10 +354,10 @@ def _keys(text: str) -> set[str] | None:
     else:
         try:
             data = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, ValueError):
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
     if not isinstance(data, dict) or not data:
         return None

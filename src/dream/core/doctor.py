@@ -223,7 +223,10 @@ def diagnose(app: App) -> list[Check]:
         config = Config.load(app.home.config_path)
         checks.append(Check("config", str(app.home.config_path), "ok", "valid"))
     except DreamError as exc:
-        return [Check("config", str(app.home.config_path), "fail", exc.message, exc.hint)]
+        # the line names the file already: 'PATH: PATH is not valid TOML' said it twice
+        path = str(app.home.config_path)
+        said = exc.message.removeprefix(f"{path}: ").removeprefix(f"{path} ")
+        return [Check("config", path, "fail", said, exc.hint)]
     unknown = unknown_settings(config.data)
     if unknown:
         checks.append(Check("settings", str(app.home.config_path), "warn",

@@ -138,7 +138,7 @@ def features_of(config: Path, block: BlockEdit) -> dict | None:
         return None
     try:
         parsed = tomllib.loads(block._strip(text))
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return None        # the install itself reports the broken file
     features = parsed.get("features")
     return features if isinstance(features, dict) else None
@@ -151,8 +151,8 @@ def _unreadable(path: Path) -> str | None:
         tomllib.loads(path.read_bytes().decode("utf-8-sig"))
     except FileNotFoundError:
         return None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return str(exc)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
     return None
 
 
@@ -161,7 +161,7 @@ def _validate(path: Path):
         try:
             # a byte-order mark (Notepad) is TOML Codex reads (Rust's toml skips it)
             parsed = tomllib.loads(data.decode("utf-8-sig"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
             broken = _unreadable(path)
             if broken is not None:      # the user's file, before Dream touched it
                 raise BadInput(f"{path} is not valid TOML ({broken}), so Codex cannot read "

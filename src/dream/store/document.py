@@ -23,7 +23,14 @@ from dream.errors import BadInput, NotUtf8
 from dream.terminal import CONTROL_RE as _CONTROL_RE
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Writes a value used twice in full, never as an anchor and alias (&id001 / *id001),
+    which a read refuses beyond a few (see :func:`_unsafe`)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def sha256(data: bytes) -> str:
@@ -119,16 +126,60 @@ def _split(text: str) -> tuple[str | None, str]:
     return None, text
 
 
+MAX_DEPTH = 32      # front matter holds keys, lists and small tables, never this deep
+
+
+MAX_ALIASES = 16    # '*name' references; each may stand for a whole anchored list
+
+
+def _unsafe(head: str) -> str | None:
+    """Why front matter cannot be read safely, or None: lists and tables nested deeper
+    than MAX_DEPTH ('a: [[[[...' 100,000 deep crashed the process inside the YAML
+    library), an alias inside the very list it names (a value that contains itself: an
+    internal error wherever it was printed) or more than MAX_ALIASES aliases (a few lines
+    of '&a [*b, *b, ...]' stand for billions of values: 'notes show --json' never ended).
+    Read from the parser's events (no values are built), and only when the text has
+    enough brackets, dashes or aliases for either; it stops at the first problem."""
+    if head.count("[") + head.count("{") <= MAX_DEPTH and "*" not in head and \
+            " " * (2 * MAX_DEPTH) not in head and "- " * 8 not in head:
+        return None         # nothing here can nest that deep or alias (records, notes)
+    depth, aliases, open_anchors = 0, 0, []
+    for event in yaml.parse(head, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            open_anchors.append(event.anchor)
+            if depth > MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels"
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+            open_anchors.pop()
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if event.anchor in open_anchors:
+                return f"a value that contains itself (*{event.anchor})"
+            if aliases > MAX_ALIASES:
+                return f"more than {MAX_ALIASES} aliases (*name)"
+    return None
+
+
 def parse(text: str, where: str = "document") -> Document:
     """Split front matter and body; malformed YAML is an error naming the document."""
     head, body = _split(text)
     if head is None:
         return Document({}, text)
     try:
-        meta = yaml.load(head, Loader=_Loader) or {}
+        # 'a: [[[[...' nested 100,000 deep crashed the process in the YAML library (a
+        # segmentation fault; 5,000 deep, a RecursionError when written back)
+        unsafe = _unsafe(head)
+        meta = None if unsafe else yaml.load(head, Loader=_Loader) or {}
     except yaml.YAMLError as exc:
         raise BadInput(f"{where} has malformed YAML front matter ({exc.__class__.__name__})",
                        "fix the lines between the two '---' markers") from exc
+    except RecursionError:
+        unsafe, meta = f"nested deeper than {MAX_DEPTH} levels", None
+    if meta is None:
+        raise BadInput(f"{where} has YAML front matter Dream will not read: {unsafe}",
+                       "fix the lines between the two '---' markers")
     if not isinstance(meta, dict):
         raise BadInput(f"{where} front matter is not a mapping",
                        "front matter holds 'key: value' lines")

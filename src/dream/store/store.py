@@ -69,8 +69,9 @@ class Store:
                 f"{path} is not a Dream store (no {STORE_FILE})",
                 "attach it with 'dream stores attach PATH' or check the path in config.toml",
             ) from exc
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{meta_path} is not valid TOML ({exc})", "fix or restore it") from exc
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise StoreError(f"{meta_path} is not valid TOML ({why})", "fix or restore it") from exc
         scope = meta.get("scope", "user")
         if scope not in SCOPES or "id" not in meta:
             raise StoreError(f"{meta_path} has no valid id/scope", "fix or restore it")
