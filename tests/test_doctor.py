@@ -297,3 +297,27 @@ def test_a_config_saved_with_a_byte_order_mark_is_read(dream, repo, dream_home):
     from dream.config import Config
 
     assert Config.load(config).get("run", "brief_tokens") == 900
+
+
+def test_a_config_or_store_file_nested_too_deeply_is_named_not_an_internal_error(
+        dream, repo, dream_home):
+    """'x = [[[[...' 100,000 deep in config.toml or a store's store.toml made every
+    command an internal error (RecursionError in the TOML reader); each is named."""
+    dream("init")
+    deep = "x = " + "[" * 100_000 + "]" * 100_000 + "\n"
+    config = dream_home / "config.toml"
+    good = config.read_text()
+    config.write_text(deep)
+    result = dream("status", ok=False)
+    assert result.exit_code == 1 and result.output.strip() == (
+        f"error: {config} is not valid TOML (nested too deeply). fix the file or move it "
+        "aside.")
+    found = failing(checks(dream, ok=False))
+    assert found[0]["name"] == "config" and found[0]["message"] == \
+        "is not valid TOML (nested too deeply)"
+    config.write_text(good)
+    store = dream_home / "notes" / ".dream" / "store.toml"
+    store.write_text(store.read_text() + deep)
+    broken = dream("search", "tea", ok=False)
+    assert broken.exit_code == 1 and "store.toml is not valid TOML (nested too deeply)" \
+        in broken.output and "internal error" not in broken.output
