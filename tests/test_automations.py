@@ -178,3 +178,15 @@ def test_thresholds_come_from_config(app):
     assert autos.report(rep(0.85, session="cfg")) == []
     assert [f.name for f in autos.report(rep(0.95, T0 + timedelta(hours=2), session="cfg"))] \
         == ["Dream before compaction", "Dream after a pause"]
+
+
+def test_an_id_with_like_wildcards_is_taken_literally(app):
+    """'dream automations delete %' (or '_') matched every id through SQL LIKE and took
+    the one automation there was; the characters are part of the id asked for."""
+    autos = Automations(app.db)
+    (only, _other) = autos.ensure("claude-code", "s1", "proj-1")
+    for wild in ("%", "_", only.id[:5] + "%", "\\"):
+        with pytest.raises(BadInput, match="no automation"):
+            autos.get(wild)
+    assert autos.get(only.id[:len(only.id) - 1]).id == only.id      # a real start still does
+    assert [a.status for a in autos.list()] == ["active", "active"]

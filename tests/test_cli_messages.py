@@ -300,3 +300,16 @@ def test_the_command_line_runs_from_a_worker_thread(repo, dream_home):
     worker.join(timeout=120)
     assert results and results[0].exception is None, results[0].exception
     assert json.loads(results[0].output)["in_git"] is True
+
+
+def test_a_run_id_with_like_wildcards_is_taken_literally(dream, repo, tmp_path):
+    """'dream runs discard %' matched every run id ('%' was dropped before SQL LIKE), so
+    with one run left for review it discarded that run; '%' names no run."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    left = json.loads(dream("run", "--model", "rules", "--apply", "review", "--json").output)
+    for args in (("runs", "discard", "%"), ("runs", "show", "%"), ("runs", "promote", "_%")):
+        result = dream(*args, ok=False)
+        assert result.exit_code == 1 and "no dream run" in result.output, (args, result.output)
+    shown = json.loads(dream("runs", "show", left["id"][:12], "--json").output)
+    assert shown["id"] == left["id"] and shown["decision"] == "awaiting review"

@@ -176,8 +176,11 @@ class Automations:
 
     def get(self, automation_id: str) -> Automation:
         rows = self.conn.execute(
-            "SELECT * FROM automations WHERE id = ? OR id LIKE ? ORDER BY id",
-            (automation_id, f"{automation_id}%"),
+            "SELECT * FROM automations WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id",
+            # a start of an id, taken literally: 'automations delete %' deleted the one
+            # automation there was
+            (automation_id, automation_id.replace("\\", "\\\\").replace("%", "\\%")
+             .replace("_", "\\_") + "%"),
         ).fetchall()
         if not rows or not automation_id:
             raise BadInput(f"no automation '{automation_id}'",

@@ -191,7 +191,10 @@ def find(conn: sqlite3.Connection, run_id: str, kind: str | None = None) -> Run 
 
 
 def _by_prefix(conn: sqlite3.Connection, run_id: str, kind: str | None) -> list[sqlite3.Row]:
-    like = [run_id.replace("%", "").replace("_", "\\_") + "%"] + ([kind] if kind else [])
+    # LIKE's own characters taken literally: '%' was dropped, so 'runs discard %' took the
+    # one run there was (or named them all)
+    literal = run_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = [literal + "%"] + ([kind] if kind else [])
     return conn.execute(
         f"SELECT * FROM runs WHERE id LIKE ? ESCAPE '\\'{' AND kind = ?' if kind else ''}"
         " ORDER BY started_at DESC", like).fetchall()
