@@ -387,3 +387,53 @@ def test_killing_collect_leaves_no_worker_behind(dream, repo, dream_home, tmp_pa
     conn = sqlite3.connect(dream_home / "dream.db")
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_the_mcp_server_and_the_cli_write_at_once_and_lose_nothing(dream, repo, dream_home):
+    """An agent writing notes through `dream mcp` while the user writes from the command
+    line (two processes, one store): every note lands in its own commit, none is swept
+    into another's, and the store is clean."""
+    import threading
+
+    dream("init")
+    store = dream_home / "notes"
+    before = len(commits(store))
+    server = subprocess.Popen([sys.executable, "-m", "dream", "mcp"], cwd=repo, text=True,
+                              env={**os.environ, **ENV}, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def rpc(n: int, method: str, params: dict) -> dict:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": method,
+                                       "params": params}) + "\n")
+        server.stdin.flush()
+        return json.loads(server.stdout.readline())
+
+    rpc(0, "initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
+                          "clientInfo": {"name": "test", "version": "1"}})
+    cli_codes: list[int] = []
+
+    def cli() -> None:
+        for i in range(5):
+            proc = subprocess.run([sys.executable, "-m", "dream", "notes", "write",
+                                   f"@user/cli-{i}", f"from the shell {i}"], cwd=repo,
+                                  env={**os.environ, **ENV}, capture_output=True, text=True,
+                                  timeout=120)
+            cli_codes.append(proc.returncode)
+
+    thread = threading.Thread(target=cli)
+    thread.start()
+    answers = [rpc(i + 1, "tools/call", {"name": "notes_write", "arguments": {
+        "address": f"@user/mcp-{i}", "text": f"from the agent {i}"}}) for i in range(5)]
+    thread.join(timeout=180)
+    server.stdin.close()
+    server.wait(timeout=30)
+    assert cli_codes == [0] * 5
+    assert not any(a["result"].get("isError") for a in answers), answers
+    subjects = commits(store)[:len(commits(store)) - before]
+    assert sorted(subjects) == sorted([f"Write note @user/cli-{i}.md" for i in range(5)] +
+                                      [f"Write note @user/mcp-{i}.md" for i in range(5)])
+    for i in range(5):
+        assert f"from the agent {i}" in git(store, "show", f"HEAD:user/mcp-{i}.md")
+        assert f"from the shell {i}" in git(store, "show", f"HEAD:user/cli-{i}.md")
+    assert git(store, "status", "--porcelain") == ""
+    fsck_clean(store)
