@@ -145,3 +145,69 @@ def test_a_first_word_glued_to_a_name_is_no_part_of_it(text, page):
 
 def test_asking_someone_is_no_to_do_of_its_own():
     assert todos([me("not sure about the 12th, I'll ask Mum")]) == []
+
+
+# -- a thing taken off the user's list by someone else ---------------------------------------------
+@pytest.mark.parametrize("text", [
+    "good news, the folding chairs are covered, Dad's lending us his",
+    "don't worry about the folding chairs, we found some in the loft",
+    "Marek will handle the folding chairs, he has the van anyway",
+    "plus besoin de ramener les chaises pliantes, on en a trouvé",
+])
+def test_someone_else_seeing_to_the_thing_closes_the_to_do(text):
+    title = ("Ramener les chaises pliantes" if text.startswith("plus") else
+             "Bring the folding chairs")
+    assert _closed([they("Ines", text)], title) == ["R1"]
+
+
+@pytest.mark.parametrize("text", [
+    "will you bring the folding chairs?",
+    "don't forget the folding chairs!",
+    "Marek will handle the music",
+])
+def test_a_question_a_reminder_or_another_thing_leaves_the_to_do(text):
+    assert _closed([they("Ines", text)], "Bring the folding chairs") == []
+
+
+def test_a_thing_covered_and_another_asked_for_instead_is_swapped():
+    """"Dessert's covered, can you do drinks instead?" and the user's yes: the dessert is
+    off the list once, the drinks are on it with the dessert's verb."""
+    ops = rules([they("Kemi", "my aunt is making a huge pavlova so dessert's covered 😅 can you do "
+                              "drinks instead?", stream="g"),
+                 me("ha sure, drinks it is", stream="g")],
+                [_open_todo("Bring dessert")])
+    assert [o["row"] for o in ops if o["op"] == "todo.close"] == ["R1"]
+    assert [_fields(o)["title"] for o in ops if o["op"] == "todo.open"] == ["Bring drinks"]
+
+
+def test_a_section_handed_to_someone_else_and_another_asked_for():
+    ops = rules([they("Olu", "change of owners: @dana will do the budget slides since she has the "
+                             "numbers. @robin can you take the hiring section instead? I'd need "
+                             "it by Thursday 14th", stream="c", at="2026-05-04T09:00:00Z"),
+                 me("No problem, I'll do the hiring section then", stream="c",
+                    at="2026-05-04T09:20:00Z")],
+                [_open_todo("Put together the budget slides")])
+    assert [o["row"] for o in ops if o["op"] == "todo.close"] == ["R1"]
+    (new,) = [_fields(o) for o in ops if o["op"] == "todo.open"]
+    assert new["title"] == "Take the hiring section" and new["due"] == "2026-05-14"
+
+
+@pytest.mark.parametrize("text, new", [
+    ("Vale, entonces en vez de la ensalada llevo el pan", "pan"),
+    ("ok then instead of the salad I'll bring bread rolls", "bread rolls"),
+])
+def test_the_users_own_swap_closes_the_old_thing_and_takes_the_new(text, new):
+    ops = rules([me(text)], [_open_todo("Bring the salad" if "salad" in text else
+                                        "Yo llevo la ensalada")])
+    assert [o["row"] for o in ops if o["op"] == "todo.close"] == ["R1"]
+    (todo,) = [_fields(o) for o in ops if o["op"] == "todo.open"]
+    assert new in todo["title"] and "instead" not in todo["title"]
+
+
+def test_a_task_written_up_is_done():
+    """The participle closes as the simple past does; "beforehand" is no part of the task."""
+    out = rules([me("I'll write up the minutes beforehand"),
+                 me("Minutes are written up, they're in the shared folder",
+                    at="2026-05-06T09:00:00Z")])
+    ops = [(o["op"], _fields(o).get("title")) for o in out if o["op"].startswith("todo")]
+    assert ops[0] == ("todo.open", "Write up the minutes") and ops[1][0] == "todo.close"

@@ -167,7 +167,8 @@ def _task(raw: str) -> str:
         before = task
         task = re.sub(r",?\s+(?:sorry|please|thanks|thank you|ok|okay|pls|plz|anyway|"
                       r"(?:before|by|after|until) then|for after|then)$", "", task, flags=re.I)
-        task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|"
+        task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|beforehand|"
+                      r"in advance|ahead of time|"
                       r"today|tonight|tomorrow|demain|ce soir|cette semaine|morgen|heute|"
                       r"diese woche|mañana|hoy|esta noche|esta semana)$", "", task,
                       flags=re.I).strip(" ,")
@@ -200,7 +201,8 @@ def commitment(sent: str) -> str | None:
         return None if _PERSON_OBJECT.match(task) and not _TO_PERSON.match(task) else task
     rx = _commit_words()
     for part in re.split(r"[,;.!]\s+|\s+(?:so|así que|donc|also|und|et|y|and)\s+", sent):
-        part = re.sub(r"^(?:así que|so|donc|also|und|et|y|and|pero|but|mais|aber)\s+", "",
+        part = re.sub(r"^(?:así que|so|donc|also|und|et|y|and|pero|but|mais|aber|entonces|"
+                      r"then|alors|dann)\s+", "",
                       part.strip(), flags=re.I)
         if rx.search(part):
             return _task(part)
@@ -219,6 +221,13 @@ def _task_verbs() -> re.Pattern[str]:
     """The verbs of German, French and Spanish a task is asked with, anywhere in the task
     (German puts the infinitive last: "die Luftmatratze mitbringen")."""
     phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("verbs", [])]
+    return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
+                      r")(?![\w'])", re.I)
+
+
+@cache
+def _relief_words() -> re.Pattern[str]:
+    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("relief", [])]
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -261,6 +270,11 @@ IRREGULAR = {"buy": "bought", "pay": "paid", "send": "sent", "bring": "brought",
               "pick": "picked", "write": "wrote", "get": "got", "take": "took", "make": "made",
               "do": "did", "give": "gave", "find": "found", "sell": "sold", "tell": "told",
               "call": "called", "drop": "dropped", "sign": "signed", "ship": "shipped"}
+# the past participle where it is not the simple past: "Timeline's written up" closes "Write
+# up the timeline", as "wrote up the timeline" does
+PARTICIPLE = {"write": "written", "take": "taken", "give": "given", "do": "done",
+              "get": "gotten", "draw": "drawn", "drive": "driven", "hide": "hidden",
+              "throw": "thrown", "show": "shown"}
 
 
 # a task whose object is only a placeholder: "the thing", "that stuff", a bare "it", "das
@@ -298,6 +312,28 @@ REPLY_TASK = re.compile(
 # love?", "plutôt une salade de fruits à la place ?" (read in English cue words)
 _OTHER_THING = re.compile(r"\b(?:a|an|some|the|un|une|des|du|ein|eine|einen|una|unos|unas)\s+((?:[^\W\d_][\w'-]*\s+){0,3}?[^\W\d_][\w'-]*)"
                           r"\s+instead\b", re.I)
+# someone else telling the user a thing they took on is no longer theirs to do: it is
+# covered ("dessert's covered", "don't worry about the sprouts", "no need to bring chairs",
+# "I can take Alfie myself now"), or another person does it ("Priya will do the capacity
+# slides", "Pete's bringing the sprouts"); the other languages' phrases: ``relief`` in
+# words/*.toml
+_RELIEF = re.compile(r"\bdon'?t (?:you )?worry about\b|\bno need (?:to|for)\b|"
+                     r"\byou don'?t (?:need|have) to\b|"
+                     r"\b(?:is|are|'s|'re) (?:covered|taken care of|mine)\b|\bmyself\b", re.I)
+_OTHER_DOES = re.compile(r"(?:^|\s)@?([A-ZÀ-Ö][\w'-]*(?: [A-ZÀ-Ö][\w'-]*)?|(?<=@)[\w.-]+|[Ss]he|[Hh]e|"
+                         r"[Tt]hey)(?:'s| is| will|'ll| is going to) (?:do|doing|handle|handling|"
+                         r"take over|taking over|cover|covering|bring|bringing|make|making)\b")
+# a thing asked for in place of the one the user took on: "can you do drinks instead?",
+# "could you take the risks section instead?" (no article needed after the verb)
+_DO_INSTEAD = re.compile(r"\b(?:do|bring|take|make|handle)\s+((?:(?:[^\W\d_][\w'-]*|&)\s+)"
+                         r"{0,4}?[^\W\d_][\w'-]*)\s+instead\b", re.I)
+# the user's own swap: "en vez de chocolate llevo el vino", "instead of the crumble I'll
+# bring ...", "Glühwein statt Salat", "au lieu du gâteau j'apporte ..."
+_INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|en vez de(?:l)?|en lugar de(?:l)?|"
+                         r"au lieu d[eu']|à la place d[eu']|statt|anstatt|anstelle von)\s*"
+                         r"((?:the|a|an|el|la|los|las|le|les|der|die|das|den|dem)\s+)?"
+                         r"([^\W\d_][\w'-]*)", re.I)
+_NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
 # a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
                            r"\bje te (?:redis|dirai)|\bich (?:sag|melde) mich\b|"
@@ -330,8 +366,12 @@ class TodoReader:
     pending: list[Request] = field(default_factory=list)
     replies: dict[str, str] = field(default_factory=dict)   # to-do name -> its conversation
     taken: dict[str, str] = field(default_factory=dict)     # to-do name -> where taken on
-    instead: dict[str, tuple[str, str]] = field(default_factory=dict)   # stream -> (name,
-    #                                                          the thing proposed instead)
+    instead: dict[str, tuple[str | None, str | None, str, str, str, str, bool]] = field(
+        default_factory=dict)   # stream -> (row, name, title of the to-do given up, the
+    #                             thing proposed instead, its due day, the verb it was asked
+    #                             with, whether the to-do given up is closed already)
+    relieved: list[tuple[str | None, str | None, str]] = field(default_factory=list)
+    #                                                 (row, name, title) of this message
 
     def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
@@ -349,9 +389,11 @@ class TodoReader:
                     del self.replies[name]
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name))
-        swapped = self._swapped(item, stream)
+        if item.role == "other":
+            out += self._relief(item)
+        swapped = self._swapped(item, stream, said)
         if swapped:
-            return swapped
+            return out + swapped
         for n, sent in enumerate(sentences(readable(item.text))[:20]):
             if item.role == "user":
                 done = next((c for c in _CLAUSES.split(sent) if DONE_STATE.search(c) and
@@ -488,32 +530,92 @@ class TodoReader:
             return self._open(req.task, req.due, item, None)
         return None
 
-    def _swapped(self, item: Item, stream: str) -> list[Finding]:
+    def _swapped(self, item: Item, stream: str, said: datetime | None) -> list[Finding]:
         """A thing the user took on, swapped for another: someone in the conversation
-        proposes "a fruit salad instead" of the user's "I'll bring a crumble", and the user
-        agrees ("Ok fruit salad it is"): the crumble is off the list (closed) and the
-        fruit salad is the to-do, with the same verb."""
+        proposes "a fruit salad instead" of the user's "I'll bring a crumble" (or says the
+        dessert is covered and asks "can you do drinks instead?"), and the user agrees ("Ok
+        fruit salad it is"): the crumble is off the list (closed) and the fruit salad is the
+        to-do, with the same verb. The user's own "en vez de chocolate llevo el vino" closes
+        the chocolate and takes the wine on."""
+        text = readable(item.text)
         if item.role != "user":
-            mine = [n for n, talk in self.taken.items() if talk == stream]
-            m = _OTHER_THING.search(english_cues(readable(item.text)))
+            mine = [(row, name, title) for row, name, title in self.relieved] or \
+                [(None, n, next((t for o, t in self.opened if o == n), ""))
+                 for n, talk in self.taken.items() if talk == stream]
+            cued = english_cues(text)
+            m = _DO_INSTEAD.search(cued) or _OTHER_THING.search(cued)
             if mine and m:
-                self.instead[stream] = (mine[-1], m[1])
+                verb = m[0].split()[0].lower() if m.re is _DO_INSTEAD else ""
+                self.instead[stream] = (*mine[-1], m[1], find_date(text, said) or "",
+                                        verb, bool(self.relieved))
             return []
         swap = self.instead.pop(stream, None)
         if swap is None:
+            return self._own_swap(item, text, said)
+        row, name, title, thing, due, asked, closed = swap
+        if not (ACCEPT.search(text) or _accept_words().match(text) or
+                stems(thing) & stems(text)) or \
+                re.search(r"\b(?:no|not|nah|rather not)\b|n't\b", _NOT_A_NO.sub("", text), re.I):
             return []
-        name, thing = swap
-        text = readable(item.text)
-        if not (ACCEPT.search(text) or stems(thing) & stems(text)) or \
-                re.search(r"\b(?:no|not|nah|rather not)\b|n't\b", text, re.I):
-            return []
-        title = next((t for n, t in self.opened if n == name), "")
-        verb = title.split()[0] if title else "Bring"
-        del self.taken[name]
-        out = [Finding("todo_done", {"status": "done"}, [item.id], name=name)]
-        opened = self._open(f"{verb.lower()} {thing}", "", item, None)
+        # the verb of the task given up when it is one ("bring dessert" -> "bring drinks"),
+        # else the one asked with ("take the risks section instead")
+        verb = title.split()[0].lower() if title else ""
+        verb = verb if verb in _VERBISH or not asked else asked
+        self.taken.pop(name or "", None)
+        out = [] if closed else \
+            [Finding("todo_done", {"status": "done"}, [item.id], name=name, row=row)]
+        opened = self._open(f"{verb or 'bring'} {thing}", due or find_date(text, said) or "",
+                            item, None)
         self.taken.update({f.name: stream for f in opened if f.name})
         return out + opened
+
+    def _own_swap(self, item: Item, text: str, said: datetime | None) -> list[Finding]:
+        """The user swapping a thing they took on for another in one sentence ("en vez de
+        chocolate llevo el vino", "I'll bring a salad instead of the crumble"): the old
+        to-do is closed and the new thing taken on; nothing when no open to-do is about
+        the thing given up."""
+        out: list[Finding] = []
+        for sent in sentences(text)[:20]:
+            m = _INSTEAD_OF.search(sent)
+            if m is None:
+                continue
+            hits = [(row, name) for row, name, title in self._open_todos()
+                    if any(_same_thing(a, b) for a in _things(m[2]) for b in _things(title))]
+            rest = re.sub(r"\s+", " ", sent[:m.start()] + " " + sent[m.end():]).strip(" ,")
+            task = commitment(rest)
+            if len(hits) != 1 or task is None or PRONOUN_OBJECT.search(task):
+                continue
+            row, name = hits[0]
+            out.append(Finding("todo_done", {"status": "done"}, [item.id], name=name, row=row))
+            out += self._open(task, find_date(rest, said) or "", item, None)
+        return out
+
+    def _relief(self, item: Item) -> list[Finding]:
+        """The user's open to-dos someone else's message takes off them ("dessert's
+        covered", "Priya will do the capacity slides", "plus besoin de récupérer les
+        noms"): each clause saying so that names the thing of exactly one open to-do
+        closes it as done (the thing is seen to; the user does nothing more)."""
+        self.relieved = []
+        out: list[Finding] = []
+        for sent in sentences(readable(item.text))[:20]:
+            for clause in re.split(r"[,;:.!?]\s+|\s[-–—]\s|\s+(?:but|so|and|as)\s+|"
+                                   r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sent):
+                does = _OTHER_DOES.search(clause)
+                if not (_RELIEF.search(clause) or _relief_words().search(clause) or
+                        (does and does[1].lower() not in self.user_names)):
+                    continue
+                if clause.rstrip().endswith("?"):
+                    continue        # "will you do the slides?": asked, not taken off
+                said = _things(clause) - {n for n in self.user_names}
+                hits = [(row, name, title) for row, name, title in self._open_todos()
+                        if (row, name, title) not in self.relieved and
+                        any(_same_thing(a, b) for a in said for b in _things(title))]
+                if len(hits) != 1:
+                    continue
+                self.relieved.append(hits[0])
+                out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                   name=hits[0][1], row=hits[0][0]))
+        return out
 
     def _acquired(self, sent: str) -> bool:
         """Whether the user says they got the very thing an open to-do is to get: what
@@ -568,7 +670,8 @@ class TodoReader:
             if not words:
                 continue
             verb = words[0]
-            forms = {IRREGULAR.get(verb, ""), verb + "ed", verb + "d", verb[:-1] + "ied"} - {""}
+            forms = {IRREGULAR.get(verb, ""), PARTICIPLE.get(verb, ""), verb + "ed", verb + "d",
+                     verb[:-1] + "ied"} - {""}
             if not any(re.search(r"\b" + re.escape(f) + r"\b", low) for f in forms):
                 continue
             rest = stems(" ".join(words[1:]))
