@@ -211,3 +211,73 @@ def test_a_task_written_up_is_done():
                     at="2026-05-06T09:00:00Z")])
     ops = [(o["op"], _fields(o).get("title")) for o in out if o["op"].startswith("todo")]
     assert ops[0] == ("todo.open", "Write up the minutes") and ops[1][0] == "todo.close"
+
+
+# -- facts told of "she" / "he", new addresses, babies, values set right ------------------------
+@pytest.mark.parametrize("text, page", [
+    ("Ollie can come on Saturday! Just a warning he's allergic to kiwi, so no fruit salad",
+     {"name": "Ollie", "allergies": "kiwi"}),
+    ("my cousin Bea got the job, she's starting at Ordnance Survey in February",
+     {"name": "Bea", "work": "Ordnance Survey"}),
+    ("Ma nièce Inès vient aussi, elle est allergique aux fraises",
+     {"name": "Inès", "allergies": "fraises"}),
+])
+def test_a_fact_told_of_she_or_he_is_on_the_named_persons_page(text, page):
+    assert page in _pages([they("Priya", text)])
+
+
+@pytest.mark.parametrize("text", [
+    "Ollie and Rafe are coming, he's allergic to kiwi",       # which one?
+    "she's allergic to kiwi apparently",                      # nobody named
+])
+def test_a_pronoun_with_no_single_person_before_it_fills_no_page(text):
+    assert not [p for p in _pages([they("Priya", text)]) if "allergies" in p]
+
+
+@pytest.mark.parametrize("text, address", [
+    ("We're in! New address for the Christmas cards: 7 Larch Grove, York YO31 2LT 🏡",
+     "7 Larch Grove, York YO31 2LT"),
+    ("Unsere neue Adresse übrigens: Lindenallee 9, 50968 Köln", "Lindenallee 9, 50968 Köln"),
+])
+def test_a_new_address_someone_tells_is_on_their_page(text, address):
+    assert {"name": "Tessa", "address": address} in _pages([they("Tessa", text)])
+
+
+def test_a_new_place_with_no_number_is_no_address():
+    assert not [p for p in _pages([they("Tessa", "our new place is lovely, come round!")])
+                if "address" in p]
+
+
+@pytest.mark.parametrize("text, slot, baby", [
+    ("Home at last! Baby boy called Arlo, 8lb 1, everyone is doing well", "baby", "Arlo"),
+    ("new granddaughter arrived on Tuesday, Nell, absolutely perfect", "granddaughter", "Nell"),
+    ("back at work today, little Ivo is 2 weeks old and never sleeps", "baby", "Ivo"),
+])
+def test_a_baby_someone_tells_of_is_on_their_page(text, slot, baby):
+    assert {"name": "Kofi", slot: baby} in _pages([they("Kofi", text)])
+
+
+def test_a_value_set_right_replaces_the_wrong_words_in_the_slot():
+    """"It's Hazel Court, not Holly Court": the slot told earlier keeps its other words."""
+    row = {"handle": "R1", "kind": "wiki", "key": "grandad",
+           "fields": {"name": "Grandad", "home": "Holly Court care home"}}
+    ops = rules([they("Mum", "sorry, it's Hazel Court, not Holly Court, Grandad's new place")],
+                [row])
+    assert {"name": "Grandad", "home": "Hazel Court care home"} in \
+        [_fields(o) for o in ops if o["op"] == "wiki.fill"]
+
+
+def test_a_time_set_right_touches_no_page():
+    row = {"handle": "R1", "kind": "wiki", "key": "grandad",
+           "fields": {"name": "Grandad", "birthday": "--03-15", "home": "Flat 15"}}
+    ops = rules([they("Mum", "sorry, I meant 16:00, not 15")], [row])
+    assert not [o for o in ops if o["op"] == "wiki.fill"]
+
+
+def test_moved_into_a_place_is_where_someone_lives():
+    assert {"name": "Grandad", "home": "Holly Court care home"} in \
+        _pages([they("Mum", "Grandad's moved into Holly Court care home now")])
+
+
+def test_a_place_that_works_for_someone_is_no_job():
+    assert not [p for p in _pages([me("Friday at Luigi's works for me")]) if "work" in p]

@@ -19,7 +19,7 @@ from dream.detect.prose import clean
 from dream.items import Item
 from dream.kinds.dates import is_date_word
 from dream.kinds.records import slug_key
-from dream.kinds.text import NOT_NAMES, find_date, parse_when
+from dream.kinds.text import NOT_NAMES, find_date, names, parse_when
 
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
               r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
@@ -124,9 +124,9 @@ _BIRTHDAY = [
     re.compile(r"\b(?:c'est|es|ist) (?:l'|el |der )?birthday (?:de|d'|von|del)\s*" + _KIN +
                _PERSON + r"\s+([^.;!?\n]{2,40})"),
 ]
-_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+) (works at|works for|lives in|moved to|"
-                        r"is allergic to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| and | so | but | donc | "
-                        r"así | also )")
+_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= moved))? (works at|works for|"
+                        r"lives in|moved to|moved into|is allergic to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| "
+                        r"and | so | but | donc | así | also )")
 
 
 # someone else's allergy said as what they have: "Dylan has a nut allergy", "my Eli has a
@@ -277,12 +277,155 @@ _AGE_ON = re.compile(_PERSON + r"\)? (?:fête ses \d{1,3} ans|celebra sus \d{1,3
 _OWN_SLOTS = {"allergies": "allergies", "employer": "work", "home": "home", "diet": "diet"}
 
 
+# a fact told of "she" or "he" ("Heads up she's allergic to tree nuts", "my sister Fran has a
+# new job, she's starting at Arup") is about the one person the message names before it
+# (read after the cue words: "elle est allergique aux" is "is allergic to")
+_PRONOUN = r"\b(?:[Ss]he|[Hh]e|[Ee]lle|[Ii]l|[Ss]ie|[Ee]r|[Ee]lla|[ÉéEe]l)"
+_PRONOUN_FACTS = [
+    (re.compile(_PRONOUN + r"(?:'s| is)(?: also| now| actually)? allergic to ([^.,;!?\n]{2,60})"),
+     "allergies"),
+    (re.compile(_PRONOUN + r"(?:'s| is) (?:starting|joining|moving to a job) (?:at |with )?(?:the )?(" +
+                _CAPS + r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "work"),
+    (re.compile(_PRONOUN + r" (?:has |just )?(?:started|joined) (?:a new job |work )?(?:at |with )?"
+                r"(?:the )?(" + _CAPS + r")(?= as\b| in\b| on\b| last\b| this\b|[.,;!?]|$)"), "work"),
+]
+_KIN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Yy]our|[Hh]is|[Hh]er|[Tt]heir) (?:" + _RELATIONS +
+                       r"|cousin|niece|nephew|aunt|auntie|uncle|nan|gran|grandma|grandpa|friend|"
+                       r"colleague|neighbour|neighbor) " + _PERSON)
+# a sentence opened by a name doing something: "Mia would love to come"
+_NAME_DOES = re.compile(r"(?:^|[.!?]\s+)" + _PERSON + r"(?: (?:would|will|is|was|has|had|can|"
+                        r"could|loves?|says?|said|'s|just)\b| (?:and|&) [A-Z])")
+
+
+def _referent(before: str, author: str | None) -> str | None:
+    """The one person a pronoun after ``before`` stands for: named with a relation ("my
+    sister Fran"), else as a sentence's subject or mid-sentence; None when there are none
+    or several."""
+    kin = {m[1] for m in _KIN_NAME.finditer(before)}
+    found = kin or ({m[1] for m in _NAME_DOES.finditer(before)} | set(names(before)))
+    found = {p for n in found if (p := _person(n)) and not is_date_word(p.split()[0]) and
+             p.lower() not in NOT_NAMES and p != author}
+    return found.pop() if len(found) == 1 else None
+
+
+def _pronoun_facts(item: Item, text: str) -> list[Finding]:
+    out: list[Finding] = []
+    author = getattr(item, "author", None)
+    for rx, slot in _PRONOUN_FACTS:
+        for m in rx.finditer(text):
+            person = _referent(text[:m.start()], author)
+            if person:
+                out.append(Finding("wiki", {"name": person, slot: clean(m[1])}, [item.id],
+                                   name=person))
+    return out
+
+
+# a baby born to someone: "new grandson arrived Sunday, Idris", "just had a baby girl called
+# Rosa", "os presento a la peque, se llama Alba ... nació el domingo", "little Ezra is 3
+# weeks old": the baby's name on the page of the one who tells it (or the one "she"/"he"
+# stands for)
+_BABY = (r"(?:new |little |baby |newborn )*(grandson|granddaughter|baby(?: girl| boy)?|"
+         r"little (?:girl|boy|one)|son|daughter|peque|bebé|nieto|nieta|Enkel(?:in)?|"
+         r"bébé|petit-fils|petite-fille)")
+_BORN = [
+    re.compile(r"\b" + _BABY + r"\b,?\s*(?:(?:is|was|'s|who is|who's)\s+)?(?:called|named|"
+               r"se llama|heißt|s'appelle)\s+" +
+               _PERSON, re.I),
+    re.compile(r"\b" + _BABY + r" (?:arrived|was born|is here|has arrived)\b[^.!?\n,]{0,20},\s+" +
+               _PERSON + r"(?=[,.!?\s]|$)", re.I),
+    re.compile(r"\b(?:little|baby) " + _PERSON + r" is (?:\d{1,2}|one|two|three|four|five|six) "
+               r"(?:days?|weeks?|months?) old\b"),
+]
+_HAD_BABY = re.compile(r"\b([Ss]he|[Hh]e|[Tt]hey)(?:'s| has| have|'ve)? (?:just )?had\b")
+
+
+def births(item: Item) -> list[Finding]:
+    """The name of a baby someone tells was born, on the page of its parent or grandparent:
+    the message's author, or the one person "she"/"he just had a baby" stands for."""
+    author = getattr(item, "author", None)
+    out: list[Finding] = []
+    for rx in _BORN:
+        for m in rx.finditer(item.text):
+            baby = m.groups()[-1]
+            if not baby[:1].isupper() or baby.split()[0].lower() in _NOT_NAME_VALUE or \
+                    is_date_word(baby.split()[0]):
+                continue
+            who = _HAD_BABY.search(item.text[:m.start()])
+            parent = _referent(item.text[:who.start()], author) if who else \
+                (author if item.role == "other" and author and "@" not in author else None)
+            if parent is None:
+                continue
+            slot = (m[1] if len(m.groups()) > 1 else "baby").lower().split()[-1]
+            slot = "baby" if slot in ("girl", "boy", "one", "peque", "bebé", "bébé") else slot
+            out.append(Finding("wiki", {"name": parent, slot: baby}, [item.id], name=parent))
+            return out
+    return out
+
+
+# someone telling their new address: "New address for your address books: 14 Marlowe Close,
+# Bristol", "Meine neue Adresse ab 6.12. übrigens: Wrangelstraße 40, 10997 Berlin", "we've
+# moved - new place is Flat 4, 19 Carrow Road" (an address has a number in it)
+_NEW_ADDRESS = re.compile(r"\b(?:new (?:address|place)|neue Adresse|nouvelle adresse|"
+                          r"nueva direcci[óo]n)\b[^:\n]{0,40}?(?::|\bis\b|\bist\b|\best\b|\bes\b)"
+                          r"\s*((?=[^\n]*\d)[^\n()\U0001F300-\U0001FAFF\u2600-\u27BF]{5,80})", re.I)
+
+
+def new_address(item: Item) -> list[Finding]:
+    """The new address someone else tells, on their page."""
+    author = getattr(item, "author", None)
+    if item.role != "other" or not author or "@" in author:
+        return []
+    m = _NEW_ADDRESS.search(item.text)
+    if m is None or not re.search(r"\d", m[1]):
+        return []
+    value = clean(m[1]).rstrip(" .,!")
+    return [Finding("wiki", {"name": author, "address": value}, [item.id], name=author)]
+
+
+# a value said wrong, set right: "it's Birch House, not Beech House", "Es Aroa, no Alba",
+# "Sorry, es ist die 12, nicht die 21"
+_NOT_THAT = re.compile(r"(?:^|[.!?:,]\s*|\b(?:it'?s|it is|es ist|ist|es|c'est|sorry|perdón|"
+                       r"pardon)\s+)(?:(?:the|die|der|das|la|el|le|les)\s+)?"
+                       r"([^\s,.;!?][^,.;!?]{0,30}?),\s*(?:not|no|nicht|pas|non)\s+"
+                       r"(?:(?:the|die|der|das|la|el|le|les|a|al)\s+)?([^\s,.;!?][^,.;!?]{0,30}?)"
+                       r"(?=\s*(?:[,.;!?)]|$|[-–—]|[\U0001F300-\U0001FAFF\u2600-\u27BF]))", re.I)
+_LEAD = re.compile(r"^(?:it'?s|it is|es ist|ist|es|c'est|sorry|perdón|pardon|the|die|der|das|"
+                   r"la|el|le|les)\s+", re.I)
+
+
+def corrected(item: Item, pages: list[tuple[str, str, str]]) -> list[Finding]:
+    """A slot of a person's page whose value the message sets right: ``pages`` are the live
+    slots (person, slot, value); the wrong words must stand in exactly one of them, on the
+    page of the message's author or of a person it names, and the right ones be short (a
+    name, a number). Birthdays are read by :func:`birthdays`."""
+    author = getattr(item, "author", None)
+    out: list[Finding] = []
+    for m in _NOT_THAT.finditer(item.text):
+        right, wrong = m[1].strip(), m[2].strip()
+        while _LEAD.match(right):
+            right = _LEAD.sub("", right, count=1)
+        if not right or len(right.split()) > 3 or right.lower() == wrong.lower():
+            continue
+        rx = re.compile(r"(?<![\w-])" + re.escape(wrong) + r"(?![\w-])", re.I)
+        hits = [(person, slot, value) for person, slot, value in pages
+                if slot != "birthday" and rx.search(value) and
+                (person == author or re.search(r"\b" + re.escape(person.split()[0]) + r"\b",
+                                                item.text))]
+        if len(hits) != 1:
+            continue
+        person, slot, value = hits[0]
+        out.append(Finding("wiki", {"name": person, slot: rx.sub(right, value, count=1)},
+                           [item.id], name=person))
+    return out
+
+
 def wiki(item: Item) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
     ..."); what someone else says of themselves ("I'm allergic to wasp stings", "soy
     alérgica al kiwi", "I'm joining Helix Bio as staff engineer") goes on their page."""
-    out: list[Finding] = birthdays(item)
+    out: list[Finding] = birthdays(item) + new_address(item) + births(item)
     text = english_cues(item.text)
+    out += _pronoun_facts(item, text)
     author = getattr(item, "author", None)
     if item.role == "other" and author and "@" not in author:
         for f in standing(item):
@@ -304,7 +447,7 @@ def wiki(item: Item) -> list[Finding]:
         if m[1].lower() in _NOT_NAME_VALUE or is_date_word(m[1]) or m[1].lower() in NOT_NAMES:
             continue        # "March works for the hike": no one's page
         slot = {"works at": "work", "works for": "work", "lives in": "home",
-                "moved to": "home", "is allergic to": "allergies"}[m[2]]
+                "moved to": "home", "moved into": "home", "is allergic to": "allergies"}[m[2]]
         # "Rita moved to Porto last month": the place, not when
         value = re.sub(r"\s+(?:now|too|as well|last (?:week|month|year)|recently|"
                        r"this (?:week|month|year)|(?:a )?(?:few )?(?:weeks?|months?|years?) ago)$",

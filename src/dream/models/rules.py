@@ -128,6 +128,8 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
                         not any(v in n.text.lower() for v in values)]
                 out += standing
             if item.role in ("user", "other"):
+                # "it's Birch House, not Beech House": a slot said before, set right
+                out += facts.corrected(item, _pages(rows, out))
                 out += facts.wiki(item)
                 # "son anniversaire c'est le 9 octobre" after "les 30 ans de Camille": the
                 # birthday of the one person this message, or the conversation last, celebrates
@@ -161,6 +163,21 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
 
 
 RECORD_KINDS = ("event", "todo", "todo_done", "standing", "wiki")
+
+
+def _pages(rows: list[dict], found: list[Finding]) -> list[tuple[str, str, str]]:
+    """(person, slot, value) of the people's pages as they stand: the rows shown, then what
+    this call found (a later value of a slot replaces the earlier one)."""
+    slots: dict[tuple[str, str], str] = {}
+    for r in rows:
+        if r["kind"] == "wiki":
+            person = r["fields"].get("name") or r["key"].replace("-", " ").title()
+            slots.update({(person, k): v for k, v in r["fields"].items()
+                          if k not in ("name", "title") and isinstance(v, str)})
+    for f in found:
+        if f.kind == "wiki" and f.fields.get("name"):
+            slots.update({(f.fields["name"], k): v for k, v in f.fields.items() if k != "name"})
+    return [(person, slot, value) for (person, slot), value in slots.items()]
 
 
 def _applied_corrections_dropped(found: list[Finding]) -> list[Finding]:
