@@ -281,3 +281,45 @@ def test_moved_into_a_place_is_where_someone_lives():
 
 def test_a_place_that_works_for_someone_is_no_job():
     assert not [p for p in _pages([me("Friday at Luigi's works for me")]) if "work" in p]
+
+
+# -- a thing given to the user by name in a group, and said back -----------------------------------
+@pytest.mark.parametrize("given, reply, title", [
+    ("Squash ladder on Thursday. Balls this week: Robin 🎾", "on it!", "Balls"),
+    ("Robin you're on the raffle prizes for Saturday", "yep no problem",
+     "The raffle prizes for Saturday"),
+    ("Potluck list: Hana rice, Robin salad, Ben cake", "salad sorted from me 👍", "Salad"),
+    ("Mitbringliste: Hana Reis, Robin Salat, Ben Kuchen", "Salat geht klar", "Salat"),
+])
+def test_a_thing_given_by_name_and_said_back_is_a_to_do(given, reply, title):
+    msgs = [they("Ines", given, stream="g"), they("Ben", "great", stream="g"),
+            me(reply, stream="g")]
+    assert [t["title"] for t in todos(msgs)] == [title]
+
+
+@pytest.mark.parametrize("given", [
+    "Hana, Robin and Ben are coming on Friday",
+    "Potluck list: Hana rice, Ines salad, Ben cake",
+])
+def test_a_list_that_gives_the_user_nothing_is_no_to_do(given):
+    msgs = [they("Ines", given, stream="g"), they("Ben", "great", stream="g"),
+            me("ok!", stream="g")]
+    assert todos(msgs) == []
+
+
+def test_a_swap_offered_and_taken_changes_the_thing():
+    ops = rules([they("Priya", "Robin could we swap? I can do the napkins if you take the ice",
+                      stream="g"),
+                 me("Sure, ice it is then 👍", stream="g")], [_open_todo("Bring the napkins")])
+    assert [o["row"] for o in ops if o["op"] == "todo.close"] == ["R1"]
+    assert [_fields(o)["title"] for o in ops if o["op"] == "todo.open"] == ["Bring the ice"]
+
+
+def test_a_task_of_its_own_does_not_take_a_deadline_said_before():
+    """"The water bill is due 1 June" in the flat chat, then "I'll pay my share of the gas
+    by the 15th": the user's task is the gas, due the 15th, not the water bill."""
+    msgs = [they("Ines", "fyi the water bill is due 1 June", stream="flat"),
+            they("Sam", "ugh", stream="flat"),
+            me("I'll pay my share of the gas by the 15th", stream="flat")]
+    (todo,) = todos(msgs)
+    assert todo["due"] == "2026-05-15" and "water" not in todo["title"]

@@ -333,6 +333,12 @@ _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|en vez de(?:l)?|en lugar 
                          r"au lieu d[eu']|à la place d[eu']|statt|anstatt|anstelle von)\s*"
                          r"((?:the|a|an|el|la|los|las|le|les|der|die|das|den|dem)\s+)?"
                          r"([^\W\d_][\w'-]*)", re.I)
+# someone offering to swap: "I can do plates if you take drinks", "I'll bring the salad if
+# you do dessert": the user's thing for another, once the user says yes
+_SWAP_OFFER = re.compile(r"\bI(?:'ll| will| can| could)? (?:do|take|bring|handle|cover) "
+                         r"((?:[^\W\d_][\w&'-]*\s+){0,3}?[^\W\d_][\w'-]*) if you "
+                         r"(take|do|bring|handle|cover) ((?:[^\W\d_][\w&'-]*\s+){0,3}?"
+                         r"[^\W\d_][\w'-]*)(?=\s*(?:[-–,.;:!?(]|$))", re.I)
 _NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
 # a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
@@ -350,6 +356,13 @@ class Request:
     said: datetime | None
     author: str | None
     deadline: bool = False
+    assigned: bool = False      # a thing given to the user by name ("Oranges: Sophie")
+
+
+# a word that makes what follows a name in a list no thing given to them ("Tom and Ana are
+# coming" is no list of who brings what)
+_NOT_A_THING = re.compile(r"^(?:are|is|was|were|will|can|could|would|has|have|had|and|or|"
+                          r"said|says|'s|too|also|can't|won't|isn't|aren't)\b", re.I)
 
 
 @dataclass
@@ -395,6 +408,11 @@ class TodoReader:
         if swapped:
             return out + swapped
         for n, sent in enumerate(sentences(readable(item.text))[:20]):
+            thing = self._assigned(sent) if item.role == "other" and group else None
+            if thing:
+                self.pending.append(Request(stream, thing, find_date(sent, said) or "", said,
+                                            author, assigned=True))
+                continue
             if item.role == "user":
                 done = next((c for c in _CLAUSES.split(sent) if DONE_STATE.search(c) and
                              not NOT_YET.search(c)), None)
@@ -519,6 +537,12 @@ class TodoReader:
                                   None)
             due = find_date(sent, said) or ""
             deadline = next((r for r in reversed(pending) if r.deadline), None)
+            if deadline is not None and not (
+                    (due and due == deadline.due) or ACCEPT.search(sent) or
+                    _accept_words().match(sent) or (stems(task) - _VERBISH) & stems(deadline.task)):
+                # "noted, I'll get our sheet in" answers the deadline; "I'll transfer my
+                # share of the gas bill by the 15th" is a task of its own
+                deadline = None
             if deadline is not None:
                 self.pending.remove(deadline)
                 return self._open(f"{deadline.task}: {task}", deadline.due or due, item, None)
@@ -528,6 +552,41 @@ class TodoReader:
         if first and pending and (ACCEPT.search(sent) or _accept_words().match(sent)):
             req = pending.pop()
             return self._open(req.task, req.due, item, None)
+        given = next((r for r in reversed(pending) if r.assigned), None)
+        if given is not None and stems(given.task) & stems(readable(item.text)) and \
+                not re.search(r"\b(?:no|not|nah|can'?t|cannot)\b|n't\b|\?",
+                              _NOT_A_NO.sub("", item.text), re.I):
+            # "Nudelsalat geht klar", "Plates and napkins from us": the thing given, said back
+            self.pending.remove(given)
+            return self._open(given.task, given.due, item, None)
+        return None
+
+    def _assigned(self, sent: str) -> str | None:
+        """The thing a message to a group gives the user by name: "Oranges this week:
+        Sophie", "Kieran you're on snacks", or the user's entry in a list of who brings
+        what ("Mitbringliste: Jonas Nudelsalat, Tim Würstchen, Lukas Getränke", "Sign-ups:
+        Ortiz family - paper plates & napkins, Patel family - drinks")."""
+        mine = sorted((n for n in self.user_names if len(n) >= 3 and
+                       re.fullmatch(r"[^\W\d_]+(?: [^\W\d_]+)*", n)), key=len, reverse=True)
+        if not mine:
+            return None
+        name = r"(?:" + "|".join(re.escape(n) for n in mine) + r")"
+        m = re.search(r"(?:^|[.!?]\s+)([^:.!?\n]{2,40}):\s*@?" + name + r"\b[^\w]*$", sent, re.I)
+        if m is None:
+            m = re.search(r"\b@?" + name + r",?\s+(?:you'?re|you are) (?:on|doing|bringing|in "
+                          r"charge of) ([^.,!?\n]{2,40})", sent, re.I)
+        if m is not None:
+            return _task(m[1]) or None
+        listed = sent.rsplit(":", 1)[-1]
+        parts = [p.strip(" .!") for p in re.split(r",\s*|;\s*|\s+(?:and|und|et|y)\s+", listed)]
+        entry = re.compile(r"@?([A-ZÀ-Ö][\w'-]+(?: family)?)\s*(?:[-–:]\s*)?([^\W\d_][\w&' -]{1,40})$")
+        entries = [m for p in parts if (m := entry.match(p)) and not _NOT_A_THING.match(m[2])
+                   and len(m[2].split()) <= 5]
+        if len(entries) < 2:
+            return None
+        for m in entries:
+            if re.fullmatch(name + r"(?: family)?", m[1], re.I):
+                return _task(m[2]) or None
         return None
 
     def _swapped(self, item: Item, stream: str, said: datetime | None) -> list[Finding]:
@@ -548,6 +607,15 @@ class TodoReader:
                 verb = m[0].split()[0].lower() if m.re is _DO_INSTEAD else ""
                 self.instead[stream] = (*mine[-1], m[1], find_date(text, said) or "",
                                         verb, bool(self.relieved))
+                return []
+            offer = _SWAP_OFFER.search(cued)
+            if offer is not None:
+                hits = [(row, name, title) for row, name, title in self._open_todos()
+                        if any(_same_thing(a, b) for a in _things(offer[1])
+                               for b in _things(title))]
+                if len(hits) == 1:
+                    self.instead[stream] = (*hits[0], offer[3], find_date(text, said) or "",
+                                            offer[2].lower(), False)
             return []
         swap = self.instead.pop(stream, None)
         if swap is None:
