@@ -323,3 +323,8 @@ def test_a_task_of_its_own_does_not_take_a_deadline_said_before():
             me("I'll pay my share of the gas by the 15th", stream="flat")]
     (todo,) = todos(msgs)
     assert todo["due"] == "2026-05-15" and "water" not in todo["title"]
+
+
+def test_an_allergy_to_two_things_of_a_name_with_an_initial():
+    assert {"name": "Maya", "allergies": "peanut and sesame"} in _pages(
+        [they("Coach", "Heads up: Maya R. has a serious peanut and sesame allergy")])

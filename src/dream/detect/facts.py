@@ -132,8 +132,10 @@ _WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= m
 # someone else's allergy said as what they have: "Dylan has a nut allergy", "my Eli has a
 # severe peanut allergy", "Mia reagiert allergisch auf Sesam"
 _HAS_ALLERGY = [
-    re.compile(_PERSON + r" has (?:got )?(?:a|an) (?:(?:severe|serious|bad|mild|real|nasty|"
-               r"proper)\s+)?([^\W\d_]+(?:[ -](?!allergy)[^\W\d_]+)?)[ -]allergy\b"),
+    # (a name may carry an initial, "Noah K. has a severe peanut and tree nut allergy")
+    re.compile(_PERSON + r"(?: [A-Z]\.)? has (?:got )?(?:a|an) (?:(?:severe|serious|bad|mild|real|"
+               r"nasty|proper)\s+)?([^\W\d_]+(?:[ -](?!allergy)[^\W\d_]+)?"
+               r"(?: and (?:[^\W\d_]+ )?[^\W\d_]+)?)[ -]allergy\b"),
     re.compile(_PERSON + r" reagiert (?:\w+ )?allergisch auf ([^\W\d_]+)"),
 ]
 
