@@ -190,6 +190,22 @@ def test_food_someone_else_and_a_negation_state_no_diet(text):
     assert not [o for o in rules([me(text)]) if o["op"] == "standing.set"]
 
 
+@pytest.mark.parametrize("text, value", [
+    ("ah et je ne mange plus de poisson depuis l'été, juste pour info", "no poisson"),
+    ("quick one: I've stopped eating red meat, so maybe not the steakhouse", "no red meat"),
+    ("ich esse übrigens kein Schwein mehr", "no Schwein"),
+])
+def test_a_food_given_up_is_a_diet(text, value):
+    (op,) = [o for o in rules([me(text)]) if o["op"] == "standing.set"]
+    assert {f["name"]: f["value"] for f in op["fields"]} == {"diet": value}
+
+
+@pytest.mark.parametrize("text", ["I don't eat breakfast, just coffee",
+                                  "we don't eat out much these days"])
+def test_a_habit_with_no_change_is_no_diet(text):
+    assert not [o for o in rules([me(text)]) if o["op"] == "standing.set"]
+
+
 # -- a change that more than one live plan could be about is asked, not guessed -----------------
 def test_a_change_two_plans_could_be_about_becomes_questions():
     rows = [_row("R1", "dinner-tom-2026-05-08", title="Dinner with Tom", activity="dinner",

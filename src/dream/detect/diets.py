@@ -49,6 +49,19 @@ _LOWER = {"vegan", "vegetarian", "pescatarian", "pescetarian", "coeliac", "celia
 _IN_NAME = re.compile(r"(?<![.!?]\s)\b(?!(?:I|I'm|Im|Ich|Je|Yo|Soy|Bin)\b)[A-ZÄÖÜÉ][\w']*\s+"
                       r"(?:[A-ZÄÖÜÉ][\w']*\s+)*[A-ZÄÖÜÉ][\w-]*$")
 _SHORT = 160        # a message this short speaks of its author throughout
+# a food the speaker has given up: "je ne mange plus du tout de viande", "I don't eat pork
+# any more", "I've stopped eating fish", "ich esse kein Fleisch mehr", "ya no como carne"
+# (a change said, not a dislike: "I don't eat breakfast" states no diet)
+_STOP_FOOD = (r"(?:any|anymore|more|depuis|since|seit|desde|now|du|at|jamais|mehr|because|car|"
+              r"weil|porque|so|donc|also|und|and|et|y|but|mais|aber|pero)\b")
+_GIVEN_UP = re.compile(
+    r"\b(?:je (?:ne )?mange plus (?:du tout |jamais )?(?:de |d'|du |des )|"
+    r"(?:i|we)(?:'ve| have)? (?:no longer eat|stopped eating|don'?t eat) |"
+    r"ich esse (?:(?:jetzt|übrigens|inzwischen|seit \w+) )?(?:kein(?:e|en)?|nichts mehr mit) |"
+    r"ya no como |no como más )"
+    r"((?!" + _STOP_FOOD + r")[^\W\d_][\w'-]*(?: (?!" + _STOP_FOOD + r")[^\W\d_][\w'-]*)?)",
+    re.I)
+
 
 
 def diet(text: str) -> str | None:
@@ -65,6 +78,15 @@ def diet(text: str) -> str | None:
             if not (short or _SELF.search(sent)):
                 continue
             found = _value(m[1])
+    for sent in sentences(text):
+        m = _GIVEN_UP.search(sent)
+        if m is None:
+            continue
+        food = m[1].strip()
+        changed = re.search(r"\b(?:plus|no longer|stopped|mehr|ya no|más|any ?more)\b",
+                            sent[m.start():m.end() + 30], re.I)
+        if food and changed:
+            found = f"no {food}"
     return found
 
 
