@@ -328,3 +328,22 @@ def test_a_task_of_its_own_does_not_take_a_deadline_said_before():
 def test_an_allergy_to_two_things_of_a_name_with_an_initial():
     assert {"name": "Maya", "allergies": "peanut and sesame"} in _pages(
         [they("Coach", "Heads up: Maya R. has a serious peanut and sesame allergy")])
+
+
+@pytest.mark.parametrize("text", [
+    "ugh my shift moved, could you do the school run Tues the 12th instead? same time",
+    "Marc tu peux prendre mardi 12 à ma place ? je prendrai ton jeudi",
+    "could anyone cover my late shift on Friday 15th? happy to swap",
+])
+def test_a_turn_swapped_onto_the_user_with_its_day_is_no_to_do(text):
+    assert todos([they("Kayla", text), me("yes ok")]) == []
+
+
+def test_a_thing_asked_instead_by_a_day_stays_a_to_do():
+    (todo,) = todos([they("Kayla", "can you send the budget sheet instead by Friday 15th?"),
+                     me("yes ok")])
+    assert "budget sheet" in todo["title"]
+
+
+def test_cancelling_a_day_is_a_plan_called_off_not_a_task():
+    assert todos([me("so sorry, I have to cancel Saturday, my back's gone")]) == []

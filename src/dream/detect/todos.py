@@ -88,7 +88,8 @@ ACQUIRED = re.compile(r"^\W*(?:i\s+|we\s+|just\s+)?(?:got|bought|grabbed|picked 
 NOT_YET = re.compile(r"\b(?:not|never|yet|still|will|'ll|need|needs|have to|has to|must|"
                      r"going to|gonna|should|can|could)\b|n't\b|\?", re.I)
 CALL_OFF = re.compile(r"(?:call off|call (?:it|this|that|tonight|tomorrow|the \w+) off|cancel (?:it|on "
-                      r"\w+|tonight|tomorrow)|skip (?:it|tonight)|bail|drop out)\b", re.I)
+                      r"\w+|tonight|tomorrow|(?:this |next )?(?:mon|tues|wednes|thurs|fri|satur|"
+                      r"sun)day)|skip (?:it|tonight)|bail|drop out)\b", re.I)
 # someone asking a group: "can someone bring a folding table?", "could anyone ..."
 ANYONE = re.compile(r"\b(?:(?:can|could|would) (?:someone|somebody|anyone|anybody|one of you)|"
                     r"(?:kann|könnte) (?:jemand|einer von euch)|quelqu'un (?:peut|pourrait)|"
@@ -339,6 +340,15 @@ _SWAP_OFFER = re.compile(r"\bI(?:'ll| will| can| could)? (?:do|take|bring|handle
                          r"((?:[^\W\d_][\w&'-]*\s+){0,3}?[^\W\d_][\w'-]*) if you "
                          r"(take|do|bring|handle|cover) ((?:[^\W\d_][\w&'-]*\s+){0,3}?"
                          r"[^\W\d_][\w'-]*)(?=\s*(?:[-–,.;:!?(]|$))", re.I)
+# a turn or slot given to the user in place of another ("could you do pickup Thurs the 10th
+# instead?", "tu peux prendre le dimanche à la place du samedi ?", "could anyone cover my
+# shift on Thursday? happy to swap"): said with its day, it is a plan, not a task; a day said
+# as a deadline ("by Friday") keeps the task
+_SLOT_SWAP = re.compile(r"\binstead\b|\bin my place\b|\bà ma place\b|\bà la place d[eu']|"
+                        r"\bswap\b|\btauschen\b|\béchanger\b|\bcambiar(?:me|nos)?\b|"
+                        r"\b(?:cover|take) (?:my|her|his|their) (?:[\w-]+ )?shift\b", re.I)
+_BY_DAY = re.compile(r"\b(?:by|before|until|no later than|d'ici|avant|bis|spätestens|antes del?|"
+                     r"hasta)\b", re.I)
 _NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
 # a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
@@ -445,6 +455,10 @@ class TodoReader:
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
                         _task_verbs().search(task)):
                     continue        # "can you tell me more" is conversation, not a task
+                if item.role == "other" and due and _SLOT_SWAP.search(english_cues(item.text)) \
+                        and not _BY_DAY.search(sent):
+                    continue        # "could you do pickup Thurs the 10th instead?", "tu peux
+                    #                 prendre lundi à ma place ?": a turn swapped is a plan
                 if item.role == "other" and (group or ANYONE.search(sent)) and \
                         not self._names_user(sent):
                     # said to a group: the user's once they take it on
