@@ -347,3 +347,17 @@ def test_a_thing_asked_instead_by_a_day_stays_a_to_do():
 
 def test_cancelling_a_day_is_a_plan_called_off_not_a_task():
     assert todos([me("so sorry, I have to cancel Saturday, my back's gone")]) == []
+
+
+@pytest.mark.parametrize("text, page", [
+    ("leaving early for Noor's party, she turns 7 on the 21st", {"name": "Noor",
+                                                                "birthday": "--05-21"}),
+    ("Paul fragt, ob ihr kommt: er wird am 23. neun!", {"name": "Paul", "birthday": "--05-23"}),
+])
+def test_an_age_turned_said_of_she_or_he_is_the_named_persons_birthday(text, page):
+    assert page in _pages([they("Rhea", text)])
+
+
+def test_ones_actual_birthday_with_words_after_the_day():
+    assert {"name": "Rhea", "birthday": "--05-19"} in _pages(
+        [they("Rhea", "drinks it is. my actual birthday is the 19th btw")])

@@ -180,7 +180,8 @@ def _person(found: str) -> str | None:
     return found
 
 
-_MY_BIRTHDAY = re.compile(r"\b(?:my|mi|mon|ma|mein|meinen) birthday (?!party|dinner|drinks|lunch|"
+_MY_BIRTHDAY = re.compile(r"\b(?:my|mi|mon|ma|mein|meinen) (?:(?:actual|real|own) )?birthday "
+                          r"(?!party|dinner|drinks|lunch|"
                           r"cake)(?:is |falls |will be |es |est |c'est |ist )?"
                           r"(?:on |at |el |le |am )?([^.;!?\n]{2,40})", re.I)
 # "el 3 de octubre es mi cumple", "le 3 mai c'est mon anniversaire": the day first
@@ -196,10 +197,27 @@ def birthday_value(span: str, said: datetime | None) -> str | None:
     else ``--MM-DD`` (ISO 8601's day without a year): "Mum's birthday is on the 18th of
     August" is every year's 18 August, not this year's."""
     when = find_date(span, said)
+    day = re.match(r"\s*(?:the\s+|am\s+)?(\d{1,2})(?:st|nd|rd|th|\.)(?=\W|$)", span)
+    if when is None and day:
+        # a day number alone, with words after it ("the 17th btw", "am 22."): the next one
+        when = find_date(f"the {day[1]}th", said)
     if when is None:
         return None
     year = _YEAR.search(span)
     return f"{year[0]}{when[4:]}" if year else "--" + when[5:]
+
+
+# an age turned on a day, said of "she"/"he": "Mira's party prep. She turns 5 on the 19th",
+# "Jonas fragt ob du kommst, er wird am 22. acht!" (the one person named before it)
+_AGE_WORD = r"(?:\d{1,3}|[a-zäöüéè]+)"
+_THEY_TURN = [
+    re.compile(r"\b(?:[Ss]he|[Hh]e)(?: turns|'ll be| will be| is turning|'s turning) " + _AGE_WORD +
+               r" on ([^.;!?\n]{2,40})"),
+    re.compile(r"\b(?:[Ee]r|[Ss]ie) wird am (\d{1,2}\.(?:\s*[A-Za-zÄÖÜäöü]{3,}\.?|\d{1,2}\.)?) " +
+               _AGE_WORD + r"\b"),
+    re.compile(r"\b(?:[Ee]lle|[Ii]l) aura \d{1,3} ans ((?:le|la) [^.;!?\n]{2,30})"),
+    re.compile(r"\b(?:[Ee]lla|[Éé]l) cumple \d{1,3}(?: años)? ((?:el|la) [^.;!?\n]{2,30})"),
+]
 
 
 def birthdays(item: Item) -> list[Finding]:
@@ -229,6 +247,14 @@ def birthdays(item: Item) -> list[Finding]:
             seen.add(person)
             out.append(Finding("wiki", {"name": person, "birthday": when}, [item.id],
                                name=person))
+    for rx in _THEY_TURN:
+        for m in rx.finditer(item.text):
+            person = _referent(item.text[:m.start()], author)
+            when = birthday_value(m[1], said) if person and person not in seen else None
+            if when:
+                seen.add(person)
+                out.append(Finding("wiki", {"name": person, "birthday": when}, [item.id],
+                                   name=person))
     return out
 
 
@@ -296,13 +322,15 @@ _KIN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Yy]our|[Hh]is|[Hh]er|[Tt]heir) (?:" 
                        r"colleague|neighbour|neighbor) " + _PERSON)
 # a sentence opened by a name doing something: "Mia would love to come"
 _NAME_DOES = re.compile(r"(?:^|[.!?]\s+)" + _PERSON + r"(?: (?:would|will|is|was|has|had|can|"
-                        r"could|loves?|says?|said|'s|just)\b| (?:and|&) [A-Z])")
+                        r"could|loves?|says?|said|asks?|asked|'s|just|sagt|fragt|meint|hat|ist|"
+                        r"kommt|dit|demande|est|dice|pregunta|tiene|viene)\b| (?:and|&) [A-Z])")
 
 
 def _referent(before: str, author: str | None) -> str | None:
     """The one person a pronoun after ``before`` stands for: named with a relation ("my
     sister Fran"), else as a sentence's subject or mid-sentence; None when there are none
     or several."""
+    before = english_cues(before)       # "Geburtstag" is no name: "birthday"
     kin = {m[1] for m in _KIN_NAME.finditer(before)}
     found = kin or ({m[1] for m in _NAME_DOES.finditer(before)} | set(names(before)))
     found = {p for n in found if (p := _person(n)) and not is_date_word(p.split()[0]) and
