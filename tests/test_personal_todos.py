@@ -361,3 +361,21 @@ def test_an_age_turned_said_of_she_or_he_is_the_named_persons_birthday(text, pag
 def test_ones_actual_birthday_with_words_after_the_day():
     assert {"name": "Rhea", "birthday": "--05-19"} in _pages(
         [they("Rhea", "drinks it is. my actual birthday is the 19th btw")])
+
+
+@pytest.mark.parametrize("author, text, page", [
+    ("Yusuf", "Je quitte Paris en mars, nouveau poste chez Michelin !",
+     {"name": "Yusuf", "work": "Michelin"}),
+    ("Heike", "Ich fange übrigens im Mai einen neuen Job bei der Telekom an",
+     {"name": "Heike", "work": "Telekom"}),
+    ("Dom", "guess what, Priti got the Rolls-Royce job!!", {"name": "Priti", "work": "Rolls-Royce"}),
+    ("Dom", "fyi Arlo's allergic to kiwi, no fruit salad for him",
+     {"name": "Arlo", "allergies": "kiwi"}),
+])
+def test_a_new_job_or_an_allergy_said_shortly_is_on_the_right_page(author, text, page):
+    assert page in _pages([they(author, text)])
+
+
+def test_a_relatives_new_job_is_not_on_the_tellers_page():
+    assert not [p for p in _pages([they("Dom", "my sister has a new job at Arup")])
+                if p.get("name") == "Dom" and "work" in p]

@@ -124,9 +124,9 @@ _BIRTHDAY = [
     re.compile(r"\b(?:c'est|es|ist) (?:l'|el |der )?birthday (?:de|d'|von|del)\s*" + _KIN +
                _PERSON + r"\s+([^.;!?\n]{2,40})"),
 ]
-_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= moved))? (works at|works for|"
-                        r"lives in|moved to|moved into|is allergic to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| "
-                        r"and | so | but | donc | así | also )")
+_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= moved)|(?='s allergic))? "
+                        r"?(works at|works for|lives in|moved to|moved into|is allergic to|'s allergic "
+                        r"to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| and | so | but | donc | así | also | btw)")
 
 
 # someone else's allergy said as what they have: "Dylan has a nut allergy", "my Eli has a
@@ -392,6 +392,37 @@ def births(item: Item) -> list[Finding]:
     return out
 
 
+# a new job said as a noun: "nouveau poste chez Decathlon", "einen neuen Job bei der
+# Sparkasse", "a new role at Arup" (of the speaker, who says "I"/"je"/"ich"), and "Owen
+# got the Network Rail job" (of the one named)
+_NEW_JOB = re.compile(r"\b(?:new|neue[nmr]?|nouveau|nouvelle|nuevo|nueva)\s+(?:job|Job|poste|"
+                      r"travail|trabajo|Stelle|role|position|puesto)\s+(?:at|bei|chez|en|with|"
+                      r"in)\s+(?:der |dem |den |la |le |el |the )?(" + _CAPS + r")")
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:I|I'm|I've|ich|je|j'|yo)(?![\w'])", re.I)
+_OF_KIN = re.compile(r"\b(?:my|mein\w*|mon|ma|mi|our|unser\w*|notre|nuestr[oa])\s+(?:" + _RELATIONS +
+                     r"|cousin|friend|Schwester|Bruder|Freundin|Freund|sœur|frère|hermana|hermano)\b",
+                     re.I)
+_GOT_THE_JOB = re.compile(_PERSON + r" (?:got|has got|'s got|landed) the (" + _CAPS + r") job\b")
+
+
+def new_job(item: Item) -> list[Finding]:
+    """A new job someone else tells of, on the page of the one it is about."""
+    author = getattr(item, "author", None)
+    out: list[Finding] = []
+    m = _NEW_JOB.search(item.text)
+    if m and item.role == "other" and author and "@" not in author and \
+            _FIRST_PERSON.search(item.text[:m.start()]) and \
+            not _OF_KIN.search(item.text[:m.start()]):
+        out.append(Finding("wiki", {"name": author, "work": clean(m[1])}, [item.id],
+                           name=author))
+    for m in _GOT_THE_JOB.finditer(item.text):
+        person = _person(m[1])
+        if person and not is_date_word(person.split()[0]) and person.lower() not in NOT_NAMES:
+            out.append(Finding("wiki", {"name": person, "work": clean(m[2])}, [item.id],
+                               name=person))
+    return out
+
+
 # someone telling their new address: "New address for your address books: 14 Marlowe Close,
 # Bristol", "Meine neue Adresse ab 6.12. übrigens: Wrangelstraße 40, 10997 Berlin", "we've
 # moved - new place is Flat 4, 19 Carrow Road" (an address has a number in it)
@@ -453,7 +484,7 @@ def wiki(item: Item) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
     ..."); what someone else says of themselves ("I'm allergic to wasp stings", "soy
     alérgica al kiwi", "I'm joining Helix Bio as staff engineer") goes on their page."""
-    out: list[Finding] = birthdays(item) + new_address(item) + births(item)
+    out: list[Finding] = birthdays(item) + new_address(item) + births(item) + new_job(item)
     text = english_cues(item.text)
     out += _pronoun_facts(item, text)
     author = getattr(item, "author", None)
@@ -477,7 +508,8 @@ def wiki(item: Item) -> list[Finding]:
         if m[1].lower() in _NOT_NAME_VALUE or is_date_word(m[1]) or m[1].lower() in NOT_NAMES:
             continue        # "March works for the hike": no one's page
         slot = {"works at": "work", "works for": "work", "lives in": "home",
-                "moved to": "home", "moved into": "home", "is allergic to": "allergies"}[m[2]]
+                "moved to": "home", "moved into": "home", "is allergic to": "allergies",
+                "'s allergic to": "allergies"}[m[2]]
         # "Rita moved to Porto last month": the place, not when
         value = re.sub(r"\s+(?:now|too|as well|last (?:week|month|year)|recently|"
                        r"this (?:week|month|year)|(?:a )?(?:few )?(?:weeks?|months?|years?) ago)$",
