@@ -1324,3 +1324,36 @@ def test_a_retry_on_another_value_is_part_of_the_fix_and_what_failed_with_its_re
            "name resolution\n\nIn Logger.php line 12:\n\n  The log file could not be opened\n\n"
            "Command exited with code 1")
     assert cause_line(two).startswith("resolving cache-host failed: Temporary failure")
+
+
+def test_a_short_negation_is_not_as_never_is_and_an_elided_word_is_no_content():
+    """The review read "don't" as the word "don" (the apostrophe split it), so "don't rebase
+    shared branches" and "never rebase shared branches" differed by a word; an elided article
+    or pronoun ("qu'elles", "l'") and a subject pronoun are no content either."""
+    from dream.detect.grouping import said
+
+    assert said("don't rebase shared branches") == said("never rebase shared branches")
+    assert said("the linter isn't optional") == said("the linter not optional")
+    assert said("c'est l'option qu'elles utilisent") == said("option utilisent")
+    assert "ils" not in said("les fixtures, ils restent dans tests/data")
+
+
+def test_only_said_in_another_language_is_the_scope_word_only_is():
+    from dream.detect.grouping import said
+
+    assert "scope" in said("Classes utilitaires uniquement") & said("utility classes only")
+    assert "scope" in said("solo con pnpm, nunca npm")
+
+
+def test_a_short_paraphrase_sharing_three_words_that_say_something_is_the_same_rule():
+    """Three shared words, two of them about what the rule is about, make a short paraphrase
+    the same rule ("not releases ... locally" / "do not cut terraform releases locally"); three
+    shared words of every rule ("make sure", "also") do not."""
+    from dream.detect.grouping import close, said
+    from dream.detect.wording import core
+
+    a = said(core("Only lint and typecheck locally, not releases; those run in CI on the tag."))
+    b = said("Do not cut terraform releases locally.")
+    assert close(a, b)
+    assert not close(said("Make sure the changelog also mentions the flag rename"),
+                     said("Also make sure the api docs are regenerated"))

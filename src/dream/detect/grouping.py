@@ -25,6 +25,36 @@ from dream.detect.wording import (
 )
 from dream.items import Item
 
+# an English negation said short ("don't", "isn't", "won't"): the tokenizer of
+# :func:`~dream.detect.wording.words` splits it at the apostrophe ("don"), so it is "not" first
+_SHORT_NOT = re.compile(r"\b[a-z]+n['’]t\b", re.I)
+# an elided French article or pronoun ("qu'ils", "l'API", "n'active"): no content
+_ELIDED = re.compile(r"\b(?:qu|[cdjlmnst])['’](?=\w)", re.I)
+# "only" said in German, French or Spanish is the scope word "only" is ("Shortcodes
+# uniquement", "solo con pnpm"); a subject pronoun says nothing of a rule ("ils", "sie")
+_ONLY = frozenset({"ausschließlich", "uniquement", "seulement", "exclusivement", "solo", "sólo",
+                   "solamente", "únicamente", "exclusivamente"})
+_PRONOUNS = frozenset({"ils", "elle", "elles", "er", "sie", "ihr", "él", "ellos", "ellas",
+                       "usted", "ustedes"})
+
+
+def said(text: str) -> frozenset[str]:
+    """The content words the review compares (:func:`~dream.detect.wording.words`), with a
+    short negation read as "not" as "never" and "dont" are, elided articles and subject
+    pronouns left out, and "only" in any language read as the one scope word."""
+    found = words(_ELIDED.sub("", _SHORT_NOT.sub("not", text)))
+    return frozenset("scope" if w in _ONLY else w for w in found if w not in _PRONOUNS)
+
+
+def close(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two sentences' words say the same thing (:func:`~dream.detect.wording.same`), or a
+    short paraphrase shares three of its words, at least two of them about what the rule is
+    about ("Fmt -check and validate is all you run locally, not builds" / "no packer build
+    locally")."""
+    inter = a & b
+    return same(a, b) or (len(inter) >= 3 and len(inter) / min(len(a), len(b)) >= 0.6
+                          and len(inter - GENERIC) >= 2)
+
 
 @dataclass(frozen=True)
 class Sentence:
@@ -127,19 +157,19 @@ def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset
     one of the ``programs`` the project's shell commands ran ("we dont use stack in this
     repo, its cabal only" / "cabal, always cabal in this repo")."""
     first = a.sentences[0].text if isinstance(a, Group) else a.text
-    shared = words(core(first)) & words(core(b.text))
+    shared = said(core(first)) & said(core(b.text))
     # a name from the code in either sentence that the other one says too, a name of several
     # words ("`nimble test`") said when all its words are; the name's words count as shared
     names_a, names_b = named(first), named(b.text)
     if _mentions(names_a, b.text) or _mentions(names_b, first):
-        said = (words(core(first)) | _name_words(names_a)) & \
-            (words(core(b.text)) | _name_words(names_b))
-        if len(shared | said) >= 2:
+        both = (said(core(first)) | _name_words(names_a)) & \
+            (said(core(b.text)) | _name_words(names_b))
+        if len(shared | both) >= 2:
             return True
     tools = _tools(first, programs) & _tools(b.text, programs)
     # a rule that names only the tool (and how often) is that tool's rule said again
     # ("always finish with rebar3 dialyzer" / "dialyzer?? I said every time")
-    named_only = len(words(core(b.text)) - GENERIC - {"time"}) <= 1
+    named_only = len(said(core(b.text)) - GENERIC - {"time"}) <= 1
     return bool(tools) and (len(shared - GENERIC) >= 2 or named_only)
 
 
@@ -169,10 +199,10 @@ def group(found: list[Sentence], programs: frozenset[str] = frozenset()) -> list
     (deterministic)."""
     groups: list[Group] = []
     for sentence in sorted(found, key=lambda s: s.item.seq):
-        w = words(core(sentence.text))
+        w = said(core(sentence.text))
         if len(w) < 2:
             continue
-        target = next((g for g in groups if same(g.words, w)), None) or next(
+        target = next((g for g in groups if close(g.words, w)), None) or next(
             (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
              and alike(g, sentence, programs)), None)
         if target is None:
