@@ -1357,3 +1357,19 @@ def test_a_short_paraphrase_sharing_three_words_that_say_something_is_the_same_r
     assert close(a, b)
     assert not close(said("Make sure the changelog also mentions the flag rename"),
                      said("Also make sure the api docs are regenerated"))
+
+
+def test_a_repeated_rule_said_in_other_words_shows_the_reviewer_how_it_was_said():
+    """A rule said once in full and once short in another session is one proposal; its text
+    quotes the shorter wording too, so the reviewer sees why they are one rule."""
+    first = _session("claude-1", [
+        ("user", "bump the alpine base image"), ("assistant", "Done, image builds."),
+        ("user", "no pushes from here, ever. images go out from CI on the tag and cost "
+                 "registry quota. lint and hadolint is all you run locally")])
+    second = _session("codex-2", [
+        ("user", "add a healthcheck"), ("assistant", "Pushing the image now."),
+        ("user", "no, do not use docker push locally")], start=10)
+    [proposal] = [c for c in codify.run(_evidence(first, second)).candidates
+                  if c.title.startswith("Add to")]
+    assert "Also said as:" in proposal.change["text"]
+    assert "docker push" in proposal.change["text"]

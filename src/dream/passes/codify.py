@@ -43,7 +43,7 @@ def run(ev: Evidence) -> PassResult:
             items=grp.items,
             change={"type": "work_item", "lessons": [lesson],
                     "text": f"Add this standing rule to {ev.agent_file} so agents stop "
-                            f"needing the correction:\n\n- {lesson}",
+                            f"needing the correction:\n\n- {lesson}" + _said_also(grp),
                     "patch": lessons_patch(ev, [lesson])},
             strength=2 * n + s,
             finding=clip(f"Codify in {ev.agent_file}: {rule}", 200),
@@ -83,6 +83,19 @@ def run(ev: Evidence) -> PassResult:
         "missing": missing,
     }
     return result
+
+
+def _said_also(grp: grouping.Group) -> str:
+    """How the user said the rule in the other statements, when in other words: what the
+    reviewer needs to see that the paraphrases are one rule ("no builds from here, ever" /
+    "no packer build locally")."""
+    best = grouping.fullest(grp.sentences)
+    shown = wording.words(grp.rule)
+    other = list(dict.fromkeys(s.text for s in grp.sentences if s.item.id != best.item.id
+                               and not wording.words(s.text) <= shown))
+    if not other:
+        return ""
+    return "\n\nAlso said as: " + "; ".join(f"\"{clip(t, 120)}\"" for t in other[:3])
 
 
 def _sessions(said: str) -> int:
