@@ -1373,3 +1373,25 @@ def test_a_repeated_rule_said_in_other_words_shows_the_reviewer_how_it_was_said(
                   if c.title.startswith("Add to")]
     assert "Also said as:" in proposal.change["text"]
     assert "docker push" in proposal.change["text"]
+
+
+def test_a_rule_whose_second_half_is_what_another_session_said_is_that_rule_said_again():
+    """The reason kept after ";" is left out when rules are compared, but a rule said as two
+    clauses ("don't tag anything from here ...; only the pipeline cuts releases") says in its
+    second one what another session's rule said: one rule said twice."""
+    from dream.detect import grouping
+
+    def said(n: int, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=f"s{n}"))
+
+    groups = grouping.group([
+        said(1, "Releases are cut by the pipeline, never from a laptop."),
+        said(2, "Don't tag anything from here, not even a dry run; only the pipeline cuts "
+                "releases.")])
+    assert [len(g.items) for g in grouping.repeated(groups)] == [2]
+    # two rules of one session are never grouped this way, nor two whose words differ
+    groups = grouping.group([
+        said(1, "Releases are cut by the pipeline, never from a laptop."),
+        said(2, "Don't edit the fixtures by hand; the generator rewrites them.")])
+    assert not grouping.repeated(groups)

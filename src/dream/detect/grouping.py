@@ -204,7 +204,12 @@ def group(found: list[Sentence], programs: frozenset[str] = frozenset()) -> list
             continue
         target = next((g for g in groups if close(g.words, w)), None) or next(
             (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
-             and alike(g, sentence, programs)), None)
+             and alike(g, sentence, programs)), None) or next(
+            # a rule said as two clauses ("don't touch prod from here; staging only, prod
+            # goes through CI"): the whole of it, reason and all, against the other
+            # statements' sentences
+            (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
+             and any(close(said(s.text), said(sentence.text)) for s in g.sentences)), None)
         if target is None:
             target = Group(key=normalised(sentence.text), words=w)
             groups.append(target)
