@@ -1395,3 +1395,20 @@ def test_a_rule_whose_second_half_is_what_another_session_said_is_that_rule_said
         said(1, "Releases are cut by the pipeline, never from a laptop."),
         said(2, "Don't edit the fixtures by hand; the generator rewrites them.")])
     assert not grouping.repeated(groups)
+
+
+def test_a_product_name_inside_a_compound_word_is_no_name_the_two_rules_share():
+    """"GitLab-Vorlagen" is a German compound (the GitLab templates), one word as the review
+    reads words: two rules that share only "not" and the product named in it are two rules."""
+    from dream.detect import grouping
+
+    def said(n: int, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=f"s{n}"))
+
+    assert "gitlab" not in grouping.named("Die Images kommen nicht aus den GitLab-Vorlagen.")
+    assert "gitlab" in grouping.named("Pipelines startest du nie lokal, nur in GitLab selbst.")
+    groups = grouping.group([
+        said(1, "Pipelines startest du nie lokal, nur in GitLab selbst."),
+        said(2, "Runner-Images kommen aus unserer Registry, nicht aus den GitLab-Vorlagen.")])
+    assert not grouping.repeated(groups)

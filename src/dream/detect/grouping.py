@@ -126,7 +126,7 @@ def fullest(said: list[Sentence]) -> Sentence:
 _NAMED = re.compile(r"`([^`]+)`|\b([\w-]+\.(?:md|json|toml|ya?ml|lock|txt|cfg|ini|py|rb|go|rs"
                     r"|ts|js|sum|mod|gradle|prisma))\b|(?<!\w)-{1,2}([a-z][\w-]+)|\b(\w+:[\w:]+)\b"
                     # an identifier in CamelCase ("FetchContent"), whatever language is around it
-                    r"|\b((?-i:[A-Z][a-z]+[A-Z]\w*))\b"
+                    r"|\b((?-i:[A-Z][a-z]+[A-Z]\w*))\b(?!-\w)"
                     # a class's member ("Variable.get", "Nat.le_trans")
                     r"|\b((?-i:[A-Z][A-Za-z]+\.[a-z_]\w*))\b",
                     re.I)
