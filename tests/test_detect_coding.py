@@ -1412,3 +1412,31 @@ def test_a_product_name_inside_a_compound_word_is_no_name_the_two_rules_share():
         said(1, "Pipelines startest du nie lokal, nur in GitLab selbst."),
         said(2, "Runner-Images kommen aus unserer Registry, nicht aus den GitLab-Vorlagen.")])
     assert not grouping.repeated(groups)
+
+
+def test_grouping_reads_each_sentence_once_however_many_it_is_compared_with(monkeypatch):
+    """Every sentence is compared with every group, so its words, names and tools are read
+    once and kept: grouping 150 different rules from six sessions reads words a number of
+    times that grows with the sentences, not with the pairs (it took seconds on a few
+    hundred rules)."""
+    from dream.detect import grouping, wording
+
+    def said(n: int, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=f"s{n % 6}"))
+
+    rules = [said(n, f"Use omega{n}.yaml for the zeta{n} `kappa{n}` job.")
+             for n in range(150)]
+    calls = 0
+
+    def counted(text: str) -> frozenset[str]:
+        nonlocal calls
+        calls += 1
+        return wording.words(text)
+
+    for cached in (grouping.said, grouping.named, grouping._words, grouping._tools):
+        cached.cache_clear()
+    monkeypatch.setattr(grouping, "words", counted)
+    groups = grouping.group(rules)
+    assert len(groups) == len(rules)
+    assert calls <= 6 * len(rules), calls

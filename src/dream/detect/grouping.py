@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from dream.detect import preferences
 from dream.detect.directives import classify
@@ -38,6 +39,7 @@ _PRONOUNS = frozenset({"ils", "elle", "elles", "er", "sie", "ihr", "él", "ellos
                        "usted", "ustedes"})
 
 
+@lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The content words the review compares (:func:`~dream.detect.wording.words`), with a
     short negation read as "not" as "never" and "dont" are, elided articles and subject
@@ -132,6 +134,7 @@ _NAMED = re.compile(r"`([^`]+)`|\b([\w-]+\.(?:md|json|toml|ya?ml|lock|txt|cfg|in
                     re.I)
 
 
+@lru_cache(maxsize=8192)
 def named(sentence: str) -> frozenset[str]:
     """The names from the code a sentence mentions ("CHANGELOG.md", "migrate:fresh", the
     flag "-race" as "race"), lower-cased."""
@@ -174,19 +177,27 @@ def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset
 
 
 def _name_words(names: frozenset[str]) -> frozenset[str]:
-    return words(" ".join(names))
+    return _words(" ".join(sorted(names)))
 
 
 def _mentions(names: frozenset[str], sentence: str) -> bool:
     """One of ``names`` is said in ``sentence``: as a name, or all its words."""
-    said = words(sentence)
-    return bool(names & (named(sentence) | said)) or any(
-        len(words(n)) >= 2 and words(n) <= said for n in names)
+    heard = _words(sentence)
+    return bool(names & (named(sentence) | heard)) or any(
+        len(_words(n)) >= 2 and _words(n) <= heard for n in names)
 
 
-def _tools(sentence: str, programs: frozenset[str]) -> set[str]:
+@lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """A sentence's words, read once for every pair of sentences it is compared with."""
+    return words(text)
+
+
+@lru_cache(maxsize=8192)
+def _tools(sentence: str, programs: frozenset[str]) -> frozenset[str]:
     found = {t.lower() for t in _TOOL_NAMES.findall(sentence)}
-    return found | {w for w in re.findall(r"[a-z][\w+-]*", sentence.lower()) if w in programs}
+    return frozenset(found | {w for w in re.findall(r"[a-z][\w+-]*", sentence.lower())
+                              if w in programs})
 
 
 GENERIC = frozenset({"not", "use", "run", "always", "scope", "here", "instead", "only", "make",
