@@ -103,6 +103,25 @@ def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_t
     assert not [n for n in notes if n["type"] in ("correction", "directive")]
 
 
+def test_a_line_under_the_heading_is_one_rule_whatever_its_sentences():
+    """Under a heading for how the project works laid out a rule a line, the sentences of
+    one line are one rule: its reason ("CI rebuilds that file ...") or its other half said as a
+    sentence of its own stays with it, and no line takes its other half from the next line."""
+    notes = _run(_session("claude-1", [
+        ("user", "the csv export drops its last row. quick notes on how we work here:\n"
+                 "- never edit poetry.lock by hand. CI rebuilds that file and rejects manual changes\n"
+                 "- publish with `make release`. don't upload wheels with twine yourself\n"
+                 "- no print debugging in committed code\n"
+                 "task: fix the off-by-one in export/rows.py"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert "Never edit poetry.lock by hand; CI rebuilds that file and rejects manual changes." in rules, \
+        rules
+    assert any("`make release`" in r and "twine" in r for r in rules), rules
+    assert not any("rebuilds" in r and "release" in r for r in rules), rules
+    assert len(rules) == 3, rules
+
+
 def test_the_lines_after_note_in_the_opening_request_are_rules():
     notes = _run(_session("codex-1", [
         ("user", "add a `refund_reason` column to payments and regenerate the models.\n\n"

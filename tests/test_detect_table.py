@@ -115,6 +115,16 @@ TABLE = [
     ("Dont stub the S3 client in tests. The stubs drifted from the real API twice already. "
      "Use the minio container from tests/conftest.py.", "directive",
      ["Dont stub the S3 client in tests; use the minio container"]),
+    # what not to do, then what to do said as a rule of its own (past a sentence that only
+    # says why), or where the work goes said before it: one rule with both halves
+    ("don't hard-code the timeout. limits live in config/limits.toml and reach the client "
+     "through Settings.", "directive",
+     ["Don't hard-code the timeout; limits live in config/limits.toml"]),
+    ("no, don't touch migration 0007. it already ran on prod and its checksum is recorded. "
+     "every schema change is a new migration file.", "correction",
+     ["Don't touch migration 0007; every schema change is a new migration file"]),
+    ("builds go through the wrapper: `./x.py build`. please don't call cargo build by hand, "
+     "the feature flags get lost", "directive", ["cargo build by hand", "`./x.py build`"]),
     ("no — we never force-push shared branches, not even for a typo.", "correction",
      ["we never force-push shared branches"]),
     ("The preview deploy goes through Netlify only.", "directive", ["Netlify"]),

@@ -411,6 +411,10 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
+        if re.match(r"^(?:" + _ROUTE + ")", other, re.I) and not _SAYS_NOT.search(other) and \
+                len(other.split()) <= 16:
+            # "tests go through fastlane: `bundle exec fastlane test`": the way to do it
+            return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
     return body
 
 
@@ -423,14 +427,15 @@ _REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there|i|if i
 # what to do instead, said next to a rule that only says what not to do: an instruction
 # ("use the testcontainer", "always ./mvnw from the repo root", "only testOnly of the spec you
 # touch"), also under a condition ("if something has to go, deprecate it ...")
+# the command itself ("`npx lix install haxelib:x` so it lands in ..."), or where the thing
+# comes from or goes through, with how ("the gtk stuff lives in the distrobox: `distrobox enter
+# ...`", "cmocka comes from the wrap: ...", "tests go through fastlane: `bundle exec ...`")
+_ROUTE = (r"`[^`]+`|(?:the\s+)?[\w/.-]+(?:\s+[\w/.-]+){0,2}\s+(?:lives?|comes?|goe?s|go)"
+          r"\s+(?:in|from|through)\s+[^:`]{2,40}(?::\s|`)")
 _WHAT_TO_DO = re.compile(r"^(?:if\s[^,]{3,60},\s*(?!(?:i|you|we|it|this|that|they|he|she|there"
                          r"|the|an?)\b)[@\w]|(?:please\s+)?(?:use|run|call|go through|open|create"
                          r"|ask|write|add|put|keep|always|only|instead)\b"
-                         # the command itself ("`npx lix install haxelib:x` so it lands in ..."),
-                         # or where the thing comes from, with how ("the gtk stuff lives in the
-                         # distrobox: `distrobox enter ...`", "cmocka comes from the wrap: ...")
-                         r"|`[^`]+`|(?:the\s+)?[\w/.-]+(?:\s+[\w/.-]+){0,2}\s+(?:lives?|comes?|goes)"
-                         r"\s+(?:in|from|through)\s+[^:`]{2,40}(?::\s|`))", re.I)
+                         r"|" + _ROUTE + ")", re.I)
 # one tool instead of another, said tersely
 _NOT_THIS = re.compile(r"^(?:no,?\s+)?not\s+(?P<x1>`?[\w./@-]+`?)\s*[—–-]+\s*(?:use\s+)?"
                        r"(?P<y1>`?[\w./@-]+(?:\s+[\w./@-]+){0,3}`?)$"
@@ -446,6 +451,23 @@ _NEGATIVE = re.compile(r"^(?:(?:we\s+)?(?:don'?t|do not|never)|stop|avoid|no mor
 
 # a clause that says what not to do, up to the next clause
 _NEGATED_CLAUSE = re.compile(r"\b(?:don'?t|dont|do not|never|not|stop|no)\b[^,;.—–]*", re.I)
+
+
+def only_what_not(rule: str) -> bool:
+    """A rule that says only what not to do, naming no way to do it instead ("Don't
+    hard-code the 3.", "waitForTimeout is banned here.")."""
+    if _NEVER_OK.search(rule):     # what it names is what is refused
+        return not _POSITIVE.search(rule)
+    positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", rule,
+                                       flags=re.I)) or _names_its_own_way(rule)
+    return bool(_NEGATIVE.match(rule)) and not positive
+
+
+def says_what_to_do(rule: str) -> bool:
+    """A rule that refuses nothing: what to do, or where something goes."""
+    return not (_SAYS_NOT.search(rule) or _NEVER_OK.search(rule) or
+                re.search(r"\b(?:not|no|avoid|nothing|banned|forbidden|off[- ]limits)\b", rule,
+                          re.I))
 
 
 def _names_its_own_way(body: str) -> bool:

@@ -25,7 +25,17 @@ from dataclasses import dataclass, field
 
 from dream.detect import directives, grouping, noise, rule_lang, spelling, wording
 from dream.detect.finding import Finding
-from dream.detect.rule_text import BRIEFED_RULE, CODE, MARKER, instead_after, rule_text, said_how
+from dream.detect.rule_text import (
+    BRIEFED_RULE,
+    CODE,
+    MARKER,
+    explains,
+    instead_after,
+    only_what_not,
+    rule_text,
+    said_how,
+    says_what_to_do,
+)
 from dream.items import Item
 
 # a numbered or lettered choice offered in a question ("1. ask only once")
@@ -129,11 +139,14 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     sents = [re.sub(r"^\((?=[^()]+\)\W*$)|\)(?=\W*$)(?<=\))", "", s) if re.fullmatch(
         r"\([^()]+\)\W*", s) else s for s in wording.split(text)]
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
+    lines = _line_of(text, sents)
     out: list[tuple[str, str]] = []
+    at: list[int] = []          # the sentence each rule of ``out`` was said in
     last = -2
     lang = rule_lang.language(text)
     briefed = _briefed(sents, lang) if starts or opening else {}
     sents = [briefed.get(n, s) for n, s in enumerate(sents)]
+    by_line = len({lines[k] for k in briefed}) > 1      # under a heading, a rule a line
     foreign = {n: (rule, kind) for n, rule, kind in
                rule_lang.said_rules(sents, lang, starts)} if lang else {}
     if lang and briefed:        # the lines under "ein paar Dinge vorweg:" are no task
@@ -144,6 +157,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     for n, sent in enumerate(sents):
         if n in foreign:
             out.append(foreign[n])      # a rule said in German, French or Spanish
+            at.append(n)
             last = n
             continue
         if lang and not _english(sent):
@@ -156,12 +170,15 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         if again:               # "dialyzer?? I said every time." -> "Dialyzer every time."
             if out and last == n - 1:
                 out.pop()
+                at.pop()
             out.append((again, "directive"))
+            at.append(n)
             last = n
             continue
         before, named_again = _same_as_before(sent) if not starts else (None, None)
         if named_again:         # "--skip-local-validator, same as last week."
             out.append((named_again, "correction"))
+            at.append(n)
             last = n
             continue
         if before:              # "same answer as last week: no packer build locally."
@@ -186,11 +203,14 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                               re.match(directives.NO_X_EVER, sent, re.I)) or
                        _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
-        # under a heading, the task said before it is no other half of a rule
+        # under a heading, the task said before it is no other half of a rule; laid out a
+        # rule a line, another line is another rule (:func:`_by_line`)
         start = min(briefed) if n in briefed else 0
-        rule = rule_text(sent, sents[max(start, n - 1):n] + sents[n + 1:n + 2] +
-                         instead_after(sents[n + 1:n + 3]),
-                         sents[n + 1] if n + 1 < len(sents) else None, n in briefed)
+        near = [k for k in range(max(start, n - 1), min(n + 3, len(sents)))
+                if not (n in briefed and by_line) or lines[k] == lines[n]]
+        rule = rule_text(sent, [sents[k] for k in near if k in (n - 1, n + 1)] +
+                         instead_after([sents[k] for k in near if k > n]),
+                         sents[n + 1] if n + 1 in near else None, n in briefed)
         if rule is None and before:
             rule = _named_again(before)     # "same as last time: tox -e py312"
         if rule is None:
@@ -199,9 +219,73 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             prev, prev_kind = out[-1]       # "X is off limits. rollback + migrate instead"
             out[-1] = (f"{prev.rstrip('.')}; {rule[0].lower()}{rule[1:]}", prev_kind)
             continue
+        if out and at[-1] not in foreign and (last == n - 1 or last == n - 2 and explains(
+                sents[n - 1])) and only_what_not(out[-1][0]) and says_what_to_do(rule) and \
+                _other_half(out[-1][0], rule) and (lines[last] == lines[n] or not (
+                    by_line and n in briefed)):
+            # "don't hard-code the 3. windows and thresholds live in conf/base/...": the
+            # other half of the rule before it (past a sentence that only says why)
+            prev, prev_kind = out[-1]
+            first = rule if re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", rule) else \
+                rule[0].lower() + rule[1:]
+            out[-1] = (f"{prev.rstrip('.')}; {first}",
+                       "correction" if "correction" in (prev_kind, kind) else kind)
+            last = n
+            continue
+        if last == n - 1 and out and out[-1][0].rstrip(" .").lower() in rule.lower():
+            # the rule before it is the other half this one took ("builds go through the
+            # wrapper: `./x.py build`. don't call cargo build by hand")
+            out[-1] = (rule, "correction" if "correction" in (out[-1][1], kind) else kind)
+            last = n
+            continue
         out.append((rule, kind))
+        at.append(n)
         last = n
+    return _by_line(out, at, sents, briefed, lines) if by_line else out
+
+
+def _line_of(text: str, sents: list[str]) -> list[int]:
+    """The line of ``text`` each of its sentences starts on."""
+    out, pos = [], 0
+    for sent in sents:
+        found = text.find(sent[:24].strip(), pos)
+        if found >= 0:
+            pos = found
+        out.append(text.count("\n", 0, pos))
     return out
+
+
+def _by_line(out: list[tuple[str, str]], at: list[int], sents: list[str],
+             briefed: dict[int, str], lines: list[int]) -> list[tuple[str, str]]:
+    """Under a heading for how the project works laid out one item a line ("- never touch
+    boot.py. wifi + watchdog setup lives there ..."), the sentences of a line are one rule:
+    the rule said first on it takes the rest of the line (another rule, its reason, what to
+    do instead), as long as the whole stays a line of the brief. A heading followed by one
+    paragraph keeps a rule a sentence."""
+    rule_at = dict(zip(at, out))
+    merged: list[tuple[str, str]] = []
+    taken: set[int] = set()
+    for (rule, kind), n in zip(out, at):
+        if n in taken:
+            continue
+        rest = [k for k in sorted(briefed) if n in briefed and k > n and lines[k] == lines[n]]
+        parts = [rule.rstrip(" .!")]
+        for k in rest:
+            said = rule_at[k][0] if k in rule_at else \
+                noise.clean_words(noise.strip_paste(sents[k])).strip()
+            if not said or directives.is_question(said) or \
+                    said.rstrip(" .!").lower() in parts[0].lower():
+                continue                # a question, or said in the rule already (its reason)
+            parts.append(said.rstrip(" .!"))
+        joined = "; ".join(p if i == 0 or re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", p) else
+                           p[:1].lower() + p[1:] for i, p in enumerate(parts)) + "."
+        if len(parts) > 1 and len(joined) <= 240:
+            rule = joined
+            kind = "correction" if any(rule_at[k][1] == "correction" for k in rest
+                                       if k in rule_at) else kind
+            taken.update(rest)
+        merged.append((rule, kind))
+    return merged
 
 
 # a heading in the message that opens a session, announcing how the project works rather
@@ -315,6 +399,17 @@ def _taken(sentence: str, rule: str) -> bool:
     """The sentence is already part of ``rule`` (as its other half or its reason)."""
     said = noise.clean_words(noise.strip_paste(sentence)).strip().rstrip(".!").lower()
     return len(said) > 12 and said in rule.lower()
+
+
+def _other_half(before: str, rule: str) -> bool:
+    """``rule`` (what to do) is the other half of ``before`` (only what not to do): it says
+    "instead", or ``before`` is a short prohibition with no reason of its own ("Don't edit
+    add_payments."); a prohibition with its reason ("never hand-edit gen/ — it's generated")
+    is whole, and the rule after it is another rule."""
+    if len(before) + len(rule) > 240:
+        return False
+    return bool(re.search(r"\binstead\b", rule, re.I)) or len(before.split()) <= 8 and \
+        not re.search(r"[,;—–]|\s-\s", before)
 
 
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
