@@ -151,6 +151,11 @@ TABLE = [
     ("Looks good, thanks.", None, []),
     ("Should we always use pnpm here?", None, []),
     ("The tests pass now on my machine.", None, []),
+    # a sentence that hands over a credential is said for that once: no line carries it
+    ("for the staging dashboard the api key is STAGING_API_KEY=9d2e77c1-4b0a-4c1f-8e2d-55aa01b3"
+     " but never call it from CI", None, []),
+    ("Falls du es brauchst, der Token fürs Registry ist glpat-4Fh8Kq2LmZx9Rt7Vb3Nw, aber bitte "
+     "nie committen.", None, []),
     # a thought, a doubt or a question said to be only that: no instruction
     ("I keep thinking we should move the jobs to a queue one day.", None, []),
     ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),

@@ -453,6 +453,20 @@ _NEGATIVE = re.compile(r"^(?:(?:we\s+)?(?:don'?t|do not|never)|stop|avoid|no mor
 _NEGATED_CLAUSE = re.compile(r"\b(?:don'?t|dont|do not|never|not|stop|no)\b[^,;.—–]*", re.I)
 
 
+# a credential handed over ("the record key is KEY=7f3c9a2e-...", "le token Netlify : nfp_Xy7...",
+# "the aws secret on this box is 3kQvN8pRz+..."), or one the secrets filter already replaced
+_CREDENTIAL = re.compile(
+    r"\[REDACTED:|\b(?:key|token|secret|password|passphrase|passwd|pat|passwort|kennwort"
+    r"|mot de passe|cl[ée]|chave|senha|contrase[ñn]a)\b[^.!?\n]{0,40}?[\s:=]\s*"
+    r"(?=[\w+#!-]*\d)(?=[\w+#!-]*[A-Za-z])[\w+#!-]{16,}", re.I)
+
+
+def hands_over_secret(text: str) -> bool:
+    """The sentence gives a credential: what it says is said for that once, and no line of
+    the brief may carry the value."""
+    return bool(_CREDENTIAL.search(text))
+
+
 def only_what_not(rule: str) -> bool:
     """A rule that says only what not to do, naming no way to do it instead ("Don't
     hard-code the 3.", "waitForTimeout is banned here.")."""

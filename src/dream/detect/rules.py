@@ -30,6 +30,7 @@ from dream.detect.rule_text import (
     CODE,
     MARKER,
     explains,
+    hands_over_secret,
     instead_after,
     only_what_not,
     rule_text,
@@ -241,7 +242,9 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
         out.append((rule, kind))
         at.append(n)
         last = n
-    return _by_line(out, at, sents, briefed, lines) if by_line else out
+    out = _by_line(out, at, sents, briefed, lines) if by_line else out
+    # a sentence that hands over a credential is said for that once, whatever it adds
+    return [(rule, kind) for rule, kind in out if not hands_over_secret(rule)]
 
 
 def _line_of(text: str, sents: list[str]) -> list[int]:
