@@ -151,6 +151,12 @@ TABLE = [
     ("Looks good, thanks.", None, []),
     ("Should we always use pnpm here?", None, []),
     ("The tests pass now on my machine.", None, []),
+    # a rule that adds to the sentence before it by pointing back ("too", "both") keeps that
+    # sentence when it says what to do, and is no rule when it says nothing of its own
+    ("also run the spell checker before you push: `make spelling`. code comments count too, "
+     "I want them clean", "directive", ["`make spelling`", "code comments count too"]),
+    ("you forgot the changelog entry and the version bump again. every release needs both, "
+     "the publish job checks them", None, []),
     # a sentence that hands over a credential is said for that once: no line carries it
     ("for the staging dashboard the api key is STAGING_API_KEY=9d2e77c1-4b0a-4c1f-8e2d-55aa01b3"
      " but never call it from CI", None, []),

@@ -216,6 +216,18 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             rule = _named_again(before)     # "same as last time: tox -e py312"
         if rule is None:
             continue
+        if n and _POINTS_BACK.search(wording.without_lead_in(sent)):
+            # "warnings count too", "every asset gets both": what it adds to is said before
+            if last == n - 1 and out:
+                prev, prev_kind = out[-1]
+                out[-1] = (f"{prev.rstrip('.')}; {rule[0].lower()}{rule[1:]}", prev_kind)
+                continue
+            said = noise.clean_words(noise.strip_paste(wording.without_lead_in(sents[n - 1])))
+            said = said.strip().rstrip(" .!")
+            if not re.match(r"^(?:please\s+)?(?:" + directives.INSTRUCTION_VERBS + r")\b", said,
+                            re.I) or directives.is_question(said) or len(said.split()) > 16:
+                continue            # nothing it adds to: no rule of its own
+            rule = f"{said[0].upper()}{said[1:]}; {rule[0].lower()}{rule[1:]}"
         if last == n - 1 and out and _BARE_INSTEAD.match(rule):
             prev, prev_kind = out[-1]       # "X is off limits. rollback + migrate instead"
             out[-1] = (f"{prev.rstrip('.')}; {rule[0].lower()}{rule[1:]}", prev_kind)
@@ -415,6 +427,12 @@ def _other_half(before: str, rule: str) -> bool:
         not re.search(r"[,;—–]|\s-\s", before)
 
 
+# a rule that adds to what the sentence before it says, naming it only by pointing back:
+# "warnings count too", "every asset gets both" (not "run make lint as well", which says what)
+_POINTS_BACK = re.compile(r"^(?!(?:please\s+)?(?:" + directives.INSTRUCTION_VERBS + r")\b)"
+                          r"[\w.-]+(?:\s+[\w.-]+){0,3}\s+(?:count|counts|gets?|needs?|goes|go"
+                          r"|applies|apply|matters?|has|have)\s+(?:both|too|as well|either)\b",
+                          re.I)
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
 _BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
 # said for every time or as an aside: a rule even in the request that opens a session
