@@ -157,6 +157,15 @@ TABLE = [
      "I want them clean", "directive", ["`make spelling`", "code comments count too"]),
     ("you forgot the changelog entry and the version bump again. every release needs both, "
      "the publish job checks them", None, []),
+    # what none of a kind may do, said with "nothing" ("nichts"), and what every one of a kind
+    # comes with, also after a clause about the thing at hand or the task
+    ("that dump is 2GB, nothing under fixtures/large/ goes into git, the LFS bucket has it",
+     "directive", ["Nothing under fixtures/large/ goes into git"]),
+    ("Nein, nichts mit sudo pip installieren. Pakete kommen immer über `uv add` rein.",
+     "correction", ["nichts mit sudo pip installieren", "`uv add`"]),
+    ("fix the rounding and — every change to pricing.py comes with a test in "
+     "tests/test_pricing.py", "directive",
+     ["Every change to pricing.py comes with a test in tests/test_pricing.py"]),
     # a sentence that hands over a credential is said for that once: no line carries it
     ("for the staging dashboard the api key is STAGING_API_KEY=9d2e77c1-4b0a-4c1f-8e2d-55aa01b3"
      " but never call it from CI", None, []),

@@ -35,8 +35,11 @@ INSTRUCTION_VERBS = _INSTRUCTION_VERBS = (
     r"touch|change|create|install|update|rename|document|log|print|wrap|sort|name|prefer|"
     r"open|close|print|explain|show|give|write|read|copy|move|skip|leave|store|save|import")
 # a clause about every one of a kind and what it needs or is: a standing rule
-EVERY_ONE = (r"(?:^|[,;:]\s+)(?:every|each)\s+(?!time\b|single time\b)[\w-]+(?:\s+[\w./-]+){0,6}?\s+"
-             r"(?:gets?|needs?|must|goes|stays?|requires?|is\s+an?\s)")
+# ("every migration needs a down step"), or what none of a kind may do ("nothing under data/
+# goes into git")
+EVERY_ONE = (r"(?:^|[,;:]\s+|\s[—–-]\s+)(?:every|each|nothing)\s+(?!time\b|single time\b)[\w.-]+"
+             r"(?:\s+[\w./-]+){0,6}?\s+(?:gets?|needs?|must|goes|stays?|requires?|comes with"
+             r"|is\s+an?\s)")
 # "no X" said as a prohibition, not a report ("no errors"): asked for ("no global ktlint
 # please", "no css selectors pls"), for every time ("no sleeps, ever") or for everywhere but
 # one way ("no pip installs outside nox", "no Admitted left anywhere")

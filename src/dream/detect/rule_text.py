@@ -171,8 +171,10 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
     every = re.search(directives.EVERY_ONE, text, re.I)
-    if every and every.start() > 0 and _AT_HAND_START.match(wording.without_lead_in(text)):
-        text = _every_one(text[every.start():].lstrip(" ,;:"))  # "label it X, every figure..."
+    if every and every.start() > 0 and (_AT_HAND_START.match(wording.without_lead_in(text)) or
+                                         _TASK.match(wording.without_lead_in(text))):
+        # "label it X, every figure...", "change X and — every change to X comes with ..."
+        text = _every_one(text[every.start():].lstrip(" ,;:—–-"))
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)
     body = f"Avoid {bare_no[1]}" if bare_no else _clause(wording.plain_rule(text))
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
