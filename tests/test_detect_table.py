@@ -166,6 +166,9 @@ TABLE = [
     ("fix the rounding and — every change to pricing.py comes with a test in "
      "tests/test_pricing.py", "directive",
      ["Every change to pricing.py comes with a test in tests/test_pricing.py"]),
+    # said of today: this once, whatever marker it holds ("from today on" is for every time)
+    ("ok. the changelog says we ship 4.2 today.", None, []),
+    ("From today on, always run `make lint` before pushing.", "directive", ["make lint"]),
     # a sentence that hands over a credential is said for that once: no line carries it
     ("for the staging dashboard the api key is STAGING_API_KEY=9d2e77c1-4b0a-4c1f-8e2d-55aa01b3"
      " but never call it from CI", None, []),

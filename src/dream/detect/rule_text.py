@@ -88,6 +88,7 @@ _LOCAL = re.compile(r"\bhere\W*$", re.I)
 _FROM_HERE = re.compile(r"^\W*(?:\S+\s+){3,}from here\W*$", re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
 _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment"
+                  r"|(?<!from )today(?!\s+on\b)|tonight"
                   r"|not (?:now|today)\b)\b"
                   r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
 # a thought, a doubt or a question said to be only one: no instruction ("I keep thinking we
