@@ -212,6 +212,11 @@ TABLE = [
     ("Utilise `ruff` au lieu de `flake8`.", "correction", ["`ruff` au lieu de `flake8`"]),
     ("Nunca hagas `git push --force` a main.", "directive", ["nunca", "git push --force"]),
     ("Siempre corre `npm run lint` antes de cada commit.", "directive", ["`npm run lint`"]),
+    # what not to do, then what there is to do it with: one rule with both halves
+    ("Nein, kein rm -rf build/ von Hand. Es gibt ein Target dafür: `make distclean`.",
+     "correction", ["kein rm -rf build/ von Hand; es gibt ein Target dafür: `make distclean`"]),
+    ("No, nada de print() para depurar. Hay un logger en utils/log.py que ya lo formatea.",
+     "correction", ["nada de print() para depurar; hay un logger en utils/log.py"]),
     ("Für heute reicht `make quick`, nie mehr.", None, []),
     ("Pour l'instant, pas de tests sur `api/`.", None, []),
     ("¿Podemos usar siempre `vite`?", None, []),

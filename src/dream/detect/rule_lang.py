@@ -339,6 +339,9 @@ def _lower_first(text: str) -> str:
 
 # said to the agent: what it does ("tu pousses la branche", "du baust in build/")
 _YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes)\s+\w", re.I)
+# what there is to do it with ("il y a le shortcode figure(...) qui ...", "es gibt ein Target
+# dafür: make fab"): what to do instead of what was just refused
+_THERE = re.compile(r"(?:il y a|es gibt|hay|existe)\s+\w", re.I)
 
 
 def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[int, str, str]]:
@@ -360,9 +363,11 @@ def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[
         told_after = nxt is not None and nxt.told and not nxt.rule
         after = reads[n + 2] if n + 2 < len(reads) else None
         if (r.rule and r.never_only or r.pending) and nxt is not None and not nxt.rule and \
-                not nxt.blocked and _YOU.match(fold(nxt.text)) and len(nxt.text.split()) <= 20:
+                not nxt.blocked and (_YOU.match(fold(nxt.text)) or _THERE.match(fold(
+                    nxt.text)) and named(nxt.text, lang)) and len(nxt.text.split()) <= 20:
             # what not to do, then what the agent does instead: "pas de deploy depuis ta
-            # machine. tu pousses la branche, la CI déploie le preview."
+            # machine. tu pousses la branche, la CI déploie le preview.", or what there is
+            # to do it with
             out.append((n, _sentence(f"{r.text}; {_lower_first(nxt.text)}") + ".",
                         "correction" if r.kind == "correction" or r.told else "directive"))
             used.add(n + 1)
