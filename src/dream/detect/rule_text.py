@@ -456,10 +456,11 @@ _NEGATIVE = re.compile(r"^(?:(?:we\s+)?(?:don'?t|do not|never)|stop|avoid|no mor
 _NEGATED_CLAUSE = re.compile(r"\b(?:don'?t|dont|do not|never|not|stop|no)\b[^,;.—–]*", re.I)
 
 
-# a credential handed over ("the record key is KEY=7f3c9a2e-...", "le token Netlify : nfp_Xy7...",
-# "the aws secret on this box is 3kQvN8pRz+..."), or one the secrets filter already replaced
+# a credential handed over that the secrets filter let through ("the record key is
+# KEY=7f3c9a2e-...", "le token Netlify : nfp_Xy7...", "the aws secret on this box is
+# 3kQvN8pRz+..."); a value it replaced ("[REDACTED:...]") is safe to keep
 _CREDENTIAL = re.compile(
-    r"\[REDACTED:|\b(?:key|token|secret|password|passphrase|passwd|pat|passwort|kennwort"
+    r"\b(?:key|token|secret|password|passphrase|passwd|pat|passwort|kennwort"
     r"|mot de passe|cl[ée]|chave|senha|contrase[ñn]a)\b[^.!?\n]{0,40}?[\s:=]\s*"
     r"(?=[\w+#!-]*\d)(?=[\w+#!-]*[A-Za-z])[\w+#!-]{16,}", re.I)
 
