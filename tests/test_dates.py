@@ -99,3 +99,59 @@ def test_a_weekday_and_a_day_number_apart_name_one_day():
 def test_a_span_of_hours_with_its_unit_at_the_end_starts_at_its_first_hour(text, clock):
     from dream.kinds.text import find_time
     assert find_time(text) == clock
+
+
+@pytest.mark.parametrize("text, day", [
+    ("Your MOT is booked for Wed 09/12, 10:40. Reply STOP to opt out", "2026-12-09"),
+    ("RDV confirmé vendredi 11/12 à 9h15", "2026-12-11"),
+    ("cita el miércoles 16/12 a las 10", "2026-12-16"),
+    ("Probe am Do. 10/12 im Gemeindesaal", "2026-12-10"),
+    # the US order, told by the weekday: Friday 12/18 is 18 December
+    ("Practice moved to Friday 12/18 at the rec center", "2026-12-18"),
+    # a weekday that fits neither order: no date from those numbers
+    ("Mon 09/12 works?", None),
+])
+def test_a_weekday_before_a_numeric_day_and_month_names_the_day_it_fits(text, day):
+    """A text message's "Wed 09/12" is the day and month that fall on that weekday (day
+    first in Europe, month first in the US); the weekday is then part of a full date, not
+    a weekday said alone."""
+    from dream.kinds.text import find_date, weekday_only
+
+    said = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)     # a Monday
+    assert find_date(text, said) == day
+    if day:
+        assert weekday_only(text) is None
+
+
+@pytest.mark.parametrize("text, clock", [
+    ("Open day is Sat 14 Nov, 10:00-1:00 PM in the main hall", "10:00"),
+    ("We're doing the garden party 3-6pm on Sunday", "15:00"),
+    ("stall runs 11 to 2pm", "11:00"),
+    ("Leaving do 6.30-9 PM upstairs", "18:30"),
+    ("drop-in clinic 9-11am", "09:00"),
+])
+def test_a_span_of_hours_with_am_or_pm_at_its_end_starts_at_its_first_hour(text, clock):
+    """"3-6pm" starts at three in the afternoon, not at six; the first hour takes the
+    half of the day that keeps it before the last ("11 to 2pm" starts before noon)."""
+    from dream.kinds.text import find_time
+
+    assert find_time(text) == clock
+
+
+@pytest.mark.parametrize("text, day", [
+    ("Christmas Eve drinks at the Feathers, 8pm?", "2026-12-24"),
+    ("we'll do the Boxing Day walk from the car park at 10", "2026-12-26"),
+    ("Treffen wir uns an Silvester bei Jonas?", "2026-12-31"),
+    ("Repas de famille le jour de Noël à midi", "2026-12-25"),
+    ("Cenamos en casa de mis padres en Nochebuena", "2026-12-24"),
+    # the season alone names no day
+    ("what are you doing for Christmas this year?", None),
+    ("on part à la montagne pour Noël", None),
+])
+def test_a_holiday_on_a_fixed_day_names_that_day(text, day):
+    """"Boxing Day walk" said in late November is on 26 December; "for Christmas" is a
+    season, not a day."""
+    from dream.kinds.text import find_date
+
+    said = datetime(2026, 11, 27, 18, 0, tzinfo=UTC)
+    assert find_date(text, said) == day

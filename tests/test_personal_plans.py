@@ -1273,3 +1273,12 @@ def test_the_user_fixing_another_day_does_not_join_someone_elses_event(msgs):
     """Jörg's office party is why he can't do Friday; the user fixing Thursday at their
     place is not a yes to his party, which is no plan of the user's."""
     assert not [e for e in events(msgs).values() if e.get("status") == "confirmed"]
+
+
+def test_a_booking_span_ending_after_noon_starts_in_the_morning():
+    """"10:30-13:00" is written in 24 hours: a booking (an evening kind when nothing else
+    is said) for that span starts at half past ten in the morning, not at night."""
+    (ev,) = events([me("Booked us a table at Café Nord for Friday 15 May, 10:30-13:00",
+                       stream="sms-ola"),
+                    they("Ola", "great, see you there", stream="sms-ola")]).values()
+    assert (ev["date"], ev["time"]) == ("2026-05-15", "10:30")

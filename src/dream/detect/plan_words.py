@@ -1011,7 +1011,9 @@ SAME_TIME = re.compile(r"\bsame time\b", re.I)
 # a clock time written without am/pm: "7:30", "at 7" (not "19:30", "07:30", "7pm")
 BARE_CLOCK = re.compile(
     r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
-    r"uhr|h\b|heures))(?![\d:])",
+    r"uhr|h\b|heures))(?![\d:])"
+    # (a span ending after noon is written in 24 hours: "10:00-13:00" starts at ten)
+    r"(?!\s*(?:-|–|—|to|bis)\s*(?:1[3-9]|2[0-3])(?:[:.h]\d\d)?\b)",
     re.I,
 )
 

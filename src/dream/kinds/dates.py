@@ -143,6 +143,9 @@ def find_date(text: str, ref: datetime | None, full_only: bool = False) -> str |
     numeric date only)."""
     ref = ref or datetime(2000, 1, 1)
     low = text.lower()
+    found = weekday_slash_date(text, ref)
+    if found:
+        return found
     for rx in (_NUMERIC, _SLASHED):
         m = rx.search(low)
         found = _day_month(int(m[1]), int(m[2]), m[3], ref) if m else None
@@ -192,6 +195,75 @@ def _resolve(tokens: list[tuple[str, int]], i: int, word: str, lang: str, kind: 
     if ahead == 0 and around & _NEXT:
         ahead = 7
     return (ref.date() + timedelta(days=ahead)).isoformat()
+
+
+# a weekday, written out or short, right before a numeric day and month ("Tue 08/12",
+# "jeudi 10/12", "martes 15/12", "Sunday 12/13" in the US order): the day and month in
+# whichever order gives that weekday, else no date (the weekday checks the reading)
+_SHORT_WEEKDAYS = {
+    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+    "sat": 5, "sun": 6, "lun": 0, "mar": 1, "mer": 2, "jeu": 3, "ven": 4, "sam": 5, "dim": 6,
+    "mo": 0, "di": 1, "mi": 2, "do": 3, "fr": 4, "sa": 5, "so": 6,
+    "mié": 2, "mie": 2, "jue": 3, "vie": 4, "sáb": 5, "sab": 5, "dom": 6,
+}
+_WEEKDAY_SLASH = re.compile(r"(?<![\w/])([^\W\d_]{2,10})\.?,?\s+(\d{1,2})/(\d{1,2})"
+                            r"(?:/(\d{4}|\d{2}))?(?![\d/%])")
+
+
+def slash_weekdays(text: str) -> list[tuple[int, re.Match[str]]]:
+    vocab = _vocabulary()
+    out = []
+    for m in _WEEKDAY_SLASH.finditer(text.lower()):
+        weekday = _SHORT_WEEKDAYS.get(m[1])
+        if weekday is None:
+            weekday = next((v for _l, kind, v in vocab.get(m[1], []) if kind == "weekday"),
+                           None)
+        if weekday is not None:
+            out.append((weekday, m))
+    return out
+
+
+def weekday_slash_date(text: str, ref: datetime | None) -> str | None:
+    """A weekday before a numeric day and month ("Tue 08/12", "jeudi 10/12", "Sunday
+    12/13"): the date, day first or month first, that falls on that weekday; None when
+    neither does (the numbers are something else)."""
+    ref = ref or datetime(2000, 1, 1)
+    for weekday, m in slash_weekdays(text):
+        a, b = int(m[2]), int(m[3])
+        for day, month in ((a, b), (b, a)):
+            if not (1 <= month <= 12 and 1 <= day <= 31):
+                continue
+            found = _day_month(day, month, m[4], ref)
+            if found and _date.fromisoformat(found).weekday() == weekday:
+                return found
+    return None
+
+
+# holidays on a fixed day, named as a day ("Christmas Day lunch", "an Heiligabend", "el día
+# de Navidad"): that day; the season alone ("for Christmas", "à Noël") names no day
+_HOLIDAYS = [(re.compile(rx, re.I), month, day) for rx, month, day in (
+    (r"\bchristmas eve\b|\bheilig(?:abend|en abend)\b|\bveille de noël\b|"
+     r"\bréveillon de noël\b|\bnochebuena\b", 12, 24),
+    (r"\bchristmas day\b|\b(?:erste[nr]?|1\.) weihnachts(?:feier)?tag\b|\bjour de noël\b|"
+     r"\bd[ií]a de navidad\b", 12, 25),
+    (r"\bboxing day\b|\b(?:zweite[nr]?|2\.) weihnachts(?:feier)?tag\b", 12, 26),
+    (r"\bnew year'?s eve\b|\bsilvester(?:abend)?\b|\bsaint[- ]sylvestre\b|"
+     r"\bréveillon du nouvel an\b|\bnochevieja\b", 12, 31),
+    (r"\bnew year'?s day\b|\bneujahrstag\b|\bjour de l'an\b|\bd[ií]a de año nuevo\b",
+     1, 1),
+    (r"\bd[ií]a de reyes\b|\bepiphany\b|\bdreikönigstag\b", 1, 6),
+)]
+
+
+def holiday(text: str, ref: datetime | None) -> str | None:
+    """The day a fixed-date holiday named in the text falls on next ("Boxing Day parkrun"
+    said in November: 26 December), or None."""
+    hits = [(m.start(), month, day) for rx, month, day in _HOLIDAYS
+            for m in [rx.search(text)] if m]
+    if not hits:
+        return None
+    _start, month, day = min(hits)
+    return _day_month(day, month, None, ref or datetime(2000, 1, 1))
 
 
 _ARTICLE = {"the", "le", "el", "den", "der", "am"}
@@ -314,8 +386,8 @@ def is_date_word(word: str) -> bool:
 def weekday_only(text: str) -> int | None:
     """The weekday (0 = Monday) the text names when a weekday is all it says of the date."""
     low = text.lower()
-    if _NUMERIC.search(low):
-        return None
+    if _NUMERIC.search(low) or slash_weekdays(text) or holiday(text, None):
+        return None     # ("jeudi 10/12" is a date, not a weekday alone)
     vocab = _vocabulary()
     tokens = [t[0].rstrip(".") for t in _TOKEN.finditer(low)]
     weekday = None

@@ -155,7 +155,8 @@ def find_date(text: str, ref: datetime | None) -> str | None:
                     d = _mk(year + 1, month, int(day_s))
                 if d:
                     return d.isoformat()
-    other = dates.find_date(text, ref, full_only=True) or dates.weekday_and_day(text, ref)
+    other = dates.find_date(text, ref, full_only=True) or dates.weekday_and_day(text, ref) \
+        or dates.holiday(text, ref)
     if other:
         return other
     m = _REL.search(text)
@@ -196,14 +197,34 @@ def weekday_only(text: str) -> int | None:
     """The weekday (0 = Monday) the text names when a weekday is all it says of the date
     ("on Friday", not "Friday 13 March" or "tomorrow"), else None."""
     if _ISO_DATE.search(text) or _DAY_MONTH.search(text) or _MONTH_DAY.search(text) or \
-            _REL.search(text) or _IN_DAYS.search(text):
+            _REL.search(text) or _IN_DAYS.search(text) or dates.slash_weekdays(text) or \
+            dates.holiday(text, None):
         return None
     m = _WEEKDAY.search(text)
     return WEEKDAYS.index(m[2].lower()) if m else dates.weekday_only(text)
 
 
+# a span of hours with am/pm once, at its end ("4:00-6:00 PM", "2-5pm", "9 to 11am"):
+# it starts at its first hour, in the half of the day that keeps it before its last
+_SPAN = re.compile(r"(?<![\d:./])(\d{1,2})(?:[:.](\d\d))?\s*(?:-|–|—|to)\s*(\d{1,2})"
+                   r"(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)", re.I)
+
+
+def _span_start(m: re.Match[str]) -> str:
+    start, end = int(m[1]), int(m[3])
+    if not (1 <= start <= 12 and 1 <= end <= 12):
+        return m[0]
+    pm = m[5].lower().startswith("p")
+    last = (end % 12) + (12 if pm else 0)
+    first = (start % 12) + (12 if pm else 0)
+    if first > last:
+        first -= 12         # "11-2pm": eleven in the morning; "10-12pm": ten
+    return f"{first:02d}:{int(m[2] or 0):02d}" if first >= 0 else m[0]
+
+
 def find_time(text: str) -> str | None:
     """The first clock time the text names, as HH:MM."""
+    text = _SPAN.sub(_span_start, text)
     m = _NOON.search(text)
     for m2 in _TIME.finditer(text):
         if m2[1]:
