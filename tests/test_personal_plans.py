@@ -1282,3 +1282,36 @@ def test_a_booking_span_ending_after_noon_starts_in_the_morning():
                        stream="sms-ola"),
                     they("Ola", "great, see you there", stream="sms-ola")]).values()
     assert (ev["date"], ev["time"]) == ("2026-05-15", "10:30")
+
+
+def test_a_booking_confirmed_again_as_an_appointment_that_day_is_one_plan():
+    """The heating firm's text "your appointment on Fri 15/05 is confirmed" after the same
+    firm booked the boiler service that day is that booking, not a second event."""
+    got = events([
+        they("ClearView", "ClearView: your boiler service is booked for Friday 15 May at "
+             "09:30. Reply Y to confirm", stream="sms-clearview"),
+        me("Y", stream="sms-clearview"),
+        they("ClearView", "ClearView: thanks, your appointment on Fri 15/05 is confirmed.",
+             stream="sms-clearview")])
+    (ev,) = got.values()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "09:30", "confirmed")
+    assert ev["activity"] == "boiler service"
+
+
+def test_a_new_time_on_the_day_of_the_one_live_event_moves_that_event():
+    """Someone the stored event does not name ("Piotr from the fitter's") asks to come at
+    another time on the day of the one live event: the user's yes moves that event's time;
+    with two live events that day nothing is guessed."""
+    row = _row("R1", "kitchen-fitting-fitright-2026-05-12", title="Kitchen fitting – FitRight",
+               activity="kitchen fitting", date="2026-05-12", time="08:00",
+               participants="FitRight", status="confirmed")
+    msgs = [they("Piotr", "Hello, Piotr here, the fitter. Could I come on the 12th at 11:30 "
+                 "instead of first thing?", stream="sms-piotr"),
+            me("Yes 11:30 on the 12th is fine, see you then", stream="sms-piotr")]
+    got = events(msgs, [row])
+    assert got["R1"]["time"] == "11:30"
+    other = _row("R2", "dentist-appointment-2026-05-12", title="Dentist appointment",
+                 activity="dentist appointment", date="2026-05-12", time="16:00",
+                 participants="Smile Dental", status="confirmed")
+    got = events(msgs, [row, other])
+    assert "R1" not in got and "R2" not in got

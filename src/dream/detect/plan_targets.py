@@ -295,6 +295,15 @@ class PlanTargets:
             for plan in reversed(self.plans):
                 if item_id in plan.named:
                     return plan
+            # "your appointment on Tue 08/12 is confirmed" from whoever booked the boiler
+            # service that day: that booking, not a second appointment
+            wanted = {p.lower() for p in people}
+            for plan in reversed(self.plans):
+                if date and plan.fields.get("date") == date and \
+                        plan.fields.get("status") not in ("cancelled", "declined") and \
+                        (plan.stream == stream or
+                         wanted & {p.lower() for p in plan.participants}):
+                    return plan
         if date and activity.split()[-1] not in GENERIC and status != "cancelled":
             # "Dîner samedi 12" with "C'est réservé : samedi 12 au Bouillon Pigalle", or
             # after the venue's mail of a table that day: a kind of event said for the day
@@ -323,19 +332,24 @@ class PlanTargets:
         return row if row is not None else self._new_plan(activity)
 
     def _moved_row(self, author: str | None, people: list[str],
-                   place: str | None, stream: str | None = None) -> Plan | None:
+                   place: str | None, stream: str | None = None,
+                   date: str | None = None) -> Plan | None:
         """The one live event a change without an activity ("we now start at 10") can be
-        about: the only one whose participants or place the message names. None when
-        there is none or more than one (the change is not guessed onto a plan)."""
+        about: the only one whose participants or place the message names, or else the
+        only one on ``date``, the day a change of time names ("could I come at 1pm on the
+        8th instead?": a new time on that day). None when there is none or more than one
+        (the change is not guessed onto a plan)."""
         named = {p.lower() for p in [author or "", *people] if p}
         hits: list[dict[str, Any]] = []
-        for row in self.rows:
+        live = [r for r in self.rows if r["kind"] == "event" and
+                r["fields"].get("status") not in ("declined", "cancelled")]
+        for row in live:
             f = row["fields"]
-            if row["kind"] != "event" or f.get("status") in ("declined", "cancelled"):
-                continue
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
             if (named & parts) or (place and same_place(f.get("place"), place)):
                 hits.append(row)
+        if not hits and date and not place:
+            hits = [r for r in live if r["fields"].get("date") == date]
         self.unclear = hits if len(hits) > 1 else []
         if len(hits) != 1:
             return None

@@ -278,7 +278,7 @@ class PlanReader(PlanTargets):
                     # also after this message: "we're moving it to Sunday" opens a day)
                     last = self._moved_row(author, found + sorted(
                         self.talking.get(stream, set()) | self.members.get(stream, set())),
-                        place, stream)
+                        place, stream, date if moved and clock else None)
                     if last is None and moved and self.unclear and status is None:
                         # "we now start at 10" with two live plans it could be about: ask
                         change = {k: v for k, v in (("date", date), ("time", clock),
