@@ -1275,10 +1275,11 @@ def test_the_user_fixing_another_day_does_not_join_someone_elses_event(msgs):
     assert not [e for e in events(msgs).values() if e.get("status") == "confirmed"]
 
 
-def test_a_booking_span_ending_after_noon_starts_in_the_morning():
-    """"10:30-13:00" is written in 24 hours: a booking (an evening kind when nothing else
-    is said) for that span starts at half past ten in the morning, not at night."""
-    (ev,) = events([me("Booked us a table at Café Nord for Friday 15 May, 10:30-13:00",
+@pytest.mark.parametrize("span", ["10:30-13:00", "10:30-12:30"])
+def test_a_booking_span_ending_at_noon_or_after_starts_in_the_morning(span):
+    """"10:30-13:00" and "10:30-12:30" are written in 24 hours: a booking (an evening kind
+    when nothing else is said) for that span starts at half past ten in the morning."""
+    (ev,) = events([me(f"Booked us a table at Café Nord for Friday 15 May, {span}",
                        stream="sms-ola"),
                     they("Ola", "great, see you there", stream="sms-ola")]).values()
     assert (ev["date"], ev["time"]) == ("2026-05-15", "10:30")
@@ -1315,3 +1316,32 @@ def test_a_new_time_on_the_day_of_the_one_live_event_moves_that_event():
                  participants="Smile Dental", status="confirmed")
     got = events(msgs, [row, other])
     assert "R1" not in got and "R2" not in got
+
+
+@pytest.mark.parametrize("text, date, time", [
+    ("Quick update: the tasting is now Thursday 14 May, same time", "2026-05-14", "18:00"),
+    ("Heads up, the tasting's now 19:30, still on the 12th", "2026-05-12", "19:30"),
+])
+def test_a_plan_said_to_be_now_on_another_day_or_time_moves(text, date, time):
+    """"The tasting is now Thursday 14 May" from whoever organised it changes the day of
+    the stored tasting (its time stays when it is not said again)."""
+    row = _row("R1", "wine-tasting-vinoteca-2026-05-12", title="Wine tasting at Vinoteca",
+               activity="wine tasting", date="2026-05-12", time="18:00", place="Vinoteca",
+               participants="Hana", status="confirmed")
+    got = events([they("Hana", text, stream="sms-hana")], [row])
+    assert (got["R1"].get("date", "2026-05-12"), got["R1"].get("time", "18:00")) == (date, time)
+
+
+def test_the_venue_answering_a_move_asked_for_in_its_thread_moves_the_booking():
+    """The user asks the hotel to move the stay a night later (a question moves nothing);
+    the hotel's answer in that thread, "your booking is now Saturday 16 May", does."""
+    row = _row("R1", "reservation-the-anchor-2026-05-15", title="Reservation at The Anchor",
+               activity="reservation", date="2026-05-15", time="15:00", place="The Anchor",
+               participants="The Anchor", status="confirmed")
+    got = events([
+        me("Subject: Re: Your stay\n\nCould we move our booking by one night, to Saturday "
+           "16 May? Many thanks", stream="mail-re-your-stay"),
+        they("The Anchor", "Subject: Re: Your stay\n\nAll sorted: your booking is now "
+             "Saturday 16 May - Monday 18 May, same room.", stream="mail-re-your-stay")],
+        [row])
+    assert got["R1"]["date"] == "2026-05-16"

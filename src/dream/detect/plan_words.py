@@ -899,6 +899,10 @@ _REPLACE = re.compile(
 # a change of an existing plan: "now at 10", "pushed to Friday", "moved to 14:00"
 MOVE = re.compile(
     r"\b(?:now (?:at|on|starts?|begins?|is|from)|we now start|"
+    # "the inspection is now Friday 18 Dec", "Photo is now *Thu 10 Dec*", "nativity is now
+    # 5:30": a day or a time right after "is now" is the new one
+    # ("is now the Sunday afternoon" is the Sunday of the run talked about: not read so)
+    r"(?:is|are|'s|’s) now\s+\*?(?=\d|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)|"
     r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
     r"(?: back| forward| it| (?:the|your|our|my|his|her|their) [\w-]+(?: [\w-]+)?)?"
     r" (?:to|until|till|for|by)|"
@@ -1012,8 +1016,9 @@ SAME_TIME = re.compile(r"\bsame time\b", re.I)
 BARE_CLOCK = re.compile(
     r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
     r"uhr|h\b|heures))(?![\d:])"
-    # (a span ending after noon is written in 24 hours: "10:00-13:00" starts at ten)
-    r"(?!\s*(?:-|–|—|to|bis)\s*(?:1[3-9]|2[0-3])(?:[:.h]\d\d)?\b)",
+    # (a span ending at noon or after is written in 24 hours: "10:00-13:00" and
+    # "10:30-12:30" start in the morning)
+    r"(?!\s*(?:-|–|—|to|bis)\s*(?:1[2-9]|2[0-3])(?:[:.h]\d\d)?\b)",
     re.I,
 )
 

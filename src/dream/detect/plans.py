@@ -464,6 +464,9 @@ class PlanReader(PlanTargets):
                          if v and v != plan.fields.get(k)}
                 if asked:
                     plan.asked, plan.asked_by = asked, author or ""
+                    # (and it is now talked about here: the answer in this thread, "All
+                    # done: booking HI-2 is now Saturday 19 December", is about it)
+                    plan.stream, plan.said = stream, said
                 date = date if date == had else None
                 clock = place = None
             elif plan.asked and (author or "") != plan.asked_by and \
