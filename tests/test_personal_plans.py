@@ -1345,3 +1345,36 @@ def test_the_venue_answering_a_move_asked_for_in_its_thread_moves_the_booking():
              "Saturday 16 May - Monday 18 May, same room.", stream="mail-re-your-stay")],
         [row])
     assert got["R1"]["date"] == "2026-05-16"
+
+
+@pytest.mark.parametrize("answer, live", [
+    ("Thanks Sam! Snacks from me 👍", True),
+    ("Nous apportons les chips 🙂", True),
+    ("Oh no, I'm at my sister's that weekend", False),
+    ("is it the Crown on Mill Road or the other one?", False),
+])
+def test_the_user_writing_right_after_the_organiser_fixed_a_group_plan_is_in_it(answer, live):
+    """In a group, the organiser fixing a plan with its day and time ("Quiz night is Friday
+    15 May, 7:30pm at the Crown") and the user answering right after with anything but a
+    question or a no puts the user in it: the plan is on."""
+    got = events([
+        they("Sam", "Team quiz night is Friday 15 May, 7:30pm at the Crown. Bring your "
+             "brains!", stream="wa-team"),
+        they("Alex", "yesss", stream="wa-team"),
+        me(answer, stream="wa-team")])
+    statuses = [ev.get("status") for ev in got.values()]
+    assert (statuses == ["confirmed"]) == live
+    if live:
+        (ev,) = got.values()
+        assert (ev["date"], ev["time"], ev["place"]) == ("2026-05-15", "19:30", "Crown")
+
+
+@pytest.mark.parametrize("clock, want", [("10:30", "10:30"), ("11:00", "11:00"),
+                                         ("7:30", "19:30")])
+def test_a_booking_of_no_named_kind_late_in_the_morning_stays_in_the_morning(clock, want):
+    """A booking confirmed for "10:30" with nothing saying what it is (the tuner, the room,
+    the cleaner) is in the morning; only an hour that is dinner time bare ("7:30") is read
+    in the evening, as for a table."""
+    (ev,) = events([they("Keys & Co", f"Your booking is confirmed for Friday 15 May at "
+                                      f"{clock}.", stream="mail-keys")]).values()
+    assert (ev["date"], ev["time"]) == ("2026-05-15", want)

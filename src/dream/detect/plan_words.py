@@ -1120,6 +1120,7 @@ class Plan:
     asked_by: str = ""
     last_seen: int = 0  # the stream's message count when it was last named or changed
     said_as: str | None = None  # its kind in the words of the message that named it
+    announced: bool = False  # fixed by its organiser in a group, the user not yet in it
 
 
 def near(a, b, hours: int = 12) -> bool:

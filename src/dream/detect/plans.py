@@ -156,6 +156,7 @@ class PlanReader(PlanTargets):
         self.seen[stream] = self.seen.get(stream, 0) + 1
         self.heard.append(confidence.Heard(item.id, stream, text, said, author or ""))
         self._joins(item, stream, author, said, text)
+        self._answers_announcement(item, stream, said_text)
         text = self._corrected_times(item, text, stream)
         # an advertisement ("Christmas brunch on Sunday 20 December ... Book now") offers
         # its dates to everyone: it starts no plan of the user's
@@ -516,6 +517,9 @@ class PlanReader(PlanTargets):
             if status == "joined":
                 # someone else's yes or announcement in a group: the plan is on once it is
                 # the user's too (they proposed it or said they are in)
+                if not plan.user_in and plan.organiser is not None and \
+                        (author or "") == plan.organiser:
+                    plan.announced = True
                 status = "confirmed" if plan.user_in else None
             # a time written without am/pm ("7:30", "at 7") said about a plan that has a
             # time is the one of the two readings nearer to it ("same time, 7:30" -> 19:30)
@@ -529,7 +533,11 @@ class PlanReader(PlanTargets):
                 #                 hours: they say which half
             if clock and plan.fields.get("time") and bare:
                 clock = nearer_clock(clock, plan.fields["time"])
-            elif clock and bare and (activity or plan.activity).split()[-1] in EVENING:
+            elif clock and bare and (activity or plan.activity).split()[-1] in EVENING and \
+                    not ((activity or plan.activity).split()[-1] in ("reservation", "booking")
+                         and int(clock[:2]) >= 10):
+                # (a booking of no named kind at "10:00" or "11:30" is a morning one: the
+                # tuning, the room, the service; a table at "7:30" is dinner)
                 clock = evening(clock)
             # "same day, same time": the day and time of the plan it replaces or continues
             if SAME_DAY.search(clause) and not date:
@@ -579,6 +587,26 @@ class PlanReader(PlanTargets):
             plan.last_seen = self.seen[stream]
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
             self.dated[stream] = item.id
+
+    def _answers_announcement(self, item: Item, stream: str, text: str) -> None:
+        """The user writing in a group right after its organiser fixed a plan there with its
+        day and time ("Our end-of-season party is Saturday Dec 12, 4-6 PM at the gym" -
+        "Thanks Dana! Plates and napkins from us 👍") is in it: the plan is on. Not when
+        the message asks, says no, or says something is not so (then the user's own words
+        decide, as ever), and not once other topics came up in the thread."""
+        if item.role != "user" or stream not in self.groups or "?" in text or \
+                negated(english_cues(text)) or DECLINE.search(english_cues(text)) or \
+                CANCEL.search(english_cues(text)):
+            return
+        for plan in reversed(self.plans):
+            if plan.stream != stream or not plan.announced or plan.user_in or \
+                    plan.fields.get("status", "proposed") != "proposed" or \
+                    self.seen[stream] - plan.last_seen > _TALKED_ABOUT:
+                continue
+            plan.user_in = True
+            plan.fields["status"] = "confirmed"
+            plan.steps.append((item.id, {"status": "confirmed"}))
+            return
 
     def _offered(self, stream: str, date: str, item_id: str) -> bool:
         """Whether ``date`` was said in an earlier message of the thread ("Ersatztermine:
