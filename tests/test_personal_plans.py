@@ -1378,3 +1378,15 @@ def test_a_booking_of_no_named_kind_late_in_the_morning_stays_in_the_morning(clo
     (ev,) = events([they("Keys & Co", f"Your booking is confirmed for Friday 15 May at "
                                       f"{clock}.", stream="mail-keys")]).values()
     assert (ev["date"], ev["time"]) == ("2026-05-15", want)
+
+
+def test_a_message_names_a_plans_place_once():
+    """"Farewell drinks for Lena: Fri 15 May from 6pm at the Lamb. She's off to Zalando in
+    Berlin": the drinks are at the Lamb, and so say its title and key (Zalando is where
+    Lena is going, said later in the same message)."""
+    got = events([
+        they("Priya", "Lena's farewell drinks: Fri 15 May from 6pm at the Lamb. She's off to "
+             "Zalando in Berlin, lucky her", stream="slack-team"),
+        me("I'm in!", stream="slack-team")])
+    ((name, ev),) = got.items()
+    assert ev["place"] == "Lamb" and "Lamb" in ev["title"] and "zalando" not in name.lower()

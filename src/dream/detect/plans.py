@@ -554,6 +554,9 @@ class PlanReader(PlanTargets):
                 if any("time" in f for f in said_here) and \
                         (any("date" in f for f in said_here) or activity is None):
                     clock = None
+                if any("place" in f for f in said_here):
+                    place = None    # (and its place: "drinks at The Crown. He's off to
+                    #                 Spotify in Stockholm" - Spotify is his new job's)
             if activity and plan.activity.split()[-1] in GENERIC and \
                     activity.split()[-1] not in GENERIC and not plan.handle_row:
                 plan.activity = activity        # "booking" first, "flight" later
