@@ -1390,3 +1390,23 @@ def test_a_message_names_a_plans_place_once():
         me("I'm in!", stream="slack-team")])
     ((name, ev),) = got.items()
     assert ev["place"] == "Lamb" and "Lamb" in ev["title"] and "zalando" not in name.lower()
+
+
+@pytest.mark.parametrize("reply, live", [
+    ("Sure, I've put you on the list for the tasting: 11am at the Vinoteca, aprons "
+     "provided", True),
+    ("Hmm, is the tasting at 11am any good for you?", False),
+    ("Sorry, the tasting at 11am is full, no spaces left", False),
+])
+def test_the_other_side_naming_what_the_user_asked_for_with_its_time_agrees(reply, live):
+    """The user asks to join something ("Could I join the tasting on Sunday 17 May
+    instead?"); the other side naming it with its time, neither asking back nor saying no,
+    agrees: the plan is on."""
+    got = events([
+        me("Could I join the tasting on Sunday 17 May instead?", stream="tg-club"),
+        they("Rosa", reply, stream="tg-club")])
+    statuses = [ev.get("status") for ev in got.values()]
+    assert ("confirmed" in statuses) == live
+    if live:
+        (ev,) = got.values()
+        assert (ev["date"], ev["time"]) == ("2026-05-17", "11:00")

@@ -484,6 +484,15 @@ class PlanReader(PlanTargets):
                     FULL_DATE.search(clause) and (clock or plan.fields.get("time")) and \
                     plan.fields.get("status", "proposed") == "proposed":
                 status = "joined" if group else "confirmed"
+            # the other side fixing the time of what the user asked for ("Could I do the
+            # Boxing Day parkrun instead?" - "I've put you down for the Boxing Day parkrun:
+            # 9am at Riverside Park"): naming it with its time, not asking back, is a yes
+            if status is None and author and plan.user_in and plan.organiser == "" and \
+                    activity and same_activity(activity, plan.activity) and clock and \
+                    plan.fields.get("date") and not TENTATIVE.search(clause) and \
+                    not asks and not negated(clause) and \
+                    plan.fields.get("status", "proposed") == "proposed":
+                status = "confirmed"
             # the user telling of their own plan, with its day and time, as a fact
             # ("Meeting with Sam on Monday at 10:00"; "tengo cita el jueves a las 9:30")
             ahead = bool(date and said is not None and date > said.date().isoformat())
