@@ -414,3 +414,21 @@ def test_an_install_whose_retries_print_the_same_error_behind_a_pipe_is_no_comma
     assert not any("ffmpeg" in c for c in cmds)
     assert any("brew install jq" in c for c in cmds)
 
+
+
+
+def test_the_test_file_a_runner_was_pointed_at_is_left_out_of_the_shown_command():
+    """The spec file of that day (`--spec cypress/e2e/refund.cy.ts`, `tests/test_vat.py`) is
+    a one-off; the program's own script (`manage.py`) and a folder of tests are not."""
+    from dream.detect import shell
+
+    assert shell.shown_command("npx cypress run --spec cypress/e2e/refund.cy.ts") == \
+        "npx cypress run"
+    assert shell.shown_command("uv run pytest -x tests/test_vat.py::test_rounding") == \
+        "uv run pytest -x"
+    assert shell.shown_command("npm run test:e2e -- --spec cypress/e2e/refund.cy.ts") == \
+        "npm run test:e2e"
+    assert shell.shown_command("python manage.py test billing") == "python manage.py test billing"
+    assert shell.shown_command("pytest -q tests/") == "pytest -q tests/"
+    assert shell.shown_command("bundle exec rspec spec/models/refund_spec.rb:40") == \
+        "bundle exec rspec"

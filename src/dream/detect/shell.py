@@ -177,6 +177,35 @@ def _key_of(word: str) -> str:
     return m[0] if m and "/" not in m[0] else ""
 
 
+# one test file of the code ("cypress/e2e/giftcard.cy.ts", "tests/test_invoice.py",
+# "internal/db/conn_test.go", "spec/models/user_spec.rb", "src/Cart.test.tsx"): what was being
+# worked on that day, not part of how the command is run
+_TEST_FILE = re.compile(r"^(?:[\w.@~-]*/)*(?:test_[\w-]+|[\w-]+_(?:test|spec)|[\w-]+(?:\.[\w-]+)*"
+                        r"\.(?:test|spec|cy|e2e)|[A-Z]\w*Tests?)\.(?:py|[cm]?[jt]sx?|go|rb|rs|php"
+                        r"|java|kt|ex|exs|dart|swift|cs)(?::\d+|::\S+)?$")
+
+
+# a flag whose value is the file to run on ("--spec", "--test", "-f"): it goes with the file
+_FILE_FLAG = re.compile(r"^--?(?:specs?|tests?|files?|paths?)$")
+
+
+def _without_test_files(words: list[str]) -> list[str]:
+    """The words of a command without the one test file it was run on, with the flag that
+    names it (``--spec cypress/e2e/giftcard.cy.ts``) and a ``--`` left with nothing after
+    it: ``npx cypress run``, ``npm run test:e2e``, ``python -m pytest -q``. The program's own
+    script (``python manage.py test``) is no such file."""
+    out: list[str] = []
+    for n, word in enumerate(words):
+        if n >= 2 and _TEST_FILE.match(word):
+            if len(out) >= 2 and _FILE_FLAG.match(out[-1]):
+                out.pop()
+            continue
+        out.append(word)
+    while len(out) > 1 and out[-1] == "--":
+        out.pop()
+    return out
+
+
 def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
     """A command as it ran, cut before its one-off arguments: a quoted value of a flag
     (``git commit -m "..."``) and what comes after it are left out, a quoted argument is
@@ -188,6 +217,7 @@ def shown_command(command: str, limit: int = 60, values: bool = False) -> str:
         # a program called by the whole path of one install ("/home/dani/Unity/Hub/Editor/
         # 2022.3.41f1/Editor/Unity"): its name says which, the flags after it what it did
         words[0] = "…/" + words[0].rsplit("/", 1)[-1]
+    words = _without_test_files(words)
     out: list[str] = []
     for word in words:
         quoted = word[:1] in "\"'"
