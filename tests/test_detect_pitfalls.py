@@ -432,3 +432,24 @@ def test_the_test_file_a_runner_was_pointed_at_is_left_out_of_the_shown_command(
     assert shell.shown_command("pytest -q tests/") == "pytest -q tests/"
     assert shell.shown_command("bundle exec rspec spec/models/refund_spec.rb:40") == \
         "bundle exec rspec"
+
+def test_the_projects_package_script_that_echoes_the_failing_program_is_the_fix():
+    """`npx jest` cannot reach the database; `pnpm test:int` works, and pnpm's echo shows the
+    script runs jest after starting it: the project's own way to run what failed. A script
+    whose echo runs another program (`eslint`) fixes nothing."""
+    refused = ("FAIL  test/orders.int.test.ts\n  ● orders › lists open orders\n\n"
+               "    Error: connect ECONNREFUSED 127.0.0.1:5433\n\nTests: 1 failed, 1 total")
+    script = ("\n> shipyard-api@2.3.1 test:int /home/noor/src/shipyard-api\n"
+              "> docker compose up -d --wait pg && jest --runInBand\n\n"
+              "PASS  test/orders.int.test.ts\nTests: 4 passed, 4 total")
+    sessions = [_session(f"pi-{n}", [
+        ("call", "npx jest test/orders.int.test.ts"), ("fail", refused),
+        ("call", "pnpm test:int"), ("ok", script)], 10 * n) for n in (1, 2)]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.startswith("`npx jest` fails with: ")
+    assert pitfall.endswith("Fix: run `pnpm test:int`.")
+    lint = "\n> shipyard-api@2.3.1 lint\n> eslint src test\n\n✔ no problems"
+    other = [_session(f"pi-{n}", [
+        ("call", "npx jest test/orders.int.test.ts"), ("fail", refused),
+        ("call", "pnpm lint"), ("ok", lint)], 10 * n) for n in (1, 2)]
+    assert all("Fix:" not in p for p in _pitfalls(*other))

@@ -268,6 +268,8 @@ def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
     done = _does_the_job(shell.chain(run.command), failing)
     if done:
         return done
+    if _script_runs(run, failing.command):
+        return run.command      # "npm run test:ci" echoed "> CHROME_BIN=... ng test ..."
     if ENVIRONMENT.search(cause) and "install" in _jobs(run.command) & _jobs(failing.command):
         return run.command      # "pip install x" refused by the machine; "uv add y" worked
     words = set(re.findall(r"[a-z][\w-]{2,}", run.command.lower()))   # "ocamlformat.0.26.2"
@@ -323,6 +325,39 @@ def _project_script(part: str, failing: str) -> bool:
             step.split()[:1] == [program]:
         return False
     return bool({p for p, _ in howto.purposes(part)} & {p for p, _ in howto.purposes(step)})
+
+
+# a package manager running a script of the project ("npm run test:e2e", "pnpm test",
+# "yarn lint", "bun run check"), and the lines it echoes before the script's output: npm's
+# and pnpm's "> name@1.0.0 test:e2e" / "> start-server-and-test dev ... 'cypress run'",
+# yarn's and bun's "$ ng test --watch=false"
+_SCRIPT_CALL = re.compile(r"^(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?[\w:.-]+(?:\s|$)")
+_ECHOED = re.compile(r"^(?:>|\$) (?!\S+@\d[\w.-]* )(?P<cmd>\S.*)$", re.M)
+_NAMED_BY_PM = re.compile(r"^>\s+\S+@\d[\w.-]*\s+\S+|^(?:yarn|bun) run v?\d", re.M)
+_PM_RUNNERS = frozenset({"npx", "pnpx", "bunx", "exec", "dlx", "pnpm", "yarn", "npm", "bun", "--"})
+
+
+def _script_runs(run: CommandRun, failing: str) -> bool:
+    """A script of the project run through its package manager (``npm run test:ci``) whose
+    echoed command line runs the failing program with the same subcommand (``ng test``,
+    ``cypress run``): the project's own way to run what failed called directly (``npx ng
+    test``), with what it sets up around it (``CHROME_BIN=...``, a dev server started
+    first). Only what the package manager printed says so, never the script's name."""
+    step = _last_part(failing)
+    words = [w for w in step.split() if "=" not in w.split("/")[0]]
+    while words and (words[0] in _PM_RUNNERS or words[0].startswith("-")) and len(words) > 1:
+        words = words[1:]
+    if not words or not _SCRIPT_CALL.match(_last_part(run.command)) or \
+            _SCRIPT_CALL.match(step):
+        return False
+    name = words[0].rsplit("/", 1)[-1]
+    sub = words[1] if len(words) > 1 and re.match(r"^[a-z][\w:-]*$", words[1]) else ""
+    text = noise.strip_ansi(run.item.text or "")[:1500]
+    if not _NAMED_BY_PM.search(text):
+        return False
+    said = r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])" + (
+        r"\s+(?:-\S+\s+)*" + re.escape(sub) + r"\b" if sub else "")
+    return any(re.search(said, m["cmd"]) for m in _ECHOED.finditer(text[:600]))
 
 
 def _options_only(run: str, failing: str) -> bool:
