@@ -453,3 +453,22 @@ def test_the_projects_package_script_that_echoes_the_failing_program_is_the_fix(
         ("call", "npx jest test/orders.int.test.ts"), ("fail", refused),
         ("call", "pnpm lint"), ("ok", lint)], 10 * n) for n in (1, 2)]
     assert all("Fix:" not in p for p in _pitfalls(*other))
+
+
+def test_a_chained_traceback_is_named_by_the_exception_the_others_were_raised_from():
+    """`raise LoaderError(...) from exc`: the wrapping exception only says which step failed;
+    the one above "The above exception was the direct cause" says why. Another exception
+    raised while handling the first is a new failure: the last one names it."""
+    from dream.detect import failures
+
+    chained = ("Traceback (most recent call last):\n  File \"etl/load.py\", line 40, in read\n"
+               "    return pd.read_csv(path)\nPermissionError: [Errno 13] Permission denied: "
+               "'/srv/exports/2026-03/orders.csv'\n\nThe above exception was the direct cause "
+               "of the following exception:\n\nTraceback (most recent call last):\n  File "
+               "\"etl/run.py\", line 9, in <module>\netl.errors.LoaderError: could not read "
+               "source 'orders'")
+    assert failures.cause_line(chained).startswith("PermissionError: [Errno 13] Permission denied")
+    during = chained.replace("The above exception was the direct cause of the following "
+                             "exception:", "During handling of the above exception, another "
+                             "exception occurred:")
+    assert failures.cause_line(during).startswith("etl.errors.LoaderError: could not read")

@@ -158,6 +158,7 @@ def _cause_line(text: str) -> str:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
         lines = lines[1:] or lines
+    lines = _root_of_chain(lines)
     gravest = [ln for ln in lines if _GRAVE.match(ln) and not _EXITED_ONLY.search(ln)
                and not _STATUS_ONLY.search(ln)]
     if gravest:                             # "CRITICAL Unable to contact the Docker daemon."
@@ -189,6 +190,24 @@ def _cause_line(text: str) -> str:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+# Python's line between an exception and the one raised from it ("raise DatasetError(...)
+# from exc"): the one above is the cause, the one below wraps it
+_DIRECT_CAUSE = re.compile(r"^\s*The above exception was the direct cause of the following "
+                           r"exception:?\s*$")
+
+
+def _root_of_chain(lines: list[str]) -> list[str]:
+    """The lines of a chained traceback up to the exception the others were raised from
+    ("FileNotFoundError: [Errno 2] No such file or directory: '.../data/01_raw/x.parquet'"
+    under "kedro.io.core.DatasetError: Failed while loading data from dataset ..."): the
+    root cause, which the wrapping exception only restates as the step that failed."""
+    at = next((n for n, ln in enumerate(lines) if _DIRECT_CAUSE.match(ln)), None)
+    if at is None or not any(_CAUSE_LINE[0].match(ln) and not _NOISE_LINE.match(ln)
+                             for ln in lines[:at]):
+        return lines
+    return lines[:at]
 
 
 _BARE_LABEL = re.compile(r"^\s*(?:error|fatal)\s*:\s*$", re.I)
