@@ -472,3 +472,15 @@ def test_a_chained_traceback_is_named_by_the_exception_the_others_were_raised_fr
                              "exception:", "During handling of the above exception, another "
                              "exception occurred:")
     assert failures.cause_line(during).startswith("etl.errors.LoaderError: could not read")
+
+
+def test_a_line_that_says_what_would_fix_the_error_is_not_its_cause():
+    """"Reinstalling with --force will fix this error" tells what to do; the cause is the
+    line that says what is wrong."""
+    from dream.detect import failures
+
+    out = ("Exit code 1\nThe playwright package is installed, but its browsers are not.\n\n"
+           "Running the install step again will fix this error for every project on this "
+           "machine.\n\nhttps://playwright.dev/docs/browsers")
+    assert failures.cause_line(out) == ("The playwright package is installed, but its "
+                                        "browsers are not.")

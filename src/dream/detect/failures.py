@@ -120,7 +120,11 @@ _PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout|error|ERROR|fatal|FATAL)\]|npm 
 _ADVICE = re.compile(r"^\W*(?:if you\b|please\b|pass --|try\b|you (?:can|may|might|should|must"
                      r" either)\b|see\b|check\b|look\b|consider\b|did you mean\b|to (?:see|fix"
                      r"|resolve|get)\b|for (?:more|details|the full)\b|run with\b|re-?run\b"
-                     r"|stack trace is suppressed)", re.I)
+                     r"|stack trace is suppressed)"
+                     # or tells what would make it go away ("Properly caching the binary will
+                     # fix this error and avoid downloading ...")
+                     r"|.*\bwill (?:fix|resolve|solve) (?:this|the|these) (?:error|issue|problem)",
+                     re.I)
 # a line that says the cause is above it ("Look above for specific messages", "see above")
 _POINTS_UP = re.compile(r"\b(?:look|see|scroll|check)\s+(?:\w+\s+){0,2}above\b", re.I)
 # a last line that only says a step failed, naming nothing ("Failed to update packages.")
