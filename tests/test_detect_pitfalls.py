@@ -484,3 +484,19 @@ def test_a_line_that_says_what_would_fix_the_error_is_not_its_cause():
            "machine.\n\nhttps://playwright.dev/docs/browsers")
     assert failures.cause_line(out) == ("The playwright package is installed, but its "
                                         "browsers are not.")
+
+
+def test_a_line_that_only_says_an_unexpected_error_occurred_is_not_the_cause():
+    """"Error: An unexpected error has occurred." names nothing: the line above it that says
+    what happened is the cause, so two different failures that end the same way stay two."""
+    from dream.detect import failures
+
+    jvm = ("i  emulators: Starting emulators: auth, firestore\n⚠  firestore: Fatal error "
+           "occurred:\n   Firestore Emulator has exited because java is not installed\n\n"
+           "Error: An unexpected error has occurred.\n")
+    port = ("i  emulators: Starting emulators: auth, firestore\n⚠  auth: Port 9099 is not open "
+            "on localhost, could not start Authentication Emulator.\n\nError: An unexpected "
+            "error has occurred.\n")
+    assert "java is not installed" in failures.cause_line(jvm)
+    assert "could not start Authentication Emulator" in failures.cause_line(port)
+    assert failures.signature(jvm) != failures.signature(port)

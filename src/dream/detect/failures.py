@@ -106,7 +106,11 @@ _SUMMARY = re.compile(
     # a count of the errors logged above ("Error: error building site: logged 1 error(s)",
     # "Build failed with 2 errors")
     r"|.*\b(?:logged|found|with|generated|reported|encountered)\s+\d+\s+errors?(?:\(s\))?\W*$"
-    r"|.*" + _STEP_EXITED + ")",
+    r"|.*" + _STEP_EXITED +
+    # a line that only says an error happened ("Error: An unexpected error has occurred."):
+    # the one that names it is above
+    r"|(?:error:\s*)?(?:an?\s+)?(?:unexpected|unknown|internal|unhandled)\s+error\s+(?:has\s+)?"
+    r"occurred\s*[.!]?\s*$)",
     re.IGNORECASE)
 # where to read more, after the cause (", see https://goo.gl/YMrWcn for more information"):
 # a pointer, not the cause
@@ -378,7 +382,8 @@ def _wrapped(line: str, pool: list[str]) -> str:
 # a line that says a failure happened and hands over to the next line for what it was
 # ("Aborting batchmode due to failure:" / "Fatal Error! It looks like another Unity instance
 # is running with this project open.")
-_LEADS_IN = re.compile(r"\b(?:due to|because of|caused by|reason|failure|error)\s*:$", re.I)
+_LEADS_IN = re.compile(r"\b(?:due to|because of|caused by|reason|failure|error|error occurred)"
+                       r"\s*:$", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
 
 
