@@ -500,3 +500,21 @@ def test_a_line_that_only_says_an_unexpected_error_occurred_is_not_the_cause():
     assert "java is not installed" in failures.cause_line(jvm)
     assert "could not start Authentication Emulator" in failures.cause_line(port)
     assert failures.signature(jvm) != failures.signature(port)
+
+
+def test_a_long_cause_keeps_its_opening_clause_with_the_clause_that_ends_it():
+    """A checker's verdict followed by the first broken item: too long to show whole, it
+    keeps what failed ("There were errors in the external links") and how the first item
+    failed, not only the end."""
+    from dream.detect import shell
+
+    line = ("Error: There were errors in the external links: Broken link in content/blog/"
+            "2025-autumn-retreat.md to https://www.example-lodge.org/booking/rooms: error "
+            "sending request for url (https://www.example-lodge.org/booking/rooms): connection "
+            "reset by peer")
+    shown = shell.shown_cause(line, 150)
+    assert shown.startswith("There were errors in the external links: … ")
+    assert shown.endswith("connection reset by peer")
+    docker = ("Error response from daemon: driver failed programming external connectivity on "
+              "endpoint api-db-1 (9c2e41): Bind for 0.0.0.0:5432 failed: port is already allocated")
+    assert shell.shown_cause(docker, 80) == "Bind for 0.0.0.0:5432 failed: port is already allocated"

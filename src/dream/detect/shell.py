@@ -93,6 +93,12 @@ def shown_cause(line: str, limit: int = 160) -> str:
     tails = [text[m.end():] for m in re.finditer(r":\s+", text)]
     fitting = [t for t in tails if 25 <= len(t) <= limit]
     if fitting and not fitting[0].startswith(("/", "http")):
+        # with the clause that opens the line, when it says what failed in words of its own
+        # ("There were errors in the external links: … operation timed out")
+        first = text[:re.search(r":\s+", text).start()]
+        if len(first.split()) >= 4 and not re.search(r"[/\\]|\d", first) and \
+                len(first) + len(fitting[0]) + 4 <= limit:
+            return f"{first}: … {fitting[0]}"
         return fitting[0]
     cut = text[:limit]
     end = max(cut.rfind(". "), cut.rfind("; "))
