@@ -518,3 +518,21 @@ def test_a_long_cause_keeps_its_opening_clause_with_the_clause_that_ends_it():
     docker = ("Error response from daemon: driver failed programming external connectivity on "
               "endpoint api-db-1 (9c2e41): Bind for 0.0.0.0:5432 failed: port is already allocated")
     assert shell.shown_cause(docker, 80) == "Bind for 0.0.0.0:5432 failed: port is already allocated"
+
+
+def test_a_cause_line_is_shown_without_the_header_its_logger_wrote():
+    """A runner logs its error with a time, tags, the level and the logger's name before the
+    message: the message is what the line says. A level with no time before it is read as
+    before."""
+    from dream.detect import shell
+
+    assert shell.shown_cause("2026-03-14 08:02:11,904 ERROR [main] com.acme.db.Pool - Cannot "
+                             "acquire connection: pool exhausted after 30s") == \
+        "Cannot acquire connection: pool exhausted after 30s"
+    assert shell.shown_cause("[api.it] 11:40:02.517 [worker-3] FATAL Migrator - schema "
+                             "version 41 is newer than this build (40)") == \
+        "schema version 41 is newer than this build (40)"
+    assert shell.shown_cause("14 03 2026 08:02:11.904:ERROR [launcher]: Cannot start "
+                             "FirefoxHeadless") == "Cannot start FirefoxHeadless"
+    assert shell.shown_cause("ERROR: relation \"orders\" does not exist") == \
+        "ERROR: relation \"orders\" does not exist"

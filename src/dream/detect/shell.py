@@ -49,6 +49,13 @@ _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:
                          r"|(?:CRITICAL|FATAL|ERROR)(?=\s)"
                          r"|Error response from daemon:|\[[\d:/.]+:(?:ERROR|FATAL):[^\]]*\]|\[(?:error|"
                          r"ERROR|stderr)\]|E\s{2,}|\*\s+[\w.]+:|[✖✗✘×❌]\s*)\s*")
+# the header a logger writes before each line: bracketed tags, a time (with a date before it),
+# the level, and the logger's tag or name ("02 12 2026 09:14:37.415:ERROR [launcher]: ",
+# "[core.test] 10:27:40.105 [pool-1-thread-1] ERROR org.testcontainers.Factory - ")
+_LOG_HEADER = re.compile(r"^(?:\[[^\]]*\]\s*)*(?:\d{1,4}[-/ .]\d{1,2}[-/ .]\d{2,4}[ T])?"
+                         r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s*:?\s*"
+                         r"(?:\[[^\]]*\]\s*)*(?:ERROR|FATAL|CRITICAL|SEVERE)\b:?\s*"
+                         r"(?:\[[^\]]*\]:?\s*)?(?:[\w.$]+\s+-\s+)?")
 # the shell naming itself in front of what it says ("/bin/bash: line 1: sqitch: command not
 # found", "sh: 1: kas: not found")
 _SHELL_SAID = re.compile(r"^(?:/[\w/]*/)?(?:ba|z|da|k)?sh: (?:line )?\d*:?\s*(?=\S+: )")
@@ -77,7 +84,8 @@ def shown_cause(line: str, limit: int = 160) -> str:
     """A cause line as a reader wants it: without its file location (``x.ts(3,4): ``,
     ``codec.cpp:(.text+0x1a4): ``), the tool's log prefix (``npm ERR!``) or the project
     tag MSBuild appends; cut at a sentence end, else a word, before ``limit``."""
-    text = _LOG_PREFIX.sub("", _LOCATION.sub("", _SHELL_SAID.sub("", line.strip())))
+    text = _LOG_PREFIX.sub("", _LOCATION.sub("", _SHELL_SAID.sub("", _LOG_HEADER.sub(
+        "", line.strip()))))
     text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
     text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
     text = " ".join(text.split())
