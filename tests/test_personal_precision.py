@@ -234,6 +234,33 @@ def test_a_change_one_plan_fits_still_updates_it():
     assert _events(ops)["R1"]["time"] == "20:00"
 
 
+def test_a_calling_off_two_plans_could_be_about_is_asked_and_changes_neither():
+    """"Sorry, I can't make it anymore" from a friend with a lunch and a gig booked: which
+    one is off is a guess, so both stay confirmed and each gets a question."""
+    rows = [_row("R1", "lunch-priya-2026-05-09", title="Lunch with Priya", activity="lunch",
+                 date="2026-05-09", time="12:30", participants="Priya", status="confirmed"),
+            _row("R2", "gig-priya-2026-05-15", title="Gig with Priya", activity="gig",
+                 date="2026-05-15", time="20:00", participants="Priya", status="confirmed")]
+    ops = rules([they("Priya", "so sorry, I have to cancel, work has gone mad this month",
+                      stream="sms-priya", at="2026-05-06T09:00:00Z")], rows)
+    assert all(f.get("status") != "cancelled" for f in _events(ops).values())
+    asked = [{f["name"]: f["value"] for f in o["fields"]} for o in ops
+             if o["op"] == "question.ask"]
+    assert {q["about"] for q in asked} == {"events/lunch-priya-2026-05-09.md",
+                                          "events/gig-priya-2026-05-15.md"}
+    assert all(q["field"] == "status" and "cancelled" in q["options"] for q in asked)
+    assert "called off" in asked[0]["text"]
+
+
+def test_a_calling_off_one_plan_fits_still_cancels_it():
+    rows = [_row("R1", "lunch-priya-2026-05-09", title="Lunch with Priya", activity="lunch",
+                 date="2026-05-09", time="12:30", participants="Priya", status="confirmed")]
+    ops = rules([they("Priya", "so sorry, I have to cancel, work has gone mad this month",
+                      stream="sms-priya", at="2026-05-06T09:00:00Z")], rows)
+    assert not [o for o in ops if o["op"] == "question.ask"]
+    assert _events(ops)["R1"]["status"] == "cancelled"
+
+
 # -- a new job, said as German, French and Spanish say it ---------------------------------------
 @pytest.mark.parametrize("text, employer", [
     ("Kleine Neuigkeit: ich wechsle zum 1. März zu Bosch nach Stuttgart", "Bosch"),

@@ -280,10 +280,14 @@ class PlanReader(PlanTargets):
                     last = self._moved_row(author, found + sorted(
                         self.talking.get(stream, set()) | self.members.get(stream, set())),
                         place, stream, date if moved and clock else None)
-                    if last is None and moved and self.unclear and status is None:
-                        # "we now start at 10" with two live plans it could be about: ask
+                    if last is None and self.unclear and (
+                            (moved and status is None) or status == "cancelled"):
+                        # "we now start at 10" or "can't make it, sorry" with two live
+                        # plans it could be about: ask, and change neither
                         change = {k: v for k, v in (("date", date), ("time", clock),
                                                     ("place", place)) if v}
+                        if status == "cancelled":
+                            change = {"status": "cancelled"}
                         self.questions += unclear.which_plan(
                             self.unclear, change, author or "You", clause, item.id)
                         continue

@@ -26,6 +26,8 @@ def which_plan(rows: list[dict[str, Any]], change: dict[str, str], who: str, sai
     """One question per live event of ``rows`` that ``change`` (field -> new value) could
     be about; ``who`` said ``said`` (the message, as evidence ``evidence``)."""
     name, word = next(((f, w) for f, w in _FIELDS if change.get(f)), ("", ""))
+    if change.get("status") == "cancelled":
+        name = "status"     # a calling off that names no plan: which one is off?
     if not name:
         return []
     quoted = " ".join(said.split())
@@ -37,9 +39,11 @@ def which_plan(rows: list[dict[str, Any]], change: dict[str, str], who: str, sai
             continue        # the plan that already has it is not changed by it
         title = f.get("title") or row["key"]
         when = " ".join(v for v in (f.get("date", ""), f.get("time", "")) if v)
-        text = (f"{who} wrote \"{quoted}\" and more than one plan could be meant: is "
-                f"{change[name]} the new {word} of '{title}'" +
+        what = (f"is '{title}'" + (f" ({when})" if when else "") + " called off?"
+                if name == "status" else
+                f"is {change[name]} the new {word} of '{title}'" +
                 (f" ({when})" if when else "") + "?")
+        text = f"{who} wrote \"{quoted}\" and more than one plan could be meant: {what}"
         key, question = value_question(record_path("event", row["key"]), name,
                                        [change[name], f.get(name, "")], text)
         out.append(Finding("question", question.fields(), [evidence], name=key))
