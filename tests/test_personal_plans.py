@@ -149,6 +149,28 @@ def test_offering_two_slots_is_no_move_and_the_one_chosen_is():
         [("2026-05-14", "10:00", "confirmed")]
 
 
+def test_one_message_naming_the_same_kind_twice_on_two_days_is_two_plans():
+    """"lunch with Gran on the 9th, and lunch with the book club at Ottolenghi on the
+    16th": the second lunch's place and day are its own, not the first lunch's place."""
+    ev = events([me("Please note two things: lunch with Gran on Saturday 9 May at 12:30, and "
+                    "lunch with the book club at Ottolenghi Islington on Saturday 16 May at "
+                    "1pm.", stream="assistant-me")])
+    got = sorted((f["date"], f["time"], f.get("place", "")) for f in ev.values())
+    assert got == [("2026-05-09", "12:30", ""), ("2026-05-16", "13:00", "Ottolenghi Islington")]
+
+
+@pytest.mark.parametrize("text", [
+    "Notes from our team workshop with Mira on Monday 15 June 2025, 10:00 at the Grand "
+    "Hotel: keep the logo, drop the blue.",
+    "Fwd: here's what we agreed at the dinner with Mira on Friday 12 December 2025 at 19:00 "
+    "at Rosa's.",
+])
+def test_a_day_already_past_when_it_was_said_is_no_plan(text):
+    """A recap of last year's workshop or dinner, sent in May 2026, is what happened, not
+    an event to keep."""
+    assert events([they("Mira", text, stream="mail-mira", at="2026-05-04T09:00:00Z")]) == {}
+
+
 # -- replacements: the venue cancels, something else is booked instead ---------------------------
 def test_a_venue_cancelling_and_a_new_place_booked_instead():
     rows = [_row("R1", "dinner-rosa", activity="dinner", date="2026-05-09", time="20:00",

@@ -10,6 +10,7 @@ otherwise a question is asked instead.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from dream.detect import confidence
@@ -94,6 +95,12 @@ def events(reader: PlanReader) -> list[Finding]:
         if not plan.handle_row and not plan.fields.get("date"):
             continue        # a plan with no day is not an event yet: a time alone ("Both
             #                 12:30", "around 7?") places nothing on a calendar
+        if not plan.handle_row and plan.said is not None and \
+                re.fullmatch(r"\d{4}-\d\d-\d\d", plan.fields["date"]) and \
+                iso(plan.fields["date"]) < plan.said.date() - timedelta(days=1):
+            continue        # a day already past when it was talked about ("notes from our
+            #                 workshop on 15 December 2025", forwarded a year on): what
+            #                 happened, no plan to keep
         if plan.handle_row:
             name, row = None, plan.handle_row
         else:

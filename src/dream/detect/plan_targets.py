@@ -278,8 +278,12 @@ class PlanTargets:
             # (an appointment of no named kind on another day, not moved there, is another
             # appointment: "Termin beim Bürgeramt ist gebucht: Mittwoch, 16. Dezember" is
             # not the dentist's of the 14th)
-            other_day = bool(activity and activity.split()[-1] in GENERIC and date and
-                             same and same[-1].fields.get("date") and
+            # (nor is the same kind named again with another day in the message that
+            # named the first: "dinner with my parents on Saturday 5th, and dinner with
+            # the team at Dishoom on Friday 11th" is two dinners)
+            other_day = bool(activity and date and same and
+                             (activity.split()[-1] in GENERIC or item_id in same[-1].named) and
+                             same[-1].fields.get("date") and
                              same[-1].fields["date"] != date and not moved)
             if same and status != "cancelled" and not other_day and \
                     same[-1].fields.get("status") not in ("cancelled", "declined") and (
