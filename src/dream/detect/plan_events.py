@@ -97,10 +97,12 @@ def events(reader: PlanReader) -> list[Finding]:
             #                 12:30", "around 7?") places nothing on a calendar
         if not plan.handle_row and plan.said is not None and \
                 re.fullmatch(r"\d{4}-\d\d-\d\d", plan.fields["date"]) and \
-                iso(plan.fields["date"]) < plan.said.date() - timedelta(days=1):
-            continue        # a day already past when it was talked about ("notes from our
-            #                 workshop on 15 December 2025", forwarded a year on): what
-            #                 happened, no plan to keep
+                iso(plan.fields["date"]) < plan.said.date() - timedelta(days=1) and \
+                iso(plan.fields["date"]).year < plan.said.year:
+            continue        # a day of an earlier year, already past when it was talked
+            #                 about ("notes from our workshop on 15 December 2025",
+            #                 forwarded a year on): what happened, no plan to keep (a day
+            #                 of this year read as past may be next year's: kept)
         if plan.handle_row:
             name, row = None, plan.handle_row
         else:
