@@ -261,6 +261,27 @@ def test_a_calling_off_one_plan_fits_still_cancels_it():
     assert _events(ops)["R1"]["status"] == "cancelled"
 
 
+def test_a_shift_with_no_new_day_two_plans_fit_is_asked_and_moves_neither():
+    """"push the lunch back a week" with two lunches kept: which one (and to which day) is
+    asked of each; "the lunch with Sam" names one and asks nothing."""
+    rows = [_row("R1", "lunch-sam-2026-05-08", title="Lunch with Sam", activity="lunch",
+                 date="2026-05-08", time="19:30", participants="Sam", status="confirmed"),
+            _row("R2", "lunch-office-2026-05-13", title="Lunch with the office",
+                 activity="lunch", date="2026-05-13", time="18:45", participants="Leah",
+                 status="confirmed")]
+    ops = rules([me("work's a nightmare, can you push the lunch back a week",
+                    stream="assistant-me", at="2026-05-04T09:00:00Z")], rows)
+    assert not [o for o in ops if o["op"] == "event.upsert"]
+    asked = [{f["name"]: f["value"] for f in o["fields"]} for o in ops
+             if o["op"] == "question.ask"]
+    assert sorted((q["about"], q["field"], q["options"]) for q in asked) == [
+        ("events/lunch-office-2026-05-13.md", "date", '["2026-05-13"]'),
+        ("events/lunch-sam-2026-05-08.md", "date", '["2026-05-08"]')]
+    ops = rules([me("can you push the lunch with Sam back a week", stream="assistant-me",
+                    at="2026-05-04T09:00:00Z")], rows)
+    assert not [o for o in ops if o["op"] == "question.ask"]
+
+
 # -- a new job, said as German, French and Spanish say it ---------------------------------------
 @pytest.mark.parametrize("text, employer", [
     ("Kleine Neuigkeit: ich wechsle zum 1. März zu Bosch nach Stuttgart", "Bosch"),

@@ -123,6 +123,11 @@ _BULK_SENDER = re.compile(r"(?:news(?:letters?)?|offers|deals|promos?|promotions
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
 
+# a shift that names no new day: "push the dinner back a week", "move Lucy to next week"
+_SHIFT = re.compile(r"\b(?:push|move|shift|bump|put off|postpone|reschedule)\b[^.?!]{0,40}?"
+                    r"\b(?:back|forward|next week|a week|a day|later|earlier)\b", re.I)
+
+
 @dataclass
 class PlanReader(PlanTargets):
     """Follows plans through one model call. ``rows`` are the scope's current records
@@ -143,6 +148,21 @@ class PlanReader(PlanTargets):
     heard: list[confidence.Heard] = field(default_factory=list)   # every message read
     task_talk: dict[str, str] = field(default_factory=dict)   # stream -> a change of a to-do
     moves: set[int] = field(default_factory=set)     # the steps a change wrote (their id)
+
+    def _shift_fits(self, activity: str | None, people: list[str]) -> list[dict[str, Any]]:
+        """The live events of the scope a shift naming ``activity`` or ``people`` fits."""
+        named = {p.lower() for p in people}
+        out = []
+        for row in self.rows:
+            f = row["fields"]
+            if row["kind"] != "event" or f.get("status") in ("declined", "cancelled"):
+                continue
+            parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
+            if activity and not same_activity(f.get("activity"), activity):
+                continue
+            if named & parts or (activity and not named):
+                out.append(row)     # ("the dinner with Tom": the dinners with Tom)
+        return out
 
     def read(self, item: Item, text: str) -> None:
         """Follow the plans one statement or message talks about."""
@@ -224,6 +244,14 @@ class PlanReader(PlanTargets):
                     not HEDGED.search(clause):
                 status = "confirmed"        # "see you Thursday?" asks, it does not confirm
                 #                             ("happy to in principle, but ...": not yet)
+            if status is None and not (date or clock or place) and _SHIFT.search(clause):
+                # "push the dinner back a week" with two dinners kept, "move Lucy to next
+                # week" with two plans with a Lucy: which one moves is a guess, so ask
+                fits = self._shift_fits(activity, found)
+                if len(fits) > 1:
+                    self.questions += unclear.which_moves(fits, author or "You", clause,
+                                                          item.id)
+                    continue
             group = stream in self.groups
             if group and item.role != "user" and status in ("declined", "confirmed"):
                 # in a group, someone else joining or dropping out neither makes the plan

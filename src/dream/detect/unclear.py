@@ -48,3 +48,23 @@ def which_plan(rows: list[dict[str, Any]], change: dict[str, str], who: str, sai
                                        [change[name], f.get(name, "")], text)
         out.append(Finding("question", question.fields(), [evidence], name=key))
     return out
+
+
+def which_moves(rows: list[dict[str, Any]], who: str, said: str,
+                evidence: str) -> list[Finding]:
+    """One question per live event of ``rows`` that a shift naming no new day ("push the
+    dinner back a week", "move Lucy to next week") could be about: does it move, and to
+    which day? Its day is offered as it is; the person types the new one."""
+    quoted = " ".join(said.split())
+    quoted = quoted if len(quoted) <= 90 else quoted[:89] + "…"
+    out = []
+    for row in rows:
+        f = row["fields"]
+        title = f.get("title") or row["key"]
+        when = " ".join(v for v in (f.get("date", ""), f.get("time", "")) if v)
+        text = (f"{who} wrote \"{quoted}\" and more than one plan could be meant: does "
+                f"'{title}'" + (f" ({when})" if when else "") + " move, and to which day?")
+        key, question = value_question(record_path("event", row["key"]), "date",
+                                       [f.get("date", "")], text)
+        out.append(Finding("question", question.fields(), [evidence], name=key))
+    return out
