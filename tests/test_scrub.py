@@ -210,3 +210,36 @@ def test_a_history_scrub_waits_for_writers_and_refuses_an_open_dream(
     assert "heron-5521" in git(notes, "log", "--all", "-p")
     dream("scrub", "heron-5521", "--history", "--yes")
     assert "heron-5521" not in git(notes, "log", "--all", "-p")
+
+
+def test_a_history_scrub_holds_the_write_lock_from_its_first_look_at_the_blobs(
+        dream, repo: Path, dream_home: Path, monkeypatch) -> None:
+    """The lock was taken only around the rewrite, after the blobs holding the value had
+    been looked up: a note written in between kept the value in history. And a busy store
+    was named only after the database and the logs had been scrubbed."""
+    import fcntl
+    import os
+
+    import dream.scrub as scrub_mod
+
+    dream("init")
+    dream("notes", "write", "@user/door", "the side door code is heron-5521")
+    lock = dream_home / "notes" / ".git" / "dream-write.lock"
+    looked: list[bool] = []
+    first_look = scrub_mod._scrubbed_blobs
+
+    def look(*args, **kwargs):
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            looked.append(False)
+        except BlockingIOError:
+            looked.append(True)
+        finally:
+            os.close(fd)
+        return first_look(*args, **kwargs)
+
+    monkeypatch.setattr(scrub_mod, "_scrubbed_blobs", look)
+    dream("scrub", "heron-5521", "--history", "--yes")
+    assert looked == [True]
+    assert "heron-5521" not in git(dream_home / "notes", "log", "--all", "-p")

@@ -34,7 +34,7 @@ from dream.errors import BadInput
 from dream.secrets import placeholder
 from dream.store.document import parse as parse_document
 from dream.store.git import COMMIT_MAP, Repo
-from dream.store.lock import write_lock
+from dream.store.lock import write_locks
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
 # how to narrow a --pattern that matches more than a secret
@@ -139,10 +139,21 @@ def scrub(app: App, value: str | None = None, pattern: str | None = None,
 
 def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
            history: bool) -> ScrubReport:
-    report = ScrubReport(mark)
     stores = app.stores.all() if _has_registry(app) else []
     if history and stores:
         _refuse_open_dreams(app)
+        # held from the first look at the stores' blobs to the end of the rewrite: taken
+        # only around the rewrite, a note written after the look (holding the value in a
+        # blob the look had not seen) was left in history; and a busy store is refused
+        # before the database or the logs change
+        with write_locks([store.path for store in stores], "dream scrub --history"):
+            return _scrub_all(app, stores, sub, mark, what, history)
+    return _scrub_all(app, stores, sub, mark, what, history)
+
+
+def _scrub_all(app: App, stores: list[Any], sub: Callable[[str], str], mark: str,
+               what: str, history: bool) -> ScrubReport:
+    report = ScrubReport(mark)
     # checked before anything changes: a value that is a key of Dream's documents is
     # refused with the database untouched too
     found = {store.id: _scrubbed_blobs(store.repo, sub, what) for store in stores}
@@ -160,10 +171,9 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
         if found[store.id] or _bad_messages(repo, sub):
             report.stores_holding.append(str(store.path))
             if history:
-                # a note written or a run applied while the commits are rewritten would
-                # be lost or left half-moved: every store writer takes this lock
-                with write_lock(store.path, "dream scrub --history"):
-                    rewrite = rewrite_history(repo, sub, found[store.id])
+                # under the stores' write locks (see _scrub): a note written or a run
+                # applied while the commits are rewritten would be lost or left half-moved
+                rewrite = rewrite_history(repo, sub, found[store.id])
                 rewrite.store = store.name
                 report.rewrites.append(rewrite)
                 shas = {c["old"]: c["new"] for c in rewrite.commits}
