@@ -75,7 +75,9 @@ def notes() -> None:
 @click.option("--replace", is_flag=True, help="Overwrite an existing note.")
 @click.option("--project", "project_key", default=None,
               help="Project (key or name) a new @sessions/ note is recorded for (default: "
-                   "the current one); refused for other notes, which it would not change.")
+                   "the current one); refused where it would change nothing: a @user/ "
+                   "note, another project's @projects/ note, a session note recorded "
+                   "for another project.")
 @json_option
 def notes_write(address: str, text: str | None, file: Path | None, replace: bool,
                 project_key: str | None, as_json: bool) -> None:
