@@ -243,3 +243,22 @@ def test_a_history_scrub_holds_the_write_lock_from_its_first_look_at_the_blobs(
     dream("scrub", "heron-5521", "--history", "--yes")
     assert looked == [True]
     assert "heron-5521" not in git(dream_home / "notes", "log", "--all", "-p")
+
+
+def test_a_secret_that_was_a_whole_front_matter_value_stays_a_string(
+        dream, repo: Path, dream_home: Path) -> None:
+    """'title: pelican-7731' became 'title: [REDACTED:scrubbed:...]', which YAML reads as a
+    list: the note lost its title (its file name was shown) and the next update wrote it
+    back as '- REDACTED:scrubbed:...'. The value is scrubbed inside the string it was."""
+    dream("init")
+    dream("notes", "write", "@user/door", "--", "---\ntitle: pelican-7731\nkind: code\n---\n"
+          "the side door opens with it\n")
+    dream("scrub", "pelican-7731", "--history", "--yes")
+    shown = json.loads(dream("notes", "show", "@user/door", "--json").output)
+    assert shown["meta"]["title"].startswith("[REDACTED:scrubbed:"), shown["meta"]
+    assert shown["title"] == shown["meta"]["title"] and shown["meta"]["kind"] == "code"
+    assert shown["body"] == "the side door opens with it\n"
+    assert "pelican-7731" not in git(dream_home / "notes", "log", "--all", "-p")
+    dream("notes", "update", "@user/door", "--append", "and the back door")
+    again = json.loads(dream("notes", "show", "@user/door", "--json").output)
+    assert again["meta"]["title"] == shown["meta"]["title"]

@@ -32,6 +32,7 @@ from typing import Any
 from dream.app import App
 from dream.errors import BadInput
 from dream.secrets import placeholder
+from dream.store.document import Document
 from dream.store.document import parse as parse_document
 from dream.store.git import COMMIT_MAP, Repo
 from dream.store.lock import write_locks
@@ -348,8 +349,43 @@ def _scrubbed_blobs(repo: Repo, sub: Callable[[str], str], refuse: str) -> dict[
                                "would break them, so nothing was changed",
                                _NARROW if refuse == "--pattern" else
                                "give the whole secret, exactly as it leaked")
-        out[sha] = new.encode("utf-8", "surrogateescape")
+        out[sha] = _values_kept(text, new, sub).encode("utf-8", "surrogateescape")
     return out
+
+
+def _values_kept(text: str, new: str, sub: Callable[[str], str]) -> str:
+    """``new``, or, when the placeholder changed what a front-matter value is, the
+    document written again with each value scrubbed inside it: a secret that was a whole
+    value ('title: pelican-7731') became 'title: [REDACTED:scrubbed:...]', which YAML reads
+    as a list, so the note lost its title and the next write kept it as one."""
+    if not text.startswith("---"):
+        return new
+    try:
+        before, after = parse_document(text), parse_document(new)
+    except BadInput:
+        return new
+    if _shape(before.meta) == _shape(after.meta):
+        return new
+    again = Document(_sub_values(before.meta, sub), sub(before.body)).render()
+    return again if sub(again) == again else new
+
+
+def _shape(value: Any) -> Any:
+    """What a front-matter value is (a string, a list of ..., a table of ...), not what it
+    says."""
+    if isinstance(value, dict):
+        return {key: _shape(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_shape(inner) for inner in value]
+    return type(value).__name__
+
+
+def _sub_values(value: Any, sub: Callable[[str], str]) -> Any:
+    if isinstance(value, dict):
+        return {key: _sub_values(inner, sub) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_sub_values(inner, sub) for inner in value]
+    return sub(value) if isinstance(value, str) else value
 
 
 def _keys(text: str) -> set[str] | None:
