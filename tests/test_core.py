@@ -96,6 +96,26 @@ def test_a_folder_named_in_another_script_is_said_to_lose_its_letters(
     assert "leaves out" not in dream("init").output     # a name of its own now
 
 
+def test_a_linked_worktree_names_the_letters_of_its_main_checkout(
+        dream, make_repo, monkeypatch, tmp_path):
+    """A linked worktree's project is named from its main checkout's folder, but init
+    named the letters of the worktree's own folder: a worktree '日本-wt' of 'shop' was
+    said to lose them (its name, 'shop', lost none), and a worktree 'wt' of '日本' was
+    said to lose none (its name is 'project')."""
+    from conftest import git
+
+    shop = make_repo("shop")
+    git(shop, "worktree", "add", "-q", str(tmp_path / "日本-wt"))
+    monkeypatch.chdir(tmp_path / "日本-wt")
+    out = json.loads(dream("init", "--json").output)
+    assert out["project_name"] == "shop" and out["name_lost_letters_of"] is None
+    nihon = make_repo("日本")
+    git(nihon, "worktree", "add", "-q", str(tmp_path / "wt"))
+    monkeypatch.chdir(tmp_path / "wt")
+    text = dream("init").output
+    assert "leaves out those of '日本'" in text, text
+
+
 def test_renaming_a_project_takes_its_memory_along(dream, repo, dream_home):
     # 'dream init --name N' on a known project: its notes and records move to
     # projects/N/ in one commit, so the brief, search and every address keep working

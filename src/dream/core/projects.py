@@ -11,7 +11,7 @@ from typing import Any
 from dream.app import App
 from dream.errors import BadInput, DreamError, LockHeld
 from dream.store.lock import held_locks, lock_state, read_lock, write_lock, write_locks
-from dream.store.project import lost_letters, slug
+from dream.store.project import lost_letters, name_folder, slug
 from dream.store.store import STORE_FILE, Store
 
 
@@ -140,7 +140,10 @@ def init(app: App, store_name: str | None = None, name: str | None = None,
                            "run 'dream init' in your project's repository")
     taken = {e.get("name") for k, e in store.projects.items() if k != current.key}
     named = name or store.project_name(current.key)
-    lost_from = root.name if not named and lost_letters(root.name) else None
+    # the folder the name was made from: a linked worktree's name is its main checkout's
+    # (the worktree's own folder named the letters of the wrong folder, or none)
+    folder = name_folder(app.project())
+    lost_from = folder if not named and lost_letters(folder) else None
     proj_name = named or current.name
     if proj_name in taken:
         proj_name = current.key

@@ -79,6 +79,16 @@ def slug(text: str) -> str:
     return out[:48] or "project"
 
 
+def name_folder(project: ProjectId) -> str:
+    """The folder a project's name is made from: a repository's main checkout (linked
+    worktrees share it, as they share the key), else the folder itself."""
+    if project.common_dir is None:
+        return project.root.name
+    main_root = project.common_dir.parent if project.common_dir.name == ".git" else \
+        project.common_dir
+    return main_root.name.removesuffix(".git")
+
+
 def lost_letters(text: str) -> bool:
     """Whether :func:`slug` leaves out letters or digits of ``text`` (another script)."""
     return any(ch.isalnum() and not ch.isascii() for ch in _latin(text))
