@@ -317,3 +317,24 @@ def test_a_review_reads_open_until_decided_and_closing_it_again_is_no_error(drea
     as_json = json.loads(dream("review", "close", "--json").output)
     assert as_json["already_closed"] is True and as_json["run"]["status"] == "ok"
     assert [p["status"] for p in as_json["proposals"]] == ["rejected"] * len(slugs)
+
+
+def test_review_show_prints_a_proposal_without_terminal_escape_codes(capsys) -> None:
+    """A proposal's title, what was learned and why one was dropped are said in the
+    transcripts, which the spool keeps as collected: an OSC sequence there ('ESC ] 0 ; ...
+    BEL' retitles the terminal, 'ESC ] 52 ; c ; ...' writes its clipboard) acted on the
+    terminal of whoever ran 'dream review show'. The words stay; the codes go."""
+    from dream.cli.review import _print
+
+    osc = "\x1b]52;c;cm0gLXJmIH4=\x07"
+    _print({"run": {"id": "r1", "project_key": "p-1", "status": "review", "items": 3},
+            "learned": [f"the user wants{osc} tests first"],
+            "proposals": [{"status": "proposed", "slug": "codify-tests", "pass": "codify",
+                           "kind": "work_item", "size": 1, "risk": "low",
+                           "title": "Codify: run\x1b]0;pwned\x07 the tests first",
+                           "replaces": [], "evidence": ["i1"]}],
+            "journal": {"codify": {"dropped": [{"slug": "x", "reason": f"said once{osc}"}]}}})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "pwned" not in out
+    assert "Codify: run the tests first" in out and "the user wants tests first" in out
+    assert "said once" in out

@@ -10,6 +10,7 @@ import click
 from dream.cli.common import emit_json, get_app, json_option
 from dream.errors import BadInput
 from dream.review import handoff, service
+from dream.terminal import strip_control
 
 
 def register(cli: click.Group) -> None:
@@ -175,27 +176,35 @@ def _state(run: dict) -> str:
     return "closed" if run["status"] == "ok" else f"closed, {run['status']}"
 
 
+def _echo(line: str) -> None:
+    """A line of a review, printed without terminal escape codes: a proposal's words are
+    said in the transcripts (a rule, a quoted sentence), which the spool keeps as collected,
+    so an escape code there set the terminal's title or wrote its clipboard when shown
+    here, as 'history show' no longer lets it (--json keeps the text as it is)."""
+    click.echo(strip_control(line))
+
+
 def _print(result: dict) -> None:
     run = result["run"]
     undecided = sum(p["status"] == "proposed" for p in result["proposals"])
-    click.echo(f"review {run['id']} of {run.get('project_name') or run['project_key']}: "
-               f"{_state(run)}, {run['items']} items"
-               + (f", {undecided} of {len(result['proposals'])} proposals undecided"
-                  if undecided else ""))
-    click.echo("learned:")
+    _echo(f"review {run['id']} of {run.get('project_name') or run['project_key']}: "
+          f"{_state(run)}, {run['items']} items"
+          + (f", {undecided} of {len(result['proposals'])} proposals undecided"
+             if undecided else ""))
+    _echo("learned:")
     for line in result["learned"]:
-        click.echo(f"  - {line}")
+        _echo(f"  - {line}")
     if not result["proposals"]:
-        click.echo("no proposals")
+        _echo("no proposals")
     for p in result["proposals"]:
-        click.echo(f"[{p['status']}] {p['slug']}  ({p['pass']}, {p['kind']}, size {p['size']}, "
-                   f"risk {p['risk']})")
-        click.echo(f"    {p['title']}")
+        _echo(f"[{p['status']}] {p['slug']}  ({p['pass']}, {p['kind']}, size {p['size']}, "
+              f"risk {p['risk']})")
+        _echo(f"    {p['title']}")
         if p["replaces"]:
-            click.echo(f"    replaces: {', '.join(p['replaces'])}")
-        click.echo(f"    evidence: {', '.join(p['evidence'][:6])}"
-                   + (" ..." if len(p["evidence"]) > 6 else ""))
+            _echo(f"    replaces: {', '.join(p['replaces'])}")
+        _echo(f"    evidence: {', '.join(p['evidence'][:6])}"
+              + (" ..." if len(p["evidence"]) > 6 else ""))
     dropped = [(name, d) for name, entry in result["journal"].items()
                for d in entry.get("dropped", [])]
     for name, d in dropped:
-        click.echo(f"dropped {d['slug']} ({name}): {d['reason']}")
+        _echo(f"dropped {d['slug']} ({name}): {d['reason']}")
