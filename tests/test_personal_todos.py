@@ -358,6 +358,17 @@ def test_an_age_turned_said_of_she_or_he_is_the_named_persons_birthday(text, pag
     assert page in _pages([they("Rhea", text)])
 
 
+@pytest.mark.parametrize("text", [
+    "Sam is staying with us this week. She'll be home on Friday, come by",
+    "Tom can't make the quiz. He will be away on the 19th",
+    "she's turning up on Saturday with the van",
+])
+def test_she_or_he_being_somewhere_on_a_day_is_no_birthday(text):
+    """Only a number or a number word after "'ll be" / "will be" / "turning" is an age:
+    being home, away or turning up on a day puts no birthday on anyone's page."""
+    assert not [p for p in _pages([they("Rhea", text)]) if "birthday" in p]
+
+
 def test_ones_actual_birthday_with_words_after_the_day():
     assert {"name": "Rhea", "birthday": "--05-19"} in _pages(
         [they("Rhea", "drinks it is. my actual birthday is the 19th btw")])

@@ -209,7 +209,13 @@ def birthday_value(span: str, said: datetime | None) -> str | None:
 
 # an age turned on a day, said of "she"/"he": "Mira's party prep. She turns 5 on the 19th",
 # "Jonas fragt ob du kommst, er wird am 22. acht!" (the one person named before it)
-_AGE_WORD = r"(?:\d{1,3}|[a-zäöüéè]+)"
+# an age said as a number or a number word ("turns five", "wird am 22. acht"); any other
+# word is no age: "she'll be home on Friday" is no birthday
+_AGE_WORD = (r"(?:\d{1,3}|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+             r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|"
+             r"forty|fifty|sixty|seventy|eighty|ninety|a hundred|eins|zwei|drei|vier|fünf|"
+             r"sechs|sieben|acht|neun|zehn|elf|zwölf|[a-zäöü]+zehn|[a-zäöü]*(?:zig|ßig))"
+             r"(?:-[a-z]+)?)")
 _THEY_TURN = [
     re.compile(r"\b(?:[Ss]he|[Hh]e)(?: turns|'ll be| will be| is turning|'s turning) " + _AGE_WORD +
                r" on ([^.;!?\n]{2,40})"),
