@@ -110,6 +110,10 @@ def test_a_span_of_hours_with_its_unit_at_the_end_starts_at_its_first_hour(text,
     ("Practice moved to Friday 12/18 at the rec center", "2026-12-18"),
     # a weekday that fits neither order: no date from those numbers
     ("Mon 09/12 works?", None),
+    # German's two-letter days are capitalised; lower-case "so" and "do" are English words
+    ("Do 10/12 um 19 Uhr im Vereinsheim", "2026-12-10"),
+    ("I did so 12/13 times before it stuck", None),
+    ("we do 12/13 reps now", None),
 ])
 def test_a_weekday_before_a_numeric_day_and_month_names_the_day_it_fits(text, day):
     """A text message's "Wed 09/12" is the day and month that fall on that weekday (day

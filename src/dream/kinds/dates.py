@@ -213,10 +213,13 @@ _WEEKDAY_SLASH = re.compile(r"(?<![\w/])([^\W\d_]{2,10})\.?,?\s+(\d{1,2})/(\d{1,
 def slash_weekdays(text: str) -> list[tuple[int, re.Match[str]]]:
     vocab = _vocabulary()
     out = []
-    for m in _WEEKDAY_SLASH.finditer(text.lower()):
-        weekday = _SHORT_WEEKDAYS.get(m[1])
+    for m in _WEEKDAY_SLASH.finditer(text):
+        word = m[1].lower()
+        if len(word) == 2 and not m[1][0].isupper():
+            continue  # German's two-letter days are written capitalised: "do", "so" are words
+        weekday = _SHORT_WEEKDAYS.get(word)
         if weekday is None:
-            weekday = next((v for _l, kind, v in vocab.get(m[1], []) if kind == "weekday"),
+            weekday = next((v for _l, kind, v in vocab.get(word, []) if kind == "weekday"),
                            None)
         if weekday is not None:
             out.append((weekday, m))
