@@ -414,6 +414,8 @@ class TodoReader:
                                        name=name))
         if item.role == "other":
             out += self._relief(item)
+        else:
+            self.relieved = []  # another role's message takes nothing off from an earlier one
         swapped = self._swapped(item, stream, said)
         if swapped:
             return out + swapped
