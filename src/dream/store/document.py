@@ -144,21 +144,28 @@ def _unsafe(head: str) -> str | None:
             " " * (2 * MAX_DEPTH) not in head and "- " * 8 not in head:
         return None         # nothing here can nest that deep or alias (records, notes)
     depth, aliases, open_anchors = 0, 0, []
-    for event in yaml.parse(head, Loader=_Loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            open_anchors.append(event.anchor)
-            if depth > MAX_DEPTH:
-                return f"nested deeper than {MAX_DEPTH} levels"
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-            open_anchors.pop()
-        elif isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if event.anchor in open_anchors:
-                return f"a value that contains itself (*{event.anchor})"
-            if aliases > MAX_ALIASES:
-                return f"more than {MAX_ALIASES} aliases (*name)"
+    try:
+        for event in yaml.parse(head, Loader=_Loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                open_anchors.append(event.anchor)
+                if depth > MAX_DEPTH:
+                    return f"nested deeper than {MAX_DEPTH} levels"
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                open_anchors.pop()
+            elif isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if event.anchor in open_anchors:
+                    return f"a value that contains itself (*{event.anchor})"
+                if aliases > MAX_ALIASES:
+                    return f"more than {MAX_ALIASES} aliases (*name)"
+    except yaml.YAMLError as exc:
+        # newer libyaml (PyYAML 6.0.4's wheels) refuses 1,000 levels in its scanner, ahead
+        # of the parser's events: the same refusal, in the same words
+        if "maximum nesting depth" in str(exc):
+            return f"nested deeper than {MAX_DEPTH} levels"
+        raise
     return None
 
 
