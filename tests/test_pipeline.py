@@ -244,6 +244,11 @@ def test_pack_tokens_from_env_sets_calls(dream, repo, dream_home, tmp_path, monk
     bad = dream("run", "--model", "rules", ok=False)
     assert bad.exit_code != 0 and "DREAM_PACK_TOKENS" in bad.output
     assert "Traceback" not in bad.output
+    # past what --pack-tokens takes no model's context holds a call: refused the same way
+    monkeypatch.setenv("DREAM_PACK_TOKENS", "5000000000")
+    bad = dream("run", "--model", "rules", ok=False)
+    assert bad.exit_code != 0 and "from 500 to 200,000" in bad.output
+    assert "Traceback" not in bad.output
 
 
 def test_a_run_refuses_while_an_interactive_dream_holds_the_lock(dream, repo, dream_home,

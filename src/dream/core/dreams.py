@@ -14,7 +14,7 @@ from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
-from dream.pipeline.prompt import PACK_TOKENS
+from dream.pipeline.prompt import PACK_HIGH, PACK_LOW, PACK_TOKENS
 from dream.pipeline.run import RunOptions, run_dream
 from dream.pipeline.state import Scope
 from dream.runs import Run
@@ -55,11 +55,12 @@ def run_options(app: App, **kw: Any) -> RunOptions:
              f"run.pack_tokens in {cfg.path}")
     try:
         pack = int(pack)
-        if pack < 500:
+        if not PACK_LOW <= pack <= PACK_HIGH:
             raise ValueError(pack)
     except (TypeError, ValueError):
-        raise BadInput(f"{where} = {pack!r} is not a number of tokens of at least 500",
-                       "set it to e.g. 12000") from None
+        # the same bounds as --pack-tokens: past them no model's context holds a call
+        raise BadInput(f"{where} = {pack!r} is not a number of tokens from {PACK_LOW:,} "
+                       f"to {PACK_HIGH:,}", "set it to e.g. 12000") from None
     model = kw.pop("model", None) or cfg.get("model", "default", "rules")
     brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
     try:
