@@ -184,3 +184,14 @@ def test_terminal_escapes_in_a_session_are_not_sent_to_the_terminal(
         assert "look" in out and "done red" in out and "sam" in out
     kept = json.loads(dream("history", "show", "esc", "--json").output)["items"][0]["text"]
     assert kept == said
+
+
+def test_a_pasted_log_as_query_is_named_by_its_start(dream, repo, dream_home):
+    """A whole pasted log searched for is repeated by its first 80 characters on one line,
+    not printed back whole, and escape codes in it reach no terminal."""
+    dream("init")
+    query = "\x1b[31mERROR\x1b[0m worker crashed\n" + "at frame 0x7f " * 8000
+    result = dream("history", "search", query)
+    line = result.output.strip().splitlines()[0]
+    assert line.startswith("no matches for 'ERROR worker crashed at frame")
+    assert len(result.output) < 200 and "\x1b" not in result.output and "…" in line

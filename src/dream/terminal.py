@@ -21,3 +21,10 @@ def strip_control(text: str) -> str:
     if not CONTROL_RE.search(text):
         return text
     return CONTROL_RE.sub("", _ESCAPE_RE.sub("", text))
+
+
+def echo_query(text: str, limit: int = 80) -> str:
+    """A user's query as a message repeats it: printable, on one line and at most ``limit``
+    characters (a pasted 100 KB log is named by its start, not printed back whole)."""
+    text = " ".join(strip_control(text).split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")

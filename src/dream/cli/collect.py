@@ -13,7 +13,7 @@ from dream.errors import BadInput
 from dream.sources import SOURCE_KINDS
 from dream.spool import history as history_mod
 from dream.spool.collect import collect as collect_items
-from dream.terminal import strip_control
+from dream.terminal import echo_query, strip_control
 
 
 def register(cli: click.Group) -> None:
@@ -191,9 +191,9 @@ def history_search(query: str, page: int, this_project: bool, as_json: bool) -> 
         emit_json(result)
         return
     if not result["total"]:
-        click.echo(f"no matches for {query!r}")
+        click.echo(f"no matches for {echo_query(query)}")
         return
-    click.echo(f"{result['total']} matches for {query!r}; page {page} of {result['pages']}")
+    click.echo(f"{result['total']} matches for {echo_query(query)}; page {page} of {result['pages']}")
     current = None
     for hit in result["hits"]:
         if hit["stream"] != current:

@@ -17,6 +17,7 @@ from typing import Any
 from dream.db import utcnow
 from dream.errors import BadInput
 from dream.index.query import STOPWORDS, require_words
+from dream.terminal import echo_query
 
 SEARCH_PAGE = 20
 SHOW_PAGE = 50
@@ -121,7 +122,7 @@ def search(conn: sqlite3.Connection, query: str, page: int = 1, page_size: int =
             f"ORDER BY bm25(items_fts), items.seq LIMIT ? OFFSET ?",
             [*params, page_size, (page - 1) * page_size]).fetchall()
     except sqlite3.OperationalError as exc:
-        raise BadInput(f"cannot search for {query!r} ({exc})", "try plain words") from exc
+        raise BadInput(f"cannot search for {echo_query(query)} ({exc})", "try plain words") from exc
     hits = [_item(row, "snippet") for row in rows]
     streams: dict[str, dict[str, Any]] = {}
     for hit in hits:
