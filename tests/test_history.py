@@ -195,3 +195,26 @@ def test_a_pasted_log_as_query_is_named_by_its_start(dream, repo, dream_home):
     line = result.output.strip().splitlines()[0]
     assert line.startswith("no matches for 'ERROR worker crashed at frame")
     assert len(result.output) < 200 and "\x1b" not in result.output and "…" in line
+
+
+def test_the_next_page_hint_keeps_project_and_quotes_for_a_shell(dream, collected: Path,
+                                                                  repo: Path) -> None:
+    """'more:' repeats --project (without it page 2 searched every project) and quotes the
+    query as a shell reads it; a query with a line end or escape codes is not repeated."""
+    import shlex
+
+    session = collected.parent / "here.jsonl"
+    session.write_text("".join(json.dumps(
+        {"type": "user", "uuid": f"u{i}", "sessionId": "s-here", "cwd": str(repo),
+         "timestamp": f"2026-03-02T10:{i:02d}:00Z",
+         "message": {"role": "user", "content": f"deploy phoenix's key number {i}"}}) + "\n"
+        for i in range(25)))
+    dream("collect", "--source", "claude-code", str(session))
+    out = dream("history", "search", "phoenix's key", "--project").output
+    more = out.strip().splitlines()[-1]
+    assert more.startswith("more: dream history search ") and more.endswith(
+        " --project --page 2")
+    assert shlex.split(more)[4] == "phoenix's key"
+    out = dream("history", "search", "phoenix\n\x1b[2Jkey").output
+    assert out.strip().splitlines()[-1] == "more: the same command with --page 2"
+    assert "\x1b" not in out

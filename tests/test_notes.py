@@ -153,6 +153,31 @@ def test_list_crumple_and_find_paging(dream, home):
     assert page1["hits"][0]["address"] == "@user/fruit4.md"
 
 
+def test_find_names_its_next_page_with_the_options_that_chose_the_hits(dream, home):
+    """The 'more:' line is the command for the next page as it can be pasted: with
+    --per-page and --crumpled (without them page 2 was another list's), the query
+    shell-quoted; a query too long to paste is not printed back."""
+    import shlex
+
+    for i in range(5):
+        dream("notes", "write", f"@user/fruit{i}", f"apple's number {i}")
+    dream("notes", "crumple", "@user/fruit0")
+    out = dream("notes", "find", "apple's", "--per-page", "2", "--crumpled").output
+    more = out.strip().splitlines()[-1]
+    assert more == ("more: dream notes find 'apple'\"'\"'s' --per-page 2 --crumpled "
+                    "--page 2")
+    args = shlex.split(more.removeprefix("more: dream "))
+    page2 = json.loads(dream(*args, "--json").output)
+    assert page2["page"] == 2 and len(page2["hits"]) == 2
+    page3 = json.loads(dream(*args[:-1], "3", "--json").output)
+    seen = {h["address"] for h in page2["hits"] + page3["hits"]}
+    assert "@user/fruit0.md" in seen or len(page3["hits"]) == 1   # crumpled ones count
+    long_query = "apple " + "x" * 100_000
+    out = dream("notes", "find", long_query, "--per-page", "1").output
+    assert out.strip().splitlines()[-1] == "more: the same command with --page 2"
+    assert len(out) < 500
+
+
 def test_human_output(dream, home):
     out = dream("notes", "write", "@user/a", "alpha beta").output
     assert out.startswith("write @user/a.md -> ")

@@ -5,6 +5,7 @@ Kept light (no imports beyond ``re``): the agent hook uses it for its log line."
 from __future__ import annotations
 
 import re
+import shlex
 
 # control characters; tabs and line ends (\t \n \r) are text
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -28,3 +29,15 @@ def echo_query(text: str, limit: int = 80) -> str:
     characters (a pasted 100 KB log is named by its start, not printed back whole)."""
     text = " ".join(strip_control(text).split())
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def next_page(command: str, query: str, page: int, *options: str, limit: int = 80) -> str:
+    """The 'more:' line under a page of results: the command for page ``page`` as it can be
+    pasted into a shell, with the ``options`` that chose the results (a hint without
+    ``--per-page 5`` or ``--project`` showed another list on its next page). A query too long
+    to paste, or holding line ends or control characters, is not repeated: the line says to
+    add ``--page`` to the same command (a pasted 100 KB log was printed back whole)."""
+    if len(query) > limit or strip_control(query) != query or "\n" in query \
+            or "\r" in query or "\t" in query:
+        return f"more: the same command with --page {page}"
+    return "more: " + " ".join([command, shlex.quote(query), *options, "--page", str(page)])

@@ -13,7 +13,7 @@ from dream.errors import BadInput
 from dream.sources import SOURCE_KINDS
 from dream.spool import history as history_mod
 from dream.spool.collect import collect as collect_items
-from dream.terminal import echo_query, strip_control
+from dream.terminal import echo_query, next_page, strip_control
 
 
 def register(cli: click.Group) -> None:
@@ -205,7 +205,8 @@ def history_search(query: str, page: int, this_project: bool, as_json: bool) -> 
         click.echo(f"  {when} {strip_control(str(who))} [{hit['kind']}] {snippet}")
         click.echo(f"      {hit['ref']}")
     if page < result["pages"]:
-        click.echo(f"\nmore: dream history search {query!r} --page {page + 1}")
+        click.echo("\n" + next_page("dream history search", query, page + 1,
+                                     *(["--project"] if this_project else [])))
 
 
 @history.command("show")
@@ -231,4 +232,5 @@ def history_show(session: str, page: int, as_json: bool) -> None:
         text = strip_control(item["text"])
         click.echo(text if len(text) <= 2000 else text[:2000] + " …")
     if page < result["pages"]:
-        click.echo(f"\nmore: dream history show {result['stream']} --page {page + 1}")
+        click.echo("\n" + next_page("dream history show", str(result["stream"]), page + 1,
+                                     limit=300))

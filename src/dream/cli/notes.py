@@ -10,6 +10,7 @@ import click
 from dream.cli.common import emit_json, get_app, json_option
 from dream.core.notes import notes_context
 from dream.errors import BadInput
+from dream.terminal import next_page
 
 
 def register(cli: click.Group) -> None:
@@ -131,7 +132,9 @@ def notes_find(query: str, page: int, per_page: int, crumpled: bool, as_json: bo
     if not result.hits:
         click.echo("no notes found")
     if result.has_more:
-        click.echo(f"more: dream notes find {query!r} --page {page + 1}")
+        options = (["--per-page", str(per_page)] if per_page != 10 else []) + \
+            (["--crumpled"] if crumpled else [])
+        click.echo(next_page("dream notes find", query, page + 1, *options))
 
 
 @notes.command("list")
