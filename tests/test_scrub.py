@@ -262,3 +262,93 @@ def test_a_secret_that_was_a_whole_front_matter_value_stays_a_string(
     dream("notes", "update", "@user/door", "--append", "and the back door")
     again = json.loads(dream("notes", "show", "@user/door", "--json").output)
     assert again["meta"]["title"] == shown["meta"]["title"]
+
+
+# a 'dream scrub' process killed (exit 137, as by SIGKILL) at the first git command named
+# on its command line, and one of its arguments when given
+_KILLED_AT = """
+import os, sys
+from dream.store import git as g
+orig = g.Repo.git
+at = sys.argv[1:]
+def git(self, *args, **kw):
+    if args[:1] == tuple(at[:1]) and all(a in args for a in at[1:]):
+        os._exit(137)
+    return orig(self, *args, **kw)
+g.Repo.git = git
+from dream.cli import main
+sys.argv = ["dream", "scrub", "heron-5521", "--history", "--yes"]
+main()
+"""
+
+
+def _killed_scrub(tmp_path: Path, repo: Path, *at: str) -> None:
+    import os
+    import sys
+
+    from conftest import REPO_ROOT
+
+    script = tmp_path / "killed_scrub.py"
+    script.write_text(_KILLED_AT)
+    proc = subprocess.run([sys.executable, str(script), *at], cwd=repo, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")})
+    assert proc.returncode == 137, proc.stderr
+
+
+def _objects(store: Path) -> bytes:
+    return subprocess.run(["git", "-C", str(store), "cat-file", "--batch-all-objects",
+                           "--batch"], capture_output=True, check=True).stdout
+
+
+def test_a_history_scrub_killed_after_moving_refs_is_finished_by_the_next(
+        dream, repo: Path, dream_home: Path, tmp_path: Path) -> None:
+    """Killed between moving the refs (one by one) and resetting the work tree, a history
+    scrub left the value staged in the work tree: the next run's baseline committed it
+    back, and the next scrub refused with 'uncommitted changes, commit them'. The refs now
+    move in one transaction, writers are refused until the scrub is run again, and running
+    it again finishes it: work tree clean, no object holds the value."""
+    dream("init")
+    dream("notes", "write", "@user/door", "the side door code is heron-5521")
+    dream("notes", "write", "@user/other", "kept exactly as it is")
+    notes = dream_home / "notes"
+    git(notes, "branch", "keep")            # a second ref on the history holding the value
+    _killed_scrub(tmp_path, repo, "reset")
+    main, keep = git(notes, "rev-parse", "main", "keep").split()
+    assert main == keep                      # both refs moved, together
+    assert "heron-5521" not in git(notes, "log", "--all", "-p")
+    assert "heron-5521" in git(notes, "diff", "--cached")   # the reset had not run
+
+    refused = dream("notes", "write", "@user/new", "a note", ok=False)
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+    assert "a history scrub of store" in refused.output and \
+        "run the same 'dream scrub ... --history --yes' again" in refused.output
+    doctor = dream("doctor", ok=False).output
+    assert "a history scrub was interrupted before it finished" in doctor
+
+    out = dream("scrub", "heron-5521", "--history", "--yes").output
+    assert "(an interrupted scrub, finished)" in out, out
+    assert git(notes, "status", "--porcelain") == ""
+    assert b"heron-5521" not in _objects(notes)
+    assert "kept exactly as it is" in (notes / "user" / "other.md").read_text()
+    assert git(notes, "rev-parse", "HEAD") == main
+    dream("notes", "write", "@user/new", "a note")
+    assert "a history scrub" not in dream("doctor", ok=False).output
+
+
+def test_a_history_scrub_killed_before_moving_refs_changed_nothing_and_runs_again(
+        dream, repo: Path, dream_home: Path, tmp_path: Path) -> None:
+    """Killed as the refs were about to move, the scrub moved none of them: the next
+    scrub starts over and rewrites the history."""
+    dream("init")
+    dream("notes", "write", "@user/door", "the side door code is heron-5521")
+    notes = dream_home / "notes"
+    head = git(notes, "rev-parse", "HEAD")
+    _killed_scrub(tmp_path, repo, "update-ref", "--stdin")
+    assert git(notes, "rev-parse", "HEAD") == head and git(notes, "status", "--porcelain") == ""
+    assert "heron-5521" in git(notes, "log", "--all", "-p")
+    out = dream("scrub", "heron-5521", "--history", "--yes").output
+    assert "1 commits rewritten" in out or "commits rewritten" in out
+    assert "interrupted" not in out
+    assert "heron-5521" not in git(notes, "log", "--all", "-p")
+    assert git(notes, "status", "--porcelain") == ""
+    dream("notes", "write", "@user/new", "a note")

@@ -34,7 +34,7 @@ from dream.errors import BadInput
 from dream.secrets import placeholder
 from dream.store.document import Document
 from dream.store.document import parse as parse_document
-from dream.store.git import COMMIT_MAP, Repo
+from dream.store.git import COMMIT_MAP, SCRUB_PENDING, Repo, run_git
 from dream.store.lock import write_locks
 
 MIN_VALUE = 6  # shorter values would scrub ordinary words
@@ -155,6 +155,9 @@ def _scrub(app: App, sub: Callable[[str], str], mark: str, what: str,
 def _scrub_all(app: App, stores: list[Any], sub: Callable[[str], str], mark: str,
                what: str, history: bool) -> ScrubReport:
     report = ScrubReport(mark)
+    if history:
+        for store in stores:
+            _finish_interrupted(app, store, report)
     # checked before anything changes: a value that is a key of Dream's documents is
     # refused with the database untouched too
     found = {store.id: _scrubbed_blobs(store.repo, sub, what) for store in stores}
@@ -180,6 +183,7 @@ def _scrub_all(app: App, stores: list[Any], sub: Callable[[str], str], mark: str
                 shas = {c["old"]: c["new"] for c in rewrite.commits}
                 if shas:
                     _scrub_db(app.db, lambda text, shas=shas: _replace_shas(text, shas))
+                clear_pending(repo)
     if report.rewrites:
         from dream import index
 
@@ -190,6 +194,26 @@ def _scrub_all(app: App, stores: list[Any], sub: Callable[[str], str], mark: str
             index.sync(app.db, store, full=True)
         _compact(app.db)
     return report
+
+
+def _finish_interrupted(app: App, store: Any, report: ScrubReport) -> None:
+    """A history scrub of ``store`` killed after it moved the refs is finished first (see
+    :func:`finish_pending`), and the database's shas follow its rewritten commits."""
+    repo = store.repo
+    shas = finish_pending(repo)
+    if shas:
+        _scrub_db(app.db, lambda text: _replace_shas(text, shas))
+        rewrite = StoreRewrite(store=store.name, path=str(store.path))
+        for old, new in shas.items():
+            subject = repo.git("log", "-1", "--format=%s", new).strip()
+            rewrite.commits.append({"old": old, "new": new, "files": "",
+                                    "subject": f"{subject} (an interrupted scrub, finished)"})
+        moved = set(shas.values())
+        rewrite.refs = [ref for sha, ref in (line.split(" ", 1) for line in repo.git(
+            "for-each-ref", "--format=%(objectname) %(refname)").splitlines()) if sha in moved]
+        _publish(repo, rewrite)
+        report.rewrites.append(rewrite)
+    clear_pending(repo)
 
 
 def _refuse_open_dreams(app: App) -> None:
@@ -475,17 +499,20 @@ def rewrite_history(repo: Repo, sub: Callable[[str], str],
         rewrite.commits.append({"old": sha, "new": new,
                                 "subject": sub(message.splitlines()[0] if message else ""),
                                 "files": ", ".join(sub(e.split("\t", 1)[1]) for e in changed)})
+    moves = []
     for line in repo.git("for-each-ref", "--format=%(objectname) %(refname)").splitlines():
         sha, ref = line.split(" ", 1)
         if sha in mapping:
-            repo.git("update-ref", ref, mapping[sha], sha)
+            moves.append([ref, sha, mapping[sha]])
             rewrite.refs.append(ref)
     if mapping:
-        with open(repo.git_dir() / COMMIT_MAP, "a", encoding="utf-8") as fh:
-            fh.writelines(f"{old} {new}\n" for old, new in mapping.items())
-        repo.git("reset", "-q", "--hard", "HEAD")
-        repo.git("reflog", "expire", "--expire=now", "--all")
-        repo.git("gc", "-q", "--prune=now")
+        _move_refs(repo, moves, mapping)
+    _publish(repo, rewrite)
+    return rewrite
+
+
+def _publish(repo: Repo, rewrite: StoreRewrite) -> None:
+    """What pushing the rewritten refs would take (never done by Dream)."""
     remotes = repo.git("remote").split()
     if remotes and rewrite.refs:
         rewrite.remote = remotes[0]
@@ -497,7 +524,77 @@ def rewrite_history(repo: Repo, sub: Callable[[str], str],
             "still holds the old commits (and the secret) until its owner re-clones or runs "
             f"'git fetch {remotes[0]} && git reset --hard {remotes[0]}/<branch>', and any "
             "work they based on the old commits must be rebased onto the new ones.")
-    return rewrite
+
+
+def _move_refs(repo: Repo, moves: list[list[str]], mapping: dict[str, str]) -> None:
+    """Move every ref to its rewritten commit in one transaction and finish the scrub.
+
+    What was done is first written down (``SCRUB_PENDING`` in the git directory: the refs'
+    old and new commits, HEAD's old tree): killed while the refs moved one by one, the
+    scrub left some branches on the old history and the work tree holding the value as an
+    uncommitted change, which the next run's baseline committed back; and the next scrub
+    said to commit it. Now the refs move all at once or not at all, no writer commits while
+    the marker is there (``Repo.check_index_lock``), and :func:`finish_pending`, which the
+    next scrub runs first, completes what was left."""
+    head = repo.git("rev-parse", "HEAD^{tree}").strip()
+    marker = repo.git_dir() / SCRUB_PENDING
+    tmp = marker.with_name(marker.name + ".tmp")
+    tmp.write_text(json.dumps({"refs": moves, "map": mapping, "tree": head}), encoding="utf-8")
+    tmp.replace(marker)
+    script = "start\n" + "".join(f"update {ref} {new} {old}\n" for ref, old, new in moves) \
+        + "prepare\ncommit\n"
+    repo.git("update-ref", "--stdin", input=script.encode("utf-8"))
+    finish_pending(repo)
+
+
+def finish_pending(repo: Repo) -> dict[str, str]:
+    """Complete a history scrub that was interrupted after it wrote ``SCRUB_PENDING``:
+    once its refs moved, bring the work tree to the scrubbed HEAD, keep the old->new map,
+    and prune the old objects; when they had not moved, nothing was rewritten. Returns the
+    old->new map of what was rewritten (empty when nothing was), for the database's shas;
+    the marker is removed by :func:`clear_pending` once those are updated."""
+    marker = repo.git_dir() / SCRUB_PENDING
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        moves, mapping, tree = data["refs"], data["map"], data["tree"]
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"{marker} is unreadable ({type(exc).__name__})",
+                       f"check 'git -C {repo.path} status', then remove {marker}") from exc
+    at = {ref: sha for sha, ref in (line.split(" ", 1) for line in repo.git(
+        "for-each-ref", "--format=%(objectname) %(refname)").splitlines())}
+    if all(at.get(ref) == old for ref, old, _new in moves):
+        marker.unlink()             # killed before the refs moved: nothing was rewritten
+        return {}
+    if not all(at.get(ref) == new for ref, _old, new in moves):
+        raise BadInput(f"the refs of store {repo.path} were moved after a history scrub "
+                       "was interrupted", f"check them with 'git -C {repo.path} log --all', "
+                       f"then remove {marker} and scrub again")
+    # the reset never ran when the index is still the old HEAD's: it is safe to run it
+    index_tree = repo.git("write-tree").strip()
+    clean = run_git(repo.path, "diff-files", "--quiet", check=False).returncode == 0
+    new_tree = repo.git("rev-parse", "HEAD^{tree}").strip()
+    if index_tree not in (tree, new_tree) or not clean:
+        raise BadInput(f"{repo.path} has changes made after a history scrub was interrupted",
+                       f"save them elsewhere, run 'git -C {repo.path} reset --hard HEAD', "
+                       "then scrub again")
+    path = repo.git_dir() / COMMIT_MAP
+    try:
+        known = set(path.read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        known = set()
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.writelines(f"{old} {new}\n" for old, new in mapping.items()
+                      if f"{old} {new}" not in known)
+    repo.git("reset", "-q", "--hard", "HEAD")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    return dict(mapping)
+
+
+def clear_pending(repo: Repo) -> None:
+    (repo.git_dir() / SCRUB_PENDING).unlink(missing_ok=True)
 
 
 def _new_tree(repo: Repo, commit: str, changed: list[str], blobs: dict[str, str],

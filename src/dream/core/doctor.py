@@ -28,6 +28,7 @@ from dream.config import Config, unknown_settings
 from dream.errors import DreamError
 from dream.index.sync import indexable
 from dream.notes.dreaming import held_locks, lock_state, read_lock
+from dream.store.git import SCRUB_PENDING
 from dream.store.lock import clear_command, describe, read_holder
 from dream.store.registry import load_attached
 from dream.store.store import Store
@@ -57,6 +58,11 @@ def check_store(store: Store) -> list[Check]:
         out.append(Check("index.lock", target, "fail",
                          f"{lock} exists: a git command runs there, or one was killed",
                          f"if no git command is running in the store: rm \"{lock}\""))
+    if (store.path / ".git" / SCRUB_PENDING).exists():
+        out.append(Check("scrub", target, "fail",
+                         "a history scrub was interrupted before it finished: the work tree "
+                         "may still hold the secret, and writes to the store are refused",
+                         "run the same 'dream scrub ... --history --yes' again to finish it"))
     head = _git(store.path, "rev-parse", "-q", "--verify", "HEAD^{commit}")
     if head.returncode != 0:
         ref = _git(store.path, "symbolic-ref", "-q", "HEAD").stdout.strip() or "HEAD"

@@ -64,6 +64,9 @@ def format_trailers(trailers: Mapping[str, str | Sequence[str]]) -> str:
 
 
 COMMIT_MAP = "dream-commit-map"  # old -> new commits of a scrubbed history, one pair a line
+# a history scrub between moving its first ref and finishing (dream.scrub): while it is
+# there the work tree may still hold the value, so no writer commits from it
+SCRUB_PENDING = "dream-scrub-pending"
 
 
 # store path -> the HEAD its commit-graph was last brought up to (Repo.ensure_commit_graph)
@@ -174,6 +177,12 @@ class Repo:
             raise GitFailed(f"{lock} exists: a git command is running in store {self.path}, "
                             "or one was killed and left it behind",
                             f"if no git command is running there, remove it: rm \"{lock}\" "
+                            "(see 'dream doctor')")
+        if (self.path / ".git" / SCRUB_PENDING).exists():
+            raise GitFailed(f"a history scrub of store {self.path} was interrupted before it "
+                            "finished: its work tree may still hold the secret, and a commit "
+                            "now would put it back in history",
+                            "run the same 'dream scrub ... --history --yes' again to finish it "
                             "(see 'dream doctor')")
 
     # -- writing --------------------------------------------------------------------------
