@@ -1432,3 +1432,29 @@ def test_the_other_side_naming_what_the_user_asked_for_with_its_time_agrees(repl
     if live:
         (ev,) = got.values()
         assert (ev["date"], ev["time"]) == ("2026-05-17", "11:00")
+
+
+# -- whose no it is ---------------------------------------------------------------------------------
+def test_the_user_answering_someone_elses_no_does_not_decline_their_plan():
+    # Sam's own conflicting plan, told as the reason they cannot come; the user's "shame you
+    # can't make it" is Sam's no, not the user's: nothing of the user's is written
+    msgs = [they("Sam", "are you going to Priya's leaving do? I can't, I've got Jamie's "
+                        "football tournament all day Saturday 😩", stream="sms-sam"),
+            me("Going, yes. Such a shame you can't make it", stream="sms-sam")]
+    assert events(msgs) == {}
+
+
+@pytest.mark.parametrize("clause, no", [
+    ("Shame you can't make it", False),
+    ("Gutted that Tom can't come", False),
+    ("she won't make it after all", False),
+    ("Sadly can't make it", True),
+    ("ah Wednesday I can't make, have fun", True),
+    ("oh Friday can't make it sorry", True),
+    ("Sorry, I can't come on Friday", True),
+    ("We can't make it, we're away", True),
+])
+def test_a_no_is_the_writers_only_when_nobody_else_is_its_subject(clause, no):
+    from dream.detect.plan_words import declines
+    assert declines(clause) is no
+

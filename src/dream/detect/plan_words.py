@@ -759,6 +759,27 @@ DECLINE = re.compile(
     r"(?:i'?ll|i will|i'?m going to|i'?m gonna) (?:have to )?miss (?!you\b))\b",
     re.I,
 )
+# the one who cannot is someone else: "Shame you can't make it", "he can't come after
+# all", "Grace won't make it": their no, told or answered, not the writer's
+# (a name after other words: "Sadly can't make it" opens with an adverb, not a name)
+_DAY_NAME = re.compile(r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|"
+                       r"(?:tues|wednes|thurs|satur)day|today|tonight|tomorrow", re.I)
+_OTHERS_SUBJECT = re.compile(r"(?:\b(?i:you|he|she|they)|(?<=\w\s)[A-Z][a-z]+)\s+$")
+
+
+def declines(clause: str) -> bool:
+    """Whether ``clause`` says its writer (or the writer's side) says no to a plan: a
+    :data:`DECLINE` said of someone else ("Shame you can't make it") is their no."""
+    m = DECLINE.search(clause)
+    if m is None:
+        return False
+    if re.match(r"(?i:i|we)\b", m[0]):
+        return True     # "ah Wednesday I can't make": the writer says it
+    # ("ah Wednesday can't make": a day, not who cannot)
+    subject = _OTHERS_SUBJECT.search(clause[:m.start()])
+    return subject is None or bool(_DAY_NAME.fullmatch(subject[0].strip()))
+
+
 # a yes held back ("in principle, but I don't know the programme yet; I'll let you know"):
 # no yes yet, the plan stays a suggestion
 HEDGED = re.compile(

@@ -70,6 +70,7 @@ from dream.detect.plan_words import (
     Plan,
     activity_of,
     bare_hour,
+    declines,
     evening,
     iso,
     near,
@@ -238,7 +239,7 @@ class PlanReader(PlanTargets):
             status = None
             if CANCEL.search(clause) and not CANCEL_NOT.search(clause):
                 status = "cancelled"
-            elif DECLINE.search(clause) and not ASK_CHANGE.search(text):
+            elif declines(clause) and not ASK_CHANGE.search(text):
                 status = "declined"         # "can't at 7, could we do 8?" asks to move it
             elif CONFIRM.search(clause) and not clause.rstrip().endswith("?") and \
                     not HEDGED.search(clause):
