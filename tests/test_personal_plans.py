@@ -1458,3 +1458,27 @@ def test_a_no_is_the_writers_only_when_nobody_else_is_its_subject(clause, no):
     from dream.detect.plan_words import declines
     assert declines(clause) is no
 
+
+# -- one plan told twice ------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "Rappel : RDV le jeu. 14/05 à 10:30 avec Dr Perrin, ostéopathe, 3 rue Garibaldi",
+    "Reminder: appointment on Thu. 14 May at 10:30 with Dr Perrin, 3 Garibaldi Street",
+    "Erinnerung: Termin am Do. 14.05. um 10:30 Uhr in der Praxis Perrin, Garibaldistraße 3",
+])
+def test_a_weekday_written_short_before_its_date_is_one_date(text):
+    from dream.detect.plan_words import CLAUSE_RE
+    assert len([c for c in CLAUSE_RE.split(text) if c.strip()]) == 1
+
+
+def test_a_plan_told_again_for_the_same_day_and_time_is_the_same_plan():
+    # the booking text and the user's own words about it, on the same day at the same time:
+    # one appointment, not two
+    msgs = [they("Clinic", "Your physiotherapy session is confirmed for Thursday 14 May "
+                           "at 10:30, Garibaldi Street clinic", stream="sms-clinic"),
+            me("Finally got a physio appointment, Thursday 14 May at 10:30! Can you take "
+               "the kids to school that morning?", stream="mail-partner")]
+    evs = events(msgs)
+    assert len(evs) == 1
+    (ev,) = evs.values()
+    assert (ev["date"], ev["time"]) == ("2026-05-14", "10:30")
+

@@ -232,7 +232,8 @@ class PlanTargets:
     def _target_plan(self, activity: str | None, place: str | None, status: str | None,
                      people: list[str], date: str | None = None,
                      stream: str | None = None, weekday: int | None = None,
-                     item_id: str | None = None, moved: bool = False) -> Plan | None:
+                     item_id: str | None = None, moved: bool = False,
+                     clock: str | None = None) -> Plan | None:
         if activity and activity.split()[-1] in BOOKING_WORDS:
             # "Team dinner!! Booked Dishoom for Thursday": the plan this message named
             for plan in reversed(self.plans):
@@ -318,6 +319,16 @@ class PlanTargets:
                       p.fields.get("status") not in ("cancelled", "declined")]
             if len(booked) == 1:
                 return booked[0]
+        if date and clock and status != "cancelled" and not moved:
+            # "J'ai un rdv chez la dermato jeudi 10 à 9h15" after the booking mail of a
+            # consultation on Thursday 10 at 09:15: one person at one moment is at one
+            # thing, so a kind said for the day and time of a live plan of this call is
+            # that plan told again in other words, not a second event
+            for plan in reversed(self.plans):
+                if not plan.handle_row and plan.fields.get("date") == date and \
+                        plan.fields.get("time") == clock and \
+                        plan.fields.get("status") not in ("cancelled", "declined"):
+                    return plan
         for plan in reversed(self.plans):
             if not (date or place) and plan.stream and stream and plan.stream != stream and \
                     people and not {p.lower() for p in people} & \

@@ -374,7 +374,7 @@ class PlanReader(PlanTargets):
                 place = None if plan.fields.get("place") else place
             else:
                 plan = self._target_plan(activity, place, status, people, date,
-                                         stream, wd, item.id, moved)
+                                         stream, wd, item.id, moved, clock)
             if plan is None:
                 continue
             same_wd = _SAME_WEEKDAY.search(clause)
