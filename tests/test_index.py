@@ -293,3 +293,49 @@ def test_hits_in_a_store_of_two_notes_are_ranked_not_shown_as_zero(dream, home):
     assert found.splitlines()[0] == "  2. @user/coffee.md  coffee"
     page = json.loads(dream("notes", "find", "tea", "--json").output)
     assert [h["rank"] for h in page["hits"]] == [1, 2]
+
+
+def test_a_huge_file_committed_by_hand_is_indexed_by_its_start_in_little_memory(
+        dream, home, repo):
+    """A 100 MB file committed into a store took about 700 MB and 11 s to index (the whole
+    blob, its decoded text and its body held at once). The index keeps its first
+    INDEXED_BYTES; the document's sha256 is still the whole content's, so a snapshot
+    reads it as the same document."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    from dream.index.sync import INDEXED_BYTES
+
+    notes = home["notes"]
+    (notes / "user").mkdir()
+    big = notes / "user" / "huge-log.md"
+    line = b"kernel harbor staging lantern delta gamma beta alpha deploy step\n"
+    with big.open("wb") as fh:
+        fh.write(b"# Huge log\n\nopening words: pelicanstart\n")
+        fh.write(line * (30_000_000 // len(line)))
+        fh.write(b"closing words: zebrafinish\n")
+    git(notes, "add", "user/huge-log.md")
+    git(notes, "commit", "-q", "-m", "a log committed by hand")
+    # the peak of this process's own memory (VmHWM: ru_maxrss also counts the pytest
+    # process this one was forked from)
+    probe = ("import re, sys\nfrom dream.cli import main\n"
+             "sys.argv = ['dream', 'reindex', '--force']\n"
+             "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+             "status = open('/proc/self/status').read()\n"
+             "print(int(re.search(r'VmHWM:\\s+(\\d+)', status).group(1)) // 1024)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")})
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout.strip().splitlines()[-1]) < 100, proc.stdout   # MB; was ~230
+    conn = db.connect(home["db"])
+    body, digest = conn.execute("SELECT body, sha256 FROM documents WHERE path=?",
+                                ("user/huge-log.md",)).fetchone()
+    assert len(body.encode()) <= INDEXED_BYTES
+    assert digest == hashlib.sha256(big.read_bytes()).hexdigest()
+    hits = json.loads(dream("notes", "find", "pelicanstart", "--json").output)["hits"]
+    assert [h["address"] for h in hits] == ["@user/huge-log.md"]
+    assert json.loads(dream("notes", "find", "zebrafinish", "--json").output)["hits"] == []

@@ -11,10 +11,14 @@ from typing import Any
 from dream.db import utcnow
 from dream.errors import GitFailed, StoreError
 from dream.kinds.records import KINDS
-from dream.store.document import note_status, quick_meta, record_fields, sha256, title_of
+from dream.store.document import note_status, quick_meta, record_fields, title_of
 from dream.store.store import Store
 
 # a record's status when its file names none: what the pipeline assumes
+# how much of a document is indexed: a note written through Dream is at most 1,000,000
+# bytes (dream.notes.service.MAX_NOTE_BYTES); a bigger file committed into a store by hand
+# is found by its start
+INDEXED_BYTES = 1_000_000
 DEFAULT_STATE = {"event": "proposed", "todo": "open", "note": "live", "question": "open"}
 
 
@@ -119,7 +123,8 @@ def sync(conn: sqlite3.Connection, store: Store, full: bool = False) -> SyncStat
             stats.seconds = time.perf_counter() - started
             return stats
         to_read, to_remove, stats.skipped = _plan(conn, store, head, previous, full)
-        contents = list(repo.read_blobs([b for _, b in to_read])) if to_read else []
+        contents = list(repo.read_blob_heads([b for _, b in to_read], INDEXED_BYTES)) \
+            if to_read else []
         conn.execute("BEGIN IMMEDIATE")
         try:
             if _stored(conn, store.id) != (previous, known):
@@ -201,12 +206,14 @@ def _sort(changes: list[tuple[str, str | None]], existing: dict[str, str]
 
 
 def _write(conn: sqlite3.Connection, store: Store, commit: str,
-           items: list[tuple[str, str]], contents: Iterable[bytes]) -> None:
-    for (path, blob), data in zip(items, contents, strict=True):
+           items: list[tuple[str, str]], contents: Iterable[tuple[bytes, str]]) -> None:
+    for (path, blob), (data, digest) in zip(items, contents, strict=True):
+        # a document past INDEXED_BYTES is indexed by its start, its sha256 still the
+        # whole content's (what a snapshot checks a read against)
         text = data.decode("utf-8", "replace")
         meta, body = quick_meta(text)
         home, owner, project = _placement(path, meta)
-        row = (store.id, path, blob, sha256(data), commit, home, owner, project,
+        row = (store.id, path, blob, digest, commit, home, owner, project,
                _status(meta, text), title_of(meta, body, path), body,
                *memory_columns(path, meta, text))
         conn.execute(
