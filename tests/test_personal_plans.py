@@ -1482,3 +1482,15 @@ def test_a_plan_told_again_for_the_same_day_and_time_is_the_same_plan():
     (ev,) = evs.values()
     assert (ev["date"], ev["time"]) == ("2026-05-14", "10:30")
 
+
+# -- a day asked for ---------------------------------------------------------------------------------
+def test_a_weekday_said_in_answer_to_a_day_asked_for_is_that_day():
+    # asked on Monday 4 May: "Tuesday" answers the Tuesday 12th proposed, not tomorrow
+    rows = [_row("R1", "badminton-leisure-centre-2026-05-14", activity="badminton",
+                 date="2026-05-14", time="19:00", place="Leisure Centre",
+                 participants="Sam", status="confirmed")]
+    msgs = [they("Sam", "Ugh, late shift on Thursday now. Can we do Tuesday 12th instead, "
+                        "same time?", stream="tg-badminton"),
+            me("Tuesday suits me", stream="tg-badminton")]
+    evs = events(msgs, rows)
+    assert evs["R1"]["date"] == "2026-05-12"

@@ -486,6 +486,12 @@ class PlanReader(PlanTargets):
                 clock = None if plan.fields.get("time") else clock
             if OFFER.search(clause) and status is None:
                 date = clock = None     # offered slots: the one taken says the day
+            # a weekday said in answer to a day asked for ("Can we do Tuesday 8th instead?"
+            # - "Tuesday fine by me") is that day, not the next such weekday
+            asked_day = plan.asked.get("date")
+            if asked_day and date and wd is not None and not moved and \
+                    (author or "") != plan.asked_by and iso(asked_day).weekday() == wd:
+                date = asked_day
             # a question ("could we move it to 14:00?") proposes; it does not move a plan
             # (and so does any question that does not name the plan: "¿quieres que vayamos
             # juntas en coche el viernes?" asks about a ride, it does not move the wedding)
