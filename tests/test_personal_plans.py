@@ -1494,3 +1494,30 @@ def test_a_weekday_said_in_answer_to_a_day_asked_for_is_that_day():
             me("Tuesday suits me", stream="tg-badminton")]
     evs = events(msgs, rows)
     assert evs["R1"]["date"] == "2026-05-12"
+
+# -- a plan the same evening, a call-off that fits two plans -------------------------------------
+
+def test_a_plan_said_for_the_same_evening_takes_that_day():
+    msgs = [me("Put yoga in for Wednesday 6 May, 18:00 at the studio on Carver Street",
+               stream="assistant"),
+            me("And drinks with Priya the same evening, 20:30 at the Lighthouse bar",
+               stream="assistant")]
+    evs = events(msgs)
+    (drinks,) = [e for e in evs.values() if e.get("activity") == "drinks"]
+    assert (drinks["date"], drinks["time"]) == ("2026-05-06", "20:30")
+
+
+def test_calling_off_a_day_with_two_plans_asks_which_and_changes_neither():
+    rows = [_row("R1", "yoga-carver-street-2026-05-06", activity="yoga", date="2026-05-06",
+                 time="18:00", place="Carver Street", status="confirmed"),
+            _row("R2", "drinks-lighthouse-2026-05-06", activity="drinks", date="2026-05-06",
+                 time="20:30", place="Lighthouse", participants="Priya", status="confirmed")]
+    ops = rules([me("Work is mad this week, can you cancel my Wednesday evening thing?",
+                    stream="assistant")], rows)
+    assert not [o for o in ops if o["op"] == "event.upsert"]
+    asked = [_fields(o) for o in ops if o["op"] == "question.ask"]
+    assert len(asked) == 2 and all("called off" in a["text"] for a in asked)
+    # one plan that day: the day alone does not say it is that one, nothing is guessed
+    ops = rules([me("Work is mad this week, can you cancel my Wednesday evening thing?",
+                    stream="assistant")], rows[:1])
+    assert not [o for o in ops if o["op"] in ("event.upsert", "question.ask")]

@@ -346,6 +346,13 @@ class PlanTargets:
         row = self._row_for(activity, None, people, date, weekday)
         return row if row is not None else self._new_plan(activity)
 
+    def _live_on(self, date: str) -> list[dict[str, Any]]:
+        """The live events of the scope on ``date`` when there are two or more, else []."""
+        hits = [r for r in self.rows if r["kind"] == "event" and
+                r["fields"].get("date") == date and
+                r["fields"].get("status") not in ("declined", "cancelled")]
+        return hits if len(hits) > 1 else []
+
     def _moved_row(self, author: str | None, people: list[str],
                    place: str | None, stream: str | None = None,
                    date: str | None = None) -> Plan | None:

@@ -121,6 +121,9 @@ _SAME_WEEKDAY = re.compile(r"\b(?:same|même|mismo|misma|selben|gleichen)\s+(\w+
 _BULK_SENDER = re.compile(r"(?:news(?:letters?)?|offers|deals|promos?|promotions|marketing|"
                           r"mailings?)@", re.I)
 
+# "the same evening", "that same night": a new plan on the day of the one just talked about
+_SAME_EVENING = re.compile(r"\b(?:the|that) same (?:evening|night|morning|afternoon|day)\b", re.I)
+
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
 
@@ -309,6 +312,12 @@ class PlanReader(PlanTargets):
                     last = self._moved_row(author, found + sorted(
                         self.talking.get(stream, set()) | self.members.get(stream, set())),
                         place, stream, date if moved and clock else None)
+                    if last is None and status == "cancelled" and date and not place and \
+                            not self.unclear:
+                        # "can you cancel my Thursday evening thing?" with two plans that
+                        # Thursday: which one is off is a guess, so ask (one plan that day
+                        # is left as it is: the day alone does not say it is that one)
+                        self.unclear = self._live_on(date)
                     if last is None and self.unclear and (
                             (moved and status is None) or status == "cancelled"):
                         # "we now start at 10" or "can't make it, sorry" with two live
@@ -425,6 +434,13 @@ class PlanReader(PlanTargets):
                 self.plans.remove(plan)     # "we went on a hike last Friday": a memory, no plan
                 continue                    # ("got us seats for Friday 12 June" is ahead)
             had = plan.fields.get("date")
+            if not date and not plan.fields.get("date") and _SAME_EVENING.search(clause):
+                # "and dinner with Imogen the same evening, 20:15" after pilates on Thursday
+                # 3 Dec: the day of the plan just talked about in this conversation
+                date = next((p.fields["date"] for p in reversed(self.plans)
+                             if p is not plan and p.stream == stream and p.fields.get("date")
+                             and p.fields.get("status") not in ("cancelled", "declined")),
+                            None)
             if known_day and date == had:
                 date = None     # "double booked on the 17th": its own day, said again
             if moved and date and had and date < had and said is not None:
