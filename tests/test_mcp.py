@@ -141,7 +141,7 @@ def test_hostile_address_and_bad_arguments_are_clean_tool_errors(initialised):
     # the fix is named as a tool and an argument, not as a command line and a flag
     assert "notes_update" in errors[-1] and "replace=true" in errors[-1]
     assert "dream notes" not in errors[-1] and "--" not in errors[-1]
-    assert "must be a integer" in typed or "integer" in typed
+    assert "must be an integer" in typed
     assert "tool_search" in unknown
     assert "dream_begin" in no_dream
     assert not (home / "notes" / "etc").exists()

@@ -111,7 +111,8 @@ def _check_args(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         if want == "integer" and isinstance(value, bool):
             ok = False
         if not ok:
-            raise BadInput(f"argument '{name}' of {spec.name} must be a {want}",
+            article = "an" if str(want)[:1] in "aeiou" else "a"
+            raise BadInput(f"argument '{name}' of {spec.name} must be {article} {want}",
                            "fix the value and call the tool again")
         if want == "integer":
             lo, hi = props[name].get("minimum"), props[name].get("maximum")
