@@ -230,11 +230,11 @@ def test_config_values_are_named_where_they_were_set(dream, repo, dream_home):
     text = config.read_text()
     config.write_text(text.replace("pack_tokens = 12000", "pack_tokens = -5"))
     result = dream("run", ok=False)
-    assert result.exit_code == 1 and "run.pack_tokens in" in result.output
+    assert result.exit_code == 1 and f"{config}: [run] pack_tokens must be" in result.output
     assert "DREAM_PACK_TOKENS" not in result.output
     config.write_text(text.replace('apply = "auto"', 'apply = "sometimes"'))
     result = dream("run", ok=False)
-    assert result.exit_code == 1 and "run.apply in" in result.output
+    assert result.exit_code == 1 and f"{config}: [run] apply must be" in result.output
     assert "--apply" not in result.output
     config.write_text(text.replace('default = "rules"', 'default = "rules"\ntimeout = "soon"'))
     result = dream("run", ok=False)
@@ -267,7 +267,18 @@ def test_config_values_dream_cannot_use_are_one_line_before_any_command(dream, r
             ('[automations.context_windows]\nacme = "big"\n', "'acme' must be a whole number"),
             ("[hooks]\ncollect_on = 5\n", "[hooks] collect_on must be a list of events"),
             ("[hooks]\ncollect_on = [5]\n", "its entry 5 is a number, not text"),
-            ("[collect]\nme = 5\n", "[collect] me must be a list")):
+            ("[collect]\nme = 5\n", "[collect] me must be a list"),
+            # a run refused these, and 'dream doctor' said all good
+            ("[run]\npack_tokens = -5\n", "[run] pack_tokens must be a number of tokens "
+                                          "from 500 to 200000"),
+            ('[run]\napply = "sometimes"\n', "[run] apply must be 'auto' or 'review', not "
+                                             "'sometimes'"),
+            ('[model]\nopenai_max_tokens_param = "max_tokenz"\n',
+             "openai_max_tokens_param must be 'max_completion_tokens' or 'max_tokens'"),
+            ("[model]\ntemperature = 99\n", "[model] temperature must be a number from 0 "
+                                             "to 2"),
+            ("[model]\nmax_wait = nan\n", "[model] max_wait must be a number of seconds of "
+                                           "at least 0, such as 120, not nan")):
         config.write_text(bad)
         for command in (("status",), ("automations", "list"), ("collect", str(repo))):
             result = dream(*command, ok=False)

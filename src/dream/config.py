@@ -58,6 +58,11 @@ TEXT_LISTS = {("hooks", "collect_on"), ("hooks", "transcript_dirs"), ("collect",
 # [run] brief_tokens takes what 'dream run --brief-tokens' takes (0 made every brief empty)
 RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("run", "brief_tokens"): (50, 200000, "a number of tokens from 50 to 200000, such as 2000"),
+    # what 'dream run --pack-tokens' takes; the run refused the rest, doctor said all good
+    ("run", "pack_tokens"): (500, 200000, "a number of tokens from 500 to 200000, such as "
+                                          "12000"),
+    # what OpenAI-compatible and Anthropic APIs take: 99 failed every call of a run
+    ("model", "temperature"): (0, 2, "a number from 0 to 2, such as 0.2"),
     ("model", "timeout"): (0.001, None, "a number of seconds above 0, such as 120"),
     ("model", "max_retries"): (0, None, "a whole number of at least 0, such as 3"),
     ("model", "backoff_base"): (0, None, "a number of seconds of at least 0, such as 1.0"),
@@ -67,6 +72,14 @@ RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("automations", "before_compaction"): (0, 1, "a fraction from 0 to 1, such as 0.70"),
     ("automations", "after_pause"): (0, 1, "a fraction from 0 to 1, such as 0.50"),
     ("automations", "pause_hours"): (0, None, "a number of hours of at least 0, such as 8"),
+}
+
+# text settings Dream reads as one of a few words: a run, or the provider at its first
+# call, refused any other, while 'dream doctor' said all good
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("run", "apply"): ("auto", "review"),
+    ("model", "openai_response_format"): ("json_schema", "json_object"),
+    ("model", "openai_max_tokens_param"): ("max_completion_tokens", "max_tokens"),
 }
 
 
@@ -135,9 +148,14 @@ def _check_types(path: Path, data: dict[str, Any]) -> None:
                 raise ConfigError(f"{path}: [{section}] {key} must be {want}; its entry "
                                   f"{odd!r} is {_type_name(odd)}, not text",
                                   f"quote it under [{section}] in {path}")
+        if (section, key) in CHOICES and value not in CHOICES[section, key]:
+            raise ConfigError(f"{path}: [{section}] {key} must be "
+                              f"{' or '.join(map(repr, CHOICES[section, key]))}, not {value!r}",
+                              f"edit {key} under [{section}] in {path}")
         if (section, key) in RANGES:
             low, high, bounds = RANGES[section, key]
-            if value < low or (high is not None and value > high):
+            # nan (which TOML writes) is neither below nor above a bound
+            if value != value or value < low or (high is not None and value > high):
                 raise ConfigError(f"{path}: [{section}] {key} must be {bounds}, not {value!r}",
                                   f"edit {key} under [{section}] in {path}")
     windows = data.get("automations", {}).get("context_windows") \
