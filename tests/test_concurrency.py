@@ -437,3 +437,41 @@ def test_the_mcp_server_and_the_cli_write_at_once_and_lose_nothing(dream, repo, 
         assert f"from the shell {i}" in git(store, "show", f"HEAD:user/cli-{i}.md")
     assert git(store, "status", "--porcelain") == ""
     fsck_clean(store)
+
+
+def test_attaching_a_team_remote_waits_for_a_writer_and_keeps_its_change(
+        dream, repo, dream_home, tmp_path):
+    """'stores attach --remote' saved store.toml from the copy it read before, without
+    the store's write lock: a project that 'dream init' added meanwhile (init holds the
+    lock and saves its own copy) was lost, or its commit raced a run's. It now waits for
+    the lock and records the remote on store.toml as it is then."""
+    dream("init")
+    team = tmp_path / "team"
+    dream("stores", "attach", str(team), "--create")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys,time; from dream.store.lock import write_lock\n"
+         "from dream.store.store import Store\n"
+         f"with write_lock({str(team)!r}, 'dream init'):\n"
+         f"    store = Store.load({str(team)!r})\n"
+         "    print('held', flush=True); time.sleep(1.5)\n"
+         "    store.add_project('other-1234abcd', 'other', primary=True)\n"
+         "    store.save(subject='Manage project other')\n"],
+        env={**os.environ, **ENV}, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        proc = subprocess.run(
+            [sys.executable, "-m", "dream", "stores", "attach", str(team), "--remote",
+             "https://git.example.com/team.git"], cwd=repo, capture_output=True, text=True,
+            env={**os.environ, **ENV, "DREAM_LOCK_WAIT": "30"}, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        holder.wait(timeout=30)
+    assert holder.returncode == 0
+    from dream.store.store import Store
+
+    store = Store.load(team)
+    assert store.remote == "https://git.example.com/team.git"
+    assert store.project_name("other-1234abcd") == "other"
+    assert commits(team)[:2] == ["Record team remote", "Manage project other"]
+    assert git(team, "status", "--porcelain") == ""

@@ -9,6 +9,7 @@ from pathlib import Path
 from dream.config import Config
 from dream.errors import BadInput, NotManaged, StoreError
 from dream.home import Home
+from dream.store.lock import write_lock
 from dream.store.project import ProjectId
 from dream.store.store import STORE_FILE, Store
 
@@ -132,8 +133,14 @@ class Stores:
                            "a new store (git init there)")
         store = Store.create(path, name or path.name, scope)
         if remote and not store.remote:
-            store.remote = remote
-            store.save(subject="Record team remote")
+            # a store write like any other: under its write lock, on store.toml as it is
+            # now (saved from the copy read before, it dropped a project 'dream init' had
+            # just added, and its commit raced a run's)
+            with write_lock(store.path, "dream stores attach"):
+                store = Store.load(store.path)
+                if not store.remote:
+                    store.remote = remote
+                    store.save(subject="Record team remote")
         self.config.add_store(path)
         self.config.save()
         return store
