@@ -427,6 +427,31 @@ def test_a_plain_run_after_a_killed_one_takes_its_items(dream, dream_proc, repo,
     assert killed["status"] == "failed" and "interrupted" in killed["error"]
 
 
+def test_the_runs_view_names_a_killed_run_interrupted_with_its_fix(
+        dream, dream_proc, repo, dream_home, tmp_path, monkeypatch):
+    """A run killed with -9 stayed 'running running' in 'dream runs' and 'runs show' for
+    ever; only 'dream doctor' told it from a live one. The views say it was interrupted
+    and name 'dream run --retry RUN'."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    monkeypatch.setenv("DREAM_TEST_KILL_AT", "apply")
+    assert dream_proc("run", "--model", "rules", cwd=repo).returncode == -9
+    monkeypatch.delenv("DREAM_TEST_KILL_AT")
+    killed = json.loads(dream("runs", "--json").output)[0]
+    assert killed["status"] == "running" and killed["decision"] == "interrupted"
+    listed = dream("runs").output
+    row = next(line for line in listed.splitlines() if line.startswith(killed["id"]))
+    assert " running  interrupted " in row
+    assert f"requeue its items with 'dream run --retry {killed['id']}'" in listed
+    shown = dream("runs", "show", killed["id"]).output
+    assert "interrupted" in shown and f"dream run --retry {killed['id']}" in shown
+    for lock in (dream_home / "notes").glob(".dream.lock.*"):
+        lock.unlink()                         # by hand, as the error message says
+    out = run_json(dream, "--retry", killed["id"], "--model", "rules")
+    assert out["status"] == "ok"
+    assert "requeue" not in dream("runs").output     # the killed run is 'failed' now
+
+
 def test_invalid_sweep_answer_makes_the_run_partial_but_keeps_propose(dream, repo,
                                                                      dream_home, tmp_path):
     dream("init")

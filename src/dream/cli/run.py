@@ -204,6 +204,7 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
 
     app = get_app()
     rows = [run.as_dict() for run in dreams.list_runs(app, limit)]
+    gone = _interrupted(app, rows)
     if as_json:
         emit_json(rows)
         return
@@ -214,6 +215,24 @@ def runs(ctx: click.Context, limit: int, as_json: bool) -> None:
     click.echo(HEADER)
     for r in rows:
         click.echo(_fmt_run(r, names))
+    for run_id in gone:
+        click.echo(f"\nrun {run_id} was interrupted (its process is gone); requeue its items "
+                   f"with 'dream run --retry {run_id}'")
+
+
+def _interrupted(app, rows: list[dict]) -> list[str]:
+    """Mark the rows of runs still 'running' whose process is gone (a killed run) as
+    decision 'interrupted': the view said 'running running' for them, for ever, and only
+    'dream doctor' told them apart. Returns their ids."""
+    if not any(r["status"] == "running" for r in rows):
+        return []
+    from dream.core.doctor import interrupted_runs
+
+    gone = {run.id for run in interrupted_runs(app, app.db)}
+    for r in rows:
+        if r["id"] in gone:
+            r["decision"] = "interrupted"
+    return [r["id"] for r in rows if r["id"] in gone]
 
 
 @runs.command("show")
@@ -223,7 +242,9 @@ def runs_show(run_id: str, as_json: bool) -> None:
     """Show one run with its figures, dropped ops and the diff stat of its commit."""
     from dream.core import dreams
 
-    r = dreams.show_run(get_app(), run_id).as_dict()
+    app = get_app()
+    r = dreams.show_run(app, run_id).as_dict()
+    gone = _interrupted(app, [r])
     if as_json:
         emit_json(r)
         return
@@ -244,6 +265,9 @@ def runs_show(run_id: str, as_json: bool) -> None:
     if r["diff_stat"]:
         click.echo("")
         click.echo(r["diff_stat"])
+    if gone:
+        click.echo(f"\nthe run was interrupted (its process is gone); requeue its items with "
+                   f"'dream run --retry {r['id']}'")
 
 
 def _decide(run_id: str, promote: bool, as_json: bool) -> None:

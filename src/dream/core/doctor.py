@@ -200,14 +200,16 @@ def check_locks(app: App) -> list[Check]:
     return out
 
 
-def check_runs(app: App, conn: sqlite3.Connection) -> list[Check]:
+def interrupted_runs(app: App, conn: sqlite3.Connection) -> list[runs.Run]:
     """Dream runs still 'running' although no lock of a run is held: their process died."""
     live = {str((read_lock(p) or {}).get("run_id")) for p in held_locks(app.home.notes_path)
             if lock_state(read_lock(p) or {}) in ("in use", "unknown")}
+    return [run for run in runs.running(conn, "dream") if run.id not in live]
+
+
+def check_runs(app: App, conn: sqlite3.Connection) -> list[Check]:
     out = []
-    for run in runs.running(conn, "dream"):
-        if run.id in live:
-            continue
+    for run in interrupted_runs(app, conn):
         out.append(Check("run", run.id, "warn",
                          f"run {run.id} (started {run.started_at}) is marked running but no "
                          "process holds its lock: it was interrupted",
