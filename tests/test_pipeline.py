@@ -722,3 +722,83 @@ def test_escape_codes_in_an_answer_never_reach_the_brief(dream, repo, dream_home
     brief = dream("brief", "--user").output
     assert "- Nobu takes groups of six [notes/" in brief
     assert not any(ch in brief for ch in "\x1b\x07\x9b")
+
+
+def _store_moves_during_the_run(monkeypatch, move) -> None:
+    """Call ``move(store_path, run_commit)`` right after the run's commit is built, before
+    it is promoted: as a note written (or a hand edit committed) while a run works."""
+    import dream.pipeline.run as run_mod
+
+    built = run_mod.write_run_commit
+
+    def and_then(entry, *args, **kwargs):
+        sha = built(entry, *args, **kwargs)
+        if sha:
+            move(entry["store"].path, sha)
+        return sha
+
+    monkeypatch.setattr(run_mod, "write_run_commit", and_then)
+
+
+def test_a_note_written_while_a_run_works_does_not_keep_the_run_off_the_main_line(
+        dream, repo, dream_home, tmp_path, monkeypatch, other_project):
+    """A note written anywhere in the store while a run worked (here another project's,
+    by a real 'dream notes write') left the whole run on its branch: 'partial', 'left for
+    review', shown as 'promoted' in 'dream runs', and refused by 'dream runs promote' as
+    not waiting for review. The run is now merged on top, as 'runs promote' would."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    other = other_project("other")
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+
+    def a_note(store, sha):
+        proc = subprocess.run(
+            [sys.executable, "-m", "dream", "notes", "write", "@projects/other/during",
+             "written while the run worked"], cwd=other, capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")})
+        assert proc.returncode == 0, proc.stderr
+
+    _store_moves_during_the_run(monkeypatch, a_note)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "ok" and out["decision"] == "promoted", out["error"]
+    notes = dream_home / "notes"
+    assert "Dinner at Nobu" in (notes / "user" / "brief.md").read_text()
+    assert records(dream_home, "events")
+    assert "written while the run worked" in (notes / "projects/other/during.md").read_text()
+    assert git(notes, "status", "--porcelain") == ""
+    assert "merged: the store moved since the run" in git(notes, "log", "-1", "--format=%s")
+
+
+def test_a_run_whose_records_were_changed_meanwhile_waits_for_review(
+        dream, repo, dream_home, tmp_path, monkeypatch):
+    """When the store moved with a change to a record the run also changes, nothing newer
+    is overwritten: the run waits for review as an --apply review run does, and 'dream
+    runs' says so (it said 'promoted', and 'runs promote' and 'runs discard' refused it)."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+
+    def a_hand_edit(store, sha):
+        changed = [p for p in git(store, "diff-tree", "--no-commit-id", "--name-only", "-r",
+                                  sha).splitlines() if not p.endswith("brief.md")]
+        (store / changed[0]).parent.mkdir(parents=True, exist_ok=True)
+        (store / changed[0]).write_text("---\nstatus: live\n---\nedited by hand meanwhile\n")
+        git(store, "add", changed[0])
+        git(store, "commit", "-q", "-m", "a hand edit")
+
+    _store_moves_during_the_run(monkeypatch, a_hand_edit)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "partial" and out["decision"] == "awaiting review"
+    assert f"dream runs discard {out['id']}" in out["error"]
+    notes = dream_home / "notes"
+    assert git(notes, "log", "-1", "--format=%s") == "a hand edit"
+    assert git(notes, "status", "--porcelain") == ""
+    listed = dream("runs").output
+    assert next(line for line in listed.splitlines() if line.startswith(out["id"])) \
+        .split()[3:5] == ["awaiting", "review"]
+    dream("runs", "discard", out["id"])
+    assert git(notes, "log", "-1", "--format=%s") == "a hand edit"

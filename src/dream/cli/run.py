@@ -179,8 +179,7 @@ def _print_run(r: dict, ran_before: bool = True) -> None:
         click.echo(f"  {root}: {summary['items']} items, {summary['bundles']} bundles, "
                    f"{summary['changed']} records changed, {summary['questions']} questions")
     if r["commit"]:
-        where = "promoted" if r["details"].get("apply_mode") == "auto" \
-            and r["status"] == "ok" else "left for review"
+        where = "promoted" if r["decision"] == "promoted" else "left for review"
         click.echo(f"commit {r['commit'][:12]} on {r['branch']} ({where})")
     elif r["items"]:
         click.echo("nothing changed in the store")

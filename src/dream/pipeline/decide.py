@@ -18,6 +18,7 @@ from dream.notes.dreaming import acquire_lock, release_lock
 from dream.pipeline import commit as git_commit
 from dream.pipeline.run import sync_index
 from dream.runs import Run
+from dream.store.git import run_git
 from dream.store.lock import write_locks
 from dream.store.store import Store
 
@@ -68,6 +69,13 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
             repo.git("merge", "--abort", check=False)
             raise
         _render_briefs(store, clashes, brief_tokens)
+    if run_git(repo.path, "merge-base", "--is-ancestor", sha, "HEAD",
+               check=False).returncode != 0:
+        # the merge failed without a conflict (a file in the way in the work tree): the
+        # store's branch did not take the run, which must not pass for promoted
+        raise VersionConflict(f"run {run_id} could not be merged into store '{store.name}'",
+                              f"check 'git -C {store.path} status' for changes in the way, "
+                              "then promote it again ('dream runs promote RUN')")
     return repo.require_head()
 
 

@@ -213,6 +213,7 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     all_items = 0
     commits: dict[str, str] = {}
     status = "ok"
+    left_for_review = False
     try:
         per_store: dict[str, dict[str, Any]] = {}
         works: list[ScopeWork] = []
@@ -276,14 +277,18 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             for entry in per_store.values():
                 sha = commits.get(entry["store"].id)
                 if sha and promoted:
-                    if not git_commit.promote(entry["store"].repo, sha, entry["base"]):
+                    if git_commit.promote(entry["store"].repo, sha, entry["base"]) or \
+                            _merged(entry["store"], sha, run_id, opts.brief_tokens):
+                        sync_index(conn, entry["store"])
+                    else:
                         status = "partial"
                         details["errors"].append(
-                            f"store {entry['store'].name} moved during the run; the run "
-                            "branch was left for review")
+                            f"store {entry['store'].name} moved during the run and records "
+                            "the run changes were changed there since; the run branch was "
+                            f"left for review ('dream runs promote {run_id}' merges it, "
+                            f"'dream runs discard {run_id}' drops it)")
                         promoted = False
-                    else:
-                        sync_index(conn, entry["store"])
+                        left_for_review = True
     except ModelError as exc:
         status = "failed"
         details["errors"].append(exc.message)
@@ -306,7 +311,10 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
     details["dropped"] = dict(sorted(details["dropped"].items()))
     details["apply"] = dict(sorted(details["apply"].items()))
     details["commits"] = commits
-    details["apply_mode"] = opts.apply
+    # a run its store moved under, with changes that clash, waits for a person's decision
+    # as a run made with --apply review does (it was 'promoted' in the runs view, and
+    # 'dream runs promote' refused it as not waiting for review)
+    details["apply_mode"] = "review" if left_for_review else opts.apply
     update_run(
         conn, run_id, status=status, finished_at=utcnow(), items=all_items,
         bundles=totals["bundles"], calls=totals["calls"],
@@ -358,6 +366,21 @@ def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
                               trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
                                         "Dream-Store": store.id})
         return repo.head()
+
+
+def _merged(store: Store, sha: str, run_id: str, brief_tokens: int) -> bool:
+    """Merge the run's commit into a store that moved during the run (a note written
+    meanwhile, another project's run): what 'dream runs promote' does, so a note written
+    while a nightly run worked no longer left all of the run's records off the main line.
+    False, with the store untouched, when the run changes records changed there since."""
+    from dream.errors import VersionConflict
+    from dream.pipeline.decide import _merge
+
+    try:
+        _merge(store, sha, run_id, brief_tokens)
+    except VersionConflict:
+        return False
+    return True
 
 
 def sync_index(conn: sqlite3.Connection, store: Store) -> None:
