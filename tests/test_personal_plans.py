@@ -1521,3 +1521,20 @@ def test_calling_off_a_day_with_two_plans_asks_which_and_changes_neither():
     ops = rules([me("Work is mad this week, can you cancel my Wednesday evening thing?",
                     stream="assistant")], rows[:1])
     assert not [o for o in ops if o["op"] in ("event.upsert", "question.ask")]
+
+# -- a move to a day whose reading is unclear ------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "Something came up, so pottery on Thursday is moved to the following Thursday",
+    "Oye, lo de la cerámica del jueves lo pasamos al jueves siguiente, ¿vale?",
+])
+def test_a_move_to_the_following_weekday_that_comes_before_the_plan_is_asked(text):
+    # said on Monday 4 May of a plan on Thursday 14 May: "the following Thursday" says
+    # later, the next Thursday (7 May) is earlier; the plan stays, the day is asked
+    rows = [_row("R1", "pottery-clay-studio-2026-05-14", activity="pottery",
+                 date="2026-05-14", time="19:00", place="Clay Studio", participants="Ines",
+                 status="confirmed", title="Pottery at Clay Studio")]
+    ops = rules([they("Ines", text, stream="wa-ines")], rows)
+    assert all(_fields(o).get("date") in (None, "2026-05-14") for o in ops
+               if o["op"] == "event.upsert")
+    (asked,) = [_fields(o) for o in ops if o["op"] == "question.ask"]
+    assert "2026-05-21" in asked["options"] and "2026-05-14" in asked["options"]

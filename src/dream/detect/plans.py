@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from dream.detect import confidence, facts, plan_events, todos, unclear
@@ -123,6 +123,11 @@ _BULK_SENDER = re.compile(r"(?:news(?:letters?)?|offers|deals|promos?|promotions
 
 # "the same evening", "that same night": a new plan on the day of the one just talked about
 _SAME_EVENING = re.compile(r"\b(?:the|that) same (?:evening|night|morning|afternoon|day)\b", re.I)
+
+# "the following Thursday", "al jueves siguiente", "le jeudi suivant", "next Thursday": a
+# weekday said as coming after another
+_FOLLOWING = re.compile(r"\b(?:following|next|siguiente|suivant|d'après|nächsten|"
+                        r"darauffolgenden|próximo|que viene)\b", re.I)
 
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
@@ -455,6 +460,20 @@ class PlanReader(PlanTargets):
                 # the 14th nearest the plan, not the first one after the message
                 date = nearest_weekday_and_day(after or clause, date, had,
                                                said.date().isoformat())
+            if moved and date and had and date <= had and _FOLLOWING.search(after) and \
+                    weekday_only(after) is not None and \
+                    plan.fields.get("status") not in ("cancelled", "declined"):
+                # "lo del jueves lo pasamos al jueves siguiente" of a plan on Thursday 10th,
+                # said on the 28th: the Thursday after the plan's or the next one from now?
+                # The words say later, the next such day is earlier: ask, move nothing
+                later = (iso(had) + timedelta(days=(iso(date).weekday() - iso(had).weekday())
+                                              % 7 or 7)).isoformat()
+                key = next((r["key"] for r in self.rows if r["handle"] == plan.handle_row),
+                           None)
+                self.questions.append(confidence.question(
+                    plan, {"date": later}, item.id,
+                    plan.fields.get("title") or plan.activity, key))
+                date = None
             # "on Friday" about a plan already on a Friday (said within the week before it)
             # names that day, not the next Friday after it was said
             # (not a move: "Friday 17 is off, so it moves to Thursday 16" names a new day)
