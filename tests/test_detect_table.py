@@ -174,6 +174,9 @@ TABLE = [
      " but never call it from CI", None, []),
     ("Falls du es brauchst, der Token fürs Registry ist glpat-4Fh8Kq2LmZx9Rt7Vb3Nw, aber bitte "
      "nie committen.", None, []),
+    # ... and so does one whose value the secrets filter replaced
+    ("oh, and the deploy key is DEPLOY_KEY=[REDACTED:token-assignment:1a2b3c4d], it only lives "
+     "in the CI vault, never use it locally.", None, []),
     # a thought, a doubt or a question said to be only that: no instruction
     ("I keep thinking we should move the jobs to a queue one day.", None, []),
     ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),

@@ -458,17 +458,27 @@ _NEGATED_CLAUSE = re.compile(r"\b(?:don'?t|dont|do not|never|not|stop|no)\b[^,;.
 
 # a credential handed over that the secrets filter let through ("the record key is
 # KEY=7f3c9a2e-...", "le token Netlify : nfp_Xy7...", "the aws secret on this box is
-# 3kQvN8pRz+..."); a value it replaced ("[REDACTED:...]") is safe to keep
-_CREDENTIAL = re.compile(
-    r"\b(?:key|token|secret|password|passphrase|passwd|pat|passwort|kennwort"
-    r"|mot de passe|cl[ée]|chave|senha|contrase[ñn]a)\b[^.!?\n]{0,40}?[\s:=]\s*"
-    r"(?=[\w+#!-]*\d)(?=[\w+#!-]*[A-Za-z])[\w+#!-]{16,}", re.I)
+# 3kQvN8pRz+..."): no line may carry it; a value the filter replaced ("[REDACTED:...]") is
+# safe to keep in a line
+_SECRET_WORD = (r"\b(?:key|token|secret|password|passphrase|passwd|pat|passwort|kennwort"
+                r"|mot de passe|cl[ée]|chave|senha|contrase[ñn]a|chiave|sleutel|wachtwoord"
+                r"|nyckel|lösenord|klucz|hasło)\b[^.!?\n]{0,40}?[\s:=]\s*")
+_CREDENTIAL = re.compile(_SECRET_WORD + r"(?=[\w+#!-]*\d)(?=[\w+#!-]*[A-Za-z])[\w+#!-]{16,}", re.I)
+# the same with the value replaced: the sentence still only hands it over
+_REDACTED_CREDENTIAL = re.compile(_SECRET_WORD + r"[\w-]*=?\[REDACTED", re.I)
 
 
 def hands_over_secret(text: str) -> bool:
     """The sentence gives a credential: what it says is said for that once, and no line of
     the brief may carry the value."""
     return bool(_CREDENTIAL.search(text))
+
+
+def gives_credential(sentence: str) -> bool:
+    """The sentence hands over a credential, its value there or replaced by the secrets
+    filter ("the deployer key is PRIVATE_KEY=[REDACTED:...], it stays in CI"): no rule of
+    its own, whatever else it says."""
+    return bool(_CREDENTIAL.search(sentence) or _REDACTED_CREDENTIAL.search(sentence))
 
 
 def only_what_not(rule: str) -> bool:

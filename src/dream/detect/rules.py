@@ -30,6 +30,7 @@ from dream.detect.rule_text import (
     CODE,
     MARKER,
     explains,
+    gives_credential,
     hands_over_secret,
     instead_after,
     only_what_not,
@@ -139,6 +140,9 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     # into the system python)")
     sents = [re.sub(r"^\((?=[^()]+\)\W*$)|\)(?=\W*$)(?<=\))", "", s) if re.fullmatch(
         r"\([^()]+\)\W*", s) else s for s in wording.split(text)]
+    # a sentence that hands over a credential ("the deployer key is KEY=[REDACTED], it stays
+    # in CI") is said for that once: no rule, nor part of the rule next to it
+    sents = [s for s in sents if not gives_credential(s)]
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     lines = _line_of(text, sents)
     out: list[tuple[str, str]] = []
