@@ -1,4 +1,5 @@
-"""Rules said in German, French and Spanish: read as the English reader reads its rules
+"""Rules said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish and Polish:
+read as the English reader reads its rules
 (prohibitions, requirements, "we use X here", "X is broken here, use Y", corrections with
 both halves), with the same exclusions (one-offs, questions, musings), and kept in the
 words they were said in. Every sentence here was written for this test."""
@@ -22,6 +23,14 @@ def _said(text: str, answers: bool = True, starts: bool = False) -> list[str]:
     ("Bitte nie `npm install` im Root ausführen, das zerschießt die Workspaces.", "de"),
     ("Ici on utilise `poetry`, pas pip, et c'est comme ça depuis le début.", "fr"),
     ("Nunca hagas `git push --force` a main, por favor.", "es"),
+    ("Non usare mai `npm install` nella root, rompe i workspace.", "it"),
+    ("Aqui é sempre `pnpm`, nunca npm.", "pt"),
+    ("Niet deployen vanaf je laptop, dat gaat altijd via de pipeline.", "nl"),
+    ("Kör aldrig `terraform apply` lokalt.", "sv"),
+    ("Nie commituj bezpośrednio do main, zawsze przez PR.", "pl"),
+    # a pasted log in English with ".com" links and single letters is no Portuguese
+    ("Error: e e e see https://example.com and docs.example.com for details, then retry.",
+     None),
     ("Never run the migrations by hand, use the make target.", None),
     ("ok", None),
 ])
@@ -93,6 +102,21 @@ def test_the_language_of_a_statement(text, lang):
      "N'oublie pas de régénérer `schema.graphql` après un changement d'API."),
     ("Recuerda que la base de datos de staging es de solo lectura.",
      "Recuerda que la base de datos de staging es de solo lectura."),
+    # Italian, Portuguese, Dutch, Swedish and Polish: never, always, we use, both halves
+    ("Non usare mai `npm install` nella root, rompe i workspace.",
+     "Non usare mai `npm install` nella root, rompe i workspace."),
+    ("No, niente jQuery nel codice nuovo: usiamo fetch.",
+     "Niente jQuery nel codice nuovo: usiamo fetch."),
+    ("Nunca faça `git push --force` na main.", "Nunca faça `git push --force` na main."),
+    ("Aqui é sempre `pnpm`, nunca npm.", "Aqui é sempre `pnpm`, nunca npm."),
+    ("Niet deployen vanaf je laptop, dat gaat altijd via de pipeline.",
+     "Niet deployen vanaf je laptop, dat gaat altijd via de pipeline."),
+    ("Kör aldrig `terraform apply` lokalt.", "Kör aldrig `terraform apply` lokalt."),
+    ("Nej, ingen `sudo pip`. Använd alltid `uv`.", "Ingen `sudo pip`; använd alltid `uv`."),
+    ("Nie commituj bezpośrednio do main, zawsze przez PR.",
+     "Nie commituj bezpośrednio do main, zawsze przez PR."),
+    ("Plików w vendor/ nie ruszamy, są generowane.",
+     "Plików w vendor/ nie ruszamy, są generowane."),
 ])
 def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     assert _said(text) == [kept]
@@ -138,6 +162,14 @@ def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     "Denk dran, morgen ist Release.",
     "le endpoint renvoie 'dev' au lieu de la version, corrige stp",
     "El test de `parser.py` falla desde ayer.",
+    # Italian, Portuguese, Dutch, Swedish and Polish one-offs and questions
+    "Per oggi lascia stare i test lenti.",
+    "Secondo te conviene passare a Vite?",
+    "Por hoje pode pular o lint.",
+    "Voorlopig mag je de e2e-tests overslaan.",
+    "Idag kan du hoppa över lintern.",
+    "Na razie pomiń testy e2e.",
+    "Czy warto przejść na Bun?",
 ])
 def test_one_offs_questions_and_musings_in_other_languages_are_no_rules(text):
     assert _said(text) == []
@@ -171,10 +203,20 @@ def test_a_rule_said_again_is_a_correction_with_its_reason():
         ("Le profil `ci-fast`; sans lui les tests tournent une heure.", "correction")]
 
 
+def test_an_english_word_of_no_moment_is_no_one_off():
+    """A word that says "for now" only in another language ("even" in Dutch) is no one-off
+    in an English sentence, so the flags said with it stay a way to work."""
+    assert not rule_lang.one_off("it fails even with --release, look at the linker")
+    assert rule_lang.one_off("Voorlopig mag je `--no-verify` gebruiken.")
+
+
 def test_a_rule_name_keeps_its_negation_in_its_language():
     assert rules.name_words("Nie `npm install` im Root ausführen.").split()[:2] == \
         ["nie", "npm"]
     assert "jamais" in rules.name_words("Ne lance jamais terraform apply.").split()
+    assert rules.name_words("Ingen `repair`; ändra aldrig en körd migrering.").split()[:4] == \
+        ["ingen", "repair", "ändra", "aldrig"]
+    assert "nie" in rules.name_words("Nie kompiluj ręcznie cobc.").split()
 
 
 def test_a_fix_told_in_another_language_after_a_failure():

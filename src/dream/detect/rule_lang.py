@@ -1,6 +1,6 @@
-"""Rules said in German, French or Spanish: the same kinds of rule the English reader
-(:mod:`dream.detect.rules`, :mod:`dream.detect.rule_text`) accepts, read with the words of
-each language (``words/rules_<lang>.toml``), and kept in the words they were said in.
+"""Rules said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish or Polish: the
+same kinds of rule the English reader (:mod:`dream.detect.rules`,
+:mod:`dream.detect.rule_text`) accepts, read with the words of each language (``words/rules_<lang>.toml``), and kept in the words they were said in.
 
 A statement is read in a language when more of its words are that language's frequent words
 (``marks``) than English ones (:func:`language`). Each sentence then loses its conversational
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-LANGUAGES = ("de", "fr", "es")
+LANGUAGES = ("de", "fr", "es", "it", "pt", "nl", "sv", "pl")
 _FILES = Path(__file__).with_name("words")
 # frequent English words, against which a statement's language is weighed
 _ENGLISH = frozenset(
@@ -121,8 +121,9 @@ def english_words(text: str) -> int:
 
 
 def language(text: str) -> str | None:
-    """``de``, ``fr`` or ``es`` when ``text`` is said in that language rather than English
-    (code in backticks left out), else None."""
+    """The language of :data:`LANGUAGES` (``de``, ``fr``, ``es``, ``it``, ``pt``, ``nl``,
+    ``sv``, ``pl``) ``text`` is said in rather than English (code in backticks left out), else
+    None; on a tie the language listed first."""
     said = [fold(w.lower()) for w in _LETTERS.findall(_CODE_SPAN.sub(" ", text))]
     if not said:
         return None
@@ -170,7 +171,10 @@ def _anchored(text: str, m: re.Match[str]) -> bool:
     before = text[:m.start()].rstrip()
     return not before or before[-1] in ",;:—–-(" or bool(re.search(
         r"(?:^|[\s,;:])(?:bitte|por favor|s'il te plait|stp|svp|und|et|y|also|donc|alors|aber"
-        r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|usted|ustedes)$", before, re.I))
+        r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|usted|ustedes"
+        # Italian, Portuguese, Dutch, Swedish, Polish
+        r"|per favore|noi|voi|quindi|ma|e|voce|nos|a gente|entao|alsjeblieft|graag|en|maar"
+        r"|dus|wij|we|jij|je|snalla|och|men|vi|ni|prosze|ale|wiec|my|ty|wy)$", before, re.I))
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -187,7 +191,7 @@ def read(sentence: str, lang: str) -> _Read:
     w = words(lang)
     raw = sentence.strip()
     lead = w.lead.match(fold(raw))
-    said_no = bool(lead and re.search(r"\b(?:nein|ne|nee|no|non)\b", lead[0], re.I))
+    said_no = bool(lead and re.search(r"\b(?:nein|ne|nee|no|non|nao|nej|nie)\b", lead[0], re.I))
     text = raw[lead.end():] if lead else raw
     told = bool(w.rx["told"].search(fold(text)))
     clauses = [c for c in re.split(r"\s*[,;]\s+|\s+[—–]\s+", text)
@@ -275,13 +279,13 @@ def told_to_run(sentence: str, lang: str) -> str | None:
 
 
 def one_off(text: str) -> bool:
-    """Said for this once or for now in German, French or Spanish ("nur heute", "pour
+    """Said for this once or for now in a language read here ("nur heute", "pour
     l'instant", "por ahora")."""
     return any(words(lang).rx["once"].search(fold(text)) for lang in LANGUAGES)
 
 
 def negations() -> str:
-    """A pattern of the words that refuse what follows them in German, French or Spanish
+    """A pattern of the words that refuse what follows them in a language read here
     ("nicht", "kein", "pas de", "jamais", "nunca", "en vez de"), to match on :func:`fold`ed
     text."""
     return "|".join(w.rx["negation"].pattern for w in map(words, LANGUAGES))
@@ -292,7 +296,7 @@ _REFUSED = re.compile(r"\s*(?:(?P<word>[^\W\d_]+)\s+)?(?:`(?P<code>[^`]+)`|(?P<n
 
 
 def rejected(rule: str) -> list[str]:
-    """What a rule said in German, French or Spanish says not to run, as said: the command
+    """What a rule said in a language read here says not to run, as said: the command
     after its "never" or "instead of" ("niemals `west flash` ausführen" -> "west flash",
     "`uv run` statt `python`" -> "python", "pas de `cmake -B build`"), not one wanted with
     it ("nie ohne `--context`")."""
@@ -321,7 +325,8 @@ def standing(sentence: str, lang: str) -> bool:
 
 # "so", said before what to do because of the sentence before
 _SO = re.compile(r"^(?:also|deshalb|daher|darum|deswegen|donc|alors|du coup|c'est pourquoi"
-                 r"|así que|por eso|por lo tanto|entonces)\b", re.I)
+                 r"|así que|por eso|por lo tanto|entonces|quindi|perciò|então|por isso|dus"
+                 r"|daarom|därför|alltså|więc|dlatego)\b", re.I)
 
 
 def _sentence(text: str) -> str:
@@ -338,7 +343,8 @@ def _lower_first(text: str) -> str:
 
 
 # said to the agent: what it does ("tu pousses la branche", "du baust in build/")
-_YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes)\s+\w", re.I)
+_YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes|voi|voce|voces|jij|je|jullie|ni|ty|wy)"
+                  r"\s+\w", re.I)
 # what there is to do it with ("il y a le shortcode figure(...) qui ...", "es gibt ein Target
 # dafür: make fab"): what to do instead of what was just refused
 _THERE = re.compile(r"(?:il y a|es gibt|hay|existe)\s+\w", re.I)

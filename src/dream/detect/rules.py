@@ -11,9 +11,9 @@ Paraphrases of one rule (sentences whose content words overlap enough,
 A rule's name keeps its negations (never, not, don't, no), so its record name says the
 same thing as the rule.
 
-A statement said in German, French or Spanish is read by :mod:`dream.detect.rule_lang`
-with the same kinds of rule and the same exclusions, its rules kept in its words; a
-sentence in it said in English is read here.
+A statement said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish or Polish
+is read by :mod:`dream.detect.rule_lang` with the same kinds of rule and the same
+exclusions, its rules kept in its words; a sentence in it said in English is read here.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             rule_lang.said_rules(sents[first:max(briefed) + 1], lang, False)}
     for n, sent in enumerate(sents):
         if n in foreign:
-            out.append(foreign[n])      # a rule said in German, French or Spanish
+            out.append(foreign[n])      # a rule said in another language
             at.append(n)
             last = n
             continue
@@ -341,7 +341,7 @@ def _briefed(sents: list[str], lang: str | None) -> dict[int, str]:
 
 
 def _english(sentence: str) -> bool:
-    """A sentence of a German, French or Spanish statement said in English."""
+    """A sentence of a statement in another language said in English."""
     return rule_lang.language(sentence) is None and len(sentence.split()) >= 3 and \
         rule_lang.english_words(sentence) >= 2
 

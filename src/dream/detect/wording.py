@@ -31,15 +31,20 @@ _NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "
               # German, French and Spanish ones (their other frequent words are filler)
               "nie": "not", "niemals": "not", "nicht": "not", "kein": "not", "keine": "not",
               "keinen": "not", "jamais": "not", "pas": "not", "nunca": "not", "jamás": "not",
-              "immer": "always", "toujours": "always", "siempre": "always", "stets": "always"}
+              "immer": "always", "toujours": "always", "siempre": "always", "stets": "always",
+              # Italian, Portuguese, Dutch, Swedish and Polish ones
+              "non": "not", "mai": "not", "niente": "not", "não": "not", "niet": "not",
+              "nooit": "not", "geen": "not", "inte": "not", "aldrig": "not", "ingen": "not",
+              "inget": "not", "inga": "not", "nigdy": "not", "sempre": "always",
+              "altijd": "always", "alltid": "always", "zawsze": "always"}
 _WORD = re.compile(r"[^\W_][\w.+#/-]*")
 # filler in every language read (:mod:`dream.detect.rule_lang`), negations kept
 _STOP = frozenset(FILLER | (rule_lang.stop_words() - set(_NEGATIONS)))
 
 
 def is_filler(word: str) -> bool:
-    """A word that says nothing of a rule's content, in English, German, French or
-    Spanish."""
+    """A word that says nothing of a rule's content, in English or a language
+    :mod:`dream.detect.rule_lang` reads."""
     return word in _STOP
 
 
