@@ -177,6 +177,12 @@ TABLE = [
     # ... and so does one whose value the secrets filter replaced
     ("oh, and the deploy key is DEPLOY_KEY=[REDACTED:token-assignment:1a2b3c4d], it only lives "
      "in the CI vault, never use it locally.", None, []),
+    # "no X" refusing a call, or said where it is refused, past a lead-in ("again,", "no —")
+    ("again, no raw SQL inside the views.", "directive", ["raw SQL inside the views"]),
+    ("no — no .to_pandas() on whole tables in job code, ever.", "correction",
+     [".to_pandas() on whole tables in job code, ever"]),
+    ("no storybook publishes from local, CI does that on merge.", "directive",
+     ["storybook publishes from local"]),
     # a thought, a doubt or a question said to be only that: no instruction
     ("I keep thinking we should move the jobs to a queue one day.", None, []),
     ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),

@@ -42,10 +42,15 @@ EVERY_ONE = (r"(?:^|[,;:]\s+|\s[—–-]\s+)(?:every|each|nothing)\s+(?!time\b|s
              r"|is\s+an?\s)")
 # "no X" said as a prohibition, not a report ("no errors"): asked for ("no global ktlint
 # please", "no css selectors pls"), for every time ("no sleeps, ever") or for everywhere but
-# one way ("no pip installs outside nox", "no Admitted left anywhere")
-NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\s+[\w.`/-]+){0,3}?,?\s+(?:please|pls|plz|ever|outside|anywhere"
+# one way ("no pip installs outside nox", "no Admitted left anywhere"); what is refused may be
+# a call ("no .collect() on full frames in job code, ever") and be said where it is refused
+# ("no force unwraps in new code please", "no file reads inside nodes")
+NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\([^()\s]{0,24}\))?(?:\s+[\w.`/-]+(?:\([^()\s]{0,24}\))?)"
+             r"{0,6}?,?\s+(?:please|pls|plz|ever|outside|anywhere|inside"
+             r"|in (?:new|any|our|job|app|library|production|prod|shipped) code"
              # or from this machine: "no devnet deploys from here", "no builds locally"
-             r"|from here|locally|from the agent|by hand|on (?:my|this) (?:machine|box|laptop|host))\b")
+             r"|from here|from local|locally|from the agent|by hand"
+             r"|on (?:my|this) (?:machine|box|laptop|host))\b")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)

@@ -157,7 +157,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if _POINTS_BACK.match(wording.without_lead_in(text)):
         return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)
-    loose = not (told or MARKER.search(text) or said_how(text) or said_how(plain) or
+    # a marker that opens the rule counts past the lead-in ("again, no file reads inside nodes")
+    loose = not (told or MARKER.search(text) or MARKER.match(plain) or said_how(text) or
+                 said_how(plain) or
                  directives.HOUSE_RULE.search(text) or
                  directives.STRONG.search(text) or directives.EVERY_TIME.search(text) or
                  directives.NEXT_TIME.search(text))

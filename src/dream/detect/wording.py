@@ -78,7 +78,7 @@ def split(text: str) -> list[str]:
 _LEAD_IN = re.compile(
     # "no" as a reply ("no, ...", "no that's not it"), never the "no" of "no more console.log"
     # nor the "no" of a flag ("no --push from here")
-    r"^(?:(?:no(?=\s*(?:[,.!:;—–]|-(?![-\w]))|\s+(?:no|it|that|this|the|you|we|i|just|not|actually|wait|use|run"
+    r"^(?:(?:no(?=\s*(?:[,.!:;—–](?![\w(])|-(?![-\w]))|\s+(?:no|it|that|this|the|you|we|i|just|not|actually|wait|use|run"
     r"|don'?t|do|stop|please|instead|why|what)\b)|nope|ok|okay|again|also|and|so|but|hm+|well"
     r"|please|btw|all good|looks good"
     r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh|whoa"
