@@ -183,6 +183,9 @@ TABLE = [
      [".to_pandas() on whole tables in job code, ever"]),
     ("no storybook publishes from local, CI does that on merge.", "directive",
      ["storybook publishes from local"]),
+    # an abbreviation inside a sentence does not end it
+    ("Always go through the wrapper, e.g. ./run.sh test, never call pytest directly.",
+     "directive", ["wrapper, e.g. ./run.sh test"]),
     # a thought, a doubt or a question said to be only that: no instruction
     ("I keep thinking we should move the jobs to a queue one day.", None, []),
     ("Not sure if the cache should live in redis, I'll ask Sam.", None, []),

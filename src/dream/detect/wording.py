@@ -15,8 +15,14 @@ import re
 from dream.detect import rule_lang
 from dream.items import Item
 
+# a sentence ends after ".", "!" or "?", not after an abbreviation said inside one ("e.g.",
+# "i.e.", "vs.", German "bzw.", "z.B.", "d.h.", French "p.ex.", Dutch "bijv.", Swedish "t.ex.")
+_ABBREVIATION = "".join(rf"(?<!\b{re.escape(a)})" for a in (
+    "e.g.", "i.e.", "vs.", "cf.", "bzw.", "z.B.", "d.h.", "u.a.", "p.ex.", "p.ej.", "bijv.",
+    "t.ex.", "np."))
 # a ";" before "..." is inside code whose middle is left out ("BEGIN; ... COMMIT;"): no split
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!; \.\.\.)\s+|(?<=;)\s+(?!\.\.\.)|\n+|(?:\\n)+")
+_SENTENCE = re.compile(r"(?<=[.!?])" + _ABBREVIATION + r"(?<!; \.\.\.)\s+|(?<=;)\s+(?!\.\.\.)"
+                       r"|\n+|(?:\\n)+")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _PASTED = re.compile(r"^(?:[+-]\s*\d|>\s|\d+\s*[│|]|[{}\[\]])|\*\*|```")
 FILLER = {
