@@ -103,6 +103,23 @@ def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_not_the_t
     assert not [n for n in notes if n["type"] in ("correction", "directive")]
 
 
+def test_a_line_under_the_heading_saying_what_stays_as_it_is_is_a_rule():
+    """"the route table in app/routes.ts stays sorted by path" and "the public API remains
+    backwards compatible" under "house rules:" say what to keep as it is; a line that only
+    says where things are is still no rule."""
+    notes = _run(_session("claude-1", [
+        ("user", "house rules for this repo:\n"
+                 "- the route table in app/routes.ts stays sorted by path\n"
+                 "- the public API remains backwards compatible\n"
+                 "- the e2e specs are in e2e/\n"
+                 "task: add a /health route"),
+        ("assistant", "ok")]))
+    rules = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert any("stays sorted by path" in r for r in rules), rules
+    assert any("remains backwards compatible" in r for r in rules), rules
+    assert not any("e2e/" in r or "/health" in r for r in rules), rules
+
+
 def test_a_line_under_the_heading_is_one_rule_whatever_its_sentences():
     """Under a heading for how the project works laid out a rule a line, the sentences of
     one line are one rule: its reason ("CI rebuilds that file ...") or its other half said as a

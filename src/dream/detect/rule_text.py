@@ -45,11 +45,14 @@ MARKER = re.compile(
     r"|" + directives.EVERY_ONE, re.I)
 # a line under a heading for how the project works ("house rules:") that says how to work,
 # not what is there: "figures are SVG, no PNGs", "British spelling throughout", "clippy has to
-# be clean", "omega is gone, use lia" (not "python tests are in tests/"); "X should Y" alone
+# be clean", "omega is gone, use lia", "the changelog stays sorted" (not "python tests are in
+# tests/"); "X should Y" alone
 # is what to build, as in the request that opens a session
 BRIEFED_RULE = re.compile(
     r"\b(?:not|no|never|don'?t|dont|do not|nothing|only|throughout|always|has to|have to"
-    r"|needs?|must|use|instead|rather)\b", re.I)
+    r"|needs?|must|use|instead|rather"
+    # what is to be kept as it is: "exported symbols stay in alphabetical order"
+    r"|stays?|remains?)\b", re.I)
 # what a passing decision needs besides the marker: a modal or an instruction
 MARKER_LOOSE = re.compile(r"\bmust\b|\bshould\b|\bensure\b|\bplease use\b|\bkeep it \w+"
                           r"|\bonly (?:want|use|run|the first|first)\b|\bdont\s+\w+"
