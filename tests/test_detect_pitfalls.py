@@ -536,3 +536,20 @@ def test_a_cause_line_is_shown_without_the_header_its_logger_wrote():
                              "FirefoxHeadless") == "Cannot start FirefoxHeadless"
     assert shell.shown_cause("ERROR: relation \"orders\" does not exist") == \
         "ERROR: relation \"orders\" does not exist"
+
+
+def test_the_compose_service_named_after_the_failing_program_is_its_fix():
+    """``liquibase --defaults-file=local.properties update`` cannot reach the database host
+    from the laptop; ``docker compose run --rm liquibase update`` runs the same program in its
+    service, as ``docker-compose run`` would: the compose spelling with a space is the same
+    runner, and a flag whose value is a file is no script the program only reads."""
+    down = ("Unexpected error running Liquibase: Connection could not be created to "
+            "jdbc:postgresql://pg:5432/stock: java.net.UnknownHostException: pg")
+    sessions = [_session(name, [
+        ("call", "liquibase --defaults-file=local.properties update"), ("fail", down),
+        ("call", "docker compose run --rm liquibase update"),
+        ("ok", "Liquibase command 'update' was executed successfully.")], start)
+        for name, start in (("codex-1", 0), ("claude-2", 10))]
+    [pitfall] = _pitfalls(*sessions)
+    assert "UnknownHostException: pg" in pitfall
+    assert pitfall.endswith("Fix: run `docker compose run --rm liquibase update`.")

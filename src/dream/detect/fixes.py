@@ -414,7 +414,8 @@ def _wraps(run: str, failing: str) -> bool:
     inner = [inner[0].rsplit("/", 1)[-1], *inner[1:]]
     if outer[:1] == inner[:1]:
         return False
-    if len(inner) >= 2 and re.search(r"/|\.\w{1,4}$", inner[1]) and \
+    if len(inner) >= 2 and not inner[1].startswith("-") and \
+            re.search(r"/|\.\w{1,4}$", inner[1]) and \
             not any(a == inner[0] and b == inner[1] for a, b in zip(outer, outer[1:])):
         # "php bin/console x": the script is what runs, the interpreter only reads it; a
         # command that hands "php" another script ("symfony php bin/phpunit") wraps nothing
@@ -433,7 +434,10 @@ def _unquoted(command: str) -> list[str]:
     words = command.split()
     m = re.search(r"""\s(?P<q>['"])(?P<inner>[^'"]+)(?P=q)\s*$""", command)
     if m and len(m["inner"].split()) >= 2 and not shell.looks(command):   # echo "make test"
-        return command[:m.start()].split() + m["inner"].split()
+        words = command[:m.start()].split() + m["inner"].split()
+    if words[:1] in (["docker"], ["podman"]) and words[1:2] == ["compose"]:
+        # "docker compose run --rm flyway migrate" is "docker-compose run ...": one program
+        words = [f"{words[0]}-compose", *words[2:]]
     return words
 
 
