@@ -553,3 +553,29 @@ def test_the_compose_service_named_after_the_failing_program_is_its_fix():
     [pitfall] = _pitfalls(*sessions)
     assert "UnknownHostException: pg" in pitfall
     assert pitfall.endswith("Fix: run `docker compose run --rm liquibase update`.")
+
+
+def test_a_cause_a_caused_by_chain_hangs_from_is_named_by_the_root_of_the_chain():
+    """Nextflow and the JVM print the wrapper first and what it was caused by below it: the
+    last "Caused by:" is why, the wrapper only says which step failed. A chain that ends in
+    a step that exited says nothing more than the line it hangs from. Figures of this one
+    time after a dash are not shown."""
+    from dream.detect import failures, shell
+
+    nextflow = ("ERROR ~ Error executing process > 'ASSEMBLE (plate_07)'\n\nCaused by:\n"
+                "  Process requirement exceeds available cpus -- req: 48; avail: 16\n\n"
+                "Command executed:\n  spades.py -t 48 -o out\n\n-- Check '.nextflow.log' file "
+                "for details")
+    assert failures.cause_line(nextflow) == ("Process requirement exceeds available cpus -- "
+                                             "req: 48; avail: 16")
+    assert shell.shown_cause(failures.cause_line(nextflow)) == \
+        "Process requirement exceeds available cpus"
+    jvm = ("ERROR: Migration of schema failed\nCaused by: org.h2.jdbc.JdbcSQLSyntaxErrorException:"
+           " Table \"LEDGER_ROWS\" not found\n\tat org.h2.message.DbException.get(DbException"
+           ".java:502)\nCaused by: org.h2.message.DbException: Table \"LEDGER_ROWS\" not found "
+           "(schema PUBLIC)\n\t... 14 more")
+    assert shell.shown_cause(failures.cause_line(jvm)) == ("DbException: Table \"LEDGER_ROWS\" "
+                                                           "not found (schema PUBLIC)")
+    exited = ("error: linking with `cc` failed: exit status: 1\n\nCaused by:\n  process didn't "
+              "exit successfully: `rustc --crate-name bench` (exit status: 1)")
+    assert failures.cause_line(exited) == "error: linking with `cc` failed: exit status: 1"

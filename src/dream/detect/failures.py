@@ -152,9 +152,39 @@ def cause_line(text: str) -> str:
     level, else the last exception of a traceback, else the first diagnostic above the
     summary lines a build tool prints at the end; a short heading takes the line that
     says what it means (:func:`_with_detail`)."""
-    line = _cause_line(text)
+    line = _caused_by(_cause_line(text), text)
     line = _SEE_LINK.sub("", line) or line
     return _with_detail(line, text) if line else line
+
+
+# a line that names what the line above it was caused by, on the same line or the next
+# ("Caused by: java.net.UnknownHostException: db", "Caused by:" / "  Process requirement
+# exceeds available memory -- req: 32 GB; avail: 15.5 GB")
+_CAUSED_BY = re.compile(r"^\s*(?:-\s+)?Caused by:\s*(?P<rest>.*)$")
+_FRAME = re.compile(r"^\s*(?:at\s|\.\.\. \d+ more)")
+
+
+def _caused_by(line: str, text: str) -> str:
+    """A cause line a chain of "Caused by:" hangs from (Java, Kotlin, Nextflow: the wrapper
+    first, what it was caused by below it, stack frames between) is named by the last cause
+    of the chain: the root, which the wrappers above it only restate as the step that
+    failed; a cause that only says a step exited ("process didn't exit successfully") is
+    no root."""
+    lines = [ln for ln in ANSI.sub("", text or "").splitlines()
+             if ln.strip() and not _FRAME.match(ln)]
+    at = next((n for n, ln in enumerate(lines) if line and line in ln), None)
+    if at is None or not any(_CAUSED_BY.match(ln) for ln in lines[at + 1:at + 3]):
+        return line
+    root = None
+    for n in range(at + 1, len(lines)):
+        m = _CAUSED_BY.match(lines[n])
+        if not m:
+            continue
+        rest = (m["rest"] or (lines[n + 1] if n + 1 < len(lines) else "")).strip()
+        if rest and not _SUMMARY.match(rest) and not _NOISE_LINE.match(rest) and \
+                not _CAUSED_BY.match(rest):
+            root = rest[:400]
+    return root or line
 
 
 def _cause_line(text: str) -> str:

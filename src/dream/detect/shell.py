@@ -64,6 +64,9 @@ _PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
 
 
 _QUERY = re.compile(r"\s*\((?:[^()]*?,\s*)?SQL: .*$")
+# the figures of this one time, after a dash, behind a cause said in words: what was asked
+# for and what there was ("-- req: 32 GB; avail: 15.5 GB")
+_FIGURES = re.compile(r"(?<=[a-z])\s+--?\s+(?:[\w.]+\s*[:=]\s*[\d.,]+\s*[A-Za-z%]{0,3}\s*[;,]?\s*)+$")
 
 
 _LONG_PATH = re.compile(r"(?<![\w`])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[^\s/`'\"]+){3,}/?")
@@ -90,6 +93,7 @@ def shown_cause(line: str, limit: int = 160) -> str:
     text = _PROJECT_TAG.sub("", text).replace(" [recovered]", "").strip()
     text = " ".join(text.split())
     text = _QUERY.sub("", text)         # "... Connection refused (Connection: mysql, SQL: ...)"
+    text = _FIGURES.sub("", text)       # "... available memory -- req: 32 GB; avail: 15.5 GB"
     text = _LONG_PATH.sub(_short_path, text)
     end = text.rfind(". ")
     if end > 20 and len(text[end + 2:].split()) <= 3 and not text.endswith((".", "!", ")")):
