@@ -579,3 +579,17 @@ def test_a_cause_a_caused_by_chain_hangs_from_is_named_by_the_root_of_the_chain(
     exited = ("error: linking with `cc` failed: exit status: 1\n\nCaused by:\n  process didn't "
               "exit successfully: `rustc --crate-name bench` (exit status: 1)")
     assert failures.cause_line(exited) == "error: linking with `cc` failed: exit status: 1"
+
+
+def test_a_ruby_exception_is_shown_without_the_file_and_method_it_was_raised_in():
+    """Ruby prints an uncaught exception as "file:line:in `method': message (Class)": the
+    file, line and method are where, the message and class are what."""
+    from dream.detect import shell
+
+    assert shell.shown_cause("/usr/lib/ruby/3.3.0/bundler/spec_set.rb:211:in `materialize': "
+                             "Could not find nokogiri-1.16.2 in locally installed gems "
+                             "(Bundler::GemNotFound)") == \
+        "Could not find nokogiri-1.16.2 in locally installed gems (Bundler::GemNotFound)"
+    assert shell.shown_cause("lib/tasks/seed.rake:14:in 'block (2 levels) in <main>': "
+                             "undefined method 'slug' for nil (NoMethodError)") == \
+        "undefined method 'slug' for nil (NoMethodError)"

@@ -42,7 +42,8 @@ def warned(text: str) -> str | None:
     return f"warned {len(lines)} times: {lines[0][:80]}" if len(lines) >= 3 else None
 
 
-_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|(?::\d+)*:\([^)]*\)|(?::\d+)+)):\s+"
+_LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|(?::\d+)*:\([^)]*\)|(?::\d+)+"
+                       r"(?::in [`'][^`'\n]{1,80}')?)):\s+"   # Ruby: "x.rb:304:in `require': "
                        r"|^\S+\.(?:csproj|fsproj|vbproj|sln|vcxproj)\s+:\s+|^[│|║]\s*"
                        r"|^(?:[\w./-]+:)?\d+:\d+\s+(?:-\s+)?(?=error\b)")
 _LOG_PREFIX = re.compile(r"^(?:npm (?:ERR!|error|WARN)|yarn (?:error|warn)|pnpm:?|Error:|Caused by:"
