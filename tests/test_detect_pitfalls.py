@@ -593,3 +593,17 @@ def test_a_ruby_exception_is_shown_without_the_file_and_method_it_was_raised_in(
     assert shell.shown_cause("lib/tasks/seed.rake:14:in 'block (2 levels) in <main>': "
                              "undefined method 'slug' for nil (NoMethodError)") == \
         "undefined method 'slug' for nil (NoMethodError)"
+
+
+def test_setting_the_version_once_is_no_way_to_work_but_the_projects_release_script_is():
+    """``pnpm version 3.1.0 --no-git-tag-version`` sets one value once, like adding one
+    dependency; the script that carries the version into the app stores is how releases are
+    done, shown without the one-off bump chained before it."""
+    sessions = [_session("claude-1", [
+        ("call", "pnpm version 3.1.0 --no-git-tag-version && pnpm run version:stores"),
+        ("ok", "v3.1.0\n\n> ferry@3.1.0 version:stores\n> node scripts/stores.mjs\nupdated "
+               "ios and android"),
+        ("call", "yarn version --new-version 3.1.1"), ("ok", "info New version: 3.1.1")])]
+    found = _commands(*sessions)
+    assert "Release: `pnpm run version:stores`" in found
+    assert not any("3.1." in c for c in found)

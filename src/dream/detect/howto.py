@@ -36,6 +36,7 @@ from dream.detect.purpose import (  # noqa: F401  (PURPOSES, purposes: read thro
     inline_call,
     purposes,
     session,
+    sets_version,
 )
 from dream.items import Item
 
@@ -196,8 +197,9 @@ def _procedure(command: str, part: str) -> str | None:
     if len(own) < 2 or len({s.split()[0] for s in own if s.split()}) != 1 or \
             steps.index(next(s for s in steps if not _SETS_SHELL.match(s))) < len(setup):
         return None
-    if len(purposes(" && ".join(own))) != 1 or _TAIL.sub("", part).strip() not in own:
-        return None
+    if len(purposes(" && ".join(own))) != 1 or _TAIL.sub("", part).strip() not in own or \
+            any(sets_version(s) for s in own):
+        return None             # "npm version 2.4.0 && npm run version:sync": a one-off value
     whole = " && ".join(setup + own)
     return whole if len(whole) <= 100 else None     # too long to read: the step alone
 

@@ -100,9 +100,25 @@ def purposes(command: str) -> list[tuple[str, str]]:
         else:
             name = "configure" if _CONFIGURE.search(part) else \
                 next((n for n, rx in PURPOSES if rx.search(part)), None) or _by_words(part)
-        if name and not (name == "install" and adds_package(part)):
+        if name and not (name == "install" and adds_package(part)) and \
+                not sets_version(part):
             out.append((name, part))
     return out
+
+
+# a package manager setting the project's version ("npm version 2.4.0 --no-git-tag-version",
+# "yarn version --new-version 1.3.0", "poetry version minor"): a change made once, like
+# adding one dependency, not how to work (the project's script for it, "npm run
+# version:sync", is)
+_SETS_VERSION = re.compile(r"^(?:npm|pnpm|yarn|bun|poetry|hatch|uv)\s+version\s+"
+                           r"(?:--?[\w-]+(?:[ =](?=\d))?\s*)*"
+                           r"(?:v?\d+\.\d+\S*|(?:pre)?(?:major|minor|patch)|prerelease|"
+                           r"--bump\s+\w+)(?:\s|$)")
+
+
+def sets_version(part: str) -> bool:
+    """A package manager setting the project's version to one value (``npm version patch``)."""
+    return bool(_SETS_VERSION.match(part.strip()))
 
 
 # a runner of named sessions (``tox -e lint``, ``nox -s tests-3.12``): the session is what runs
