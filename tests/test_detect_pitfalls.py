@@ -607,3 +607,17 @@ def test_setting_the_version_once_is_no_way_to_work_but_the_projects_release_scr
     found = _commands(*sessions)
     assert "Release: `pnpm run version:stores`" in found
     assert not any("3.1." in c for c in found)
+
+
+def test_a_command_through_a_runner_takes_its_purpose_from_a_sentence_naming_its_program():
+    """"tests go through the task runner: `poetry run invoke test`" names ``invoke test``;
+    ``poetry run invoke release-notes`` shares only the runner with it, so the sentence says
+    nothing of what it is for."""
+    sessions = [_session("pi-1", [
+        ("user", "tests go through the task runner: `poetry run invoke test`."),
+        ("call", "poetry run invoke test"), ("ok", "collected 88 items\n88 passed in 3.10s"),
+        ("call", "poetry run invoke release-notes --since v2.0"),
+        ("ok", "wrote CHANGES.md (14 entries)")])]
+    found = _commands(*sessions)
+    assert any(c.startswith("Test: `poetry run invoke test`") for c in found)
+    assert not any("release-notes" in c for c in found)

@@ -249,7 +249,11 @@ def _said_for(command: str, told: list[str]) -> list[tuple[str, str]]:
     if len(steps) != 1 or len(steps[0].split()) < 2:
         return []
     part = steps[0]
-    head = " ".join(part.split()[:2])
+    words = part.split()
+    # through a runner ("bundle exec fastlane match", "uv run pytest -q") the program is the
+    # word after it: the head is that program and its next word
+    skip = 2 if len(words) > 3 and words[1] in ("exec", "run") else 0
+    head = " ".join(words[:skip + 2])
     for sent in told:
         at = sent.find(head)
         if at < 0 or re.search(r"\b(?:not|never|don'?t|no)\b", sent[:at], re.I):
