@@ -621,3 +621,22 @@ def test_a_command_through_a_runner_takes_its_purpose_from_a_sentence_naming_its
     found = _commands(*sessions)
     assert any(c.startswith("Test: `poetry run invoke test`") for c in found)
     assert not any("release-notes" in c for c in found)
+
+
+def test_a_command_is_shown_with_the_settings_it_ran_with_but_never_a_secret():
+    """``SPARK_LOCAL_IP=127.0.0.1 make check`` worked where ``make check`` could not bind:
+    the setting is part of how to run it. A token in front of a command is not shown, and a
+    form too long with its settings is shown without them."""
+    bind = "java.net.BindException: Can't assign requested address: Service 'sparkDriver' failed"
+    sessions = [_session("codex-1", [
+        ("call", "make check"), ("fail", "Exit code: 2\n" + bind),
+        ("call", "SPARK_LOCAL_IP=127.0.0.1 make check"), ("ok", "Ran 57 tests in 41.2s\n\nOK"),
+        ("call", "GITLAB_TOKEN=[REDACTED:token:1a2b] ./scripts/lint.sh"),
+        ("ok", "lint: 0 problems"),
+        ("call", "SNOWPARK_CONFIG_FILE=$HOME/.config/snowpark/dev-readonly.toml uv run dbt build "
+                 "--select staging.orders+ --target dev"),
+        ("ok", "Completed successfully\n\nDone. PASS=14 WARN=0 ERROR=0 SKIP=0 TOTAL=14")])]
+    found = _commands(*sessions)
+    assert "Test: `SPARK_LOCAL_IP=127.0.0.1 make check`" in " ".join(found)
+    assert not any("TOKEN" in c or "REDACTED" in c for c in found)
+    assert any(": `uv run dbt build --select staging.orders+ --target dev`" in c for c in found)

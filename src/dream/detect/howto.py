@@ -152,8 +152,9 @@ def how_to_work(items: Sequence[Item]) -> list[Finding]:
         # the fullest form the user asked for, else the one the agent's shell ran most often
         example = max(set(forms), key=lambda f: (f in said, len(f) if f in said else 0,
                                                  agents.count(f), forms.count(f), -len(f), f))
-        if len(example) > 100:
-            example = key           # "bd create --title=... --description=...": its name
+        if len(example) > 100:      # too long to read: without its settings, else its name
+            bare = _ENV.sub("", example)    # ("bd create --title=... --description=...")
+            example = bare if len(bare) <= 100 and " && " not in bare else key
         sessions = len({r.item.stream for _, r in ran})
         tool = toolchain(example)
         shown = f"`{example}`"
@@ -176,11 +177,21 @@ _SETS_SHELL = re.compile(r"^(?:eval|source|\.|export)\s+\S")
 
 def _set_up(command: str, part: str) -> str:
     """The steps before ``part`` in its chain that set the shell up for it, each followed
-    by ``&&`` ('eval "$(luarocks path)" && '), or ''."""
+    by ``&&`` ('eval "$(luarocks path)" && '), and the settings it ran with in front of it
+    ("PYSPARK_PYTHON=.venv/bin/python "): how it worked, as it ran; or ''. A setting whose
+    value is a secret is not shown."""
     steps = chain(command)
     at = next((n for n, s in enumerate(steps) if part in s), 0)
     setup = [s for s in steps[:at] if _SETS_SHELL.match(s)]
-    return "".join(f"{s} && " for s in setup)
+    settings = _ENV.match(steps[at]) if steps else None
+    shown = [w for w in (settings[0].split() if settings else [])
+             if not _SECRET_SETTING.search(w)]
+    return "".join(f"{s} && " for s in setup) + "".join(f"{w} " for w in shown)
+
+
+# a setting that carries a secret: a name that says so, or a value the scrubber replaced
+_SECRET_SETTING = re.compile(r"^\w*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)=|"
+                             r"\[REDACTED", re.I)
 
 
 def _procedure(command: str, part: str) -> str | None:
