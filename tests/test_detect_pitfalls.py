@@ -640,3 +640,29 @@ def test_a_command_is_shown_with_the_settings_it_ran_with_but_never_a_secret():
     assert "Test: `SPARK_LOCAL_IP=127.0.0.1 make check`" in " ".join(found)
     assert not any("TOKEN" in c or "REDACTED" in c for c in found)
     assert any(": `uv run dbt build --select staging.orders+ --target dev`" in c for c in found)
+
+
+def test_a_failure_that_ends_with_a_colon_is_named_by_the_line_under_it():
+    """"There was an error loading config/site.json:" only says which step failed; the line
+    under it says why. A line that ends by handing over to what would fix it ("please run:")
+    keeps its own words. A build step that makes the missing file, then the same command
+    working, is what the checkout needed the first time."""
+    from dream.detect import failures
+
+    loading = ("i  hosting: preparing public directory\n⬢  hosting: Failed to prepare deploy "
+               "preview: There was an error reading public/manifest.json:\n\n public/app.js does "
+               "not exist, run the bundler before serving\n\nError: An unexpected error has "
+               "occurred.")
+    assert failures.cause_line(loading) == ("public/app.js does not exist, run the bundler "
+                                            "before serving")
+    fix_it = ("ERROR: the lock file is out of date and must be regenerated, please run:\n\n"
+              "    poetry lock --no-update\n")
+    assert failures.cause_line(fix_it).endswith("please run:")
+    sessions = [_session("pi-1", [
+        ("call", "firebase emulators:start --only hosting"), ("fail", loading),
+        ("call", "npm run bundle"), ("ok", "built public/app.js (212 kB)"),
+        ("call", "firebase emulators:start --only hosting"),
+        ("ok", "✔  hosting: Local server: http://127.0.0.1:5000")])]
+    [pitfall] = _pitfalls(*sessions)
+    assert "public/app.js does not exist" in pitfall
+    assert pitfall.endswith("Fix: run `npm run bundle`.")

@@ -223,7 +223,7 @@ def _cause_line(text: str) -> str:
                         not _NOISE_LINE.match(line):
                     line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line[:400]).strip()
                     return _with_message(line, pool) if n == 0 or _LEADS_IN.search(line) \
-                        else line
+                        else _handed_over(line, pool)
     for line in causes + lines:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
@@ -407,6 +407,23 @@ def _wrapped(line: str, pool: list[str]) -> str:
         if re.search(r"[.!?]$", ln.rstrip()):
             break
     return " ".join(out)[:400]
+
+
+def _handed_over(line: str, pool: list[str]) -> str:
+    """A line that says something failed and ends with a colon, what failed on the line
+    below it ("There was an error reading functions/package.json:" / "functions/lib/index.js
+    does not exist, can't deploy Cloud Functions"; "Error parsing job file from jobs/a.hcl:" /
+    "jobs/a.hcl:3,1-25: Unset variable ..."): the line below is the cause, the one above only
+    says which step failed."""
+    last = re.split(r"[.;,]\s+", line)[-1]
+    if not line.endswith(":") or not _FAILED_WORDS.search(line) or line not in pool or \
+            _ADVICE.match(last) or re.match(r"^(?:to \w+(?: it)?|run|try|use)\s*:$", last, re.I):
+        return line             # "...; to add:", "please run:": over to what would fix it
+    below = next((ln.strip() for ln in pool[pool.index(line) + 1:][:2] if ln.strip()), "")
+    if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
+            _ADVICE.match(below) or below.endswith(":"):
+        return line
+    return below[:400]
 
 
 # a line that says a failure happened and hands over to the next line for what it was

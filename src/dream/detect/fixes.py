@@ -62,7 +62,7 @@ PRIVILEGED = re.compile(r"^\s*(?:sudo|doas|su)\b|" + SYSTEM_INSTALL.pattern)
 _LACKS = re.compile(r"\bnot found\b|\bno (?:package|module|such \w+) (?:called|named)\b"
                     r"|\bnot installed\b|\bis missing\b|\bmissing (?:module|package|dependenc)"
                     r"|\bcan(?:no|')t (?:locate|find)\b|\bunable to (?:locate|find)\b"
-                    r"|\bcould not (?:locate|find)\b|\bout[- ]of[- ]sync\b", re.I)
+                    r"|\bcould not (?:locate|find)\b|\bout[- ]of[- ]sync\b|\bdoes not exist\b", re.I)
 
 
 def provided(runs: list[CommandRun], cause: str, by_session: dict[str, list[CommandRun]]

@@ -43,6 +43,7 @@ def warned(text: str) -> str | None:
 
 
 _LOCATION = re.compile(r"^(?:[\w.@+\\/~-]+?(?:\(\d+(?:,\d+)?\)|(?::\d+)*:\([^)]*\)|(?::\d+)+"
+                       r"(?:,\d+(?:-\d+)?)?"                 # HCL: "x.hcl:3,1-25: "
                        r"(?::in [`'][^`'\n]{1,80}')?)):\s+"   # Ruby: "x.rb:304:in `require': "
                        r"|^\S+\.(?:csproj|fsproj|vbproj|sln|vcxproj)\s+:\s+|^[│|║]\s*"
                        r"|^(?:[\w./-]+:)?\d+:\d+\s+(?:-\s+)?(?=error\b)")
