@@ -390,3 +390,96 @@ def test_a_new_job_or_an_allergy_said_shortly_is_on_the_right_page(author, text,
 def test_a_relatives_new_job_is_not_on_the_tellers_page():
     assert not [p for p in _pages([they("Dom", "my sister has a new job at Arup")])
                 if p.get("name") == "Dom" and "work" in p]
+
+
+# -- pregnancies, parental leave, jobs said in other shapes, diets of someone named ----------------
+@pytest.mark.parametrize("msgs, page", [
+    ([they("Ines", "Big news from us: Carla ist schwanger!! Termin ist Anfang Juni")],
+     {"name": "Carla", "pregnant": "due Anfang Juni"}),
+    ([they("Zoé", "Petite annonce : je suis enceinte de 3 mois, donc pas de vin pour moi")],
+     {"name": "Zoé", "pregnant": "enceinte de 3 mois"}),
+    ([me("Guess what, Hattie rang and she's pregnant! Due in August")],
+     {"name": "Hattie", "pregnant": "due in August"}),
+    ([they("Rob", "Hi Sam! Rob here, Nia's husband. We're planning Nia a little baby shower on "
+                  "the 12th at ours (4 Elm Grove). She's due 2 March so we're doing it early")],
+     {"name": "Nia", "pregnant": "due 2 March"}),
+])
+def test_a_pregnancy_someone_tells_of_is_on_their_page(msgs, page):
+    assert page in _pages(msgs)
+
+
+@pytest.mark.parametrize("text", [
+    "She's due back from Lisbon on Monday",
+    "I'm expecting a parcel on Friday",
+    "Is Maya pregnant?? she hasn't said",
+])
+def test_a_due_back_or_a_parcel_is_no_pregnancy(text):
+    assert not [p for p in _pages([they("Kit", text)]) if "pregnant" in p]
+
+
+@pytest.mark.parametrize("author, text, page", [
+    ("Osman", "FYI I'm on paternity leave from 3 February for six weeks",
+     {"name": "Osman", "leave": "paternity leave from 3 February"}),
+    ("Aurélie", "Je serai en congé maternité à partir du 12 mars, Paul reprend mes dossiers",
+     {"name": "Aurélie", "leave": "congé maternité à partir du 12 mars"}),
+    ("Schulbüro", "Herr Vogel geht ab März in Elternzeit; Frau Lenz übernimmt die Klasse.",
+     {"name": "Herr Vogel", "leave": "Elternzeit ab März"}),
+])
+def test_parental_leave_is_on_the_page_of_the_one_who_takes_it(author, text, page):
+    assert page in _pages([they(author, text)])
+
+
+@pytest.mark.parametrize("author, text, page", [
+    ("Dee", "Leaving in March, I've accepted a job at Octopus Energy!",
+     {"name": "Dee", "work": "Octopus Energy"}),
+    ("Sid", "I start at the BBC newsroom on the 6th, can't wait",
+     {"name": "Sid", "work": "BBC newsroom"}),
+    ("Hugo", "Pour info je rejoins Thales à Bordeaux en avril", {"name": "Hugo", "work": "Thales"}),
+    ("Pilar", "Oye, Lucía ha empezado a trabajar en Mercadona, está contenta",
+     {"name": "Lucía", "work": "Mercadona"}),
+    ("Kim", "Reminder: Priya's leaving drinks Friday from 5 at the Anchor. She's off to Monzo in "
+            "January, so bring tissues", {"name": "Priya", "leaving_for": "Monzo"}),
+])
+def test_a_new_job_said_in_other_shapes_is_on_the_right_page(author, text, page):
+    assert page in _pages([they(author, text)])
+
+
+@pytest.mark.parametrize("text", [
+    "I start at the Crown at 6, see you there",
+    "Rae is leaving early, she's off to Leeds tomorrow",
+])
+def test_a_shift_at_a_pub_or_a_trip_is_no_job(text):
+    assert not [p for p in _pages([they("Kim", text)]) if {"work", "leaving_for"} & set(p)]
+
+
+@pytest.mark.parametrize("text, page", [
+    ("Cousin Joe is dairy free now, so no cheeseboard", {"name": "Cousin Joe",
+                                                          "diet": "dairy free"}),
+    ("Ojo, que Irene es vegana desde el verano", {"name": "Irene", "diet": "vegana (vegan)"}),
+    ("La tía Rosa ya no puede tomar gluten", {"name": "Rosa", "diet": "no gluten"}),
+])
+def test_a_diet_of_someone_named_is_on_their_page(text, page):
+    assert page in _pages([they("Mum", text)])
+
+
+@pytest.mark.parametrize("text", [
+    "The Green Room is vegan friendly btw",
+    "Jo is not vegan any more",
+])
+def test_a_vegan_place_or_a_diet_denied_fills_no_page(text):
+    assert not [p for p in _pages([they("Mum", text)]) if "diet" in p]
+
+
+def test_a_first_name_is_the_page_of_the_one_writer_of_that_name():
+    """"Tom is vegetarian now" said to someone else, after Tom Bell wrote in the call: one
+    page, Tom Bell's, not a second one for "Tom"."""
+    msgs = [they("Tom Bell", "Can you book the Swan for us?"),
+            me("Sorry, my mistake - Tom is vegetarian now, so no fish for him please.")]
+    assert {"name": "Tom Bell", "diet": "vegetarian"} in _pages(msgs)
+    assert not [p for p in _pages(msgs) if p["name"] == "Tom"]
+
+
+def test_a_relatives_birthday_in_my_words_is_a_standing_fact():
+    out = rules([me("my dad's birthday is 2 April, remind me nearer the time")])
+    assert {"dads_birthday": "2 April"} in [_fields(o) for o in out if o["op"] == "standing.set"]
+

@@ -29,6 +29,8 @@ _DIETS = {
 }
 _DIET = re.compile(r"(?<![\w-])(" + "|".join(f"(?:{w})" for w in _DIETS.values()) +
                    r")(?![\w-])", re.I)
+# the diet words alone (for a diet said of someone named: dream.detect.facts)
+WORDS = r"(?:" + "|".join(f"(?:{w})" for w in _DIETS.values()) + r")"
 _SELF = re.compile(r"(?<![\w'])(?:i|i'm|i've|im|me|my|ich|mir|mich|je|j'|moi|yo|soy|mí|mi)"
                    r"(?![\w'])", re.I)
 _NEGATION = re.compile(r"(?<![\w'])(?:not|no longer|never|nicht|kein\w*|pas|plus|no|nunca|"
@@ -88,6 +90,15 @@ def diet(text: str) -> str | None:
         if food and changed:
             found = f"no {food}"
     return found
+
+
+NEGATED = _NEGATION
+
+
+def said_as(said: str) -> str:
+    """A diet word as said, with its English meaning when it has one in the list ("celíaca
+    (coeliac, no gluten)"); any other ("gluten free") as said."""
+    return _value(said) if re.fullmatch(WORDS, said, re.I) else said
 
 
 def _value(said: str) -> str:

@@ -19,14 +19,15 @@ from dream.detect.prose import clean
 from dream.items import Item
 from dream.kinds.dates import is_date_word
 from dream.kinds.records import slug_key
-from dream.kinds.text import NOT_NAMES, find_date, names, parse_when
+from dream.kinds.text import NOT_NAMES, find_date, names, parse_when, sentences
 
 _RELATIONS = (r"sister|brother|mother|mom|mum|father|dad|wife|husband|partner|boyfriend|"
               r"girlfriend|son|daughter|boss|manager|roommate|flatmate|dog|cat|best friend")
 _NAME_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
 _CAPS = r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}"
 _STANDING = [
-    (re.compile(r"\bmy ((?:\w+ ){0,2}?(?:name|birthday|address|email|phone|number|job|role|"
+    # ("my mum's birthday is 19 December": a possessive among the words before it)
+    (re.compile(r"\bmy ((?:[\w']+ ){0,2}?(?:name|birthday|address|email|phone|number|job|role|"
                 r"employer|team|timezone|time zone|editor|shell|os|language|partner|wife|"
                 r"husband|dog|cat|diet|allergy|manager|boss))(?: (?:at|from) [A-Z][\w&-]*)?"
                 r"\s+is\s+([^.,;!?\n]{2,80})", re.I), None),
@@ -49,8 +50,13 @@ _STANDING = [
     # (the present with a when after it: "I start at the Crown at 6" is no job)
     (re.compile(r"\b[Ii](?:'m| am) (?:joining|starting at|moving to a job at) (?:the )?(" +
                 _CAPS + r")(?= as\b| in\b| on\b| next\b| from\b|[.,;!?]|$)"), "employer"),
+    # (a lower-case word may end the name: "I start at the NHS trust on the Monday")
     (re.compile(r"\b[Ii] (?:start|begin) (?:work |a new job )?at (?:the )?(" + _CAPS +
-                r")(?= in\b| on\b| next\b| from\b| after\b)"), "employer"),
+                r"(?: (?!tomorrow|today|tonight|next|this|at|on|in)[a-z]{3,})?)"
+                r"(?= in\b| on\b| next\b| from\b| after\b)"), "employer"),
+    # "I've accepted a job at Spotify", "I accepted the offer from Arup"
+    (re.compile(r"\b[Ii](?:'ve| have)? (?:just |finally )?accepted (?:a|an|the) (?:new )?(?:job|offer|"
+                r"position|role)(?: offer)? (?:at|with|from) (?:the )?(" + _CAPS + r")"), "employer"),
     # "I've got the job at Monzo", "I got the job with Arup!"
     (re.compile(r"\b[Ii](?:'ve| have)? got (?:the|a) (?:new )?(?:job|position|role|place) (?:at|"
                 r"with) (?:the )?(" + _CAPS + r")"), "employer"),
@@ -75,8 +81,10 @@ _AS_SAID = [
                 r"[Cc]omienzo(?: a trabajar)? en) (" + _CAPS + r")"), "employer"),
     # a company joined in a month: "je rejoins Altimi en février", "entro en Glovo en marzo",
     # "ich fange im März bei Zalando an" (a month after it: "je rejoins Marc au bar" is no job)
+    # (the town of the job between: "je rejoins Airbus à Toulouse en janvier")
     (re.compile(r"\b(?:[Jj]e rejoins|[Ee]ntro en) (?!la |le |les |el |los |las )(" + _CAPS +
-                r") (?:en|début|fin|à partir de|dès|a partir de|el mes de) " + _MONTHS), "employer"),
+                r")(?: (?:à|en|a) [A-ZÀ-Ö][\w-]+)? (?:en|début|fin|à partir de|dès|a partir de|"
+                r"el mes de) " + _MONTHS), "employer"),
     (re.compile(r"\b[Ii]ch fange (?:im|ab) " + _MONTHS + r" bei (?:der |dem |den )?(" + _CAPS +
                 r") an\b"), "employer"),
 ]
@@ -152,7 +160,7 @@ def standing(item: Item) -> list[Finding]:
             [(rx, fact, item.text) for rx, fact in _AS_SAID]:
         for m in rx.finditer(said):
             if fact is None:
-                key, value = m[1].lower(), m[2]
+                key, value = m[1].lower().replace("'", ""), m[2]
                 if value.split()[0].lower() in _NOT_NAME_VALUE or (
                         re.fullmatch(_RELATIONS, key) and not value[:1].isupper()):
                     continue        # "my dog is so cute" names nobody
@@ -411,6 +419,50 @@ _OF_KIN = re.compile(r"\b(?:my|mein\w*|mon|ma|mi|our|unser\w*|notre|nuestr[oa])\
 _GOT_THE_JOB = re.compile(_PERSON + r" (?:got|has got|'s got|landed) the (" + _CAPS + r") job\b")
 
 
+# someone named starting work somewhere, as German, French and Spanish say it: "Marta ha
+# empezado a trabajar en Zara", "Paul a commencé chez Michelin", "Jonas arbeitet jetzt bei
+# Bosch", "Lea hat bei der Telekom angefangen"
+_THEY_START = [
+    re.compile(_PERSON + r" (?:ha empezado|empezó|empieza|ha comenzado|comenzó) a trabajar en "
+               r"(?!el |la |los |las )(" + _CAPS + r")"),
+    re.compile(_PERSON + r" (?:a commencé|commence|a démarré|démarre|travaille (?:maintenant|"
+               r"désormais)) chez (" + _CAPS + r")"),
+    re.compile(_PERSON + r" (?:arbeitet (?:jetzt|inzwischen|neuerdings|seit \w+) bei|hat (?:jetzt )?"
+               r"bei) (?:der |dem |den )?(" + _CAPS + r")(?: angefangen\b)?"),
+]
+# someone leaving for a new place, in a message about their leaving: "Carla is leaving us
+# after nine years - she's off to Deloitte in the new year", "Sven's leaving drinks ... He's
+# off to Spotify in Stockholm"
+_OFF_TO = re.compile(r"(?:\b([Ss]he|[Hh]e)|" + _PERSON + r")(?:'s| is) (?:off|leaving|moving) to "
+                     r"(?:join |work (?:at|for) )?(?:the )?(" + _CAPS + r")")
+# (a leaving from work: "Carla is leaving us", "Sven's leaving drinks", not "leaving early")
+_LEAVING = re.compile(r"(?:\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:'s| is))? (?:leaving (?:drinks|do|party|card|"
+                      r"present|gift|lunch|us|the (?:company|team|firm|office)|after)|last day|"
+                      r"farewell)\b")
+
+
+def they_start(item: Item) -> list[Finding]:
+    """Someone named starting work somewhere, or leaving for a new place, on their page."""
+    out: list[Finding] = []
+    for rx in _THEY_START:
+        for m in rx.finditer(item.text):
+            person = _person(m[1])
+            if person and not is_date_word(person.split()[0]) and \
+                    person.lower() not in NOT_NAMES and m[2].split()[0] not in ("Mit", "Bei"):
+                out.append(Finding("wiki", {"name": person, "work": clean(m[2])}, [item.id],
+                                   name=person))
+    leaving = {w[1] for w in _LEAVING.finditer(item.text) if w[1]}
+    if _LEAVING.search(item.text):
+        for m in _OFF_TO.finditer(item.text):
+            person = _person(m[2]) if m[2] else next(iter(leaving)) if len(leaving) == 1 else \
+                _said_of(item, item.text[:m.start()], m[1])
+            if person and not is_date_word(person.split()[0]) and \
+                    person.lower() not in NOT_NAMES and not is_date_word(m[3].split()[0]):
+                out.append(Finding("wiki", {"name": person, "leaving_for": clean(m[3])},
+                                   [item.id], name=person))
+    return out
+
+
 def new_job(item: Item) -> list[Finding]:
     """A new job someone else tells of, on the page of the one it is about."""
     author = getattr(item, "author", None)
@@ -486,11 +538,172 @@ def corrected(item: Item, pages: list[tuple[str, str, str]]) -> list[Finding]:
     return out
 
 
+# a pregnancy someone tells of: "Anna ist schwanger!! Termin ist Mitte Mai", "she's pregnant!!
+# Due in June" (of the one person named before), "je suis enceinte de 4 mois" (the teller),
+# and a due date alone in a message about a baby ("a surprise baby shower ... She's due 18
+# January"): the due date as said, else the words said
+_PREGNANT_WORD = r"(?:pregnant|schwanger|enceinte|embarazada)"
+_PREGNANT = re.compile(r"\b(?:(?:I|[Jj]e|[Ii]ch|[Ss]he|[Ee]lle|[Ss]ie|[Ee]lla)|" + _PERSON + r")"
+                       r"(?:'s|'m| is| am| ist| bin| est| suis| está| estoy)"
+                       r"(?: (?:now|also|actually|jetzt|auch|aussi|también|ya))? (" +
+                       _PREGNANT_WORD + r"(?: de \d{1,2} mois| de \d{1,2} meses)?)(?![\w-])")
+_DUE = re.compile(r"\b(?:(?:[Dd]ue|[Tt]ermin ist|[Gg]eburtstermin ist|ET ist|[Tt]erme (?:prévu )?"
+                  r"(?:le|en|pour|début|fin|mi-)|[Pp]révue? pour|[Ss]ale de cuentas(?: el| en| a)?)"
+                  r"\s+)((?:on |in |im |am |en |el |le |for |around |mid[- ]|early |late |end of )?"
+                  r"[^.,;!?\n()]{2,30})")
+_SHE_DUE = re.compile(r"\b([Ss]he|[Ee]lle|[Ss]ie|[Ee]lla)(?:'s| is| ist| est| está) due "
+                      r"((?:on |in )?[^.,;!?\n()]{2,30})")
+_BABY_TALK = re.compile(r"\b(?:baby|babies|shower|bump|pregnan\w*|schwanger\w*|enceinte|embarazad"
+                        r"\w*|bébé|bebé)\b", re.I)
+_GREETED = re.compile(r"\b(?:[Hh]i|[Hh]ey|[Hh]ello|[Dd]ear|[Hh]allo|[Ll]iebe[rs]?|[Ss]alut|[Cc]oucou|"
+                      r"[Bb]onjour|[Hh]ola|[Qq]uerid[oa])\s+([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)")
+
+
+def _said_of(item: Item, before: str, pronoun: str | None) -> str | None:
+    """Whom a fact is about: the teller for "I"/"je"/"ich", the one person named before a
+    pronoun (not the teller, nor the one greeted: "Hi Chloe! It's Hannah ... She's due"),
+    else the name said."""
+    author = getattr(item, "author", None)
+    if pronoun is None:
+        return None
+    if pronoun.lower() in ("i", "je", "ich", "yo"):
+        return author if item.role == "other" and author and "@" not in author else None
+    greeted = {m[1] for m in _GREETED.finditer(before)}
+    found = {m[1] for m in _KIN_NAME.finditer(english_cues(before))} or \
+        ({m[1] for m in _NAME_DOES.finditer(before)} | set(names(before)))
+    found = {p for n in found if (p := _person(n)) and not is_date_word(p.split()[0]) and
+             p.lower() not in NOT_NAMES and p != author and p not in greeted and
+             (not author or p != author.split()[0]) and
+             not re.search(r"\d\s+" + re.escape(p), before)}      # "22 Linden Avenue"
+    return found.pop() if len(found) == 1 else None
+
+
+def _said(value: str) -> str:
+    """A value as said, without the emoji and the clause that follows it ("18 January so
+    we're cutting it fine")."""
+    value = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f]+", " ", value)
+    value = re.split(r"\s(?:so|and|but|donc|et|mais|also|und|aber|y|pero|así que)\s", value)[0]
+    return clean(value).strip(" -–")
+
+
+def pregnancies(item: Item) -> list[Finding]:
+    """A pregnancy someone tells of, on the page of the one it is about, with the due date
+    when the message says one."""
+    text = item.text
+    out: list[Finding] = []
+    for m in _PREGNANT.finditer(text):
+        said = m.group(0).split("'")[0].split()[0]
+        if m[1]:
+            person = _person(m[1])
+            if person is None or is_date_word(person.split()[0]) or person.lower() in NOT_NAMES:
+                continue
+        else:
+            person = _said_of(item, text[:m.start()], said)
+        if not person:
+            continue
+        due = _DUE.search(text, m.end())
+        value = f"due {_said(due[1])}" if due and due.start() - m.end() < 40 else _said(m[2])
+        out.append(Finding("wiki", {"name": person, "pregnant": value}, [item.id], name=person))
+        return out
+    if _BABY_TALK.search(text):
+        for m in _SHE_DUE.finditer(text):
+            person = _said_of(item, text[:m.start()], m[1])
+            if person and (find_date(m[2], parse_when(item.said_at)) or re.search(
+                    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", m[2], re.I)):
+                out.append(Finding("wiki", {"name": person, "pregnant": f"due {_said(m[2])}"},
+                                   [item.id], name=person))
+                return out
+    return out
+
+
+# parental leave someone tells of: "I'm on paternity leave from 14 December", "je serai en
+# congé maternité à partir du 8 janvier" (the teller), "Frau Berger geht ab Januar in
+# Elternzeit" (the one named): the leave with its start as said
+_LEAVE = re.compile(r"\b(?:(?:paternity|maternity|parental|adoption|shared parental) leave|"
+                    r"cong[ée]s? (?:de )?(?:maternit[ée]|paternit[ée]|parental)|Elternzeit|"
+                    r"Mutterschutz|(?:baja|permiso) (?:de |por )?(?:maternidad|paternidad))\b", re.I)
+_LEAVE_FROM = re.compile(r"\b(?:from|starting|as of|à partir du?|dès le|ab|vom|desde el|a partir "
+                         r"del?)\s+([^.,;!?\n()]{2,25})", re.I)
+_FIRST = re.compile(r"(?<![\w'])(?:I|I'm|I'll|I've|je|j'|ich|yo|me|estaré|estoy)(?![\w'])", re.I)
+# a name said with a title: "Frau Berger", "Mrs Patel", "Mme Durand", "la señora Ruiz"
+_TITLED = re.compile(r"\b((?:Frau|Herr|Mrs?|Ms|Miss|Dr|Mme|Madame|Monsieur|M\.|Sra?\.|Señora|"
+                     r"Señor) [A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?)")
+_THIRD = re.compile(r"\b([Ss]he|[Hh]e|[Ee]lle|[Ii]l|[Ss]ie|[Ee]r|[Ee]lla|[ÉéEe]l)\b")
+
+
+def leave(item: Item) -> list[Finding]:
+    """Parental leave someone tells of, on the page of the one who takes it (the user's own
+    is a standing fact)."""
+    author = getattr(item, "author", None)
+    out: list[Finding] = []
+    text = item.text
+    for sent in sentences(text)[:30]:
+        m = _LEAVE.search(sent)
+        if m is None or "?" in sent:
+            continue
+        before = sent[:m.start()]
+        when = _LEAVE_FROM.search(sent)
+        since = re.split(r"\s(?:for|until|till|bis|jusqu\w*|hasta|and|so|und|et|y)\b", when[1])[0] \
+            if when else ""
+        if when and when.start() < m.start():      # "geht ab Januar in Elternzeit"
+            since = re.sub(r"\s+(?:in|en|on|de|auf|into|go on|goes on)$", "",
+                           sent[when.start(1):m.start()].strip())
+        value = m[0] + (f" {when[0][:when.start(1) - when.start()].strip()} {_said(since)}"
+                        if when else "")
+        if _FIRST.search(before):
+            if item.role == "user":
+                out.append(Finding("standing", {"leave": value}, [item.id]))
+                continue
+            person = author if item.role == "other" and author and "@" not in author else None
+        else:
+            titled = [m[1] for m in _TITLED.finditer(before)]
+            named = titled or [p for n in names(before) if (p := _person(n)) and
+                               not is_date_word(p.split()[0]) and p.lower() not in NOT_NAMES]
+            pronoun = _THIRD.search(before)
+            person = named[0] if len(named) == 1 else \
+                _said_of(item, text[:text.find(sent)] + before, pronoun[1]) \
+                if pronoun and not named else None
+        if person:
+            out.append(Finding("wiki", {"name": person, "leave": value}, [item.id], name=person))
+    return out
+
+
+# someone named keeping a diet: "Uncle Pete is gluten free now", "Marta es celíaca", "Tom ist
+# jetzt Veganer"; or no longer able to eat a food: "el primo Iván ya no puede tomar lactosa",
+# "Dan can't eat dairy any more", "Lea verträgt keine Laktose mehr"
+_FREE_OF = r"(?:gluten|dairy|nut|lactose)[- ]free|glutenfrei|laktosefrei"
+_THEIR_DIET = re.compile(_PERSON + r" (?:is|ist|est|es|está|'s) (?:(?:now|also|actually|jetzt|"
+                         r"auch|inzwischen|maintenant|aussi|désormais|ahora|también|ya) )?(" +
+                         diets.WORDS + "|" + _FREE_OF + r")(?![\w-])(?! (?:options?|food|menu|friendly|"
+                         r"dishes|recipe|meals?|restaurant|place|café|cafe)\b)")
+_NO_LONGER_EATS = re.compile(_PERSON + r" (?:ya no puede (?:tomar|comer)|no puede (?:tomar|comer) "
+                             r"más|can'?t (?:have|eat) (?=\w+ any ?more)|can no longer (?:have|eat)|"
+                             r"verträgt (?:kein(?:e|en)?|nichts mit)|ne (?:peut|supporte) plus "
+                             r"(?:manger )?(?:de |d'|du |les |le |la )?)\s*([^\W\d_][\w'-]*)")
+
+
+def their_diet(item: Item) -> list[Finding]:
+    """A diet someone named keeps, or a food they can no longer have, on their page."""
+    out: list[Finding] = []
+    for rx in (_THEIR_DIET, _NO_LONGER_EATS):
+        for m in rx.finditer(item.text):
+            person = _person(m[1])
+            if person is None or is_date_word(person.split()[0]) or \
+                    person.lower() in NOT_NAMES or person == getattr(item, "author", None):
+                continue
+            if diets.NEGATED.search(item.text[max(0, m.start(2) - 12):m.start(2)]):
+                continue        # "Tom is not vegan"
+            value = diets.said_as(m[2]) if rx is _THEIR_DIET else f"no {m[2]}"
+            out.append(Finding("wiki", {"name": person, "diet": value}, [item.id], name=person))
+    return out
+
+
 def wiki(item: Item) -> list[Finding]:
     """Slots of a wiki page about a person ("Jordan's birthday is ...", "Jordan works at
     ..."); what someone else says of themselves ("I'm allergic to wasp stings", "soy
     alérgica al kiwi", "I'm joining Helix Bio as staff engineer") goes on their page."""
-    out: list[Finding] = birthdays(item) + new_address(item) + births(item) + new_job(item)
+    out: list[Finding] = birthdays(item) + new_address(item) + births(item) + new_job(item) + \
+        pregnancies(item) + leave(item) + they_start(item) + their_diet(item)
     text = english_cues(item.text)
     out += _pronoun_facts(item, text)
     author = getattr(item, "author", None)

@@ -159,7 +159,28 @@ def findings(payload: dict[str, Any]) -> list[Finding]:
         out += plans.flush()
         # a to-do taken on for a plan names it, and is dropped when the plan is called off
         out = plan_todos.linked(out, {i.id: i for items in bundles for i in items}, rows)
-    return _applied_corrections_dropped(out)
+    return _full_names(_applied_corrections_dropped(out), bundles, rows)
+
+
+def _full_names(found: list[Finding], bundles: list[list[Item]],
+                rows: list[dict]) -> list[Finding]:
+    """A person's page named by a first name alone ("Tom is vegetarian now") is the page of
+    the one person of that first name who writes in the call or has a page ("Tom Bell"),
+    not a second page for the same person; a first name two people share stays as said."""
+    full = {i.author for items in bundles for i in items
+            if i.role == "other" and i.author and "@" not in i.author and " " in i.author}
+    full |= {r["fields"].get("name") or "" for r in rows if r["kind"] == "wiki"}
+    by_first: dict[str, set[str]] = {}
+    for name in full:
+        if " " in name.strip():
+            by_first.setdefault(name.split()[0], set()).add(name)
+    for f in found:
+        name = f.fields.get("name") if f.kind == "wiki" else None
+        if name and " " not in name and len(by_first.get(name, ())) == 1:
+            whole = next(iter(by_first[name]))
+            f.fields["name"] = whole
+            f.name = whole if f.name == name else f.name
+    return found
 
 
 RECORD_KINDS = ("event", "todo", "todo_done", "standing", "wiki")
