@@ -483,3 +483,60 @@ def test_a_relatives_birthday_in_my_words_is_a_standing_fact():
     out = rules([me("my dad's birthday is 2 April, remind me nearer the time")])
     assert {"dads_birthday": "2 April"} in [_fields(o) for o in out if o["op"] == "standing.set"]
 
+
+# -- a thing received from the user, and forms filled in ------------------------------------------
+@pytest.mark.parametrize("msgs", [
+    [me("Great, I'll pay the booking deposit by Friday"),
+     they("Little Gym", "We've received your deposit, thanks! See you on the 12th.",
+          at="2026-05-06T09:00:00Z")],
+    [me("Thanks, I'll fill in the consent form tonight"),
+     they("Clinic", "Dear Robin, we have received your completed consent form.",
+          at="2026-05-06T09:00:00Z")],
+    [me("Je vous règle le solde de 40 € par virement demain."),
+     they("Atelier", "Bonjour, nous avons bien reçu votre virement de 40 €. Merci !",
+          at="2026-05-06T09:00:00Z")],
+    [me("I'll pay the parking fine this week"),
+     they("City Council", "Thank you. We have received your payment of £35.00 for PCN 77120.",
+          at="2026-05-06T09:00:00Z")],
+])
+def test_someone_receiving_what_the_user_was_to_give_closes_the_to_do(msgs):
+    ops = [o["op"] for o in rules(msgs) if o["op"].startswith("todo")]
+    assert ops == ["todo.open", "todo.close"]
+
+
+def test_a_payment_received_with_two_payments_open_closes_neither():
+    msgs = [me("I'll pay the parking fine this week"), me("I'll pay the window cleaner too"),
+            they("City Council", "We have received your payment.", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"] == "todo.close"] == []
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Das Anmeldeformular fülle ich heute Abend aus", "Anmeldeformular"),
+    ("Je remplis le dossier d'inscription ce soir :+1:", "dossier"),
+    ("Sure, I'll fill out the visitor form before Monday", "visitor form"),
+])
+def test_a_form_the_user_will_fill_in_is_a_to_do(text, word):
+    (todo,) = todos([me(text)])
+    assert word in todo["title"] and ":+1:" not in todo["title"]
+
+
+def test_a_form_asked_to_be_completed_is_a_to_do_and_done_when_handed_in():
+    (todo,) = todos([they("Surgery", "Please complete the new patient form before your visit.")])
+    assert "new patient form" in todo["title"]
+    assert _closed([me("Anmeldeformular ist abgegeben, endlich")],
+                   "Das Anmeldeformular fülle ich aus") == ["R1"]
+
+
+def test_a_thing_seen_to_in_one_clause_and_the_relief_in_another_closes_the_to_do():
+    """"I've booked the meeting rooms, so you don't need to do anything": the relief names
+    no thing ("anything" names none); the rooms the sentence names are the to-do's room."""
+    msgs = [me("I can book the meeting room at the library"),
+            they("Dana", "Robin, I've booked the library meeting rooms for Thursday, so you "
+                         "don't need to do anything", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+    unrelated = [me("I can book the meeting room at the library"),
+                 they("Dana", "The printer is fixed, so you don't need to do anything",
+                      at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(unrelated) if o["op"] == "todo.close"] == []
+

@@ -63,7 +63,9 @@ TODO_SURE = re.compile(r"\b(?:" + "|".join(cue for cue, _, sure in _USER_CUES if
 TASK_VERBS = re.compile(
     r"^(?:send|call|book|pick up|bring|buy|pay|sign|review|email|text|renew|file|submit|"
     r"schedule|cancel|return|order|fix|finish|prepare the|print|post|reply|write|check|update|"
-    r"confirm|invite|collect|drop off|clean|ship|deploy|merge|upload|share)\b", re.I)
+    r"confirm|invite|collect|drop off|clean|ship|deploy|merge|upload|share|fill (?:in|out)|"
+    # a form to complete: "please complete the online medical history form"
+    r"complete (?:the|your|this|our) (?:[\w-]+ ){0,3}(?:form|questionnaire|application))\b", re.I)
 TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forget to|"
                          r"remember to|peux-tu|pourrais-tu|tu peux|tu pourrais|kannst du|"
                          r"könntest du|(?:me |nos )?puedes|(?:me |nos )?podrías)\s+(.{3,160})", re.I)
@@ -105,7 +107,7 @@ _TAKE_ON = re.compile(
     r"then|happily|definitely|gladly)\s+)?((?:bring|send|buy|book|order|sort|look (?:at|into)|"
     r"check|call|pay|pick up|get|transfer|text|email|write|print|ask|organi[sz]e|arrange|"
     r"handle|reserve|renew|return|fix|prepare|finish|submit|confirm|collect|drop off|grab|"
-    r"move|update|share|bake|cook|make a|make the|find|research)\b.{2,140})|"
+    r"move|update|share|bake|cook|make a|make the|find|research|fill (?:in|out))\b.{2,140})|"
     r"^((?:sending|bringing|booking|ordering|buying|paying|transferring|picking up)\s+"
     r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
 # "I'll bring Jo": a person comes along, no task
@@ -122,6 +124,19 @@ ACCEPT = re.compile(r"^\W*(?:sure|ok(?:ay)?|yes|yep|will do|on it|no problem|of 
 # someone saying they got what a to-do was to give them
 RECEIVED = re.compile(r"\b(?:got|received|thanks for|thank you for|danke für|merci pour|"
                       r"gracias por|bekommen|erhalten|reçu|recibido)\b", re.I)
+# someone telling the user they got what the user was to give them: "We've received your
+# deposit", "we have received your completed medical history form", "nous avons bien reçu
+# votre virement de 20 €", "hemos recibido tu transferencia", "wir haben Ihre Anmeldung
+# erhalten"
+RECEIVED_YOURS = re.compile(r"\b(?:received|got|reçu|recibido)\s+(?:your|votre|vos|ton|ta|tes|tu|"
+                            r"su|sus)\s+([^.!?\n]{2,60})|\b(?:Ihre|deine?n?|eure?n?)\s+((?:[^\W\d_]"
+                            r"[\w-]*\s+){0,2}?[^\W\d_][\w-]*)\s+(?:erhalten|bekommen)\b", re.I)
+# what is paid, and a task to pay ("Pay the fee", "Je vous règle le solde", "Anzahlung
+# überweisen", "pagar la señal")
+_PAYMENT = re.compile(r"\b(?:payment|transfer|deposit|fee|virement|paiement|règlement|acompte|"
+                      r"solde|Zahlung|Überweisung|Anzahlung|pago|transferencia|señal)\b", re.I)
+_PAY_TASK = re.compile(r"\b(?:pay|transfer|payer|paie|règle|régler|verse[rz]?|virement|zahlen|"
+                       r"bezahlen|überweisen|überweise|pagar|pago|transferir)\b", re.I)
 ORDER_THANKS = re.compile(r"\b(?:thank you for your order|thanks for your order|your order "
                           r"(?:is|has been) confirmed|order confirmed|vielen dank für ihre "
                           r"bestellung|danke für ihre bestellung|merci pour votre commande|"
@@ -138,16 +153,22 @@ def _things(text: str) -> set[str]:
     """The words of a to-do's text that may name its thing (not its verb or when)."""
     return {w for w in re.findall(r"[^\W\d_]{4,}", text.lower())} - STOP - _VERBISH - {
         "this", "that", "promise", "btw", "also", "then", "there", "here", "today", "ahora",
-        "heute", "morgen", "demain", "mañana", "ist", "sind", "est", "está"}
+        "heute", "morgen", "demain", "mañana", "ist", "sind", "est", "está",
+        # a word standing for any thing names none: "you don't need to do anything"
+        "anything", "something", "everything", "nothing", "anyone", "someone", "everyone"}
 
 
 def _same_thing(a: str, b: str) -> bool:
-    return a == b or (len(a) >= 5 and len(b) >= 5 and (a[:5] in b or b[:5] in a))
+    """Two words naming the same thing: the same word, its plural ("rooms", "room"), or
+    sharing their first five letters (compounds: "Tischreservierung", "Tisch")."""
+    return a == b or a.rstrip("s") == b.rstrip("s") or \
+        (len(a) >= 5 and len(b) >= 5 and (a[:5] in b or b[:5] in a))
 
 
 def _task(raw: str) -> str:
     """The task of a request or commitment, without its trailing time and politeness."""
     task = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f\u200d]+", " ", raw)
+    task = re.sub(r"(?<!\w):[a-z0-9_+-]+:(?!\w)", " ", task)     # a Slack emoji code ":+1:"
     task = re.split(r"[.!?\n]", task)[0].strip(" ,")
     task = re.sub(r"^(?:please|me)\s+", "", task, flags=re.I)
     # ("by Friday", "before Friday 4 Dec", "by the 12th", "by 3 March": the due date, kept apart)
@@ -487,6 +508,12 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
+            if item.role == "other" and RECEIVED_YOURS.search(sent):
+                row, name = self._received_yours(sent)
+                if row or name:     # "We've received your deposit": paying it is done
+                    out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                       name=name, row=row))
+                    continue
             if item.role == "other" and ORDER_THANKS.search(sent) and author:
                 row, name = self._ordered_from(author)
                 if row or name:     # the shop thanks for the order: ordering it is done
@@ -691,6 +718,10 @@ class TodoReader:
                 if clause.rstrip().endswith("?"):
                     continue        # "will you do the slides?": asked, not taken off
                 said = _things(clause) - {n for n in self.user_names}
+                if not said and not does:
+                    # "Omar, I've booked the rooms, so you don't need to do anything": the
+                    # thing is named elsewhere in the sentence
+                    said = _things(sent) - {n for n in self.user_names}
                 hits = [(row, name, title) for row, name, title in self._open_todos()
                         if (row, name, title) not in self.relieved and
                         any(_same_thing(a, b) for a in said for b in _things(title))]
@@ -730,6 +761,21 @@ class TodoReader:
                     things & (stems(title) - _VERBISH):
                 return handle, name
         return None, None
+
+    def _received_yours(self, sent: str) -> tuple[str | None, str | None]:
+        """The one open to-do whose thing someone says they received from the user: the
+        to-do naming that thing, else, for a payment received, the one to-do to pay."""
+        m = RECEIVED_YOURS.search(sent)
+        if m is None:
+            return None, None
+        thing = m[1] or m[2]
+        said = _things(thing)
+        todos = self._open_todos()
+        hits = [(row, name) for row, name, title in todos
+                if any(_same_thing(a, b) for a in said for b in _things(title))]
+        if not hits and _PAYMENT.search(thing):
+            hits = [(row, name) for row, name, title in todos if _PAY_TASK.search(title)]
+        return hits[0] if len(hits) == 1 else (None, None)
 
     def _ordered_from(self, shop: str) -> tuple[str | None, str | None]:
         """The open to-do to order, book or buy something from ``shop``."""
