@@ -540,3 +540,23 @@ def test_a_thing_seen_to_in_one_clause_and_the_relief_in_another_closes_the_to_d
                       at="2026-05-06T09:00:00Z")]
     assert [o["op"] for o in rules(unrelated) if o["op"] == "todo.close"] == []
 
+
+@pytest.mark.parametrize("text, word", [
+    ("Can you empty the shed before the weekend? The skip comes Monday", "shed"),
+    ("could you shift your bike out of the hall the night before?", "bike"),
+])
+def test_a_request_with_a_time_it_must_be_done_before_is_a_to_do(text, word):
+    (todo,) = todos([they("Ellie", text)])
+    assert word in todo["title"]
+
+
+def test_the_user_saying_a_task_is_not_needed_closes_it():
+    msgs = [they("Ellie", "Can you take the bins out the night before? Collection is at 6"),
+            me("Council moved the collection to Friday, so no need to take the bins out "
+               "tonight", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+    other = [me("I'll buy the paint tomorrow"),
+             me("no need to book the van, Dad has one", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(other) if o["op"] == "todo.close"] == []
+

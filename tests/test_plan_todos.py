@@ -151,3 +151,21 @@ def test_a_plan_rebooked_elsewhere_in_the_cancelling_message_keeps_its_to_do():
     assert not [o for o in out if o["op"] == "todo.close"]
     (moved,) = [o for o in out if o["op"] == "todo.open"]
     assert moved["row"] == "R2" and _fields(moved) == {"event": "dinner-zuma-2026-11-06"}
+
+
+def test_a_message_naming_a_to_do_by_its_thing_once_is_not_talk_of_the_task():
+    """"The plumber's now at 2pm ... the sink cupboard's done, cleared it last night" names
+    the open to-do "Clear out the sink cupboard" by one thing ("cupboard"; the verb and its
+    particle are no thing): a change in it is the plan's, not the task's. Two of the
+    to-do's things ("sink", "cupboard") make it talk of the task."""
+    from types import SimpleNamespace
+
+    from dream.detect.plans import PlanReader
+    todo = {"handle": "R2", "kind": "todo", "key": "t",
+            "fields": {"title": "Clear out the boiler cupboard", "status": "open"}}
+    said = "The plumber's now coming at 2pm instead. The cupboard's done, cleared it out."
+    reader = PlanReader(rows=[todo], heard=[SimpleNamespace(stream="s", text=said, id="E1")])
+    assert not reader._about_task("s", moved=True)
+    reader = PlanReader(rows=[todo], heard=[SimpleNamespace(
+        stream="s", text="Boiler cupboard: let's say Monday instead", id="E1")])
+    assert reader._about_task("s", moved=True)

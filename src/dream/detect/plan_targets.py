@@ -73,8 +73,12 @@ class PlanTargets:
         titles = [r["fields"].get("title", "") for r in self.rows if r["kind"] == "todo" and
                   r["fields"].get("status", "open") == "open"]
         said = {w for w in stems(here[-1].text) if not is_date_word(w)}
+        # (the to-do's thing, not its verb: "the cupboard's done - cleared it last night"
+        # names the to-do "Clear out the cupboard" only once)
+        things = [re.sub(r"^\S+(?:\s+(?:out|up|off|in|back|over|away|round))?\s+", "", t)
+                  for t in titles]
         if moved and any(len(said & {w for w in stems(t) if not is_date_word(w)}) >= 2
-                         for t in titles):
+                         for t in things):
             self.task_talk[stream] = here[-1].id
             return True
         return False

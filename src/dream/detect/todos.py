@@ -345,6 +345,11 @@ _RELIEF = re.compile(r"\bdon'?t (?:you )?worry about\b|\bno need (?:to|for)\b|"
 _OTHER_DOES = re.compile(r"(?:^|\s)@?([A-ZÀ-Ö][\w'-]*(?: [A-ZÀ-Ö][\w'-]*)?|(?<=@)[\w.-]+|[Ss]he|[Hh]e|"
                          r"[Tt]hey)(?:'s| is| will|'ll| is going to) (?:do|doing|handle|handling|"
                          r"take over|taking over|cover|covering|bring|bringing|make|making)\b")
+# the user saying a thing they were to do is not needed any more: "no need to move the car",
+# "we don't need to book the room now", "plus besoin de", "no hace falta", "nicht mehr nötig"
+_NO_NEED = re.compile(r"\bno need (?:to|for)\b|\b(?:i|we) (?:don'?t|no longer) need to\b|"
+                      r"\b(?:plus|pas) besoin de\b|\b(?:ya )?no hace falta\b|\bnicht mehr nötig\b|"
+                      r"\bbrauche ich nicht mehr\b", re.I)
 # a thing asked for in place of the one the user took on: "can you do drinks instead?",
 # "could you take the risks section instead?" (no article needed after the verb)
 _DO_INSTEAD = re.compile(r"\b(?:do|bring|take|make|handle)\s+((?:(?:[^\W\d_][\w'-]*|&)\s+)"
@@ -375,6 +380,15 @@ _NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
                            r"\bje te (?:redis|dirai)|\bich (?:sag|melde) mich\b|"
                            r"\bte (?:digo|diré) algo\b", re.I)
+
+
+# a task asked with a time it must be done before, said without a date: "can you clear out
+# the cupboard under the stairs before then?", "can you move the car off the drive the night
+# before?" (a thing to act on, "the"/"your"/"my" ..., then "before")
+_BEFORE = re.compile(r"^[a-z]+(?: (?:out|up|off|away|in|over|round|back))? (?:the|your|my|our|his|"
+                     r"her|their|all the) [^,;]{2,60}?\b(?:before (?:then|that|we \w+|you \w+|"
+                     r"the \w+)|the (?:night|day|morning|evening) before|beforehand|by then)\b",
+                     re.I)
 
 
 @dataclass
@@ -437,6 +451,8 @@ class TodoReader:
             out += self._relief(item)
         else:
             self.relieved = []  # another role's message takes nothing off from an earlier one
+            if item.role == "user":
+                out += self._own_relief(item)
         swapped = self._swapped(item, stream, said)
         if swapped:
             return out + swapped
@@ -476,7 +492,7 @@ class TodoReader:
                     #                 "please use the link below", "please join us on ..."
                 due = find_date(sent, said)
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
-                        _task_verbs().search(task)):
+                        _task_verbs().search(task) or _BEFORE.search(m[1])):
                     continue        # "can you tell me more" is conversation, not a task
                 if item.role == "other" and due and _SLOT_SWAP.search(english_cues(item.text)) \
                         and not _BY_DAY.search(sent):
@@ -730,6 +746,24 @@ class TodoReader:
                 self.relieved.append(hits[0])
                 out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                    name=hits[0][1], row=hits[0][0]))
+        return out
+
+    def _own_relief(self, item: Item) -> list[Finding]:
+        """The user's own open to-do they say is not needed any more ("PipeRight have
+        cancelled, so no need to move the car Tuesday night", "plus besoin de réserver la
+        salle"): a clause saying so that names the thing of exactly one open to-do closes
+        it."""
+        out: list[Finding] = []
+        for sent in sentences(readable(item.text))[:20]:
+            for clause in re.split(r"[,;:.!?]\s+|\s[-–—]\s|\s+(?:but|so|and|as)\s+", sent):
+                if not _NO_NEED.search(clause) or clause.rstrip().endswith("?"):
+                    continue
+                said = _things(clause[_NO_NEED.search(clause).end():])
+                hits = [(row, name) for row, name, title in self._open_todos()
+                        if any(_same_thing(a, b) for a in said for b in _things(title))]
+                if len(hits) == 1:
+                    out.append(Finding("todo_done", {"status": "done"}, [item.id],
+                                       name=hits[0][1], row=hits[0][0]))
         return out
 
     def _acquired(self, sent: str) -> bool:
