@@ -560,3 +560,30 @@ def test_the_user_saying_a_task_is_not_needed_closes_it():
              me("no need to book the van, Dad has one", at="2026-05-06T09:00:00Z")]
     assert [o["op"] for o in rules(other) if o["op"] == "todo.close"] == []
 
+
+@pytest.mark.parametrize("taken, done", [
+    ("Je m'occupe d'envoyer les invitations pour la fête", "Invitations envoyées :white_check_mark:"),
+    ("Yo pido el certificado de empadronamiento mañana",
+     "Ya he pedido el certificado de empadronamiento"),
+])
+def test_a_task_taken_on_in_french_or_spanish_is_closed_when_done(taken, done):
+    msgs = [me(taken), me(done, at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+
+
+def test_someone_named_signing_with_a_firm_in_french_is_their_job():
+    assert {"name": "Léon", "work": "Safran"} in _pages(
+        [they("Inès", "Grande nouvelle : Léon a signé chez Safran, il commence en mars !")])
+
+
+def test_a_german_gift_seen_to_with_ums_is_closed_when_got():
+    msgs = [me("Klar, ich kümmere mich ums Geschenk für Oma"),
+            me("Das Geschenk für Oma ist besorgt 🎁", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+
+
+def test_a_spanish_done_said_in_the_feminine_closes_the_to_do():
+    assert _closed([me("Ya está hecha la transferencia de la fianza")],
+                   "Transferir la fianza del piso") == ["R1"]

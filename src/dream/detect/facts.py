@@ -425,7 +425,7 @@ _GOT_THE_JOB = re.compile(_PERSON + r" (?:got|has got|'s got|landed) the (" + _C
 _THEY_START = [
     re.compile(_PERSON + r" (?:ha empezado|empezó|empieza|ha comenzado|comenzó) a trabajar en "
                r"(?!el |la |los |las )(" + _CAPS + r")"),
-    re.compile(_PERSON + r" (?:a commencé|commence|a démarré|démarre|travaille (?:maintenant|"
+    re.compile(_PERSON + r" (?:a commencé|commence|a démarré|démarre|a signé|signe|travaille (?:maintenant|"
                r"désormais)) chez (" + _CAPS + r")"),
     re.compile(_PERSON + r" (?:arbeitet (?:jetzt|inzwischen|neuerdings|seit \w+) bei|hat (?:jetzt )?"
                r"bei) (?:der |dem |den )?(" + _CAPS + r")(?: angefangen\b)?"),

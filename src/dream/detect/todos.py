@@ -272,7 +272,9 @@ def _done_state(sentence: str) -> bool:
                for c in _CLAUSES.split(sentence))
 
 
-_DONE_MARK = re.compile(r"✅|✔️|☑️|\b(?:done|erledigt|c'est fait|hecho|listo)\b", re.I)
+# (a Slack export writes the marks as codes: ":white_check_mark:", ":heavy_check_mark:")
+_SLACK_MARK = r":(?:white_check_mark|heavy_check_mark|ballot_box_with_check):"
+_DONE_MARK = re.compile(r"✅|✔️|☑️|" + _SLACK_MARK + r"|\b(?:done|erledigt|c'est fait|hecho|listo)\b", re.I)
 
 
 def says_done(sentence: str) -> bool:
@@ -284,7 +286,8 @@ def says_done(sentence: str) -> bool:
 @cache
 def _done_words() -> re.Pattern[str]:
     phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]
-    return re.compile(r"✅|✔️|☑️|(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True))
+    return re.compile(r"✅|✔️|☑️|" + _SLACK_MARK + r"|(?<![\w'])(?:" +
+                      "|".join(sorted(phrases, key=len, reverse=True))
                       + r")(?![\w'])", re.I)
 
 
