@@ -1538,3 +1538,27 @@ def test_a_move_to_the_following_weekday_that_comes_before_the_plan_is_asked(tex
                if o["op"] == "event.upsert")
     (asked,) = [_fields(o) for o in ops if o["op"] == "question.ask"]
     assert "2026-05-21" in asked["options"] and "2026-05-14" in asked["options"]
+
+@pytest.mark.parametrize("msgs, who", [
+    ([they("Priya", "Tomasz's farewell drinks: Thu 14 May from 6pm at the Hope, card "
+           "going round", stream="slack-team"), me("I'm in 🍻", stream="slack-team")],
+     "Tomasz"),
+    ([they("Chloé", "Le pot de départ de Bastien aura lieu mardi 12/05 à 18h en salle "
+           "Volta", stream="slack-equipe"), they("Bastien Roux", "Merci à tous !",
+                                                  stream="slack-equipe"),
+      me("Super, j'y serai", stream="slack-equipe")],
+     "Bastien"),
+])
+def test_whom_an_event_is_for_is_in_it(msgs, who):
+    """A plan named by whom it is for ("Tomasz's farewell drinks", "le pot de départ de
+    Bastien", who writes in the thread) has that person among its participants, so the
+    record can be found by them."""
+    (ev,) = events(msgs).values()
+    assert who in ev["participants"].split(", ")
+
+
+def test_a_place_owned_by_a_name_names_nobody():
+    """"King's Arms" or "dinner at Nando's": a place's possessive is no person of the plan."""
+    (ev,) = events([they("Priya", "Dinner at the King's Arms on Thu 14 May at 7pm?",
+                         stream="wa"), me("Yes, see you there", stream="wa")]).values()
+    assert "King" not in ev.get("participants", "")

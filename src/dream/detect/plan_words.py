@@ -1108,6 +1108,26 @@ def person_names(text: str) -> set[str]:
     return {(m[1] or m[2]).lower() for m in _PERSONISH.finditer(text or "")}
 
 
+_OWNER_AFTER = r"\s+(?:de|du|von|di)\s+([A-ZÄÖÜÉ][a-zß-öø-ÿ]{2,})\b(?!['’]s)"
+
+
+def honorees(clause: str, activity: str) -> list[str]:
+    """Whom an event is for, by the shape that names it: a possessive right before its kind
+    ("Sven's leaving drinks", "Mia's birthday party") or its kind followed by "de" or
+    "von" and a name ("le pot de départ de Julien", read "leaving drinks de Julien"; "la
+    fiesta de Paula"; "die Feier von Jonas"). Names only, as written; the caller decides
+    whether they are people."""
+    words = [re.escape(w) for w in activity.split()]
+    kind = r"(?i:" + r"\s+".join(words[:-1] + [words[-1] + r"s?"]) + r")\b"
+    out = []
+    for m in re.finditer(r"\b([A-ZÄÖÜÉ][a-zß-öø-ÿ]{2,})(?:'s|’s|s')\s+(?:[a-z][\w-]*\s+){0,2}?"
+                         + kind, clause):
+        out.append(m[1])
+    for m in re.finditer(kind + _OWNER_AFTER, clause):
+        out.append(m[1])
+    return out
+
+
 def nearer_clock(clock: str, known: str) -> str:
     """Of ``clock`` and twelve hours later, the one nearer to ``known`` (HH:MM each); an
     afternoon reading of a bare hour ("see you at 7" read 19:00) is weighed the same way."""

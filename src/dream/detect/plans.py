@@ -72,6 +72,7 @@ from dream.detect.plan_words import (
     bare_hour,
     declines,
     evening,
+    honorees,
     iso,
     near,
     nearer_clock,
@@ -279,6 +280,10 @@ class PlanReader(PlanTargets):
                       (n.lower() in self.speakers or with_name(clause, n))]
             if author and not any(p in author or author in p for p in places):
                 people = [author, *[p for p in people if p != author]]
+            # whom it is for ("Sven's leaving drinks", "le pot de départ de Julien") is in it
+            people += [n for n in (honorees(clause, activity) if activity else [])
+                       if n not in people and not any(n in p for p in people) and
+                       not any(n in p for p in places) and self._person(n)]
             move = MOVE.search(clause)
             moved = bool(move)
             after = ""
@@ -673,6 +678,12 @@ class PlanReader(PlanTargets):
             plan.last_seen = self.seen[stream]
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
             self.dated[stream] = item.id
+
+    def _person(self, name: str) -> bool:
+        """Whether ``name`` is someone's: a speaker of the call, the first name of one, or
+        a name the call uses as a person's."""
+        low = name.lower()
+        return any(s == low or s.startswith(low + " ") for s in self.speakers)
 
     def _answers_announcement(self, item: Item, stream: str, text: str) -> None:
         """The user writing in a group right after its organiser fixed a plan there with its
