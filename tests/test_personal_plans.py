@@ -1562,3 +1562,40 @@ def test_a_place_owned_by_a_name_names_nobody():
     (ev,) = events([they("Priya", "Dinner at the King's Arms on Thu 14 May at 7pm?",
                          stream="wa"), me("Yes, see you there", stream="wa")]).values()
     assert "King" not in ev.get("participants", "")
+
+
+@pytest.mark.parametrize("news", [
+    "Did you hear Marek moved to Glasgow last month? New job at the BBC",
+    "Also new address for post: I've moved to Leeds, 12 Hyde Terrace, since October",
+])
+def test_someone_moving_house_moves_no_plan(news):
+    """A person moving to a city ("Marek moved to Glasgow", "I've moved to Leeds") is
+    their new home, not the place a plan talked about in the thread moves to."""
+    got = events([
+        they("Ines", "Bouldering Thu 14 May, 7pm at The Castle? I'll book", stream="tg-b"),
+        me("Yes, see you there", stream="tg-b"),
+        they("Ola", news, stream="tg-b")])
+    (ev,) = got.values()
+    assert ev["place"] == "The Castle"
+
+
+def test_lunch_moved_to_a_venue_still_moves_the_lunch():
+    """"Lunch moved to Dishoom": a kind of event moved to a place, not a person moving."""
+    (ev,) = events([
+        they("Ines", "Team lunch Thu 14 May at 12:30 at Wahaca", stream="slack-t"),
+        me("I'm in", stream="slack-t"),
+        they("Ines", "Lunch moved to Dishoom, same time", stream="slack-t")]).values()
+    assert ev["place"] == "Dishoom"
+
+
+@pytest.mark.parametrize("reply", ["Tuesday works for me", "Tuesday fine by me"])
+def test_a_weekday_answering_a_day_asked_for_is_that_day(reply):
+    """"Can we do Tuesday 19th instead, same time?" - "Tuesday works for me": the Tuesday
+    asked for (19 May), not the next Tuesday after the message (5 May)."""
+    rows = [_row("R1", "climbing-the-castle", activity="climbing", date="2026-05-14",
+                 time="19:00", place="The Castle", participants="Ines", status="confirmed")]
+    got = events([
+        they("Ines", "Work thing on Thursday now. Can we do Tuesday 19th instead, same time?",
+             stream="tg-b"),
+        me(reply, stream="tg-b")], rows)
+    assert got["R1"]["date"] == "2026-05-19"

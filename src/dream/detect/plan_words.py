@@ -725,7 +725,7 @@ CONFIRM = re.compile(
     r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
     # a booking's own confirmation mail: "This confirms Biscuit's appointment"
     r"(?:this|we) (?:hereby )?confirms?\b|(?<!awaiting )(?<!pending )confirmation\b|"
-    r"works for me|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
+    r"works for me|(?:fine|good|ok|okay|great) (?:by|with|for) (?:me|us)\b|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
     r"locked in|all set|got (?:us )?a table|made a reservation|"
     r"i'?ll be (?:there|at)\b|(?:yes|yeah|yep|ooh)[,!]? i'?m there\b|"
     r"(?:is|that'?s) perfect|accepted\b|"
@@ -1126,6 +1126,21 @@ def honorees(clause: str, activity: str) -> list[str]:
     for m in re.finditer(kind + _OWNER_AFTER, clause):
         out.append(m[1])
     return out
+
+
+# someone moving house: "Jas moved to Bristol last week", "I've moved to Edinburgh, 5
+# Warrender Park Road": a person's new home, not a plan moved to a place
+_RELOCATED = re.compile(
+    r"\b(I|I'?ve|I have|[Hh]e|[Ss]he|[Tt]hey|[Hh]e'?s|[Ss]he'?s|[Tt]hey'?ve|[A-Z][a-z]{2,})"
+    r"\s+(?:(?:has|have|had|just|recently|finally|actually)\s+)*moved\s+to\s+(?:the\s+)?"
+    r"(?!(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\b)[A-Z]")
+
+
+def relocated(clause: str) -> bool:
+    """Whether the clause tells of a person moving house ("Jas moved to Bristol", "she's
+    moved to Leeds"), not of a plan moved ("Lunch moved to Dishoom" names a kind of event)."""
+    m = _RELOCATED.search(clause)
+    return bool(m) and activity_of(m[1]) is None
 
 
 def nearer_clock(clock: str, known: str) -> str:

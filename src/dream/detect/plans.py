@@ -78,6 +78,7 @@ from dream.detect.plan_words import (
     nearer_clock,
     negated,
     place_name,
+    relocated,
     same_activity,
     same_place,
     venues,
@@ -201,6 +202,7 @@ class PlanReader(PlanTargets):
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
+                    relocated(clause) or \
                     (todos.TODO_USER.search(clause) and not CANCEL.search(clause)):
                 continue        # a deadline, a to-do, a delivery, an expiry date: no plan
                 #                 ("I have to call it off" is no to-do but a cancellation)
@@ -486,6 +488,11 @@ class PlanReader(PlanTargets):
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
+            # "Tuesday works" after "can we do Tuesday 8th instead?": the day asked for
+            asked_day = plan.asked.get("date")
+            if date and asked_day and wd is not None and not moved and \
+                    iso(asked_day).weekday() == wd:
+                date = asked_day
             if date and said is not None and date == said.date().isoformat() and \
                     wd is not None and not _TODAY.search(clause) and \
                     not (clock and clock > said.strftime("%H:%M")):
