@@ -1599,3 +1599,42 @@ def test_a_weekday_answering_a_day_asked_for_is_that_day(reply):
              stream="tg-b"),
         me(reply, stream="tg-b")], rows)
     assert got["R1"]["date"] == "2026-05-19"
+
+
+def test_a_kind_no_word_names_is_read_where_it_stands():
+    """"Clear-out day is confirmed: Saturday 16 May, 10am" names a kind of event no list
+    holds, by being said to be confirmed with its day and time; moving it later by name
+    ("we're moving the clear-out day to Sunday 17th") moves that plan, and the user's
+    "can't do Sunday" declines it."""
+    got = events([
+        they("Ines", "Right, clear-out day is confirmed: Saturday 16 May, 10am at the allotment",
+             stream="wa-plot"),
+        me("I'm in, I'll bring bin bags", stream="wa-plot")])
+    ((name, ev),) = got.items()
+    assert ev["activity"] == "clear-out day" and ev["date"] == "2026-05-16"
+    assert ev["status"] == "confirmed"
+    rows = [_row("R1", "clear-out-day", activity="clear-out day", date="2026-05-16",
+                 time="10:00", participants="Ines", status="confirmed")]
+    got = events([
+        they("Ines", "Rain all Saturday, so we're moving the clear-out day to Sunday 17th, "
+             "same time", stream="wa-plot"),
+        me("Noooo, can't do Sunday, we're at my parents", stream="wa-plot")], rows)
+    assert got["R1"]["date"] == "2026-05-17" and got["R1"]["status"] == "declined"
+
+
+@pytest.mark.parametrize("text", [
+    "Your order is confirmed: Saturday 16 May, 10am-12pm",
+    "The date is set: Saturday 16 May at 10am",
+])
+def test_what_is_no_kind_of_event_starts_no_plan_by_its_shape(text):
+    """An order or a date said to be confirmed or set is no kind of event."""
+    assert not events([they("Shop", text, stream="mail-shop")])
+
+
+def test_a_holiday_named_as_a_day_is_no_place():
+    """"moved to Boxing Day" names the day a plan moves to, not a venue called Boxing Day."""
+    rows = [_row("R1", "lunch-the-crown", activity="lunch", date="2026-12-25", time="13:00",
+                 place="The Crown", participants="Ines", status="confirmed")]
+    got = events([they("Ines", "Lunch moved to Boxing Day, Sat 26th, 13:00, same place",
+                       stream="wa", at="2026-11-29T10:00:00Z")], rows)
+    assert got["R1"].get("place") in (None, "The Crown") and got["R1"]["date"] == "2026-12-26"

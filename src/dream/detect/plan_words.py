@@ -753,6 +753,10 @@ DECLINE = re.compile(
     r"\bthat (?:day|weekend|week|night|evening|morning|afternoon)\b|"
     # the day said first, "make" left without its object: "ah Wednesday I can't make"
     r"\bi can'?t make(?:\s+(?:after all|any ?more|then|now))?\s*(?:[,.!;]|$)|"
+    # the day said after it: "can't do Boxing Day", "can't make Tuesday", "can't do the 12th"
+    r"(?:^\W*(?:\w+\W+)?|\b(?:i|we)\s+)can'?t (?:do|make) (?:the |that )?"
+    r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|[A-Z][a-z]+ Day\b)"
+    r"(?!\s*(?:,\s*)?(?:but|or|though|either)\b)|"
     r"\b(can'?t (?:come|join|go|make it|do (?:it|that|then)|(?:make )?(?:that|this|next) (?:day|"
     r"week|weekend|date|time|night|evening|one))|won'?t make it|no thanks|i'?ll pass|"
     r"not (?:coming|joining)|i'?m out|count me out|i'?ll sit this one out|"
@@ -928,7 +932,7 @@ MOVE = re.compile(
     # 5:30": a day or a time right after "is now" is the new one
     # ("is now the Sunday afternoon" is the Sunday of the run talked about: not read so)
     r"(?:is|are|'s|’s) now\s+\*?(?=\d|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)|"
-    r"(?:pushed|moved|shifted|changed|rescheduled|postponed|bumped|delayed)"
+    r"(?:pushed|moved|moving|shifted|changed|rescheduled|postponed|bumped|delayed)"
     r"(?: back| forward| it| (?:the|your|our|my|his|her|their) [\w-]+(?: [\w-]+)?)?"
     r" (?:to|until|till|for|by)|"
     r"new (?:time|date|"
@@ -1131,8 +1135,9 @@ def honorees(clause: str, activity: str) -> list[str]:
 # someone moving house: "Jas moved to Bristol last week", "I've moved to Edinburgh, 5
 # Warrender Park Road": a person's new home, not a plan moved to a place
 _RELOCATED = re.compile(
-    r"\b(I|I'?ve|I have|[Hh]e|[Ss]he|[Tt]hey|[Hh]e'?s|[Ss]he'?s|[Tt]hey'?ve|[A-Z][a-z]{2,})"
-    r"\s+(?:(?:has|have|had|just|recently|finally|actually)\s+)*moved\s+to\s+(?:the\s+)?"
+    r"\b(I|I'?ve|I have|I'm|I’m|[Hh]e|[Ss]he|[Tt]hey|[Hh]e'?s|[Ss]he'?s|[Tt]hey'?ve|[A-Z][a-z]{2,})"
+    r"\s+(?:(?:has|have|had|just|recently|finally|actually|is|am|are|'m|’m)\s+)*"
+    r"(?:moved|moving)\s+to\s+(?:the\s+)?"
     r"(?!(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\b)[A-Z]")
 
 
@@ -1141,6 +1146,60 @@ def relocated(clause: str) -> bool:
     moved to Leeds"), not of a plan moved ("Lunch moved to Dishoom" names a kind of event)."""
     m = _RELOCATED.search(clause)
     return bool(m) and activity_of(m[1]) is None
+
+
+# what is said of a plan's kind when it is announced, right after it: "moving day is
+# confirmed: Saturday 12th", "Q1 planning is booked for Wednesday 9 Dec", "the dip is ON:
+# Fri 25 Dec"
+_KIND_SAID = re.compile(
+    r"\s+(?:is|'s|’s|has been|will be)\s+(?:(?:on|confirmed|booked|scheduled|"
+    r"fixed|set|planned)\b)", re.I)
+# words that say when, where or what of something, never a kind of event on their own
+_NOT_KIND = {"date", "day", "time", "venue", "place", "room", "location", "slot", "address",
+             "order", "delivery", "payment", "parcel", "refund", "everything", "everyone",
+             "nothing", "something", "there", "here", "what", "which", "who", "start",
+             "reminder", "update", "change", "news", "deadline", "rent", "price", "plan",
+             "plans", "weather", "forecast", "office", "shop", "store", "i'm", "subject"}
+
+
+def known_kind(clause: str, kinds: set[str]) -> str | None:
+    """The kind of event, among ``kinds`` read before by their shape, that the clause names
+    again: in full ("the theory test"), or by its last word after "the", "my", "our" or
+    "your" ("moving the dip to Boxing Day" of the Christmas Day dip)."""
+    for kind in sorted(kinds, key=len, reverse=True):
+        if re.search(r"\b" + re.escape(kind) + r"\b", clause, re.I) or (
+                len(kind.split()[-1]) >= 3 and
+                re.search(r"\b(?:the|my|our|your)\s+" + re.escape(kind.split()[-1]) + r"\b",
+                          clause, re.I)):
+            return kind
+    return None
+
+
+def kind_by_shape(clause: str) -> str | None:
+    """A kind of event no word list names, read from where it stands: the noun phrase (one to
+    three words) said to be on, booked, confirmed or scheduled ("moving day is confirmed:
+    Saturday 12th", "Christmas Day dip is ON: Fri 25 Dec"). None when that phrase is a
+    pronoun or a word of when, where or what ("the date is set", "your order is
+    confirmed"), or nothing is before it. (A change, "Photo is now Thu 10 Dec", starts no
+    plan of an unknown kind: the plan it changes was never read.)"""
+    m = _KIND_SAID.search(clause)
+    if not m:
+        return None
+    words: list[str] = []
+    for w in reversed(re.findall(r"[\w'’-]+|[^\w\s]+", clause[:m.start()])[-3:]):
+        if not re.fullmatch(r"[\w'-]+", w):
+            break
+        words.insert(0, w)
+    while words and words[0].lower() in _NOT_MODIFIER:
+        words = words[1:]
+    if not words or any(w.lower() in _NOT_MODIFIER or w.lower() in MONTHS or
+                        w.lower() in WEEKDAYS for w in words):
+        return None
+    if words[-1].lower() in _NOT_KIND and not (len(words) > 1 and words[-1].lower() == "day"):
+        return None     # ("moving day", "sports day": a day that is a kind of event)
+    if len(words) == 1 and (len(words[0]) < 3 or not words[0][:1].isalpha()):
+        return None
+    return " ".join(w.lower() for w in words)
 
 
 def nearer_clock(clock: str, known: str) -> str:
@@ -1319,6 +1378,8 @@ def place_name(raw: str) -> str | None:
         words.append(word)
     if words == ["The"]:
         return None
+    if len(words) > 1 and words[-1] in ("Day", "Eve"):
+        return None     # "Boxing Day", "Christmas Eve", "Mother's Day": a day, no place
     while words and words[-1] in _CONNECTORS:
         words.pop()  # "Café de Flore de": a connector ends no name
     return " ".join(words) or None

@@ -74,6 +74,8 @@ from dream.detect.plan_words import (
     evening,
     honorees,
     iso,
+    kind_by_shape,
+    known_kind,
     near,
     nearer_clock,
     negated,
@@ -159,6 +161,7 @@ class PlanReader(PlanTargets):
     heard: list[confidence.Heard] = field(default_factory=list)   # every message read
     task_talk: dict[str, str] = field(default_factory=dict)   # stream -> a change of a to-do
     moves: set[int] = field(default_factory=set)     # the steps a change wrote (their id)
+    shaped: set[str] = field(default_factory=set)    # kinds read by where they stand
 
     def _shift_fits(self, activity: str | None, people: list[str]) -> list[dict[str, Any]]:
         """The live events of the scope a shift naming ``activity`` or ``people`` fits."""
@@ -207,6 +210,21 @@ class PlanReader(PlanTargets):
                 continue        # a deadline, a to-do, a delivery, an expiry date: no plan
                 #                 ("I have to call it off" is no to-do but a cancellation)
             activity = activity_of(clause) or ("meetup" if MEET.search(clause) else None)
+            if activity is None:
+                # a kind no word names, by where it stands ("moving day is confirmed:
+                # Saturday 12th, 9am"), with the day and the time it is said to be at
+                kind = kind_by_shape(clause)
+                if kind and not self._person(kind) and \
+                        find_date(UNTIL.sub(" ", clause), said) and \
+                        find_time(UNTIL.sub(" ", clause)):
+                    activity = kind
+                    self.shaped.add(kind)
+                elif MOVE.search(clause) or CANCEL.search(clause):
+                    # (and named again by a change: "we're moving the dip to Boxing Day")
+                    activity = known_kind(clause, self.shaped | {
+                        r["fields"].get("activity", "") for r in self.rows
+                        if r["kind"] == "event" and r["fields"].get("activity") and
+                        activity_of(r["fields"]["activity"]) is None})
             if activity is None and BOOKED.search(clause) and \
                     not any(p.stream == stream for p in self.plans):
                 activity = "booking"    # "Lisbon is booked": a booking, whatever its kind
