@@ -506,11 +506,6 @@ class PlanReader(PlanTargets):
                 ahead = (iso(had) - said.date()).days
                 if iso(had).weekday() == wd and -1 <= ahead <= 13:
                     date = had
-            # "Tuesday works" after "can we do Tuesday 8th instead?": the day asked for
-            asked_day = plan.asked.get("date")
-            if date and asked_day and wd is not None and not moved and \
-                    iso(asked_day).weekday() == wd:
-                date = asked_day
             if date and said is not None and date == said.date().isoformat() and \
                     wd is not None and not _TODAY.search(clause) and \
                     not (clock and clock > said.strftime("%H:%M")):
