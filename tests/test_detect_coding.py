@@ -1476,3 +1476,54 @@ def test_grouping_reads_each_sentence_once_however_many_it_is_compared_with(monk
     groups = grouping.group(rules)
     assert len(groups) == len(rules)
     assert calls <= 6 * len(rules), calls
+
+
+def test_a_rule_said_again_in_words_read_as_no_rule_counts_when_the_user_says_it_was_said():
+    """A rule said once as a rule, and in another session again in words the run does not
+    read as a rule, is proposed as said twice when the later statement says it was said
+    before ("again", "like I said last time"); the rule shown stays the one said as a rule,
+    the other sentence is quoted."""
+    first = _session("claude-1", [
+        ("user", "add the retry helper to net.lua"), ("assistant", "Added; formatting now."),
+        ("user", "we format with bin/stylua, the one from the repo, NOT the global stylua "
+                 "from luarocks, that one is 0.18 and reflows everything")])
+    second = _session("pi-2", [
+        ("user", "the backoff should cap at 30s"), ("assistant", "Capped and formatted."),
+        ("user", "thats the global stylua again. bin/stylua please")], start=10)
+    [proposal] = [c for c in codify.run(_evidence(first, second)).candidates
+                  if c.title.startswith("Add to")]
+    assert "bin/stylua" in proposal.title and len(proposal.items) == 2
+    assert "Also said as:" in proposal.change["text"]
+    assert "the global stylua again" in proposal.change["text"]
+    # said in the later session without saying it was said before: a mention, not a saying
+    plain = _session("pi-2", [
+        ("user", "the backoff should cap at 30s"), ("assistant", "Capped and formatted."),
+        ("user", "looks good. bin/stylua is fine with it")], start=10)
+    assert not [c for c in codify.run(_evidence(first, plain)).candidates
+                if c.title.startswith("Add to")]
+
+
+def test_a_sentence_said_again_only_joins_the_rule_it_names_and_a_task_naming_a_tool_is_none():
+    """The later statement says it was said before, but that alone makes no sentence of the
+    other session a saying of the rule: an earlier sentence naming the same thing from the
+    code is ("you need `make gen-proto` first"), a task that only names the same tool is not
+    ("check it comes up in tilt")."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str, kind: str = "statement") -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", kind, True, text, stream=stream,
+                                            said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    rule = said(5, "s2", "After a schema change run `make gen-proto` before building, "
+                         "I said this last week.")
+    groups = grouping.group([rule])
+    earlier = said(1, "s1", "when the .proto files changed you need `make gen-proto` first, "
+                            "it regenerates the stubs.")
+    grouping.said_again(groups, [earlier, rule])
+    assert [s.text for s in groups[0].again] == [earlier.text]
+    tilt = said(6, "s2", "Always check the context is kind-local before tilt up, like I "
+                         "said last time.")
+    groups = grouping.group([tilt])
+    task = said(2, "s1", "bump the memory limit and check it comes up in tilt")
+    grouping.said_again(groups, [task, tilt], frozenset({"tilt"}))
+    assert not grouping.repeated(groups)

@@ -71,14 +71,17 @@ class Group:
     key: str                                   # normalised text of the first sentence
     words: frozenset[str]
     sentences: list[Sentence] = field(default_factory=list)
+    # the user's sentences that say it again in words not read as a rule (:func:`said_again`):
+    # they count as sayings, the rule stays what the sentences say
+    again: list[Sentence] = field(default_factory=list)
 
     @property
     def sessions(self) -> list[str]:
-        return list(dict.fromkeys(s.item.stream for s in self.sentences))
+        return list(dict.fromkeys(s.item.stream for s in self.sentences + self.again))
 
     @property
     def items(self) -> list[Item]:
-        return list({s.item.id: s.item for s in self.sentences}.values())
+        return list({s.item.id: s.item for s in self.sentences + self.again}.values())
 
     @property
     def latest(self) -> Sentence:
@@ -238,3 +241,83 @@ def repeated(groups: list[Group]) -> list[Group]:
     """Groups said at least twice (in two statements)."""
     return [g for g in groups if len(g.items) >= 2]
 
+
+
+# the user saying that what they say was said before: "like I said last time", "again",
+# "how many times", "hab ich dir letztes Mal gesagt", "je t'avais dit", "te lo dije", "te l'ho
+# già detto", "já falei"; "again" after a verb of doing it once more ("try it again") is no
+# such word
+_SAID_BEFORE = re.compile(
+    r"\b(?:(?:like|as)\s+i\s+(?:already\s+|just\s+)?(?:said|told\s+you|mentioned|asked)"
+    r"|i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|told\s+you)\s+(?:this|that|so|it)\b"
+    r"|i\s+(?:already\s+)?told\s+you|how\s+many\s+times|we\s+went\s+through\s+this"
+    r"|we'?ve\s+been\s+(?:over|through)\s+this"
+    r"|(?:same|like|as)\s+(?:as\s+)?(?:last\s+(?:time|week|session)|yesterday|the\s+other\s+day)"
+    r"|(?<!\btry\s)(?<!\bit\s)(?<!\bthem\s)(?<!\bthis\s)(?<!\bthat\s)again"
+    # German, French, Spanish, Italian, Portuguese
+    r"|(?:hab|habe|hatte)\s+ich\s+(?:dir\s+|euch\s+|ihnen\s+)?(?:(?:doch|schon|bereits|eben"
+    r"|letztes\s+mal|letzte\s+woche|gestern|vorhin)\s+)*gesagt|wie\s+(?:schon\s+|bereits\s+)?"
+    r"gesagt|(?:wie\s+)?letztes\s+mal\s+(?:schon\s+)?gesagt|wie\s+oft\s+noch|schon\s+wieder"
+    r"|je\s+(?:te\s+|t'|vous\s+)?(?:l'ai|l'avais|avais)\s+(?:d[ée]j[àa]\s+)?dit|combien\s+de\s+fois"
+    r"|comme\s+(?:je\s+)?(?:te\s+)?l'ai\s+dit"
+    r"|(?:ya\s+)?te\s+lo\s+(?:he\s+)?(?:dije|dicho)|ya\s+lo\s+dije|cu[áa]ntas\s+veces"
+    r"|como\s+(?:ya\s+)?te\s+(?:he\s+)?dicho|otra\s+vez"
+    r"|te\s+l'ho\s+(?:gi[àa]\s+)?detto|l'ho\s+gi[àa]\s+detto|quante\s+volte|di\s+nuovo"
+    r"|j[áa]\s+(?:te\s+)?(?:falei|disse)|quantas\s+vezes|de\s+novo)\b", re.I)
+
+
+def said_before(text: str) -> bool:
+    """The user says what they say was said before (:data:`_SAID_BEFORE`)."""
+    return bool(_SAID_BEFORE.search(text))
+
+
+def said_again(groups: list[Group], heard: list[Sentence],
+               programs: frozenset[str] = frozenset()) -> None:
+    """A rule said once as a rule, and said again in another session in words the run does
+    not read as a rule, when the later of the two statements says it was said before: "thats
+    the brew ameba again." after "we lint with bin/ameba, NOT the global ameba"; "when the
+    manifest changed you need `lake exe cache get` first" before "after lake update you HAVE
+    to run `lake exe cache get` ... I said this last week". The sentence must say the same
+    thing as the rule and no other group's: in words (:func:`close`) or naming the same thing
+    from the code (:func:`alike`); naming the same tool is enough only when the sentence
+    itself says it was said before (a tool named in a task of the other session is no
+    saying). It is added to ``again``: the group's rule stays the rule it was said as.
+    ``heard``: every sentence the user said (statements, and words typed to refuse a call)."""
+    taken = {s.item.id for g in groups for s in g.sentences}
+    for grp in groups:
+        if len(grp.items) != 1:
+            continue
+        first = grp.sentences[0].item
+        for sentence in heard:
+            item = sentence.item
+            if item.stream == first.stream or item.id in taken:
+                continue
+            later = max(first, item, key=lambda i: (i.said_at or "", i.seq))
+            if item.kind != "tool_result" and not said_before(
+                    " ".join(s.text for s in heard if s.item.id == later.id)):
+                continue            # a refusal of a tool call is a correction of its own
+            w = said(core(sentence.text))
+            if len(w) < 2 and not said_before(sentence.text):
+                continue
+            if not _says_again(grp, sentence, w, programs):
+                continue
+            if any(o is not grp and _says_again(o, sentence, w, programs) for o in groups):
+                continue            # it says another rule as well: not this one's saying
+            grp.again.append(sentence)
+            break
+
+
+def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
+                programs: frozenset[str]) -> bool:
+    if close(grp.words, w) or any(close(said(s.text), said(sentence.text))
+                                  for s in grp.sentences):
+        return True
+    if said_before(sentence.text):
+        # said to be said before: the tool it names, or two words of what it is about
+        # ("you dropped group_name and owners again"), the words saying so left out
+        shared = said(core(_SAID_BEFORE.sub(" ", grp.sentences[0].text))) & \
+            said(core(_SAID_BEFORE.sub(" ", sentence.text)))
+        return alike(grp, sentence, programs) or len(shared - GENERIC) >= 2
+    first = grp.sentences[0].text
+    return (_mentions(named(first), sentence.text) or _mentions(named(sentence.text), first)) \
+        and alike(grp, sentence)

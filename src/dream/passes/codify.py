@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import commands, grouping, pitfalls, rules, wording
+from dream.detect import grouping, pitfalls, wording
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
-from dream.passes.evidence import Evidence
+from dream.passes.evidence import Evidence, rule_groups
 from dream.passes.instructions import lessons_patch
 
 NAME = "codify"
@@ -27,8 +27,7 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = grouping.repeated(grouping.group(rules.corrections(ev.items),
-                                                     commands.programs(ev.items)))
+    groups = grouping.repeated(rule_groups(ev.items))
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)
@@ -88,10 +87,12 @@ def run(ev: Evidence) -> PassResult:
 def _said_also(grp: grouping.Group) -> str:
     """How the user said the rule in the other statements, when in other words: what the
     reviewer needs to see that the paraphrases are one rule ("no builds from here, ever" /
-    "no packer build locally")."""
+    "no packer build locally"), and the sentences that said it again in words not read as a
+    rule ("thats the brew ameba again")."""
     best = grouping.fullest(grp.sentences)
     shown = wording.words(grp.rule)
-    other = list(dict.fromkeys(s.text for s in grp.sentences if s.item.id != best.item.id
+    other = list(dict.fromkeys(s.text for s in grp.sentences + grp.again
+                               if s.item.id != best.item.id
                                and not wording.words(s.text) <= shown))
     if not other:
         return ""

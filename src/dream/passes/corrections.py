@@ -13,7 +13,7 @@ named in the journal and not proposed.
 
 from __future__ import annotations
 
-from dream.detect import commands, grouping, rules, wording
+from dream.detect import grouping, rules, wording
 from dream.passes.base import (
     Candidate,
     PassResult,
@@ -24,7 +24,7 @@ from dream.passes.base import (
     slugify,
     unique_slugs,
 )
-from dream.passes.evidence import Evidence, Item
+from dream.passes.evidence import Evidence, Item, rule_groups
 from dream.passes.notes import new_note
 
 NAME = "corrections"
@@ -33,10 +33,11 @@ NAME = "corrections"
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     found = rules.corrections(ev.items)
-    groups = grouping.group(found, commands.programs(ev.items))
+    groups = rule_groups(ev.items)
     repeated = grouping.repeated(groups)
     for grp in repeated:
-        result.candidates.append(_candidate(ev, grp.rule, grp.sentences, "repeated"))
+        result.candidates.append(_candidate(ev, grp.rule, grp.sentences + grp.again,
+                                            "repeated"))
     confirmed, unbacked = [], []
     if ev.handoff:
         for line in handoff_section(ev.handoff.text, "correction"):

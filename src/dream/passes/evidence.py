@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+from dream.detect import commands, grouping, noise, rules, wording
 from dream.detect.commands import CommandRun, by_session
 from dream.items import Item
 
@@ -111,3 +112,23 @@ def load_items(conn: sqlite3.Connection, project_key: str, after_seq: int,
     items = [Item.from_row(r) for r in rows]
     # one session's items in the order they were said (seq order within a file already is)
     return items
+
+
+def rule_groups(items: list[Item]) -> list[grouping.Group]:
+    """The rules the user said (:func:`dream.detect.rules.corrections`), grouped by what they
+    say (:func:`dream.detect.grouping.group`), each with the sentences that say it again in
+    other words (:func:`dream.detect.grouping.said_again`)."""
+    programs = commands.programs(items)
+    groups = grouping.group(rules.corrections(items), programs)
+    grouping.said_again(groups, heard(items), programs)
+    return groups
+
+
+def heard(items: list[Item]) -> list[grouping.Sentence]:
+    """Every sentence the user said: in statements, and typed when refusing a tool call."""
+    out = []
+    for item in items:
+        said = rules.user_words(item)
+        if said:
+            out += [grouping.Sentence(s, item) for s in wording.split(noise.strip_paste(said))]
+    return out

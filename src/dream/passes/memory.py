@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from dream.detect import commands, grouping, rules, threads, wording
+from dream.detect import grouping, rules, threads, wording
 from dream.detect.preferences import ABOUT_USER as _ABOUT_USER
 from dream.passes.base import (
     Candidate,
@@ -32,7 +32,7 @@ from dream.passes.base import (
     slugify,
     unique_slugs,
 )
-from dream.passes.evidence import Evidence, Note
+from dream.passes.evidence import Evidence, Note, rule_groups
 from dream.passes.notes import changed_note, new_note, note_said_at, note_text
 
 NAME = "memory"
@@ -49,8 +49,7 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = grouping.repeated(grouping.group(rules.corrections(ev.items),
-                                                     commands.programs(ev.items)))
+    repeated = grouping.repeated(rule_groups(ev.items))
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
     wanted = grouping.memories(statements)
     wanted += [s for s in rules.corrections(ev.items)
