@@ -1527,3 +1527,27 @@ def test_a_sentence_said_again_only_joins_the_rule_it_names_and_a_task_naming_a_
     task = said(2, "s1", "bump the memory limit and check it comes up in tilt")
     grouping.said_again(groups, [task, tilt], frozenset({"tilt"}))
     assert not grouping.repeated(groups)
+
+
+def test_a_rule_whose_first_clause_names_nothing_is_compared_whole_and_same_as_always_says_again():
+    """"Nope, not that; `cargo build -p ledger-api` only" has a first clause of one word the
+    review compares ("not"): it was left out of the grouping, so the rule said in full in
+    another session stood alone; read whole, it is that rule said again. And "same as
+    always" says a sentence was said before, as "like last time" does."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    groups = grouping.group([
+        said(1, "s1", "Never build the whole workspace, it takes twenty minutes; always "
+                      "`cargo build -p ledger-api` for the service."),
+        said(2, "s2", "Nope, not that; `cargo build -p ledger-api` only.")])
+    assert [len(g.items) for g in grouping.repeated(groups)] == [2]
+    rule = said(1, "s1", "Preview only against staging — `pulumi preview` is fine, but never "
+                         "`pulumi up` yourself, the deploy job applies after merge.")
+    groups = grouping.group([rule])
+    again = said(2, "s2", "preview only, same as always — the deploy job applies, not us")
+    grouping.said_again(groups, [rule, again])
+    assert [s.text for s in groups[0].again] == [again.text]

@@ -215,6 +215,10 @@ def group(found: list[Sentence], programs: frozenset[str] = frozenset()) -> list
     for sentence in sorted(found, key=lambda s: s.item.seq):
         w = said(core(sentence.text))
         if len(w) < 2:
+            # a first clause too short to say what the rule is about ("Todo el workspace
+            # no; --packages-up-to brazo_bringup"): the whole rule says it
+            w = said(sentence.text)
+        if len(w) < 2:
             continue
         target = next((g for g in groups if close(g.words, w)), None) or next(
             (g for g in groups if sentence.item.id not in {s.item.id for s in g.sentences}
@@ -253,6 +257,7 @@ _SAID_BEFORE = re.compile(
     r"|i\s+(?:already\s+)?told\s+you|how\s+many\s+times|we\s+went\s+through\s+this"
     r"|we'?ve\s+been\s+(?:over|through)\s+this"
     r"|(?:same|like|as)\s+(?:as\s+)?(?:last\s+(?:time|week|session)|yesterday|the\s+other\s+day)"
+    r"|same\s+as\s+always"
     r"|(?<!\btry\s)(?<!\bit\s)(?<!\bthem\s)(?<!\bthis\s)(?<!\bthat\s)again"
     # German, French, Spanish, Italian, Portuguese
     r"|(?:hab|habe|hatte)\s+ich\s+(?:dir\s+|euch\s+|ihnen\s+)?(?:(?:doch|schon|bereits|eben"
