@@ -184,6 +184,16 @@ def test_the_request_that_opens_a_session_keeps_only_its_standing_rules():
                  answers=False, starts=True) == []
 
 
+def test_what_a_thing_asked_for_does_is_no_rule_but_the_rule_beside_it_is():
+    text = ("Crée une contrainte : une salle ne peut jamais avoir deux séances en même temps. "
+            "Ne touche jamais aux migrations déjà jouées.")
+    assert _said(text, answers=False, starts=True) == [
+        "Ne touche jamais aux migrations déjà jouées."]
+    text = ("The upload dialog needs a `retry` button: it must not retry more than 3 times. "
+            "Never hand-edit the generated client.")
+    assert _said(text) == ["Never hand-edit the generated client."]
+
+
 def test_the_lines_under_a_heading_for_how_the_project_works_are_rules_without_a_marker():
     """Under "ein paar Hinweise vorab:" in the message that opens a session, a line is a
     standing rule even without "immer" or "nie"; the heading is no part of it."""

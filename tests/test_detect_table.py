@@ -233,6 +233,13 @@ TABLE = [
     ("Pour l'instant, pas de tests sur `api/`.", None, []),
     ("¿Podemos usar siempre `vite`?", None, []),
     ("Ya veremos si usamos `bun` siempre.", None, []),
+    # a new thing asked for, then what it does after a colon: the thing to build, no rule
+    ("The invoice form needs a `discount` field: percent only, and it must not go below zero.",
+     None, []),
+    ("ajoute un index : on ne doit jamais avoir deux billets avec le même code.", None, []),
+    ("Each PR needs a changelog line: no exceptions, never skip it.", "directive",
+     ["changelog line"]),
+    ("Add a rule: never push to main.", "directive", ["never push to main"]),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 

@@ -160,6 +160,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             n + first: (rule, kind) for n, rule, kind in
             rule_lang.said_rules(sents[first:max(briefed) + 1], lang, False)}
     for n, sent in enumerate(sents):
+        if _NEW_THING.search(sent) and not directives.STRONG.search(sent):
+            continue                # what a thing asked for does, said after it
         if n in foreign:
             out.append(foreign[n])      # a rule said in another language
             at.append(n)
@@ -460,6 +462,18 @@ _FOR_EVERY_TASK = re.compile(
 # a request that opens a session, said with "should": what to build, not how to work
 _TASK_SHOULD = re.compile(r"^(?:(?:the|a|an|all|every|each)\s+)?[\w/.`-]+(?:\s+[\w/.`'-]+){0,12}"
                           r"\s+(?:should|must|needs? to)\b(?!\s+(?:always|never))", re.I)
+
+
+# a new thing asked for, then what it does after a colon: "Button needs a `loading` state:
+# spinner, and it must not fire onClick while loading", "add a check: no order over the
+# stock", "ajoute une contrainte : on ne peut pas réserver plus que la jauge" - what follows
+# describes the thing to build, no rule about how to work (unless the head names a rule)
+_NEW_THING = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|also|now|then|please|pls|next)[,]?\s+)*(?:(?:add|create|build"
+    r"|implement|write|make|ajoute[rz]?|cr[ée]e[rz]?|a[ñn]ade|agrega|crea|erstelle|baue)\s+"
+    r"|(?:the\s+)?(?!(?:every|each|all|any)\b)[\w`./-]+(?:\s+[\w`./-]+){0,2}\s+needs?\s+)(?:a|an|one|another|une?|una?"
+    r"|eine?n?)\s+(?!(?:\w+\s+)?(?:rule|note|reminder|r[èe]gle|regla|regel|memory)\b)"
+    r"[^:;.?!]{1,40}?\s*:\s*\S", re.I)
 
 
 # what the session that starts with it should show or tell: the task, whatever it adds
