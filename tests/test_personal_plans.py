@@ -1638,3 +1638,21 @@ def test_a_holiday_named_as_a_day_is_no_place():
     got = events([they("Ines", "Lunch moved to Boxing Day, Sat 26th, 13:00, same place",
                        stream="wa", at="2026-11-29T10:00:00Z")], rows)
     assert got["R1"].get("place") in (None, "The Crown") and got["R1"]["date"] == "2026-12-26"
+
+
+@pytest.mark.parametrize("first, change", [
+    ("Dinner at Trattoria Sole on Saturday 23 May at 7pm?",
+     "Change of plan: dinner is the same saturday but 8pm, they had a wedding booked at 7"),
+    ("¿Cena en Casa Mono el sábado 23 de mayo a las 21:00?",
+     "Cambio: la cena pasa al mismo sábado pero a las 22:00"),
+    ("Dîner au Bouillon Chartier samedi 23 mai à 20h ?",
+     "Changement : le dîner est le même samedi mais à 21h"),
+])
+def test_the_same_weekday_is_the_plans_own_day(first, change):
+    """"same saturday but 8pm", "el mismo sábado", "le même samedi" said of a plan on
+    Saturday 23 May (said on Monday 4 May, more than a week ahead): that Saturday, not the
+    next Saturday after the message (9 May)."""
+    (ev,) = events([they("Mia", first, stream="wa-d"), me("Yes!", stream="wa-d"),
+                    they("Mia", change, stream="wa-d")]).values()
+    assert ev["date"] == "2026-05-23"
+

@@ -650,6 +650,13 @@ class PlanReader(PlanTargets):
             # "same day, same time": the day and time of the plan it replaces or continues
             if SAME_DAY.search(clause) and not date:
                 date = self._borrowed(plan, "date")
+            # "same sunday but 1pm", "el mismo jueves", "le même dimanche": the plan's own
+            # day when it falls on that weekday, not the next such day from the message
+            same_day_wd = weekday_only(same_wd[1]) if same_wd else None
+            if same_day_wd is not None and wd == same_day_wd:
+                ref = self._borrowed(plan, "date")
+                if ref and iso(ref).weekday() == same_day_wd:
+                    date = ref
             if SAME_TIME.search(clause) and not clock:
                 clock = self._borrowed(plan, "time")
             # a message names a plan's day once: its later dates are other things (the
