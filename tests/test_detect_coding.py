@@ -1551,3 +1551,36 @@ def test_a_rule_whose_first_clause_names_nothing_is_compared_whole_and_same_as_a
     again = said(2, "s2", "preview only, same as always — the deploy job applies, not us")
     grouping.said_again(groups, [rule, again])
     assert [s.text for s in groups[0].again] == [again.text]
+
+
+def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
+    """Whether a statement says it was said before is read once per statement, not once per
+    pair of a rule and a sentence over every sentence heard (a project with 200 rules and
+    1,800 sentences took a minute in this step alone)."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-01T10:{n:02d}:00Z"))
+
+    rules = [said(n, "s1", text) for n, text in enumerate([
+        "Never edit the generated proto stubs by hand.",
+        "Always run `make lint` before pushing a branch.",
+        "Don't use the global stylua, use bin/stylua.",
+        "Only deploy through the pipeline, never with kubectl apply."])]
+    heard = rules + [said(10 + n, "s2", f"Look at the {name} output. It is odd.")
+                     for n, name in enumerate(["alpha", "beta", "gamma", "delta", "omega"])]
+    groups = grouping.group(rules)
+    assert len(groups) == len(rules)
+    calls = 0
+    real = grouping.said_before
+
+    def counted(text: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(text)
+
+    monkeypatch.setattr(grouping, "said_before", counted)
+    grouping.said_again(groups, heard)
+    assert not any(g.again for g in groups)
+    assert calls <= len({s.item.id for s in heard}), calls
