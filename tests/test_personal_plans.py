@@ -1656,3 +1656,16 @@ def test_the_same_weekday_is_the_plans_own_day(first, change):
                     they("Mia", change, stream="wa-d")]).values()
     assert ev["date"] == "2026-05-23"
 
+
+def test_a_kind_read_by_its_shape_is_read_in_linear_time_on_a_long_run_of_spaces():
+    """A message holding a long run of spaces (a pasted fixed-width table) is read in a
+    moment: the pattern after a kind was tried at each space of the run, 50,000 spaces took
+    a minute. What it reads is unchanged."""
+    import time
+
+    from dream.detect.plan_words import kind_by_shape
+
+    started = time.perf_counter()
+    assert kind_by_shape(" " * 50_000 + "x") is None
+    assert time.perf_counter() - started < 5
+    assert kind_by_shape("moving day   is confirmed: Saturday 12th") == "moving day"
