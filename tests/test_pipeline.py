@@ -59,6 +59,26 @@ def test_a_run_left_for_review_is_promoted_or_discarded_by_a_person(dream, repo,
     assert again.exit_code == 1 and "already promoted" in again.output
 
 
+def test_a_run_is_not_merged_into_a_store_whose_history_scrub_was_interrupted(
+        dream, repo, dream_home, tmp_path):
+    """Promoting a run into a store that moved merges it in a new commit: like every other
+    store write it is refused, in one line, while a history scrub of the store is half-done
+    (the work tree may still hold the secret); the store and the run are left as they were."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    out = run_json(dream, "--model", "rules", "--apply", "review")
+    dream("notes", "write", "@user/scratch", "written while the run waited")
+    moved = git(notes, "rev-parse", "HEAD")
+    (notes / ".git" / "dream-scrub-pending").write_text("{}", encoding="utf-8")
+    refused = dream("runs", "promote", out["id"], ok=False)
+    assert refused.exit_code != 0 and "Traceback" not in refused.output
+    assert "history scrub" in refused.output and "interrupted" in refused.output
+    assert git(notes, "rev-parse", "HEAD") == moved
+    assert json.loads(dream("runs", "show", out["id"], "--json").output)["decision"] \
+        == "awaiting review"
+
+
 def test_a_reverted_run_says_reverted_and_by_which_commit(dream, repo, dream_home, tmp_path):
     """After 'dream revert RUN' the runs view no longer calls the run promoted: it says
     reverted and names the commit that rolled it back (table, show, --json); a run left

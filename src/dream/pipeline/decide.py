@@ -45,6 +45,9 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
     note written meanwhile re-rendered its scope's brief) is no conflict of content: the
     briefs are rendered again from the merged records and notes, in the merge commit."""
     repo = store.repo
+    # a merge commit is a store write like any other: refused while a git command holds the
+    # index or a history scrub is half-done (its work tree may still hold the secret)
+    repo.check_index_lock()
     message = (f"Promote dream run {run_id} (merged: the store moved since the run)\n\n"
                f"Dream-Run: {run_id}\nDream-Pass: promote\nDream-Store: {store.id}")
     proc = repo.git("merge", "--no-ff", "-q", "-m", message, sha, check=False,
