@@ -822,3 +822,67 @@ def test_a_run_whose_records_were_changed_meanwhile_waits_for_review(
         .split()[3:5] == ["awaiting", "review"]
     dream("runs", "discard", out["id"])
     assert git(notes, "log", "-1", "--format=%s") == "a hand edit"
+
+
+def test_a_run_whose_merge_git_refuses_waits_for_review_and_says_why(
+        dream, repo, dream_home, tmp_path, monkeypatch):
+    """A merge into a store that moved can fail for reasons other than a clash of records:
+    a git command's index.lock (or a half-done history scrub) refused by the check every
+    store write makes. That marked the whole run failed, its commit stranded on the run
+    branch; it now waits for review like a clash does, the error says why and what to do,
+    and once the lock is gone 'dream runs promote' merges it."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+
+    def a_note_then_a_lock(store, sha):
+        (store / "user").mkdir(exist_ok=True)
+        (store / "user" / "scratch.md").write_text("written while the run worked\n")
+        git(store, "add", "user/scratch.md")
+        git(store, "commit", "-q", "-m", "a note")
+        (store / ".git" / "index.lock").write_text("")
+
+    _store_moves_during_the_run(monkeypatch, a_note_then_a_lock)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "partial" and out["decision"] == "awaiting review"
+    assert "index.lock exists" in out["error"] and "rm " in out["error"]
+    assert f"dream runs promote {out['id']}" in out["error"]
+    assert "records the run changes" not in out["error"]
+    assert git(notes, "log", "-1", "--format=%s") == "a note"
+    assert git(notes, "rev-parse", out["branch"]) == out["commit"]     # nothing lost
+    (notes / ".git" / "index.lock").unlink()
+    dream("runs", "promote", out["id"])
+    head = git(notes, "rev-parse", "HEAD")
+    assert git(notes, "merge-base", "--is-ancestor", out["commit"], head) == ""
+    assert (notes / "user" / "scratch.md").exists() and records(dream_home, "events")
+
+
+def test_a_run_whose_merge_a_file_in_the_way_stops_says_so(dream, repo, dream_home,
+                                                          tmp_path, monkeypatch):
+    """When the merge stops on a file in the work tree that the run's commit would
+    overwrite, the error said the run's records 'were changed there since', which was
+    untrue: it now says git refused the merge and why; the run waits for review."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+
+    def a_note_and_a_file_in_the_way(store, sha):
+        (store / "user").mkdir(exist_ok=True)
+        (store / "user" / "scratch.md").write_text("written while the run worked\n")
+        git(store, "add", "user/scratch.md")
+        git(store, "commit", "-q", "-m", "a note")
+        added = [p for p in git(store, "diff-tree", "--no-commit-id", "--name-only", "-r",
+                                "--diff-filter=A", sha).splitlines()
+                 if not p.endswith("brief.md")]
+        (store / added[0]).parent.mkdir(parents=True, exist_ok=True)
+        (store / added[0]).write_text("a file left here, never committed\n")
+
+    _store_moves_during_the_run(monkeypatch, a_note_and_a_file_in_the_way)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "partial" and out["decision"] == "awaiting review"
+    assert "git refused the merge" in out["error"] and "untracked" in out["error"]
+    assert "records the run changes" not in out["error"]
+    assert f"dream runs discard {out['id']}" in out["error"]
+    assert git(notes, "log", "-1", "--format=%s") == "a note"
+    dream("runs", "discard", out["id"])
+    assert git(notes, "log", "-1", "--format=%s") == "a note"

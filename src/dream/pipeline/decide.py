@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dream import runs
 from dream.db import utcnow
-from dream.errors import BadInput, VersionConflict
+from dream.errors import BadInput, GitFailed, VersionConflict
 from dream.notes.dreaming import acquire_lock, release_lock
 from dream.pipeline import commit as git_commit
 from dream.pipeline.run import sync_index
@@ -50,9 +50,8 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
     repo.check_index_lock()
     message = (f"Promote dream run {run_id} (merged: the store moved since the run)\n\n"
                f"Dream-Run: {run_id}\nDream-Pass: promote\nDream-Store: {store.id}")
-    proc = repo.git("merge", "--no-ff", "-q", "-m", message, sha, check=False,
-                    env=repo.identity_env())
-    del proc
+    proc = run_git(repo.path, "merge", "--no-ff", "-q", "-m", message, sha, check=False,
+                   env=repo.identity_env())
     if repo.git("rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).strip():
         clashes = repo.git("diff", "--name-only", "-z", "--diff-filter=U",
                            check=False).split("\0")
@@ -75,10 +74,14 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
     if run_git(repo.path, "merge-base", "--is-ancestor", sha, "HEAD",
                check=False).returncode != 0:
         # the merge failed without a conflict (a file in the way in the work tree): the
-        # store's branch did not take the run, which must not pass for promoted
-        raise VersionConflict(f"run {run_id} could not be merged into store '{store.name}'",
-                              f"check 'git -C {store.path} status' for changes in the way, "
-                              "then promote it again ('dream runs promote RUN')")
+        # store's branch did not take the run, which must not pass for promoted. Not a
+        # version conflict: no record was changed on both sides, git refused to start
+        said = [line.removeprefix("error: ").strip().rstrip(":.") for line in
+                proc.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        raise GitFailed(f"run {run_id} could not be merged into store '{store.name}': git "
+                        "refused the merge" + (f" ({said[0]})" if said else ""),
+                        f"check 'git -C {store.path} status' for changes in the way, "
+                        "then promote it again ('dream runs promote RUN')")
     return repo.require_head()
 
 

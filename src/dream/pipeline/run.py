@@ -277,18 +277,20 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             for entry in per_store.values():
                 sha = commits.get(entry["store"].id)
                 if sha and promoted:
-                    if git_commit.promote(entry["store"].repo, sha, entry["base"]) or \
-                            _merged(entry["store"], sha, run_id, opts.brief_tokens):
+                    if git_commit.promote(entry["store"].repo, sha, entry["base"]):
                         sync_index(conn, entry["store"])
-                    else:
-                        status = "partial"
-                        details["errors"].append(
-                            f"store {entry['store'].name} moved during the run and records "
-                            "the run changes were changed there since; the run branch was "
-                            f"left for review ('dream runs promote {run_id}' merges it, "
-                            f"'dream runs discard {run_id}' drops it)")
-                        promoted = False
-                        left_for_review = True
+                        continue
+                    why = _merged(entry["store"], sha, run_id, opts.brief_tokens)
+                    if why is None:
+                        sync_index(conn, entry["store"])
+                        continue
+                    status = "partial"
+                    details["errors"].append(
+                        f"store {entry['store'].name} moved during the run and {why}; the "
+                        f"run branch was left for review ('dream runs promote {run_id}' "
+                        f"merges it, 'dream runs discard {run_id}' drops it)")
+                    promoted = False
+                    left_for_review = True
     except ModelError as exc:
         status = "failed"
         details["errors"].append(exc.message)
@@ -368,19 +370,24 @@ def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
         return repo.head()
 
 
-def _merged(store: Store, sha: str, run_id: str, brief_tokens: int) -> bool:
+def _merged(store: Store, sha: str, run_id: str, brief_tokens: int) -> str | None:
     """Merge the run's commit into a store that moved during the run (a note written
     meanwhile, another project's run): what 'dream runs promote' does, so a note written
     while a nightly run worked no longer left all of the run's records off the main line.
-    False, with the store untouched, when the run changes records changed there since."""
-    from dream.errors import VersionConflict
+    None once merged; else why not (the run changes records changed there since, a file
+    in the way, a git lock, a half-done history scrub), with the store untouched: the run
+    then waits for review. Any store error counts, not only a clash of records: one left
+    to propagate marked the whole run failed, its commit stranded on the run branch."""
+    from dream.errors import DreamError, VersionConflict
     from dream.pipeline.decide import _merge
 
     try:
         _merge(store, sha, run_id, brief_tokens)
     except VersionConflict:
-        return False
-    return True
+        return "records the run changes were changed there since"
+    except DreamError as exc:
+        return "the run could not be merged into it: " + exc.one_line().rstrip(".")
+    return None
 
 
 def sync_index(conn: sqlite3.Connection, store: Store) -> None:
