@@ -408,6 +408,27 @@ def test_a_pregnancy_someone_tells_of_is_on_their_page(msgs, page):
     assert page in _pages(msgs)
 
 
+def test_a_message_repeating_a_pregnancy_it_cannot_place_is_read_in_linear_time():
+    """Each "she's pregnant" no one named before could be read back for was read back over
+    all the text before it: 8 KB of it took seconds, 50 KB never ended. A pronoun is now
+    read back a few times per message; the first ones still find the one named before."""
+    import time
+
+    from dream.detect import facts
+    from dream.items import Item
+
+    def item(text):
+        return Item(1, "i1", "other", "message", True, text, stream="x",
+                    said_at="2026-01-01T00:00:00Z", author="Bob Smith")
+
+    started = time.perf_counter()
+    assert facts.pregnancies(item("she is pregnant due " * 2500)) == []
+    assert facts.pregnancies(item("She is due in June, baby shower! " * 1500)) == []
+    assert time.perf_counter() - started < 5
+    found = facts.pregnancies(item("Guess what, Hattie rang and she's pregnant! Due in August"))
+    assert [f.fields for f in found] == [{"name": "Hattie", "pregnant": "due in August"}]
+
+
 @pytest.mark.parametrize("text", [
     "She's due back from Lisbon on Monday",
     "I'm expecting a parcel on Friday",

@@ -586,11 +586,19 @@ def _said(value: str) -> str:
     return clean(value).strip(" -–")
 
 
+# how many pronouns ("she's pregnant") a message gets read back for whom they are about:
+# each look reads all the text before it (names, cue words), so reading back for every one
+# made a message repeating it quadratic (8 KB of "she is pregnant" took 6 s, 50 KB never
+# ended); a message that tells of a pregnancy says it once or twice
+_PRONOUN_LOOKS = 3
+
+
 def pregnancies(item: Item) -> list[Finding]:
     """A pregnancy someone tells of, on the page of the one it is about, with the due date
     when the message says one."""
     text = item.text
     out: list[Finding] = []
+    looks = 0
     for m in _PREGNANT.finditer(text):
         said = m.group(0).split("'")[0].split()[0]
         if m[1]:
@@ -598,6 +606,9 @@ def pregnancies(item: Item) -> list[Finding]:
             if person is None or is_date_word(person.split()[0]) or person.lower() in NOT_NAMES:
                 continue
         else:
+            if looks == _PRONOUN_LOOKS:
+                continue
+            looks += 1
             person = _said_of(item, text[:m.start()], said)
         if not person:
             continue
@@ -606,7 +617,9 @@ def pregnancies(item: Item) -> list[Finding]:
         out.append(Finding("wiki", {"name": person, "pregnant": value}, [item.id], name=person))
         return out
     if _BABY_TALK.search(text):
-        for m in _SHE_DUE.finditer(text):
+        for looks, m in enumerate(_SHE_DUE.finditer(text)):
+            if looks == _PRONOUN_LOOKS:
+                break
             person = _said_of(item, text[:m.start()], m[1])
             if person and (find_date(m[2], parse_when(item.said_at)) or re.search(
                     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", m[2], re.I)):
