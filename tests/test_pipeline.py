@@ -886,3 +886,32 @@ def test_a_run_whose_merge_a_file_in_the_way_stops_says_so(dream, repo, dream_ho
     assert git(notes, "log", "-1", "--format=%s") == "a note"
     dream("runs", "discard", out["id"])
     assert git(notes, "log", "-1", "--format=%s") == "a note"
+
+
+def test_pack_tokens_takes_the_same_bounds_from_the_flag_the_variable_and_config(
+        dream, repo, dream_home, tmp_path, monkeypatch):
+    """--pack-tokens, DREAM_PACK_TOKENS and [run] pack_tokens are checked against one pair
+    of bounds (they were written three times, in the CLI, the run and config, free to
+    drift apart): each takes the highest and refuses one more, in one line."""
+    from dream.config import PACK_HIGH, PACK_LOW
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    config = dream_home / "config.toml"
+    text = config.read_text()
+    assert "pack_tokens = 12000" in text
+    for value, ok in ((PACK_HIGH, True), (PACK_HIGH + 1, False), (PACK_LOW, True),
+                      (PACK_LOW - 1, False)):
+        flag = dream("run", "--model", "rules", "--dry-run", "--pack-tokens", str(value),
+                     ok=ok)
+        monkeypatch.setenv("DREAM_PACK_TOKENS", str(value))
+        env = dream("run", "--model", "rules", "--dry-run", ok=ok)
+        monkeypatch.delenv("DREAM_PACK_TOKENS")
+        config.write_text(text.replace("pack_tokens = 12000", f"pack_tokens = {value}"))
+        cfg = dream("run", "--model", "rules", "--dry-run", ok=ok)
+        config.write_text(text)
+        for result in (flag, env, cfg):
+            assert (result.exit_code == 0) is ok, (value, result.output)
+            assert "Traceback" not in result.output
+        if not ok:
+            assert f"{PACK_HIGH}" in cfg.output.replace(",", "")

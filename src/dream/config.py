@@ -11,6 +11,11 @@ import tomli_w
 
 from dream.errors import ConfigError
 
+# the tokens of items one model call of a run takes: what 'dream run --pack-tokens',
+# DREAM_PACK_TOKENS and [run] pack_tokens accept (past them no model's context holds a call).
+# Their one home: config is light and already loaded by every command that reads them
+PACK_LOW, PACK_HIGH = 500, 200_000
+
 DEFAULTS: dict[str, Any] = {
     "model": {"default": "rules"},
     "run": {"pack_tokens": 12000, "brief_tokens": 2000, "apply": "auto"},
@@ -59,8 +64,8 @@ TEXT_LISTS = {("hooks", "collect_on"), ("hooks", "transcript_dirs"), ("collect",
 RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("run", "brief_tokens"): (50, 200000, "a number of tokens from 50 to 200000, such as 2000"),
     # what 'dream run --pack-tokens' takes; the run refused the rest, doctor said all good
-    ("run", "pack_tokens"): (500, 200000, "a number of tokens from 500 to 200000, such as "
-                                          "12000"),
+    ("run", "pack_tokens"): (PACK_LOW, PACK_HIGH, f"a number of tokens from {PACK_LOW} to "
+                                                  f"{PACK_HIGH}, such as 12000"),
     # what OpenAI-compatible and Anthropic APIs take: 99 failed every call of a run
     ("model", "temperature"): (0, 2, "a number from 0 to 2, such as 0.2"),
     ("model", "timeout"): (0.001, None, "a number of seconds above 0, such as 120"),

@@ -9,12 +9,13 @@ from typing import Any
 
 from dream import runs
 from dream.app import App
+from dream.config import PACK_HIGH, PACK_LOW
 from dream.errors import BadInput, NoteNotFound
 from dream.kinds.fields import check
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
-from dream.pipeline.prompt import PACK_HIGH, PACK_LOW, PACK_TOKENS
+from dream.pipeline.prompt import PACK_TOKENS
 from dream.pipeline.run import RunOptions, run_dream
 from dream.pipeline.state import Scope
 from dream.runs import Run

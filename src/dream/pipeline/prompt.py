@@ -37,7 +37,6 @@ PAYLOAD_CONTEXT_CHARS = 2000   # ... and given to code providers a little longer
                                # a question offered, which the user's answer picks from)
 ITEM_CHARS = 4000
 PACK_TOKENS = 12000        # rendered items per call (a bundle over it gets a call alone)
-PACK_LOW, PACK_HIGH = 500, 200_000   # what --pack-tokens, DREAM_PACK_TOKENS and config take
 COMMAND_CHARS = 200        # a failed tool call's command, shown with its result
 OK_COMMAND_CHARS = 60      # a successful one's
 TIME_GAP_MINUTES = 30      # an item's time is shown after this much quiet
