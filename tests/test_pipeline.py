@@ -915,3 +915,30 @@ def test_pack_tokens_takes_the_same_bounds_from_the_flag_the_variable_and_config
             assert "Traceback" not in result.output
         if not ok:
             assert f"{PACK_HIGH}" in cfg.output.replace(",", "")
+
+
+def test_a_run_a_git_lock_keeps_off_a_store_that_did_not_move_waits_for_review(
+        dream, repo, dream_home, tmp_path, monkeypatch):
+    """The fast-forward of a store that did not move makes the same check: a git command's
+    index.lock there marked the whole run failed; the run now waits for review, says why,
+    and 'dream runs promote' puts it on the main line once the lock is gone."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+    before = git(notes, "rev-parse", "HEAD")
+
+    def a_lock(store, sha):
+        (store / ".git" / "index.lock").write_text("")
+
+    _store_moves_during_the_run(monkeypatch, a_lock)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "partial" and out["decision"] == "awaiting review"
+    assert "did not take the run" in out["error"] and "index.lock exists" in out["error"]
+    assert "moved during the run" not in out["error"]
+    assert f"dream runs promote {out['id']}" in out["error"]
+    assert git(notes, "rev-parse", "HEAD") != out["commit"]
+    (notes / ".git" / "index.lock").unlink()
+    dream("runs", "promote", out["id"])
+    assert git(notes, "merge-base", "--is-ancestor", out["commit"], "HEAD") == ""
+    assert git(notes, "merge-base", "--is-ancestor", before, "HEAD") == ""
+    assert records(dream_home, "events")

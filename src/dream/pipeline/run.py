@@ -277,18 +277,16 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             for entry in per_store.values():
                 sha = commits.get(entry["store"].id)
                 if sha and promoted:
-                    if git_commit.promote(entry["store"].repo, sha, entry["base"]):
-                        sync_index(conn, entry["store"])
-                        continue
-                    why = _merged(entry["store"], sha, run_id, opts.brief_tokens)
+                    why = _promoted(entry["store"], sha, entry["base"], run_id,
+                                    opts.brief_tokens)
                     if why is None:
                         sync_index(conn, entry["store"])
                         continue
                     status = "partial"
                     details["errors"].append(
-                        f"store {entry['store'].name} moved during the run and {why}; the "
-                        f"run branch was left for review ('dream runs promote {run_id}' "
-                        f"merges it, 'dream runs discard {run_id}' drops it)")
+                        f"store {entry['store'].name} {why}; the run branch was left for "
+                        f"review ('dream runs promote {run_id}' merges it, "
+                        f"'dream runs discard {run_id}' drops it)")
                     promoted = False
                     left_for_review = True
     except ModelError as exc:
@@ -368,6 +366,23 @@ def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
                               trailers={"Dream-Run": run_id, "Dream-Pass": "baseline",
                                         "Dream-Store": store.id})
         return repo.head()
+
+
+def _promoted(store: Store, sha: str, base: str | None, run_id: str,
+              brief_tokens: int) -> str | None:
+    """Put the run's commit on the store's branch: fast-forward, else merge on top of what
+    the store took meanwhile. None once done; else what kept it off (said after the store's
+    name), the store untouched. A store error (a git lock, a half-done history scrub) is
+    such a reason too, not a failure of the run: its commit stays on the run branch."""
+    from dream.errors import DreamError
+
+    try:
+        if git_commit.promote(store.repo, sha, base):
+            return None
+    except DreamError as exc:
+        return "did not take the run: " + exc.one_line().rstrip(".")
+    why = _merged(store, sha, run_id, brief_tokens)
+    return None if why is None else f"moved during the run and {why}"
 
 
 def _merged(store: Store, sha: str, run_id: str, brief_tokens: int) -> str | None:
