@@ -288,6 +288,30 @@ def test_a_prohibition_takes_what_to_do_from_the_command_or_the_place_said_after
     assert said == "Don't brew anything on my laptop.", said
 
 
+def test_a_reason_said_only_of_this_once_is_cut_and_a_standing_one_is_kept():
+    """After "—", ";" or "because", a reason that only reports an amount, a time of day or
+    a day gone by is dropped, in the sentence or as the next one; a reason with a standing
+    fact, a limit or a rate in it is kept."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("never `docker system prune` on the runner — the cache there is ~120GB.",
+                     []) == "Never `docker system prune` on the runner."
+    assert rule_text("dont deploy on fridays; the last one went down at 11pm.", []) == \
+        "Dont deploy on fridays."
+    assert rule_text("always run `make smoke` before tagging.", [],
+                     "the tag nobody smoke-tested broke checkout yesterday") == \
+        "Always run `make smoke` before tagging."
+    # a clause beside the amount that says why the rule stands keeps the whole reason
+    said = rule_text("never rebuild the base image from scratch because the layer cache is "
+                     "12 gigs and the registry rate-limits pulls.", [])
+    assert said is not None and "rate-limits pulls" in said, said
+    # a rate or a limit is how the project is, not this once
+    said = rule_text("don't poll the status endpoint in a loop — it allows 5MB per minute.", [])
+    assert said is not None and "5MB per minute" in said, said
+    said = rule_text("never run the migrations by hand — CI runs them too.", [])
+    assert said is not None and "CI runs them too" in said, said
+
+
 def test_a_consent_said_with_i_said_is_no_rule_said_again():
     """"I said yes to the rename, not to the schema change" tells what was agreed, not a
     rule; "I said run the linter first" is the rule said again."""

@@ -240,6 +240,11 @@ TABLE = [
     ("Each PR needs a changelog line: no exceptions, never skip it.", "directive",
      ["changelog line"]),
     ("Add a rule: never push to main.", "directive", ["never push to main"]),
+    # a reason that states how the project works stays with its rule
+    ("Never regenerate the fixtures by hand — CI regenerates them on every merge.",
+     "directive", ["by hand — CI regenerates them on every merge"]),
+    ("Always keep attachments small in the seed data — the upload limit is 10MB.",
+     "directive", ["the upload limit is 10MB"]),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 
@@ -305,6 +310,24 @@ def test_run_and_review_agree(text, kind, words):
     titles = [c.title for c in proposed]
     assert any(_has(c.title + " " + c.change.get("content", ""), words) for c in proposed), \
         f"the review proposed {titles}"
+
+
+def test_a_reason_true_only_of_this_once_stays_out_of_the_rule():
+    """A reason that only reports an amount of data, a time of day or a day gone by is no
+    part of the standing rule, in the run or in the review; the rule itself stays."""
+    for text, rule, detail in (
+            ("Never wipe the docker volumes without asking me — the pg volume holds about "
+             "60GB of replayed events.", "Never wipe the docker volumes without asking", "60GB"),
+            ("Always run the down migration too before you push. Down migrations nobody "
+             "tried are the ones that fail at 3am.", "Always run the down migration too", "3am"),
+            ("Dont restart the queue workers yourself because they crashed last week.",
+             "Dont restart the queue workers yourself", "last week")):
+        notes = _run_notes(text)
+        assert any(rule in n["text"] for n in notes), notes
+        assert not any(detail in n["text"] for n in notes), notes
+        fixes, _ = _review(text)
+        assert any(rule in c.title for c in fixes), [c.title for c in fixes]
+        assert not any(detail in c.title + c.change.get("content", "") for c in fixes)
 
 
 def test_what_the_user_says_of_themselves_stays_out_of_the_rule():

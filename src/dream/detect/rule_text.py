@@ -209,6 +209,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     body = re.sub(r"\s+['\"]$", "", _both_halves(body, neighbours).rstrip(" .!,;")).rstrip(" .!,;")
     if not body:
         return None
+    body = _without_one_off_reason(body)
     reason = _reason(body, following)
     if reason and reason.lower().rstrip(" .!") not in body.lower():
         body = f"{body}; {reason}"
@@ -533,12 +534,51 @@ def _reason(rule: str, following: str | None) -> str | None:
                       r"|need))\b", text, re.I) or \
             re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b", text, re.I):
         return None
+    if _one_off(text):
+        return None             # "revert scripts nobody ran break at 2am": said of this once
     if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
             _BARE_COMMAND.match(text[:1].lower() + text[1:]) or \
             re.match(r"^(?:just|only|even|not)\b", text, re.I):
         return None             # "bundle exec rspec x.rb", "just the request spec": no reason
     return text[0].lower() + text[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) \
         else text
+
+
+# what a reason says only of this once: an amount of data ("~40GB", "2 gigs"), a time of
+# day ("at 2am", "by 17:30", "um 3 Uhr") or a day gone by ("yesterday", "last week")
+_ONE_OFF = re.compile(r"~?\b\d+(?:[.,]\d+)?\+?\s*(?:[kmgtp]i?b|gigs?|megs?|(?:kilo|mega|giga|tera)bytes?)\b"
+                      r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|uhr)(?!\w)"
+                      r"|\b(?:at|by|until|before|after|around)\s+\d{1,2}:\d{2}\b|\b(?:at )?midnight\b"
+                      r"|\b(?:yesterday|last (?:night|week|month|time|friday|monday|tuesday|wednesday"
+                      r"|thursday|saturday|sunday)|this morning|the other day|earlier today)\b", re.I)
+# what makes an amount a standing fact about the project: a limit, a floor or a rate
+# ("the upload limit is 10MB", "every 30s", "at most 2GB per job")
+_STANDING_AMOUNT = re.compile(r"\b(?:limit|limits|max(?:imum)?|min(?:imum)?|at most|at least|up to"
+                              r"|under|below|above|more than|less than|caps?|capped|per|every"
+                              r"|each|always|never|only)\b|/", re.I)
+
+
+def _one_off(reason: str) -> bool:
+    """A reason that only reports an amount, a time of day or a day gone by ("the box holds
+    ~40GB of cached artifacts", "scripts nobody ran are the ones that break at 2am"): true
+    of this once, not why the rule stands; a reason with a limit or a rate in it, or a clause
+    without such a detail ("CI runs it too"), is kept."""
+    clauses = [c for c in re.split(r",\s+|\s+(?:and|but|so)\s+", reason) if c.strip()]
+    return bool(clauses) and all(_ONE_OFF.search(c) for c in clauses) and \
+        not _STANDING_AMOUNT.search(reason) and not _WHAT_TO_DO.match(reason.strip())
+
+
+def _without_one_off_reason(body: str) -> str:
+    """The rule without a last reason ("... — the box holds ~40GB", "...; it broke at 2am",
+    "... because it ran out of disk last week") that is true only of this once."""
+    cuts = list(re.finditer(r"\s+[—–-]\s+|;\s+|,?\s+because\s+", body))
+    if not cuts:
+        return body
+    last = cuts[-1]
+    rest = body[last.end():].strip(" .!")
+    if not _one_off(rest) or not body[:last.start()].strip(" .!,;"):
+        return body
+    return body[:last.start()].rstrip(" .!,;")
 
 
 def _clause(text: str) -> str:
