@@ -5,7 +5,6 @@ Kept light (no imports beyond ``re``): the agent hook uses it for its log line."
 from __future__ import annotations
 
 import re
-import shlex
 
 # control characters; tabs and line ends (\t \n \r) are text
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -37,6 +36,8 @@ def next_page(command: str, query: str, page: int, *options: str, limit: int = 8
     ``--per-page 5`` or ``--project`` showed another list on its next page). A query too long
     to paste, or holding line ends or control characters, is not repeated: the line says to
     add ``--page`` to the same command (a pasted 100 KB log was printed back whole)."""
+    import shlex  # here, not at the top: the agent hook imports this module for one line
+
     if len(query) > limit or strip_control(query) != query or "\n" in query \
             or "\r" in query or "\t" in query:
         return f"more: the same command with --page {page}"
