@@ -744,6 +744,14 @@ def test_escape_codes_in_an_answer_never_reach_the_brief(dream, repo, dream_home
     assert not any(ch in brief for ch in "\x1b\x07\x9b")
 
 
+def _commit_a_note(store) -> None:
+    """A note written and committed in the store while a run works (the store moves)."""
+    (store / "user").mkdir(exist_ok=True)
+    (store / "user" / "scratch.md").write_text("written while the run worked\n")
+    git(store, "add", "user/scratch.md")
+    git(store, "commit", "-q", "-m", "a note")
+
+
 def _store_moves_during_the_run(monkeypatch, move) -> None:
     """Call ``move(store_path, run_commit)`` right after the run's commit is built, before
     it is promoted: as a note written (or a hand edit committed) while a run works."""
@@ -836,10 +844,7 @@ def test_a_run_whose_merge_git_refuses_waits_for_review_and_says_why(
     notes = dream_home / "notes"
 
     def a_note_then_a_lock(store, sha):
-        (store / "user").mkdir(exist_ok=True)
-        (store / "user" / "scratch.md").write_text("written while the run worked\n")
-        git(store, "add", "user/scratch.md")
-        git(store, "commit", "-q", "-m", "a note")
+        _commit_a_note(store)
         (store / ".git" / "index.lock").write_text("")
 
     _store_moves_during_the_run(monkeypatch, a_note_then_a_lock)
@@ -867,10 +872,7 @@ def test_a_run_whose_merge_a_file_in_the_way_stops_says_so(dream, repo, dream_ho
     notes = dream_home / "notes"
 
     def a_note_and_a_file_in_the_way(store, sha):
-        (store / "user").mkdir(exist_ok=True)
-        (store / "user" / "scratch.md").write_text("written while the run worked\n")
-        git(store, "add", "user/scratch.md")
-        git(store, "commit", "-q", "-m", "a note")
+        _commit_a_note(store)
         added = [p for p in git(store, "diff-tree", "--no-commit-id", "--name-only", "-r",
                                 "--diff-filter=A", sha).splitlines()
                  if not p.endswith("brief.md")]
