@@ -11,13 +11,12 @@ from typing import Any
 from dream.db import utcnow
 from dream.errors import GitFailed, StoreError
 from dream.kinds.records import KINDS
-from dream.store.document import note_status, quick_meta, record_fields, title_of
+from dream.store.document import MAX_NOTE_BYTES, note_status, quick_meta, record_fields, title_of
 from dream.store.store import Store
 
-# how much of a document is indexed: a note written through Dream is at most 1,000,000
-# bytes (dream.notes.service.MAX_NOTE_BYTES); a bigger file committed into a store by hand
-# is found by its start
-INDEXED_BYTES = 1_000_000
+# how much of a document is indexed: what a note write takes; a bigger file committed into
+# a store by hand is found by its start
+INDEXED_BYTES = MAX_NOTE_BYTES
 # a record's status when its file names none: what the pipeline assumes
 DEFAULT_STATE = {"event": "proposed", "todo": "open", "note": "live", "question": "open"}
 

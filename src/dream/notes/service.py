@@ -33,14 +33,21 @@ from dream.notes.address import Address, parse, prefix_relpath, resolve_inside
 from dream.notes.dreaming import DreamSession, held_locks, lock_held_error, read_lock
 from dream.secrets import has_secret, redact
 from dream.spool.history import MAX_PAGE
-from dream.store.document import Document, control_character, decode, quick_meta, sha256, title_of
+from dream.store.document import (
+    MAX_NOTE_BYTES,
+    Document,
+    control_character,
+    decode,
+    quick_meta,
+    sha256,
+    title_of,
+)
 from dream.store.document import note_status as note_status_of
 from dream.store.document import parse as parse_document
 from dream.store.lock import write_lock
 from dream.store.store import Store
 
 STATUSES = ("live", "crumpled")
-MAX_NOTE_BYTES = 1_000_000
 
 
 @dataclass

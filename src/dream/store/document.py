@@ -126,6 +126,9 @@ def _split(text: str) -> tuple[str | None, str]:
     return None, text
 
 
+# the most a note write takes ('dream notes write', the MCP tool, the web page), and so the
+# most of a document the index reads (a bigger file committed by hand is found by its start)
+MAX_NOTE_BYTES = 1_000_000
 MAX_DEPTH = 32      # front matter holds keys, lists and small tables, never this deep
 
 
