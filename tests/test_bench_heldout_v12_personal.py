@@ -1,6 +1,5 @@
-"""The sealed held-out v12 personal set is complete and loads as the benchmark expects, and
-its ideal proposals reach its gold. This test reads only structure and the scripted replay's
-aggregate figures; it prints no scenario's messages, gold or misses."""
+"""The held-out v12 personal set (sealed in session 13, dev (seen) since session 14) is complete,
+loads as the benchmark expects, and its ideal proposals reach its gold."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v12" / "personal"
 
 
-def test_heldout_v12_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
-    """23 personal scenarios, sealed, in all four native formats (mbox, Slack export, text
+def test_heldout_v12_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
+    """23 personal scenarios, unsealed, in all four native formats (mbox, Slack export, text
     chat exports, generic chat JSONL; 3+ each, three scenarios mixing two formats: mail and
     SMS twice, mail and a WhatsApp export once), 3+ each in German, French and Spanish and 14
     in English, each with gold and not-live records, two days and ideal evidence quoting its
@@ -23,7 +22,7 @@ def test_heldout_v12_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: 
     record and no failed run on every one; replaying only the first day of a few leaves
     not-live records live (the checks bite)."""
     found = assert_personal_shape(ROOT, tmp_path, "heldout_v12_personal", scenarios=23,
-                                  per_format=3, english=14, sealed=True)
+                                  per_format=3, english=14)
     assert len(found.scenarios) == 23
     assert sum(len(sc.gold) for sc in found.scenarios) == 65
     assert sum(len(sc.not_live) for sc in found.scenarios) == 87
