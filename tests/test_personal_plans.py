@@ -1669,3 +1669,27 @@ def test_a_kind_read_by_its_shape_is_read_in_linear_time_on_a_long_run_of_spaces
     assert kind_by_shape(" " * 50_000 + "x") is None
     assert time.perf_counter() - started < 5
     assert kind_by_shape("moving day   is confirmed: Saturday 12th") == "moving day"
+
+
+# -- "To cancel reply STOP": how to cancel is no cancellation; "X Surgery" is a practice -------
+def test_how_to_cancel_said_first_is_no_cancellation_and_a_named_surgery_is_a_practice():
+    evs = events([they("Elmwood Surgery", "Elmwood Surgery: your appointment with Dr Okoro "
+                       "is confirmed for Thu 14 May at 09:50. To cancel reply CANCEL. Do not "
+                       "reply with other messages.")])
+    (ev,) = evs.values()
+    assert ev["status"] == "confirmed" and ev["date"] == "2026-05-14" and ev["time"] == "09:50"
+    assert "surgery" not in ev["activity"]      # the practice's name, no operation
+    # the other order and a comma: still an instruction
+    evs = events([they("Harbour Physio", "Your physio session is booked for Friday 15 May at "
+                       "16:00. To cancel, call 0161 496 0000.")])
+    assert [e["status"] for e in evs.values()] == ["confirmed"]
+    # an operation said as one is still an event, and a real cancellation still cancels
+    evs = events([me("My knee surgery is on Tuesday 19 May at 8:00, confirmed by the ward")])
+    assert [e["activity"] for e in evs.values()] == ["knee surgery"]
+    row = _row("R1", "appointment-dr-okoro-2026-05-14", activity="appointment",
+               date="2026-05-14", time="09:50", participants="Elmwood Surgery",
+               status="confirmed")
+    later = events([they("Elmwood Surgery", "Elmwood Surgery: we have had to cancel your "
+                         "appointment on Thu 14 May at 09:50, sorry.",
+                         at="2026-05-11T08:00:00Z")], [row])
+    assert later["R1"]["status"] == "cancelled"

@@ -612,6 +612,10 @@ def _head(word: str) -> str | None:
 
 
 _IDIOM_BEFORE = re.compile(r"\bof\s+$", re.I)
+# kinds of event that also name a kind of place: written capitalised after a name they
+# are that place ("Northgate Surgery: your appointment with Dr Shah" is at a GP practice,
+# no operation); "my surgery is on Monday" is the event
+_ALSO_A_PLACE = {"surgery"}
 
 
 def activity_of(clause: str) -> str | None:
@@ -633,6 +637,9 @@ def activity_of(clause: str) -> str | None:
             continue
         if head == "table" and not TABLE_BOOKED.search(clause):
             continue  # "can someone bring a folding table?": furniture, no booking
+        if head in _ALSO_A_PLACE and m[0][:1].isupper() and \
+                re.search(r"\b[A-Z][\w'’&-]*\s+$", clause[: m.start()]):
+            continue  # "Northgate Surgery", "Riverside Surgery": a GP practice, a place
         if _IDIOM_BEFORE.search(clause[: m.start()]) and m[0].lower() == "course":
             continue  # "of course", "bien sûr": an adverb, no course
         if m[0][:1].isupper() and m[0][1:].islower() and \
@@ -713,10 +720,13 @@ CANCEL = re.compile(
     r"confirmation of (?:the |your |this )?cancellation)\b",
     re.I,
 )
-# "reply C to cancel", "we may have to cancel": not a cancellation (yet)
+# "reply C to cancel", "we may have to cancel": not a cancellation (yet); nor is the
+# instruction said the other way round ("To cancel reply CANCEL", "to cancel, call us")
 CANCEL_NOT = re.compile(
     r"\b(?:reply|text|click|tap|press|call|visit|log in|here)\b[^.!?]{0,30}"
-    r"\bto cancel\b|\b(?:(?<!\d\s)may(?!\s+\d)|might|could|if|whether|in case)\b"
+    r"\bto cancel\b|(?:^|[.!?:(\n]\s*)to cancel\b,?\s+(?:please\s+)?(?:reply|text|click|"
+    r"tap|press|call|visit|log in|go to|use)\b|"
+    r"\b(?:(?<!\d\s)may(?!\s+\d)|might|could|if|whether|in case)\b"
     r"[^.!?]{0,20}"
     r"\bcancel",
     re.I,
