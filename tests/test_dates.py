@@ -65,6 +65,10 @@ def test_a_weekday_alone_is_told_from_a_full_date():
     ("Abendessen um 19.30 im Lokal", None, "19:30"),
     # a dotted time that ends a sentence: no month 45, so no date "8.45."
     ("Service moved, it's now at 8.45. Sorry for the trouble", None, "08:45"),
+    # a weekday's short form before a numeric day: "mar." is mardi / martes, not March
+    ("votre séance du mar. 24/11 à 17h30 est avancée", "2026-11-24", "17:30"),
+    ("tu cita del mar. 17/11 a las 10:00", "2026-11-17", "10:00"),
+    ("Mar 24 at 10am", "2026-03-24", "10:00"),
 ])
 def test_numeric_days_and_dotted_times(text, day, clock):
     from dream.kinds.text import find_date, find_time

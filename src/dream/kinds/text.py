@@ -83,9 +83,10 @@ _ISO_DATE = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
 _DAY_MONTH = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
     r"[a-z]*\.?(?:,?\s+(20\d\d))?\b", re.I)
+# (not a weekday's short form before a day and month: "mar. 08/12" is mardi 8 December)
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?"
-    r"\b(?:,?\s+(20\d\d))?", re.I)
+    r"\b(?!/\d)(?:,?\s+(20\d\d))?", re.I)
 _SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(20\d\d))?\b")
 _REL = re.compile(r"\b(today|tonight|tomorrow|day after tomorrow)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:(next|this|on|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|"
