@@ -1693,3 +1693,24 @@ def test_how_to_cancel_said_first_is_no_cancellation_and_a_named_surgery_is_a_pr
                          "appointment on Thu 14 May at 09:50, sorry.",
                          at="2026-05-11T08:00:00Z")], [row])
     assert later["R1"]["status"] == "cancelled"
+
+
+# -- a long name keeps its day in the key: the cancelled booking and its replacement are two ----
+def test_a_cancelled_visit_and_its_replacement_at_a_long_named_practice_are_two_events():
+    ops = rules([they("Centre de kinésithérapie et d'ostéopathie du Parc Monceau",
+                      "Nous vous confirmons votre rendez-vous le mardi 12 mai 2026 à 18h00 "
+                      "avec Mme Garnier, masseur-kinésithérapeute.")])
+    (name,) = {o["name"] for o in ops if o["op"] == "event.upsert"}
+    assert name.endswith("2026-05-12") and len(name) <= 64
+    row = _row("R1", name, activity="physiotherapist appointment", date="2026-05-12",
+               time="18:00", participants="Centre de kinésithérapie et d'ostéopathie du Parc "
+               "Monceau, Mme Garnier", status="confirmed")
+    later = rules([they("Centre de kinésithérapie et d'ostéopathie du Parc Monceau",
+                        "Mme Garnier étant absente, nous sommes au regret d'annuler votre "
+                        "rendez-vous du mardi 12 mai à 18h00. Nous avons un nouveau "
+                        "rendez-vous pour vous le jeudi 14 mai à 17h30.",
+                        at="2026-05-11T08:00:00Z"),
+                   me("Jeudi 14 mai à 17h30, c'est parfait, merci.", at="2026-05-11T09:00:00Z")],
+                  [row])
+    names = {o.get("name") for o in later if o["op"] == "event.upsert" and o.get("name")}
+    assert names and all(n.endswith("2026-05-14") and n != name for n in names)

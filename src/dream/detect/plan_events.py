@@ -17,6 +17,7 @@ from dream.detect import confidence
 from dream.detect.finding import Finding
 from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, Plan, iso
 from dream.kinds.dates import is_date_word
+from dream.kinds.records import MAX_KEY, slug_key
 from dream.kinds.text import WEEKDAYS
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def events(reader: PlanReader) -> list[Finding]:
             if twins and plan.fields.get("date"):
                 # two bookings of one thing (a cancelled one and its replacement)
                 title += f" ({WEEKDAYS[iso(plan.fields['date']).weekday()].title()})"
-            name = f"{plan.activity} {who} {plan.fields.get('date', '')}".strip()
+            name = _key_name(plan.activity, who, plan.fields.get("date", ""))
             row = None
             plan.steps[0][1].setdefault("title", title)
             plan.steps[0][1]["activity"] = plan.activity
@@ -140,6 +141,17 @@ def events(reader: PlanReader) -> list[Finding]:
             asked.add(question.name)
             reader.found.append(question)
     return reader.found
+
+
+def _key_name(activity: str, who: str, day: str) -> str:
+    """The name a new event's key is made from: its kind, place or person, and day. The day
+    is kept whole when the key is cut to its length (a cancelled booking and the one made
+    in its place at the same practice differ only by it)."""
+    name = f"{activity} {who} {day}".strip()
+    if not day or len(slug_key(name)) < MAX_KEY:
+        return name
+    stem = slug_key(f"{activity} {who}")[:MAX_KEY - len(day) - 1].rstrip("-")
+    return f"{stem} {day}"
 
 
 _SUBJECT = re.compile(r"^Subject:[ \t]*(.+)$", re.M)
