@@ -1695,6 +1695,30 @@ def test_how_to_cancel_said_first_is_no_cancellation_and_a_named_surgery_is_a_pr
     assert later["R1"]["status"] == "cancelled"
 
 
+# -- a visit is called by whom it is with, as the message says it ------------------------------
+@pytest.mark.parametrize("msg, trade, said", [
+    (they("Praxisportal", "Ihr Termin ist bestätigt.\nDonnerstag, 14. Mai 2026, 08:40 Uhr\n"
+          "Dr. Petra Wolff - Zahnärztin, Lindenstraße 4"), "dentist", "zahnärztin"),
+    (they("Doctolib", "Votre rendez-vous est confirmé.\nJeudi 14 mai 2026 à 17h20\nCabinet "
+          "de kinésithérapie Lenoir, 3 rue Vauban"), "physiotherapist", "kinésithérapie"),
+    (they("Oakridge Dental", "Your check-up with Dr Patel is booked for Thursday 14 May 2026 "
+          "at 11:10 at Oakridge Dental, 2 Mill Lane."), "dentist", None),
+])
+def test_a_visit_is_named_by_the_trade_its_message_names(msg, trade, said):
+    (key, ev), = events([msg]).items()
+    assert ev["status"] == "confirmed" and ev["date"] == "2026-05-14"
+    assert ev["activity"].startswith(trade + " ") and key.startswith(trade + " ")
+    if said:            # the title says it the way it was said
+        assert said in ev["title"].lower()
+
+
+def test_a_visit_whose_message_names_two_trades_keeps_its_kind():
+    (ev,) = events([they("Health Hub", "Your appointment is confirmed for Thursday 14 May 2026 "
+                         "at 10:00!\nFree parking: our dentist and our optician share the "
+                         "car park on Mill Lane.")]).values()
+    assert ev["activity"] == "appointment"
+
+
 # -- a long name keeps its day in the key: the cancelled booking and its replacement are two ----
 def test_a_cancelled_visit_and_its_replacement_at_a_long_named_practice_are_two_events():
     ops = rules([they("Centre de kinésithérapie et d'ostéopathie du Parc Monceau",

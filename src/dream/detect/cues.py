@@ -119,6 +119,21 @@ def said_as(activity: str, text: str) -> str | None:
     return None
 
 
+def profession_as(profession: str, text: str) -> str | None:
+    """The word of ``text`` (as it was said) that :func:`english_cues` reads as the trade
+    ``profession``: "kinésithérapie" for a physiotherapist, "Zahnarzt" for a dentist. None
+    when the text says it in English or not at all."""
+    for lang in LANGUAGES:
+        phrases = words(lang).get("professions", {}).get(profession, [])
+        if not phrases:
+            continue
+        alts = "|".join(sorted(phrases, key=len, reverse=True))
+        m = re.search(r"(?<![\w-])(?:" + alts + r")(?![\w-])", text, re.I)
+        if m:
+            return m[0]
+    return None
+
+
 def english_cues(text: str) -> str:
     """``text`` with its German, French and Spanish cue words in English."""
     cues, anything = _cues()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from dream.detect import confidence
 from dream.detect.finding import Finding
-from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, Plan, iso
+from dream.detect.plan_words import GENERIC, NEEDS_MODIFIER, Plan, iso, professions
 from dream.kinds.dates import is_date_word
 from dream.kinds.records import MAX_KEY, slug_key
 from dream.kinds.text import WEEKDAYS
@@ -44,8 +44,10 @@ def events(reader: PlanReader) -> list[Finding]:
         what = plan.activity
         if plan.fields.get("place") and what.split()[-1] not in NEEDS_MODIFIER:
             what = what.split()[-1]     # "Lunch at Hoppers": the place says which lunch
+        # (a visit called by its trade as said, "Kinésithérapie", says more than the
+        # subject "Confirmation de votre rendez-vous")
         about = _mail_subject(plan, reader) if what.split()[-1] in GENERIC and \
-            not plan.subject else None
+            not plan.subject and not (plan.said_as and professions(plan.activity)) else None
         if about:
             # "Annual gas safety check – Harbour Lettings": a booking of no kind is named by
             # what the mail that told of it is about

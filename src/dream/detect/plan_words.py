@@ -176,6 +176,19 @@ PROFESSIONS = {
     "electrician",
 }
 _PROFESSION_RE = re.compile(r"\b(" + "|".join(sorted(PROFESSIONS)) + r")(?:'s)?\b", re.I)
+# a practice named by what it does: "Brightsmile Dental", "Oak Veterinary Clinic"
+_PRACTICE = {"dental": "dentist", "veterinary": "vet"}
+_PROFESSION_WORD = re.compile(r"\b(" + "|".join(sorted(PROFESSIONS | set(_PRACTICE))) +
+                              r")(?:'s)?\b", re.I)
+# kinds of event that are a visit to someone whose trade says which one ("check-up" at a
+# dental practice is a dentist check-up)
+VISITS = {"appointment", "consultation", "check-up", "checkup"}
+
+
+def professions(text: str) -> set[str]:
+    """The trades ``text`` (English-cued) names whom a visit is with: "Dr Marchal,
+    dermatologist", "Brightsmile Dental" -> {"dermatologist"}, {"dentist"}."""
+    return {_PRACTICE.get(m[1].lower(), m[1].lower()) for m in _PROFESSION_WORD.finditer(text)}
 # activities of more than one word, read before single words ("jour fixe")
 _PHRASE_ACTS = [a for a in ACTIVITIES if " " in a and a.split()[0] not in ("birthday",)]
 # a table that is a booking: "a table for 6", "got us a table at", "booked a table"

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dream.detect import confidence, facts, plan_events, todos, unclear
-from dream.detect.cues import english_cues, said_as
+from dream.detect.cues import english_cues, profession_as, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
 from dream.detect.plan_targets import PlanTargets
@@ -67,6 +67,7 @@ from dream.detect.plan_words import (
     UNTIL,
     VENUE_IN,
     VENUE_WORD,
+    VISITS,
     Plan,
     activity_of,
     bare_hour,
@@ -80,6 +81,7 @@ from dream.detect.plan_words import (
     nearer_clock,
     negated,
     place_name,
+    professions,
     relocated,
     same_activity,
     same_place,
@@ -675,6 +677,16 @@ class PlanReader(PlanTargets):
             if activity and plan.activity.split()[-1] in GENERIC and \
                     activity.split()[-1] not in GENERIC and not plan.handle_row:
                 plan.activity = activity        # "booking" first, "flight" later
+            if activity and not plan.handle_row and plan.activity.split()[-1] in VISITS and \
+                    not professions(plan.activity):
+                # "Votre rendez-vous est confirmé ... Dr Hélène Marchal - Dermatologue",
+                # "your check-up ... at Brightsmile Dental": a visit whose message names
+                # one trade is a visit to it, called by the word it was said in
+                trades = professions(text)
+                if len(trades) == 1:
+                    trade = trades.pop()
+                    plan.activity = f"{trade} {plan.activity}"
+                    plan.said_as = profession_as(trade, said_text) or plan.said_as
             fields: dict[str, str] = {}
             if date:
                 fields["date"] = date
