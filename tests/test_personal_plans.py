@@ -1719,6 +1719,23 @@ def test_a_visit_whose_message_names_two_trades_keeps_its_kind():
     assert ev["activity"] == "appointment"
 
 
+# -- a move that names the old day and time moves the one event then, whoever writes it ---------
+def test_a_move_naming_the_old_day_and_time_moves_that_event_whoever_sends_it():
+    row = _row("R1", "physiotherapist-appointment-doctolib-2026-05-12",
+               activity="physiotherapist appointment", date="2026-05-12", time="18:30",
+               participants="Doctolib", status="confirmed")
+    evs = events([they("Cabinet Lenoir", "Cabinet Lenoir : votre RDV du mar. 12/05 à 18h30 "
+                       "est déplacé au ven. 15/05 à 14h10. Merci de votre compréhension.",
+                       at="2026-05-05T08:00:00Z")], [row])
+    assert evs["R1"]["date"] == "2026-05-15" and evs["R1"]["time"] == "14:10"
+    assert list(evs) == ["R1"]
+    # the same message about a time nothing is at moves nothing, and writes nothing live
+    evs = events([they("Cabinet Lenoir", "Cabinet Lenoir : votre RDV du mar. 12/05 à 11h00 "
+                       "est déplacé au ven. 15/05 à 9h00.", at="2026-05-05T08:00:00Z")], [row])
+    assert "R1" not in evs
+    assert all(e.get("status") in (None, "proposed") for e in evs.values())
+
+
 # -- a long name keeps its day in the key: the cancelled booking and its replacement are two ----
 def test_a_cancelled_visit_and_its_replacement_at_a_long_named_practice_are_two_events():
     ops = rules([they("Centre de kinésithérapie et d'ostéopathie du Parc Monceau",

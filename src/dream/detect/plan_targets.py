@@ -350,6 +350,35 @@ class PlanTargets:
         row = self._row_for(activity, None, people, date, weekday)
         return row if row is not None else self._new_plan(activity)
 
+    def _moved_from(self, before: str, new_date: str, said: Any) -> Plan | None:
+        """The one live event on the day and at the time ``before`` (the words ahead of a
+        move: "votre RDV du mar. 08/12 à 18h00") names, when that is not the new day: a
+        plan of this call or a record of the scope. Both a day and a time must be said;
+        none or several such events: None."""
+        day, clock = find_date(before, said), find_time(before)
+        if not day or not clock or day == new_date:
+            return None
+
+        def live_at(f: dict[str, str]) -> bool:
+            return f.get("date") == day and f.get("time") == clock and \
+                f.get("status") not in ("cancelled", "declined")
+
+        hits = [p for p in self.plans if live_at(p.fields)]
+        loaded = {p.handle_row for p in self.plans if p.handle_row}
+        rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
+                and live_at(r["fields"])]
+        if len(hits) + len(rows) != 1:
+            return None
+        if hits:
+            return hits[0]
+        f = rows[0]["fields"]
+        plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
+                    fields=dict(f), participants=[p.strip() for p in
+                                                  f.get("participants", "").split(",")
+                                                  if p.strip()])
+        self.plans.append(plan)
+        return plan
+
     def _live_on(self, date: str) -> list[dict[str, Any]]:
         """The live events of the scope on ``date`` when there are two or more, else []."""
         hits = [r for r in self.rows if r["kind"] == "event" and

@@ -414,8 +414,13 @@ class PlanReader(PlanTargets):
                 clock = None if plan.fields.get("time") else clock
                 place = None if plan.fields.get("place") else place
             else:
-                plan = self._target_plan(activity, place, status, people, date,
-                                         stream, wd, item.id, moved, clock)
+                # "votre RDV du mar. 08/12 à 18h00 est déplacé au jeu. 10/12": the day and
+                # time said before the move name the one live event it moves, whoever
+                # booked it and whoever writes
+                plan = self._moved_from(clause[:move.start()], date, said) \
+                    if move and activity and date else None
+                plan = plan or self._target_plan(activity, place, status, people, date,
+                                                 stream, wd, item.id, moved, clock)
             if plan is None:
                 continue
             same_wd = _SAME_WEEKDAY.search(clause)
