@@ -1755,3 +1755,13 @@ def test_a_cancelled_visit_and_its_replacement_at_a_long_named_practice_are_two_
                   [row])
     names = {o.get("name") for o in later if o["op"] == "event.upsert" and o.get("name")}
     assert names and all(n.endswith("2026-05-14") and n != name for n in names)
+
+
+# -- a booking titled by its mail's subject keeps the subject's own words -----------------------
+def test_a_booking_titled_by_its_mail_subject_keeps_the_words_it_was_written_in():
+    (ev,) = events([they("Garage Moreau", "Subject: Rendez-vous contrôle technique - Peugeot "
+                         "208\n\nBonjour,\nVotre rendez-vous est confirmé le jeudi 14 mai 2026 "
+                         "à 14h30.\nGarage Moreau")]).values()
+    assert ev["status"] == "confirmed" and ev["date"] == "2026-05-14"
+    assert ev["title"].startswith("Rendez-vous contrôle technique")
+    assert "appointment" not in ev["title"].lower()

@@ -56,6 +56,7 @@ class Heard:
     text: str
     said: Any
     author: str
+    as_said: str = ""       # the text in its own words, before the cues were read as English
 
 
 def _names(plan: Plan, heard: Heard) -> bool:

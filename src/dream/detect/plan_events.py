@@ -169,7 +169,8 @@ def _mail_subject(plan: Plan, reader: PlanReader) -> str | None:
     for heard in reader.heard:
         if heard.id not in mine:
             continue
-        m = _SUBJECT.search(heard.text)
+        # (in the words it was written in: "Confirmation de votre rendez-vous")
+        m = _SUBJECT.search(heard.as_said or heard.text)
         if m is None:
             return None
         subject = _REPLY.sub("", m[1].strip())

@@ -190,7 +190,8 @@ class PlanReader(PlanTargets):
         if author:
             self.talking.setdefault(stream, set()).add(author)
         self.seen[stream] = self.seen.get(stream, 0) + 1
-        self.heard.append(confidence.Heard(item.id, stream, text, said, author or ""))
+        self.heard.append(confidence.Heard(item.id, stream, text, said, author or "",
+                                           said_text))
         self._joins(item, stream, author, said, text)
         self._answers_announcement(item, stream, said_text)
         text = self._corrected_times(item, text, stream)
