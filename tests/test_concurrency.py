@@ -475,3 +475,21 @@ def test_attaching_a_team_remote_waits_for_a_writer_and_keeps_its_change(
     assert store.project_name("other-1234abcd") == "other"
     assert commits(team)[:2] == ["Record team remote", "Manage project other"]
     assert git(team, "status", "--porcelain") == ""
+
+
+def test_stores_attached_and_detached_at_once_are_all_kept(dream, repo, dream_home, tmp_path):
+    """config.toml was saved from the copy each command read when it began: four
+    'dream stores attach' at once left one store attached. Each now changes the file as it
+    is, under the notes home's write lock; detaching at once forgets every one."""
+    dream("init")
+    paths = [tmp_path / f"team{n}" for n in range(4)]
+    results = finish([spawn("stores", "attach", str(p), "--create", cwd=repo) for p in paths])
+    assert all(code == 0 for code, _, _ in results), results
+    from dream.config import Config
+
+    assert sorted(Config.load(dream_home / "config.toml").store_paths) == \
+        sorted(p.resolve() for p in paths)
+    results = finish([spawn("stores", "detach", p.name, cwd=repo) for p in paths])
+    assert all(code == 0 and "Traceback" not in err for code, _, err in results), results
+    assert Config.load(dream_home / "config.toml").store_paths == []
+    assert sorted(p.name for p in dream_home.iterdir()) == ["config.toml", "dream.db", "notes"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from dream import db
 from dream.config import Config
 from dream.home import Home
+from dream.store.lock import write_lock
 from dream.store.project import ProjectId, identify
 from dream.store.registry import Project, Stores
 from dream.store.store import Store
@@ -57,9 +58,14 @@ class App:
         """Create the home, its config, database and notes home when missing."""
         self.home.check_folder()
         self.home.root.mkdir(parents=True, exist_ok=True)
-        if not self.home.config_path.exists():
-            self.config.save()
         store = Store.create(self.home.notes_path, "notes", "user")
+        if not self.home.config_path.exists():
+            # under the notes home's write lock, as every config.toml write: a 'dream init'
+            # that found no config wrote the defaults over the stores another command had
+            # attached meanwhile
+            with write_lock(self.home.notes_path, "dream init"):
+                if not self.home.config_path.exists():
+                    self.config.save()
         db.connect(self.home.db_path).close()
         return store
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,7 +210,9 @@ class Config:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".toml.tmp")
+        # a name of this process's own: one shared name, a second writer's replace found
+        # the file already moved (FileNotFoundError) or moved the first one's half-written
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         tmp.write_text(tomli_w.dumps(self.data), encoding="utf-8")
         tmp.replace(self.path)
 

@@ -3,6 +3,7 @@ says which project a command works on and what it is called."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,9 +142,19 @@ class Stores:
                 if not store.remote:
                     store.remote = remote
                     store.save(subject="Record team remote")
-        self.config.add_store(path)
-        self.config.save()
+        self._change_config("dream stores attach", lambda config: config.add_store(path))
         return store
+
+    def _change_config(self, what: str, change: Callable[[Config], object]) -> None:
+        """Apply ``change`` to config.toml as it is on disk now, under the notes home's
+        write lock, and save it. Saved from the copy read when the command began, two
+        'dream stores attach' at once kept one store of the two (six at once kept one of
+        six): each wrote the list it had read, without the other's entry."""
+        with write_lock(self.home.notes_path, what):
+            fresh = Config.load(self.config.path)
+            change(fresh)
+            fresh.save()
+        self.config.data = fresh.data
 
     def _gone(self, named: str) -> Path | None:
         """The attached path ``named`` (as written in config.toml or as a path) when no
@@ -161,8 +172,8 @@ class Stores:
         folder is gone is named by its path and forgotten as it is."""
         gone = self._gone(store_id)
         if gone is not None:
-            self.config.remove_store(gone)
-            self.config.save()
+            self._change_config("dream stores detach",
+                                lambda config: config.remove_store(gone))
             return Store(path=gone, id="", name=gone.name, scope="shared")
         store = self.by_id(store_id)
         if store.path == self.notes_home().path:
@@ -174,6 +185,6 @@ class Stores:
             raise BadInput(f"store '{store.name}' is the Primary Store of {', '.join(primary)}",
                            "run 'dream init' there to make another store primary, or pass "
                            "--force")
-        self.config.remove_store(store.path)
-        self.config.save()
+        self._change_config("dream stores detach",
+                            lambda config: config.remove_store(store.path))
         return store
