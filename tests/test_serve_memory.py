@@ -8,7 +8,7 @@ import json
 import re
 from html import unescape
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from conftest import REPO_ROOT, git
@@ -254,6 +254,21 @@ def test_hostile_addresses_get_a_clean_error(app, server, path, status):
     got, _, html = get(server.url + path.format(store=notes_id(app)))
     assert got == status, html
     assert "Traceback" not in html and 'id="error"' in html
+
+
+def test_a_pasted_20_kb_query_is_refused_by_its_length_not_echoed(app, server):
+    """/search echoed a 20 KB query back into the page whole, in the search box and the
+    title (and each pager link). A query longer than the search boxes' maxlength is now a
+    400 page naming its length; one of that length still searches."""
+    for where in ("memory", "history"):
+        got, _, html = get(server.url + "search?" + urlencode(
+            {"q": "nobu dinner " + "z" * 20_000, "in": where}))
+        assert got == 400 and 'id="error"' in html and "Traceback" not in html
+        assert "20,012 characters" in html and "500 at most" in html
+        assert "zzzzzzzzzz" not in html and len(html) < 5_000
+    assert 'maxlength="500"' in get(server.url + "search")[2]
+    got, _, html = get(server.url + "search?" + urlencode({"q": "nobu " + "z" * 495}))
+    assert got == 200 and f"/memory/{notes_id(app)}/{DINNER}" in links(html)
 
 
 def test_memory_pages_need_the_token(app):

@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote, urlencode
 from dream.app import App
 from dream.core import memory
 from dream.errors import BadAddress, BadInput, DreamError, NoteNotFound
-from dream.review.pages import _page, error_page
+from dream.review.pages import SEARCH_CHARS, _page, error_page
 
 HTML = "text/html; charset=utf-8"
 RecordExtra = Callable[[memory.RecordView, dict[str, list[str]]], str]
@@ -389,13 +389,18 @@ def _search_form(q: str, where: str, store_id: str) -> str:
     store = f'<input type="hidden" name="store" value="{escape(store_id)}">' if store_id else ""
     return (f'<form class="search" method="get" action="/search">'
             f'<input type="search" name="q" value="{escape(q)}" placeholder="search" '
-            f'maxlength="500" aria-label="search">'
+            f'maxlength="{SEARCH_CHARS}" aria-label="search">'
             f'<select name="in" aria-label="search in">{options}</select>{store}'
             '<button type="submit">Search</button></form>')
 
 
 def search_page(app: App, query: dict[str, list[str]]) -> str:
     q = _one(query, "q").strip()
+    if len(q) > SEARCH_CHARS:
+        # refused, not cut: a cut query searches for words nobody typed; the message
+        # names the length, never the text (which would be echoed back whole)
+        raise BadInput(f"the search query is {len(q):,} characters; the page searches "
+                       f"{SEARCH_CHARS} at most", "search for a few of its words")
     where = _one(query, "in", "memory")
     if where not in SEARCH_IN:
         raise BadInput(f"cannot search in '{where[:20]}'", "search in memory or history")

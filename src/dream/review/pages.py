@@ -55,6 +55,9 @@ def _page(title: str, body: str, style: str = "") -> str:
             f"<main>{body}</main></body></html>")
 
 
+# the longest query the search boxes type and /search takes: a 20 KB query sent by hand
+# was echoed back into the page twice, whole (the search reads its first 32 words)
+SEARCH_CHARS = 500
 # the memory pages and a search box on every page (dream.review.memory_pages serves them),
 # the questions and pictures pages (dream.review.steer)
 HEADER_LINKS = ('<a href="/memory" id="nav-memory">memory</a>'
@@ -62,7 +65,7 @@ HEADER_LINKS = ('<a href="/memory" id="nav-memory">memory</a>'
                 '<a href="/pictures" id="nav-pictures">pictures</a>'
                 '<form method="get" action="/search" id="nav-search" role="search">'
                 '<input type="search" name="q" placeholder="search memory" '
-                'aria-label="search memory" maxlength="500"></form>')
+                f'aria-label="search memory" maxlength="{SEARCH_CHARS}"></form>')
 
 
 def _money(value: float) -> str:
