@@ -240,3 +240,17 @@ def test_dream_run_through_the_anthropic_provider(dream, repo, dream_home, tmp_p
     assert all(b["tool_choice"] == {"type": "tool", "name": "answer"} for b in bodies)
     assert all(b["system"][0]["cache_control"] == {"type": "ephemeral"} for b in bodies)
     assert any("My treat for your birthday" in b["messages"][0]["content"] for b in bodies)
+
+
+
+def test_a_set_temperature_reaches_the_api(server):
+    """SDK 1.0 took 'temperature' out of messages.create(): with it set in [model], every
+    call failed with "anthropic call failed (TypeError)" before a request was sent. It now
+    goes in the request body, where the API reads it."""
+    server.enqueue(server.answer(GOOD))
+    response = provider_for(server, temperature=0.2).complete(request())
+    assert response.data == GOOD and response.calls == 1
+    assert server.requests[0].body["temperature"] == 0.2
+    server.enqueue(server.answer(GOOD))
+    provider_for(server).complete(request())
+    assert "temperature" not in server.requests[1].body           # unset: not sent

@@ -64,7 +64,10 @@ class AnthropicProvider:
             kwargs["system"] = [{"type": "text", "text": request.prefix,
                                  "cache_control": {"type": "ephemeral"}}]
         if self.temperature is not None:
-            kwargs["temperature"] = float(self.temperature)
+            # in the request body, not as an argument: SDK 1.0 took 'temperature' out of
+            # messages.create(), which then failed every call with a TypeError ("anthropic
+            # call failed (TypeError)"); the API still takes it, and 0.x sends it the same
+            kwargs["extra_body"] = {"temperature": float(self.temperature)}
         return kwargs
 
     def complete(self, request: ModelRequest) -> ModelResponse:
