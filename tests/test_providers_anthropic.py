@@ -254,3 +254,36 @@ def test_a_set_temperature_reaches_the_api(server):
     server.enqueue(server.answer(GOOD))
     provider_for(server).complete(request())
     assert "temperature" not in server.requests[1].body           # unset: not sent
+
+
+def test_a_temperature_above_one_is_refused_before_the_run_claims_anything(
+        dream, repo, dream_home, tmp_path):
+    """config.toml takes temperature 0 to 2 (OpenAI's range) while the Messages API takes
+    0 to 1: at 1.5 every call of a run was refused by the API, one after another. The
+    provider now refuses it on one line that says what to set, before a call or a claim;
+    1 is still sent."""
+    from test_scenarios import stage
+
+    from dream.config import Config
+    from dream.errors import ConfigError
+
+    with pytest.raises(ConfigError) as refused:
+        get_provider("anthropic:claude-haiku-4-5",
+                     {"anthropic_base_url": "http://127.0.0.1:9", "temperature": 1.5})
+    assert "temperature = 1.5 is above 1" in refused.value.message
+    assert "from 0 to 1" in refused.value.hint
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    with FakeAnthropicServer(auto=True) as srv:
+        config = Config.load(dream_home / "config.toml")
+        config.data["model"].update({"anthropic_base_url": srv.base_url, "temperature": 1.5})
+        config.save()
+        result = dream("run", "--model", "anthropic:claude-haiku-4-5", ok=False)
+        assert result.exit_code == 1 and srv.count() == 0
+        assert result.output.count("\n") == 1 and "Traceback" not in result.output
+        assert "temperature = 1.5 is above 1" in result.output
+        config.data["model"]["temperature"] = 1
+        config.save()
+        out = json.loads(dream("run", "--json", "--model", "anthropic:claude-haiku-4-5").output)
+    assert out["status"] == "ok" and out["items"] > 0       # nothing was lost by the refusal
+    assert {r.body["temperature"] for r in srv.requests} == {1.0}

@@ -67,7 +67,8 @@ RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     # what 'dream run --pack-tokens' takes; the run refused the rest, doctor said all good
     ("run", "pack_tokens"): (PACK_LOW, PACK_HIGH, f"a number of tokens from {PACK_LOW} to "
                                                   f"{PACK_HIGH}, such as 12000"),
-    # what OpenAI-compatible and Anthropic APIs take: 99 failed every call of a run
+    # what OpenAI-compatible APIs take: 99 failed every call of a run (the anthropic
+    # provider refuses above 1, the Messages API's most)
     ("model", "temperature"): (0, 2, "a number from 0 to 2, such as 0.2"),
     ("model", "timeout"): (0.001, None, "a number of seconds above 0, such as 120"),
     ("model", "max_retries"): (0, None, "a whole number of at least 0, such as 3"),

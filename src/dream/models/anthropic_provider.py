@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from dream.errors import ConfigError
 from dream.models.base import ModelRequest, ModelResponse, sealed
 from dream.models.transport import RetryPolicy, connect_settings, malformed
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 TOOL_NAME = "answer"
+MAX_TEMPERATURE = 1         # Messages API: 0 to 1 (config.toml's RANGES allow OpenAI's 0 to 2)
 
 
 def make(arg: str, settings: dict[str, Any]) -> AnthropicProvider:
@@ -36,6 +38,14 @@ class AnthropicProvider:
     def __init__(self, model: str, settings: dict[str, Any]) -> None:
         import anthropic
 
+        temperature = settings.get("temperature")
+        if temperature is not None and temperature > MAX_TEMPERATURE:
+            # config.toml takes 0 to 2 (OpenAI's range): above 1, the API refused every
+            # call of a run, one after another; refused here, before any item is claimed
+            raise ConfigError(f"[model] temperature = {temperature} is above "
+                              f"{MAX_TEMPERATURE}, the most the Anthropic API takes",
+                              "set temperature in [model] of config.toml to a number from 0 "
+                              "to 1, such as 0.2 (or remove it)")
         self.model, self.endpoint, key = connect_settings(
             "anthropic", model, settings, default_url=ANTHROPIC_URL, example="claude-haiku-4-5",
             hosted=lambda url: url == ANTHROPIC_URL,
