@@ -579,6 +579,24 @@ def test_dry_run_prices_every_pending_item_in_run_sized_chunks(dream, repo, drea
     assert run_json(dream, "--model", "rules", "--dry-run")["items"] == 0  # nothing un-claimed
 
 
+def test_a_dry_run_with_rules_says_it_calls_no_model(dream, repo, dream_home, tmp_path):
+    """'dream run --dry-run' with rules printed "2 calls, ~1882 input tokens, ~500 output
+    tokens, estimated $0.0000 with rules" while the rules run itself calls no model (it
+    reported 1 call and 0 tokens): the figures are what a hosted model would be sent, and
+    the line now says so, with how to price one."""
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    text = dream("run", "--dry-run").output
+    assert "rules runs on this machine: no model is called, no tokens, $0." in text
+    assert "a hosted model would be sent 2 calls" in text and "--model openai:" in text
+    assert "estimated $" not in text and "Nothing was called." in text
+    assert run_json(dream, "--dry-run")["details"]["code_provider"] is True
+    hosted = run_json(dream, "--model", "openai:gpt-4o-mini", "--dry-run")
+    assert "code_provider" not in hosted["details"] and hosted["cost_usd"] > 0
+    ran = run_json(dream, "--model", "rules")
+    assert ran["input_tokens"] == ran["output_tokens"] == 0 and ran["cost_usd"] == 0
+
+
 def test_an_unmanaged_folder_dreams_only_personal_items(dream, repo, dream_home, tmp_path,
                                                         monkeypatch):
     dream("init")

@@ -158,6 +158,14 @@ def point_elsewhere(app: App, key: str | None) -> None:
 
 
 def _print_run(r: dict, ran_before: bool = True) -> None:
+    if r["status"] == "priced" and r["details"].get("code_provider"):
+        click.echo(f"dry run {r['id']}: {r['items']} items in {r['bundles']} bundles; "
+                   f"{r['model']} runs on this machine: no model is called, no tokens, $0.")
+        click.echo(f"a hosted model would be sent {r['calls']} calls, ~{r['input_tokens']} "
+                   f"input tokens ({r['cached_tokens']} cacheable), ~{r['output_tokens']} "
+                   "output tokens (price one with --model openai:MODEL or anthropic:MODEL). "
+                   "Nothing was called.")
+        return
     if r["status"] == "priced":
         click.echo(f"dry run {r['id']}: {r['items']} items in {r['bundles']} bundles -> "
                    f"{r['calls']} calls, ~{r['input_tokens']} input tokens "

@@ -93,6 +93,9 @@ def register_provider(name: str, factory: ProviderFactory | str) -> None:
 
 # hosted providers need a model name (in the spec or [model] <provider>_model)
 NAMED_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
+# code providers: they run on this machine, call no model and cost nothing (a dry run
+# says so instead of pricing their calls as a hosted model's)
+CODE_PROVIDERS = frozenset({"rules", "scripted"})
 
 
 def known_provider(spec: str, settings: dict[str, Any] | None = None) -> ProviderFactory | str:

@@ -8,6 +8,7 @@ import time
 from collections import Counter
 
 from dream.db import utcnow
+from dream.models.base import CODE_PROVIDERS
 from dream.pipeline import spool
 from dream.pipeline.bundle import make_bundles
 from dream.pipeline.joint import joint_prefix
@@ -94,6 +95,11 @@ def price_run(conn: sqlite3.Connection, scopes: list[Scope], opts: RunOptions,
                          totals["output_tokens"], totals["cached_tokens"])
     insert_run(conn, run_id, opts.mode, "priced", project_key, opts.model)
     details = {"estimate": True, "output_tokens_per_bundle": OUTPUT_TOKENS_PER_BUNDLE}
+    if (opts.model or "rules").partition(":")[0] in CODE_PROVIDERS:
+        # the calls and tokens are what a hosted model would be sent: 'rules' itself calls
+        # no model (its run counts one call a scope and no tokens), which the line said
+        # as "2 calls, ~1882 input tokens ... with rules"
+        details["code_provider"] = True
     if note:
         details["cost_note"] = note
     update_run(conn, run_id, finished_at=utcnow(), items=n_items, bundles=totals["bundles"],
