@@ -152,3 +152,28 @@ def test_nothing_found_names_the_folders_looked_in(repo: Path, dream, tmp_path: 
     assert f"{tmp_path / 'h' / '.codex' / 'sessions'}); name files" in out
     only = dream("collect", "--source", "codex").output
     assert "typo" not in only and ".codex" in only
+
+
+def test_collect_finding_nothing_says_where_it_looked_and_exits_cleanly(
+        repo: Path, dream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'dream collect' over folders holding no session printed only "0 new items ... from 0
+    of 0 files"; in a folder outside any repository it spoke of "this repository". Both now
+    say what was found where, collect nothing and exit 0."""
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    for name in ("DREAM_CLAUDE_DIR", "DREAM_PI_DIR", "DREAM_CODEX_DIR", "CLAUDE_CONFIG_DIR",
+                 "PI_CODING_AGENT_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    dream("init")
+    empty, stray = tmp_path / "empty", tmp_path / "stray"
+    empty.mkdir()
+    write(stray / "sub" / "notes.txt", "a shopping list, not a session\n")
+    out = dream("collect", str(empty), str(stray)).output
+    assert f"No sessions found in {empty}, {stray}: no file there is a transcript or " \
+           "message export Dream reads; nothing collected." in out
+    only = dream("collect", "--source", "pi", str(stray)).output
+    assert f"No sessions found in {stray}: no file there reads as --source pi" in only
+    monkeypatch.chdir(empty)
+    out = dream("collect").output
+    assert f"No transcripts found for {empty}, which is not a git repository" in out
+    assert "this repository" not in out
+    assert json.loads(dream("collect", str(stray), "--json").output)["files"] == 0

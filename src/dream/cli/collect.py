@@ -96,8 +96,16 @@ def collect(source: str | None, project: str | None, paths: tuple[str, ...],
             click.echo(f"  note {item['file']}: {item['note']}")
         _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
-            click.echo("No transcripts found for this repository (looked in "
+            here = "this repository" if app.project().in_git else \
+                f"{strip_control(str(app.cwd))}, which is not a git repository"
+            click.echo(f"No transcripts found for {here} (looked in "
                        f"{_looked_in(source)}); name files or folders to collect them.")
+        elif report.files == 0:
+            # folders holding no file Dream reads: said, not only "0 of 0 files"
+            what = f"reads as --source {source}" if source else \
+                "is a transcript or message export Dream reads"
+            click.echo(f"No sessions found in {_named(paths)}: no file there {what}; "
+                       "nothing collected.")
     if report.nothing_readable:
         click.echo("error: nothing could be read from the given material; see the skipped "
                    "lines above.", err=True)
@@ -131,6 +139,12 @@ def _repeats_line(report) -> str:
     more = ", ..." if report.repeated + report.id_reused > 3 else ""
     return (f"repeated message ids: {', '.join(parts)}: {where}{more} "
             "(all in --json: repeated_ids)")
+
+
+def _named(paths: tuple[str, ...]) -> str:
+    """The paths given, the first three by name."""
+    named = ", ".join(strip_control(p) for p in paths[:3])
+    return named + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
 def _looked_in(source: str | None) -> str:
