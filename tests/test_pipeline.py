@@ -880,6 +880,46 @@ def test_a_run_whose_merge_git_refuses_waits_for_review_and_says_why(
     assert (notes / "user" / "scratch.md").exists() and records(dream_home, "events")
 
 
+@pytest.mark.parametrize("failure", ["store error", "disk full"])
+def test_a_merged_run_whose_brief_fails_to_render_says_it_was_merged(
+        dream, repo, dream_home, tmp_path, monkeypatch, failure):
+    """After a run merged on top of a store that moved (here the brief was re-rendered
+    meanwhile), rendering the brief again failing was reported as "the run could not be
+    merged into it ... left for review ('dream runs promote' merges it)" while the store's
+    branch held the run (a non-Dream error marked the whole run failed). The merge stands:
+    the run is promoted and the problem names the brief and when it is rendered again."""
+    import dream.pipeline.render as render_mod
+    from dream.errors import StoreError
+
+    dream("init")
+    stage(tmp_path, "dinner_three_streams.jsonl")
+    notes = dream_home / "notes"
+
+    def a_brief_meanwhile_then_no_render(store, sha):
+        (store / "user").mkdir(exist_ok=True)
+        (store / "user" / "brief.md").write_text("a brief rendered meanwhile\n")
+        git(store, "add", "user/brief.md")
+        git(store, "commit", "-q", "-m", "a brief meanwhile")
+
+        def fails(*_args, **_kwargs):
+            if failure == "store error":
+                raise StoreError("cannot read the scope's records", "check the store")
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(render_mod, "render_brief", fails)
+
+    _store_moves_during_the_run(monkeypatch, a_brief_meanwhile_then_no_render)
+    out = run_json(dream, "--model", "rules")
+    assert out["status"] == "ok" and out["decision"] == "promoted", out["error"]
+    assert "merged; rendering user/brief.md again" in out["error"]
+    assert "left for review" not in out["error"] and "runs promote" not in out["error"]
+    assert git(notes, "merge-base", "--is-ancestor", out["commit"], "HEAD") == ""
+    assert "merged: the store moved" in git(notes, "log", "-1", "--format=%s")
+    assert git(notes, "status", "--porcelain") == ""
+    assert "Dinner at Nobu" in (notes / "user" / "brief.md").read_text()   # the run's
+    assert records(dream_home, "events")
+
+
 def test_a_run_whose_merge_a_file_in_the_way_stops_says_so(dream, repo, dream_home,
                                                           tmp_path, monkeypatch):
     """When the merge stops on a file in the work tree that the run's commit would

@@ -288,6 +288,11 @@ def _decide(run_id: str, promote: bool, as_json: bool) -> None:
     if promote:
         heads = ", ".join(h[:12] for h in r["details"].get("promoted_heads", {}).values())
         click.echo(f"run {r['id']} promoted: the store is now at {heads}")
+        from dream.pipeline.decide import NOT_RENDERED
+
+        for said in r["details"].get("errors") or []:
+            if NOT_RENDERED in said:
+                click.echo(f"note: {said}")
     else:
         click.echo(f"run {r['id']} discarded; its branch {r['branch']} stays in git for the "
                    "record")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dream import runs
 from dream.db import utcnow
-from dream.errors import BadInput, GitFailed, VersionConflict
+from dream.errors import BadInput, DreamError, GitFailed, VersionConflict
 from dream.notes.dreaming import acquire_lock, release_lock
 from dream.pipeline import commit as git_commit
 from dream.pipeline.run import sync_index
@@ -40,10 +40,17 @@ def _lock_names(run: Run) -> list[str]:
     return sorted({root.rsplit("/", 1)[-1] for root in run.details.scopes})
 
 
-def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str:
+# how a merge that stands but whose briefs could not be rendered again is said
+NOT_RENDERED = "merged; rendering"
+
+
+def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str | None:
     """Merge the run branch into the store's moved branch. A conflict only in briefs (a
     note written meanwhile re-rendered its scope's brief) is no conflict of content: the
-    briefs are rendered again from the merged records and notes, in the merge commit."""
+    briefs are rendered again from the merged records and notes, in the merge commit.
+    None once merged; a merge that stands but whose briefs could not be rendered again
+    returns what to say of them (raised, it was reported as a run not merged, to be
+    promoted by hand, while the store's branch held it)."""
     repo = store.repo
     # a merge commit is a store write like any other: refused while a git command holds the
     # index or a history scrub is half-done (its work tree may still hold the secret)
@@ -70,7 +77,16 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
         except BaseException:
             repo.git("merge", "--abort", check=False)
             raise
-        _render_briefs(store, clashes, brief_tokens)
+        try:
+            _render_briefs(store, clashes, brief_tokens)
+        except Exception as exc:        # the merge commit stands, with the run's briefs
+            repo.git("checkout", "-q", "HEAD", "--", *clashes, check=False)
+            why = exc.one_line().rstrip(".") if isinstance(exc, DreamError) else \
+                f"{type(exc).__name__}: {exc}"
+            shows = "it shows" if len(clashes) == 1 else "they show"
+            return (f"{NOT_RENDERED} {', '.join(clashes)} again from the merged "
+                    f"records and notes failed ({why}): {shows} the run's version until "
+                    "a note written there or the next run over it renders it again")
     if run_git(repo.path, "merge-base", "--is-ancestor", sha, "HEAD",
                check=False).returncode != 0:
         # the merge failed without a conflict (a file in the way in the work tree): the
@@ -82,7 +98,7 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
                         "refused the merge" + (f" ({said[0]})" if said else ""),
                         f"check 'git -C {store.path} status' for changes in the way, "
                         "then promote it again ('dream runs promote RUN')")
-    return repo.require_head()
+    return None
 
 
 def _render_briefs(store: Store, paths: list[str], brief_tokens: int) -> None:
@@ -124,7 +140,9 @@ def decide(conn: sqlite3.Connection, stores: list[Store], notes_path: Path, run_
                     base = store.repo.git("rev-parse", "-q", "--verify", f"{sha}^",
                                           check=False).strip() or None
                     if not git_commit.promote(store.repo, sha, base):
-                        _merge(store, sha, run.id, brief_tokens)
+                        said = _merge(store, sha, run.id, brief_tokens)
+                        if said:
+                            run.details.errors.append(f"store {store.name} {said}")
                     heads[store.id] = store.repo.require_head()
                     sync_index(conn, store)
             details = run.details

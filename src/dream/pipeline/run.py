@@ -277,10 +277,12 @@ def one_run(conn: sqlite3.Connection, notes_path, scopes: list[Scope], opts: Run
             for entry in per_store.values():
                 sha = commits.get(entry["store"].id)
                 if sha and promoted:
-                    why = _promoted(entry["store"], sha, entry["base"], run_id,
-                                    opts.brief_tokens)
-                    if why is None:
+                    taken, why = _promote(entry["store"], sha, entry["base"], run_id,
+                                          opts.brief_tokens)
+                    if taken:
                         sync_index(conn, entry["store"])
+                        if why:
+                            details["errors"].append(f"store {entry['store'].name} {why}")
                         continue
                     status = "partial"
                     details["errors"].append(
@@ -368,41 +370,31 @@ def _baseline(store: Store, run_id: str, roots: list[str]) -> str | None:
         return repo.head()
 
 
-def _promoted(store: Store, sha: str, base: str | None, run_id: str,
-              brief_tokens: int) -> str | None:
+def _promote(store: Store, sha: str, base: str | None, run_id: str,
+             brief_tokens: int) -> tuple[bool, str | None]:
     """Put the run's commit on the store's branch: fast-forward, else merge on top of what
-    the store took meanwhile. None once done; else what kept it off (said after the store's
-    name), the store untouched. A store error (a git lock, a half-done history scrub) is
-    such a reason too, not a failure of the run: its commit stays on the run branch."""
-    from dream.errors import DreamError
-
-    try:
-        if git_commit.promote(store.repo, sha, base):
-            return None
-    except DreamError as exc:
-        return "did not take the run: " + exc.one_line().rstrip(".")
-    why = _merged(store, sha, run_id, brief_tokens)
-    return None if why is None else f"moved during the run and {why}"
-
-
-def _merged(store: Store, sha: str, run_id: str, brief_tokens: int) -> str | None:
-    """Merge the run's commit into a store that moved during the run (a note written
-    meanwhile, another project's run): what 'dream runs promote' does, so a note written
-    while a nightly run worked no longer left all of the run's records off the main line.
-    None once merged; else why not (the run changes records changed there since, a file
-    in the way, a git lock, a half-done history scrub), with the store untouched: the run
-    then waits for review. Any store error counts, not only a clash of records: one left
-    to propagate marked the whole run failed, its commit stranded on the run branch."""
+    the store took meanwhile (a note written meanwhile, another project's run), as 'dream
+    runs promote' does. (True, None) once done; (True, what to say) when merged but a brief
+    could not be rendered again; (False, what kept it off, said after the store's name)
+    with the store untouched: the run then waits for review. Any store error counts (the
+    run changes records changed there since, a file in the way, a git lock, a half-done
+    history scrub), not only a clash of records: one left to propagate marked the whole
+    run failed, its commit stranded on the run branch."""
     from dream.errors import DreamError, VersionConflict
     from dream.pipeline.decide import _merge
 
     try:
-        _merge(store, sha, run_id, brief_tokens)
-    except VersionConflict:
-        return "records the run changes were changed there since"
+        if git_commit.promote(store.repo, sha, base):
+            return True, None
     except DreamError as exc:
-        return "the run could not be merged into it: " + exc.one_line().rstrip(".")
-    return None
+        return False, "did not take the run: " + exc.one_line().rstrip(".")
+    try:
+        return True, _merge(store, sha, run_id, brief_tokens)
+    except VersionConflict:
+        why = "records the run changes were changed there since"
+    except DreamError as exc:
+        why = "the run could not be merged into it: " + exc.one_line().rstrip(".")
+    return False, f"moved during the run and {why}"
 
 
 def sync_index(conn: sqlite3.Connection, store: Store) -> None:
