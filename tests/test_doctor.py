@@ -332,3 +332,14 @@ def test_a_config_or_store_file_nested_too_deeply_is_named_not_an_internal_error
     broken = dream("search", "tea", ok=False)
     assert broken.exit_code == 1 and "store.toml is not valid TOML (nested too deeply)" \
         in broken.output and "internal error" not in broken.output
+
+
+def test_the_brief_token_flag_and_setting_take_the_same_bounds():
+    """'dream run --brief-tokens' and [run] brief_tokens stated 50 and 200000 each on its
+    own; both now read dream.config's BRIEF_LOW and BRIEF_HIGH, so they cannot drift."""
+    from dream.cli import cli
+    from dream.config import BRIEF_HIGH, BRIEF_LOW, RANGES
+
+    flag = next(p for p in cli.get_command(None, "run").params if p.name == "brief_tokens")
+    assert (flag.type.min, flag.type.max) == (BRIEF_LOW, BRIEF_HIGH) == (50, 200_000)
+    assert RANGES["run", "brief_tokens"][:2] == (BRIEF_LOW, BRIEF_HIGH)

@@ -16,6 +16,9 @@ from dream.errors import ConfigError
 # DREAM_PACK_TOKENS and [run] pack_tokens accept (past them no model's context holds a call).
 # Their one home: config is light and already loaded by every command that reads them
 PACK_LOW, PACK_HIGH = 500, 200_000
+# the token cap of a brief: what 'dream run --brief-tokens' and [run] brief_tokens accept
+# (0 made every brief empty)
+BRIEF_LOW, BRIEF_HIGH = 50, 200_000
 
 DEFAULTS: dict[str, Any] = {
     "model": {"default": "rules"},
@@ -60,10 +63,10 @@ TYPED: dict[tuple[str, str], tuple[type | tuple[type, ...], str]] = {
 # lists whose entries Dream reads as text
 TEXT_LISTS = {("hooks", "collect_on"), ("hooks", "transcript_dirs"), ("collect", "me")}
 
-# numbers Dream can only use within bounds: (section, key) -> (lowest, highest, what to write);
-# [run] brief_tokens takes what 'dream run --brief-tokens' takes (0 made every brief empty)
+# numbers Dream can only use within bounds: (section, key) -> (lowest, highest, what to write)
 RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
-    ("run", "brief_tokens"): (50, 200000, "a number of tokens from 50 to 200000, such as 2000"),
+    ("run", "brief_tokens"): (BRIEF_LOW, BRIEF_HIGH, f"a number of tokens from {BRIEF_LOW} "
+                                                     f"to {BRIEF_HIGH}, such as 2000"),
     # what 'dream run --pack-tokens' takes; the run refused the rest, doctor said all good
     ("run", "pack_tokens"): (PACK_LOW, PACK_HIGH, f"a number of tokens from {PACK_LOW} to "
                                                   f"{PACK_HIGH}, such as 12000"),

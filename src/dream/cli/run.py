@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from dream.cli.common import emit_json, get_app, is_terminal, json_option
-from dream.config import PACK_HIGH, PACK_LOW
+from dream.config import BRIEF_HIGH, BRIEF_LOW, PACK_HIGH, PACK_LOW
 
 if TYPE_CHECKING:
     from dream.app import App
@@ -76,7 +76,7 @@ HEADER = (f"{'run':<22} {'mode':<8} {'status':<8} {'decision':<15} {'project':<1
 @click.option("--dry-run", is_flag=True,
               help="Estimate bundles, calls, tokens and cost; call nothing, write nothing.")
 @click.option("--no-sweep", is_flag=True, help="Skip the sweep call.")
-@click.option("--brief-tokens", type=click.IntRange(50, 200000), default=None,
+@click.option("--brief-tokens", type=click.IntRange(BRIEF_LOW, BRIEF_HIGH), default=None,
               help="Token cap of brief.md (default 2000).")
 @click.option("--pack-tokens", type=click.IntRange(PACK_LOW, PACK_HIGH), default=None,
               help="Tokens of items per model call (default DREAM_PACK_TOKENS, else 12000).")
