@@ -216,3 +216,15 @@ def test_a_secret_in_terminal_colours_is_redacted(kind: str) -> None:
 def test_colours_without_a_secret_are_kept() -> None:
     text = "\x1b[32m3 passed\x1b[0m in 0.2s; token rotation \x1b[1mdone\x1b[0m [0m"
     assert redact(text) == (text, 0)
+
+
+def test_the_redactor_and_the_terminal_read_one_escape_sequence_grammar():
+    """The redactor's _ANSI_RE restated dream.terminal's escape sequences character for
+    character; both now build on terminal.ESCAPE_TAIL, and read the same sequences whole."""
+    from dream import terminal
+    from dream.secrets import redactor
+
+    assert redactor._ANSI_RE.pattern.startswith("\\x1b" + terminal.ESCAPE_TAIL + "|")
+    for seq in ("\x1b[1;31m", "\x1b]52;c;c2VjcmV0\x07", "\x1b]0;a title\x1b\\", "\x1bM"):
+        assert redactor._ANSI_RE.fullmatch(seq) and terminal._ESCAPE_RE.fullmatch(seq), seq
+    assert terminal.strip_control("key \x1b[31mAKIA\x1b[0m") == "key AKIA"

@@ -8,10 +8,11 @@ import re
 
 # control characters; tabs and line ends (\t \n \r) are text
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# a terminal's escape sequences whole (CSI colours and cursor moves, OSC titles and
-# clipboard writes ended by BEL or ST, two-byte escapes), so none leaves its arguments behind
-_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
-                        r"|\x9b[0-?]*[ -/]*[@-~]")
+# what follows a terminal's ESC byte in an escape sequence, whole (CSI colours and cursor
+# moves, OSC titles and clipboard writes ended by BEL or ST, two-byte escapes), so none
+# leaves its arguments behind; the redactor reads past the same sequences
+ESCAPE_TAIL = r"(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+_ESCAPE_RE = re.compile(r"\x1b" + ESCAPE_TAIL + r"?|\x9b[0-?]*[ -/]*[@-~]")
 
 
 def strip_control(text: str) -> str:

@@ -25,6 +25,7 @@ from ahocorasick_rs import AhoCorasick
 from dream.jsontext import whole
 from dream.secrets import detector
 from dream.secrets.rules import RULES, Rule
+from dream.terminal import ESCAPE_TAIL
 
 PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
 _PLACEHOLDER_PREFIX = "[REDACTED:"
@@ -179,11 +180,10 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
     return rule.pattern.sub(sub, text), hits
 
 
-# terminal escape sequences (colours, cursor moves, titles), as the ESC byte writes them and
-# as pasted logs spell them out ('\x1b[31m', '\u001b[0m', '\033[1m', '^[[31m')
-# as the ESC byte writes them and as pasted logs spell them out ('\x1b[31m', '\u001b[0m',
+# terminal escape sequences (colours, cursor moves, titles), as the ESC byte writes them
+# (dream.terminal's sequences) and as pasted logs spell them out ('\x1b[31m', '\u001b[0m',
 # '\033[1m', '^[[31m'), or colour codes whose ESC a copy lost ('[1;31m', '[0m')
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+_ANSI_RE = re.compile(r"\x1b" + ESCAPE_TAIL +
                       r"|(?:\\x1b|\\u001b|\\033|\^\[)\[[0-?]*[ -/]*[@-~]"
                       r"|\[[0-9;]{0,16}m", re.IGNORECASE)
 _ANSI_HINTS = ("\x1b", "\\x1b", "\\u001b", "\\033", "^[[")
