@@ -113,6 +113,22 @@ def test_each_pass_finds_what_was_planted(planted, repo):
     assert any("5433" in t for t in texts) and any("pnpm" in t for t in texts)
 
 
+def test_the_rule_groups_are_computed_once_for_every_pass(planted, repo, monkeypatch):
+    """The corrections, memory and codify passes each grouped the same rules from the same
+    items: three times a review. The evidence now groups them once, for every pass."""
+    import dream.passes.evidence as evidence_mod
+
+    key, _paths = planted()
+    ev = _evidence(key, root=repo)
+    calls = []
+    grouped = evidence_mod.rule_groups
+    monkeypatch.setattr(evidence_mod, "rule_groups",
+                        lambda items: calls.append(len(items)) or grouped(items))
+    results = {r.name: r for r in run_all(ev)}
+    assert calls == [len(ev.items)]
+    assert results["corrections"].candidates and ev.rule_groups
+
+
 def test_clean_session_gives_no_proposals(planted, repo):
     key, _ = planted(only=["clean"])
     ev = _evidence(key, root=repo)

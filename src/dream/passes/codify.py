@@ -19,7 +19,7 @@ import re
 
 from dream.detect import grouping, pitfalls, wording
 from dream.passes.base import Candidate, PassResult, clip, plural, slugify, unique_slugs
-from dream.passes.evidence import Evidence, rule_groups
+from dream.passes.evidence import Evidence
 from dream.passes.instructions import lessons_patch
 
 NAME = "codify"
@@ -27,7 +27,7 @@ NAME = "codify"
 
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
-    groups = grouping.repeated(rule_groups(ev.items))
+    groups = grouping.repeated(ev.rule_groups)
     for grp in groups:
         rule = grp.rule
         n, s = len(grp.items), len(grp.sessions)

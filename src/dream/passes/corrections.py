@@ -24,7 +24,7 @@ from dream.passes.base import (
     slugify,
     unique_slugs,
 )
-from dream.passes.evidence import Evidence, Item, rule_groups
+from dream.passes.evidence import Evidence, Item
 from dream.passes.notes import new_note
 
 NAME = "corrections"
@@ -33,7 +33,7 @@ NAME = "corrections"
 def run(ev: Evidence) -> PassResult:
     result = PassResult(NAME)
     found = rules.corrections(ev.items)
-    groups = rule_groups(ev.items)
+    groups = ev.rule_groups
     repeated = grouping.repeated(groups)
     for grp in repeated:
         result.candidates.append(_candidate(ev, grp.rule, grp.sentences + grp.again,

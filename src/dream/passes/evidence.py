@@ -11,6 +11,7 @@ commands ran is read by :mod:`dream.detect.commands`, as in the dream run.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 
 from dream.detect import commands, grouping, noise, rules, wording
@@ -51,7 +52,22 @@ class Evidence:
     run_id: str = ""                       # the review run (recorded in note provenance)
     store_commit: str | None = None        # the store commit the notes were read at
 
+    _groups: list[grouping.Group] | None = field(default=None, init=False, repr=False,
+                                                 compare=False)
+    _groups_lock: threading.Lock = field(default_factory=threading.Lock, init=False,
+                                         repr=False, compare=False)
+
     # -- views shared by the passes ------------------------------------------------------
+    @property
+    def rule_groups(self) -> list[grouping.Group]:
+        """:func:`rule_groups` of the items, computed once (under a lock: the passes run in
+        threads): the corrections, memory and codify passes each grouped the same rules
+        again, three times a review."""
+        with self._groups_lock:
+            if self._groups is None:
+                self._groups = rule_groups(self.items)
+            return self._groups
+
     @property
     def sessions(self) -> list[str]:
         seen: dict[str, None] = {}

@@ -32,7 +32,7 @@ from dream.passes.base import (
     slugify,
     unique_slugs,
 )
-from dream.passes.evidence import Evidence, Note, rule_groups
+from dream.passes.evidence import Evidence, Note
 from dream.passes.notes import changed_note, new_note, note_said_at, note_text
 
 NAME = "memory"
@@ -49,7 +49,7 @@ def run(ev: Evidence) -> PassResult:
     live = [n for n in ev.notes if not n.crumpled]
     journal_known: list[str] = []
 
-    repeated = grouping.repeated(rule_groups(ev.items))
+    repeated = grouping.repeated(ev.rule_groups)
     covered = {s.item.id + s.text for g in repeated for s in g.sentences}
     wanted = grouping.memories(statements)
     wanted += [s for s in rules.corrections(ev.items)
