@@ -261,7 +261,10 @@ def _accept_words() -> re.Pattern[str]:
                       r")(?![\w'])", re.I)
 
 
-_CLAUSES = re.compile(r"\s*(?:[,;:]|\s(?:and|but|so|then|btw)\s)\s*", re.I)
+# possessive before the mark or the word (neither is a space, so nothing is matched
+# differently): "\s*(?:[,;:]|\s(?:and|...)\s)" gave back each space of a run to try the
+# word after it, and 4,000 spaces took 3 s to split (now 0.2 s)
+_CLAUSES = re.compile(r"(?:\s*+[,;:]|\s++(?:and|but|so|then|btw)\s)\s*", re.I)
 
 
 def _done_state(sentence: str) -> bool:
