@@ -245,6 +245,26 @@ TABLE = [
      "directive", ["by hand — CI regenerates them on every merge"]),
     ("Always keep attachments small in the seed data — the upload limit is 10MB.",
      "directive", ["the upload limit is 10MB"]),
+    # "no X" refusing a tag, a decorator or a version range, or refusing it unless something
+    # comes with it; what to pin instead is the other half
+    ("no :edge tags in deploy/ please, ever. pin it to the release digest.", "correction",
+     [":edge tags in deploy/", "pin it to the release digest"]),
+    ("no @Suppress without a comment that says which warning and why.", "directive",
+     ["@Suppress without a comment"]),
+    ("Could you check the log? no output without --verbose here.", None, []),
+    # "no X." naming only a file or a tag, then what to do: one rule with both halves
+    ("NO setup.py. pyproject.toml only, the build backend reads nothing else.", "directive",
+     ["setup.py", "pyproject.toml only"]),
+    ("no :edge. pin the base image by digest, in every Dockerfile.", "correction",
+     [":edge", "pin the base image by digest"]),
+    ("no idea. maybe the cache?", None, []),
+    # "leave X alone" naming a file or folder: don't touch it (not "leave it alone", nor "for
+    # now")
+    ("no, leave migrations/legacy_0001.sql alone — the DBA team owns that one.", "correction",
+     ["leave migrations/legacy_0001.sql alone"]),
+    ("leave vendor/ alone, make vendor regenerates it from the lockfile.", "directive",
+     ["leave vendor/ alone"]),
+    ("leave the docs/old.md alone for now, we drop it next sprint.", None, []),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 

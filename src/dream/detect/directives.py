@@ -44,13 +44,23 @@ EVERY_ONE = (r"(?:^|[,;:]\s+|\s[—–-]\s+)(?:every|each|nothing)\s+(?!time\b|s
 # please", "no css selectors pls"), for every time ("no sleeps, ever") or for everywhere but
 # one way ("no pip installs outside nox", "no Admitted left anywhere"); what is refused may be
 # a call ("no .collect() on full frames in job code, ever") and be said where it is refused
-# ("no force unwraps in new code please", "no file reads inside nodes")
-NO_X_EVER = (r"^no\s+[\w.`/-]+(?:\([^()\s]{0,24}\))?(?:\s+[\w.`/-]+(?:\([^()\s]{0,24}\))?)"
-             r"{0,6}?,?\s+(?:please|pls|plz|ever|outside|anywhere|inside"
+# ("no force unwraps in new code please", "no file reads inside nodes"), or refused unless
+# something is done with it ("no new dependencies without asking me first"); what is refused
+# may be a tag, a decorator or a version range (":latest", "@trusted", "~ ranges")
+NO_X_EVER = (r"^no\s+(?:[:@~]\s?)?[\w.`/-]+(?:\([^()\s]{0,24}\))?"
+             r"(?:\s+[\w.`/-]+(?:\([^()\s]{0,24}\))?){0,6}?,?\s+(?:please|pls|plz|ever|outside"
+             r"|anywhere|inside|without\s+(?:an?|\w+ing)\b"
              r"|in (?:new|any|our|job|app|library|production|prod|shipped) code"
              # or from this machine: "no devnet deploys from here", "no builds locally"
              r"|from here|from local|locally|from the agent|by hand"
              r"|on (?:my|this) (?:machine|box|laptop|host))\b")
+# "leave X alone" naming a file, path or identifier: "don't touch X" ("leave _freeze alone",
+# "no, leave values-prod.yaml alone — platform team owns the prod values"), not "leave it alone"
+LEAVE_ALONE = (r"(?:^|[,;:]\s*|\s[—–]\s+|\bplease\s+|\band\s+)leave\s+(?:`[^`]+`"
+               r"|[\w-]*[._/][\w./-]*)\s+alone\b")
+# "no X" said alone, naming only a file, tag, attribute or call ("NO project.clj.", "no
+# :latest."): the thing refused, what to do said next; not a report ("no idea.")
+NO_NAME = r"^no\s+(?:`[^`]+`|[:@~]?[\w-]*[._/:@(][\w./:@()\[\]'-]*[\w)\]])\s*[.!]*\s*$"
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -92,7 +102,8 @@ STANDING = re.compile(
     r"|said|told|heard|found|felt)\b)\w"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b"
-    r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b"
+    r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b|" + LEAVE_ALONE + "|"
+    + NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
     r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"

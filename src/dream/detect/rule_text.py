@@ -30,7 +30,7 @@ MARKER = re.compile(
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
     r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden|banned"
-    r"|refrain from|only ever)\b"
+    r"|refrain from|only ever)\b|" + directives.LEAVE_ALONE + "|" + directives.NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
     r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
@@ -186,7 +186,7 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     no_x = re.match(r"^No\s+(\w+(?:\s+\w+)?)(?:\s+please)?,\s+(use\s.+)$", body, re.I)
     if no_x:                    # "no global ktlint please, use the gradle task"
         body = f"Don't use {no_x[1]}; {no_x[2]}"
-    elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=[\w`]|--?\w)", body) and not re.match(
+    elif re.match(r"^(?:No|NO)\s+(?:more\s+)?(?=[\w`:@~]|--?\w)", body) and not re.match(
             r"^No\s+(?:one|longer)\b", body, re.I):
         body = re.sub(r"^(?:No|NO)\s+(?:more\s+)?", "Do not use ", body)   # "no more console.log"
     body = _after_topic(body)
@@ -420,9 +420,10 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
-        if re.match(r"^(?:" + _ROUTE + ")", other, re.I) and not _SAYS_NOT.search(other) and \
-                len(other.split()) <= 16:
-            # "tests go through fastlane: `bundle exec fastlane test`": the way to do it
+        if re.match(r"^(?:" + _ROUTE + r"|pin\b|(?:`[^`]+`|[\w-]*[./:@][\w./:@-]*)\s+only\b)",
+                    other, re.I) and not _SAYS_NOT.search(other) and len(other.split()) <= 16:
+            # "tests go through fastlane: `bundle exec fastlane test`", "pin it to a digest",
+            # "deps.edn only": the way to do it
             return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
     return body
 
