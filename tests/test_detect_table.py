@@ -258,6 +258,12 @@ TABLE = [
     ("no :edge. pin the base image by digest, in every Dockerfile.", "correction",
      [":edge", "pin the base image by digest"]),
     ("no idea. maybe the cache?", None, []),
+    # what to run before saying the work is finished is a rule for every piece of work
+    ("and run `mix credo --strict` before you tell me it's done, CI runs it too.", "directive",
+     ["`mix credo --strict` before you tell me it's done"]),
+    ("btw run the i18n check before you call something done, the release build fails on it.",
+     "directive", ["i18n check before you call something done"]),
+    ("The tests are done now, run them before you push.", None, []),
     # "leave X alone" naming a file or folder: don't touch it (not "leave it alone", nor "for
     # now")
     ("no, leave migrations/legacy_0001.sql alone — the DBA team owns that one.", "correction",
@@ -265,6 +271,9 @@ TABLE = [
     ("leave vendor/ alone, make vendor regenerates it from the lockfile.", "directive",
      ["leave vendor/ alone"]),
     ("leave the docs/old.md alone for now, we drop it next sprint.", None, []),
+    # two jobs done one way: "build + test with X"
+    ("build + test with bazelisk only, plain bazel picks the wrong version.", "directive",
+     ["build + test with bazelisk only"]),
 ]
 NOTE_KINDS = {"correction", "directive", "preference"}
 

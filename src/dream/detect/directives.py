@@ -163,11 +163,13 @@ WE_DO = re.compile(r"\bwe (?:always |only |never |don'?t |do not )?(?:use|run|bu
                    r"release|vendor|generate|stay|stick)\b", re.I)
 # an instruction on how to do a job: "use ./gradlew build --offline for local runs",
 # "typecheck with bunx tsc --noEmit"
+_JOBS = (r"(?:typecheck|type-check|lint|format|build|test|deploy|release|install|run"
+         r"\s+(?:the\s+)?tests|publish)")
 HOW = re.compile(
     r"^(?:please\s+)?(?:use\s+(?:`[^`]+`|[\w./-]*(?:\s+[\w./=-]+){0,6})\s+(?:for|to|when|in|on"
-    r"|instead)\b|(?:typecheck|type-check|lint|format|build|test|deploy|release|install|run"
-    r"\s+(?:the\s+)?tests|publish)\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via|through)"
-    r"\s+\S)", re.I)
+    # two jobs done the same way: "build + test with buck2 only", "build/test with xmake"
+    r"|instead)\b|" + _JOBS + r"(?:\s*(?:\+|&|/|\band\b)\s*" + _JOBS + r")?"
+    r"\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via|through)\s+\S)", re.I)
 # a limit to keep: "keep PRs under 400 lines", "keep the changelog sorted"
 KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:under|below|"
                   r"within|short|small|sorted|alphabetical|green|passing|at\s+\d|to\s+\d"
@@ -175,8 +177,12 @@ KEEP = re.compile(r"^(?:please\s+)?keep\s+(?:the\s+|all\s+|our\s+)?\w+(?:\s+\w+)
 # an instruction said for every time: "run mix format ... before you say you're done, every
 # time"
 EVERY_TIME = re.compile(r"\b(?:every\s+time|each\s+time|whenever|every\s+(?:commit|change|"
-                        r"pr|push|release)|(?:before|after)\s+(?:every|each|any)\b)", re.I)
-_STARTS_IMPERATIVE = re.compile(r"^(?:(?:ok(?:ay)?|good|great|and|also|please)[,.]?\s+)*(?:"
+                        r"pr|push|release)|(?:before|after)\s+(?:every|each|any)\b)"
+                        # before any piece of work is called finished: "run X before you say
+                        # you're done", "before you call something done", "before saying done"
+                        r"|\bbefore\s+(?:you\s+(?:say|tell\s+me|call|report|mark|declare)"
+                        r"|saying|telling\s+me|calling)\b[^.?!;]{0,30}?\bdone\b", re.I)
+_STARTS_IMPERATIVE = re.compile(r"^(?:(?:ok(?:ay)?|good|great|and|also|please|btw)[,.]?\s+)*(?:"
                                 + _INSTRUCTION_VERBS + r")\b", re.I)
 _REMEMBER = re.compile(r"^(?:(?:and|also|please|btw)[,]?\s+)*remember\s+(?:that|the|to|our)\b",
                        re.I)
