@@ -27,6 +27,7 @@ def _said(text: str, answers: bool = True, starts: bool = False) -> list[str]:
     ("Aqui é sempre `pnpm`, nunca npm.", "pt"),
     ("Niet deployen vanaf je laptop, dat gaat altijd via de pipeline.", "nl"),
     ("Kör aldrig `terraform apply` lokalt.", "sv"),
+    ("Nikdy nepouštěj `terraform apply` lokálně, jen přes pipeline.", "cs"),
     ("Nie commituj bezpośrednio do main, zawsze przez PR.", "pl"),
     # a pasted log in English with ".com" links and single letters is no Portuguese
     ("Error: e e e see https://example.com and docs.example.com for details, then retry.",
@@ -117,6 +118,16 @@ def test_the_language_of_a_statement(text, lang):
      "Nie commituj bezpośrednio do main, zawsze przez PR."),
     ("Plików w vendor/ nie ruszamy, są generowane.",
      "Plików w vendor/ nie ruszamy, są generowane."),
+    # Czech: always and never, every one of a kind, a negated imperative, a refusal said after
+    # the thing refused
+    ("Migrace pouštěj vždycky přes `make migrate`, nikdy ručně.",
+     "Migrace pouštěj vždycky přes `make migrate`, nikdy ručně."),
+    ("Každý endpoint musí mít test v tests/api, jinak to review nepustí.",
+     "Každý endpoint musí mít test v tests/api, jinak to review nepustí."),
+    ("Nesahej na `config/prod.yaml`, patří adminům a ti ho mění jen přes svůj PR.",
+     "Nesahej na `config/prod.yaml`, patří adminům a ti ho mění jen přes svůj PR."),
+    ("`git push --force` ne, tahle větev je sdílená a máme na ní i release.",
+     "`git push --force` ne, tahle větev je sdílená a máme na ní i release."),
 ])
 def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     assert _said(text) == [kept]
@@ -170,6 +181,12 @@ def test_rules_said_in_other_languages_are_read_in_their_words(text, kept):
     "Idag kan du hoppa över lintern.",
     "Na razie pomiń testy e2e.",
     "Czy warto przejść na Bun?",
+    # Czech one-offs, questions, musings and reports
+    "Dneska přeskoč e2e testy, díky.",
+    "Nevím, jestli by nebyl lepší `vite`. To je na jindy.",
+    "A kde máš ten `Makefile`?",
+    "Ten build je pořád pomalý, `make` nefunguje.",
+    "Ještě `make lint` ne?",
 ])
 def test_one_offs_questions_and_musings_in_other_languages_are_no_rules(text):
     assert _said(text) == []

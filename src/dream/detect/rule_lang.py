@@ -1,6 +1,7 @@
-"""Rules said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish or Polish: the
-same kinds of rule the English reader (:mod:`dream.detect.rules`,
-:mod:`dream.detect.rule_text`) accepts, read with the words of each language (``words/rules_<lang>.toml``), and kept in the words they were said in.
+"""Rules said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Polish or
+Czech: the same kinds of rule the English reader (:mod:`dream.detect.rules`,
+:mod:`dream.detect.rule_text`) accepts, read with the words of each language
+(``words/rules_<lang>.toml``), and kept in the words they were said in.
 
 A statement is read in a language when more of its words are that language's frequent words
 (``marks``) than English ones (:func:`language`). Each sentence then loses its conversational
@@ -13,6 +14,7 @@ before ("hab ich doch gesagt", "je l'ai déjà dit", "ya te lo dije"), and is a 
 - how the project does it ("bei uns", "wir nutzen", "gebaut wird mit", "on utilise", "tout
   passe par", "usamos", "en este repo"), or that something is broken here ("ist bei uns
   kaputt", "est cassé", "no funciona");
+- what not to do, named first and refused after it ("k6 cloud ne, nemáme placený účet");
 - an obligation with the order of steps ("du musst vorher X", "il faut d'abord", "tienes que
   X antes"), "use X" naming a command, or one thing instead of another ("X statt Y", "X au
   lieu de Y", "X en vez de Y", "X, nicht Y");
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-LANGUAGES = ("de", "fr", "es", "it", "pt", "nl", "sv", "pl")
+LANGUAGES = ("de", "fr", "es", "it", "pt", "nl", "sv", "pl", "cs")
 _FILES = Path(__file__).with_name("words")
 # frequent English words, against which a statement's language is weighed
 _ENGLISH = frozenset(
@@ -122,7 +124,7 @@ def english_words(text: str) -> int:
 
 def language(text: str) -> str | None:
     """The language of :data:`LANGUAGES` (``de``, ``fr``, ``es``, ``it``, ``pt``, ``nl``,
-    ``sv``, ``pl``) ``text`` is said in rather than English (code in backticks left out), else
+    ``sv``, ``pl``, ``cs``) ``text`` is said in rather than English (code in backticks left out), else
     None; on a tie the language listed first."""
     said = [fold(w.lower()) for w in _LETTERS.findall(_CODE_SPAN.sub(" ", text))]
     if not said:
@@ -174,7 +176,9 @@ def _anchored(text: str, m: re.Match[str]) -> bool:
         r"|mais|pero|on|nous|tu|vous|wir|du|ihr|man|nosotros|usted|ustedes"
         # Italian, Portuguese, Dutch, Swedish, Polish
         r"|per favore|noi|voi|quindi|ma|e|voce|nos|a gente|entao|alsjeblieft|graag|en|maar"
-        r"|dus|wij|we|jij|je|snalla|och|men|vi|ni|prosze|ale|wiec|my|ty|wy)$", before, re.I))
+        r"|dus|wij|we|jij|je|snalla|och|men|vi|ni|prosze|ale|wiec|my|ty|wy"
+        # Czech
+        r"|prosim|a|tak|takze|vy)$", before, re.I))
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -225,6 +229,13 @@ def read(sentence: str, lang: str) -> _Read:
     if not_but is not None and not (_NAMED.search(not_but["x"]) and _NAMED.search(not_but["y"])):
         not_but = None                  # "nicht schlecht, aber ...": no X and Y named
     names = named(text, lang)
+    # the refused thing named first, its negation after it, as the first clause ("k6 cloud
+    # ne, nemáme placený účet", "`--force` no, rompe el historial"): what not to do
+    postposed = re.match(r"(?P<x>[^,;]{1,40}?)\s+(?:" + w.rx["contrast"].pattern +
+                         r")\s*(?:[,;]|$)", f, re.I)
+    if postposed is not None and (len(_CODE_SPAN.sub("x", postposed["x"]).split()) > 2 or
+                                  not _NAMED.search(text[:postposed.end("x")])):
+        postposed = None
     use_first = rx["use"] is not None and _anchored(f, rx["use"])
     if rx["broken"] is not None and not (rx["here"] or use_first or rx["instead"]):
         rx["broken"] = None             # "X ist kaputt" alone reports, "hier kaputt" rules
@@ -240,9 +251,9 @@ def read(sentence: str, lang: str) -> _Read:
         or use_first and bool(_NAMED.search(text))
         or rx["instead"] is not None and (use_first or bool(re.match(_NAMED, text)))
         or contrast is not None and bool(_NAMED.search(text[:contrast.start()]))
-        or not_but is not None or rx["prefer"] is not None)
-    never_only = rx["never"] is not None and not (rx["always"] or rx["we"] or use_first or
-                                                  rx["instead"])
+        or not_but is not None or rx["prefer"] is not None) or postposed is not None
+    never_only = (rx["never"] is not None or postposed is not None) and not (
+        rx["always"] or rx["we"] or use_first or rx["instead"])
     # a short prohibition ("kein flash."), or a "no" to what the agent did, naming what not to
     # do ("Nein, nicht direkt bitbake auf dem Host."): what to do may follow
     pending = not rule and len(text.split()) <= 6 and (
@@ -253,7 +264,7 @@ def read(sentence: str, lang: str) -> _Read:
                                                       r")$", f, re.I)))
     # pushing back: "nein, ...", "I told you", "stop ...", "instead", "X, not Y"
     kind = "correction" if said_no or told or rx["stop"] or rx["instead"] or contrast or \
-        not_but else "directive"
+        not_but or postposed else "directive"
     positive = bool(rx["always"] or rx["we"] or use_first or rx["instead"])
     return _Read(text, rule, kind, never_only, told, pending, False, positive)
 
@@ -326,7 +337,7 @@ def standing(sentence: str, lang: str) -> bool:
 # "so", said before what to do because of the sentence before
 _SO = re.compile(r"^(?:also|deshalb|daher|darum|deswegen|donc|alors|du coup|c'est pourquoi"
                  r"|así que|por eso|por lo tanto|entonces|quindi|perciò|então|por isso|dus"
-                 r"|daarom|därför|alltså|więc|dlatego)\b", re.I)
+                 r"|daarom|därför|alltså|więc|dlatego|takže|proto)\b", re.I)
 
 
 def _sentence(text: str) -> str:
@@ -343,7 +354,7 @@ def _lower_first(text: str) -> str:
 
 
 # said to the agent: what it does ("tu pousses la branche", "du baust in build/")
-_YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes|voi|voce|voces|jij|je|jullie|ni|ty|wy)"
+_YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes|voi|voce|voces|jij|je|jullie|ni|ty|wy|vy)"
                   r"\s+\w", re.I)
 # what there is to do it with ("il y a le shortcode figure(...) qui ...", "es gibt ein Target
 # dafür: make fab"): what to do instead of what was just refused

@@ -11,8 +11,8 @@ Paraphrases of one rule (sentences whose content words overlap enough,
 A rule's name keeps its negations (never, not, don't, no), so its record name says the
 same thing as the rule.
 
-A statement said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish or Polish
-is read by :mod:`dream.detect.rule_lang` with the same kinds of rule and the same
+A statement said in German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Polish or
+Czech is read by :mod:`dream.detect.rule_lang` with the same kinds of rule and the same
 exclusions, its rules kept in its words; a sentence in it said in English is read here.
 """
 

@@ -42,7 +42,9 @@ _NEGATIONS = {"don't": "not", "dont": "not", "do": "", "never": "not", "stop": "
               "non": "not", "mai": "not", "niente": "not", "não": "not", "niet": "not",
               "nooit": "not", "geen": "not", "inte": "not", "aldrig": "not", "ingen": "not",
               "inget": "not", "inga": "not", "nigdy": "not", "sempre": "always",
-              "altijd": "always", "alltid": "always", "zawsze": "always"}
+              "altijd": "always", "alltid": "always", "zawsze": "always",
+              # Czech ones
+              "nikdy": "not", "vždy": "always", "vždycky": "always"}
 _WORD = re.compile(r"[^\W_][\w.+#/-]*")
 # filler in every language read (:mod:`dream.detect.rule_lang`), negations kept
 _STOP = frozenset(FILLER | (rule_lang.stop_words() - set(_NEGATIONS)))
