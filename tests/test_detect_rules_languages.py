@@ -118,6 +118,11 @@ def test_the_language_of_a_statement(text, lang):
      "Nie commituj bezpośrednio do main, zawsze przez PR."),
     ("Plików w vendor/ nie ruszamy, są generowane.",
      "Plików w vendor/ nie ruszamy, są generowane."),
+    # a negated Italian imperative with its pronoun; French "ne ... rien"
+    ("no, `docker compose up` non lanciarlo tu, ci pensa già la CI da qui.",
+     "`docker compose up` non lanciarlo tu, ci pensa già la CI da qui."),
+    ("Non, n'ajoute rien avec `pip install` dans le conteneur.",
+     "N'ajoute rien avec `pip install` dans le conteneur."),
     # Czech: always and never, every one of a kind, a negated imperative, a refusal said after
     # the thing refused
     ("Migrace pouštěj vždycky přes `make migrate`, nikdy ručně.",
