@@ -1608,3 +1608,35 @@ def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_be
     grouping.said_again(groups, heard)
     assert not any(g.again for g in groups)
     assert calls <= len({s.item.id for s in heard}), calls
+
+
+def test_a_question_after_and_or_so_is_no_rule_whatever_it_adds():
+    """"and why did you print the token, don't do that" asks, like the same question said
+    first; the rule said as a rule stays."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("and why did you print the deploy token, don't do that", []) is None
+    assert rule_text("so how does the cache get warmed, don't guess", []) is None
+    said = rule_text("and don't print the deploy token in logs, ever", [])
+    assert said is not None and "deploy token" in said, said
+
+
+def test_wondering_with_the_subject_left_out_is_a_thought_not_a_rule():
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("wonder if we should've gone with sqlc instead of the ORM tbh", []) is None
+    assert rule_text("hmm, wondering whether the cache should always live in redis", []) is None
+    said = rule_text("never cache the session in redis, it has to survive restarts", [])
+    assert said is not None and "redis" in said, said
+
+
+def test_the_next_step_said_with_now_is_the_task_not_a_rule():
+    """"now run the importer ..., I want to see the row counts" asks for the next step of
+    the session; "I want" in it is no standing wish."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("now run the importer against the staging dump, I want to see the row "
+                     "counts in the log", []) is None
+    assert rule_text("then add the index to the migration, I want it fast", []) is None
+    said = rule_text("now always run the importer with --dry-run first", [])
+    assert said is not None and "--dry-run" in said, said

@@ -96,12 +96,19 @@ _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at th
                   r"|\b(?:don'?t|do not|not)\s+\w+(?:\s+\w+)?\s+yet\b(?!.*\bbecause\b)", re.I)
 # a thought, a doubt or a question said to be only one: no instruction ("I keep thinking we
 # should move the IO to effectful one day", "I am not sure if the year should start in
-# October", "just wondering, not a task", "Just asking, dont do anything.")
+# October", "just wondering, not a task", "Just asking, dont do anything.", "wonder if we
+# should've gone with the python sdk")
 _THOUGHT = re.compile(r"\b(?:i(?:'m| am| was| keep| kept)? (?:thinking|wondering)|i wonder"
+                      # with its subject left out: "wonder if we should've gone with X tbh"
+                      r"|^(?:\W*(?:hm+|so|and|but|honestly|tbh)\W+)*wonder(?:ing)? (?:if|whether)"
                       r"|(?:i'?m|i am) not sure|not sure (?:if|whether)|idk|one day|someday"
                       r"|some day|at some point|just (?:asking|wondering|curious)|not a task"
                       r"|thinking (?:out loud|aloud))\b"
                       r"|\b(?:don'?t|dont|do not) do anything(?: yet)?\W*$", re.I)
+# the next step of the session: "now run the worker against a local server ...", "then add
+# the index"
+_NEXT_STEP = re.compile(r"^(?:now|then|next)[,:]?\s+(?:" + directives.INSTRUCTION_VERBS + r")\b",
+                        re.I)
 # a rule on a condition about an identifier of the code being changed ("if cardCount is only
 # used in Board, don't expose it from Column"): a remark on this change, not a project rule
 _IF_THE_CODE = re.compile(r"^(?:[Ii]f|[Ww]hen|[Ss]ince)\s+`?(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)`?"
@@ -145,8 +152,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if briefed:
         text = ", ".join(c for c in re.split(r",\s+", text)
                          if not (_TASK.match(c) and not BRIEFED_RULE.search(c))).strip()
-    if not text or noise.is_feeling(text) or directives.is_question(text):
-        return None
+    if not text or noise.is_feeling(text) or directives.is_question(text) or \
+            directives.is_question(wording.without_lead_in(text)):
+        return None             # "and why did you cat the key, don't do that": a question
     text, told = _without_complaints(text)
     if _THOUGHT.search(text):
         return None             # "I keep thinking we should ... one day", "just asking"
@@ -174,6 +182,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None
     if _IF_THE_CODE.match(wording.without_lead_in(text)):
         return None             # "if cardCount is only used in Board, ...": a review remark
+    if loose and _NEXT_STEP.match(wording.without_lead_in(text)):
+        return None             # "now run the worker ..., I want to see the retries": a step
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
     every = re.search(directives.EVERY_ONE, text, re.I)
