@@ -1640,3 +1640,25 @@ def test_the_next_step_said_with_now_is_the_task_not_a_rule():
     assert rule_text("then add the index to the migration, I want it fast", []) is None
     said = rule_text("now always run the importer with --dry-run first", [])
     assert said is not None and "--dry-run" in said, said
+
+
+def test_a_report_that_something_fails_is_no_rule_but_a_way_around_it_is():
+    """"gcc chokes on the vendored asm" and "the thumbnails don't load in safari" say how
+    something behaves; said after "same thing as yesterday," or on its own it is no rule,
+    while what to do beside it, or that it fails here, still is."""
+    from dream.detect.rule_text import rule_text
+
+    notes = _run(_session("pi-1", [
+        ("assistant", "The build failed on the asm objects."),
+        ("user", "clang!! same thing as yesterday, gcc chokes on the vendored asm. "
+                 "CC=clang every time"),
+        ("assistant", "Rebuilt with clang."),
+        ("user", "the thumbnails don't load in safari, only broken icons. check the srcset "
+                 "and fix it")]))
+    texts = [n["text"] for n in notes if n["type"] in ("correction", "directive")]
+    assert not [t for t in texts if "chokes" in t or "thumbnails" in t], texts
+    assert rule_text("the thumbnails don't load in safari, only broken icons.", []) is None
+    said = rule_text("the e2e tests don't build with gcc, use clang", [])
+    assert said is not None and "clang" in said, said
+    said = rule_text("the e2e tests don't build with gcc in this repo", [])
+    assert said is not None and "gcc" in said, said

@@ -333,3 +333,12 @@ def test_a_pitfall_keeps_the_fix_the_user_named_in_another_language(said, fix):
     assert [n["text"] for n in notes if n["type"] == "failure"] == [
         "`pytest -q` fails with: OperationalError: could not connect to server. "
         f"The user said: {fix}."]
+
+
+def test_a_report_said_to_be_said_before_is_no_rule_said_again():
+    """"je te l'ai déjà dit, npm run dev ne trouve pas le backend" reports what fails (the
+    reason for the rule said next to it), as "X can't find Y" does in English; a rule said
+    again with it stays a correction."""
+    assert _said("je te l'ai déjà dit, npm run dev ne trouve pas le backend") == []
+    assert _said("je l'ai déjà dit, `make dev` ne voit pas la base du conteneur") == []
+    assert _said("je te l'ai déjà dit : toujours `make dev`, jamais npm run dev.")

@@ -122,6 +122,37 @@ _ABOUT_MY_THINGS = re.compile(r"^my\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|stays?|ha
 # what the user does themselves, on a condition or not ("if I want it on devnet I'll run it
 # myself"): no way for the agent to work
 _I_DO_IT = re.compile(r"^(?:if\s[^,]{0,60}?,?\s*)?i(?:'ll|’ll|\s+will|\s+do)?\s.*\bmyself\W*$", re.I)
+# a thing that fails, said as a report: "dmd chokes on simd.d", "map tiles don't load on the
+# device" - how something behaves, no instruction (unless the rest of the sentence gives one)
+_FAILS = re.compile(r"^(?:(?:the|my|our|this|that|these|those)\s+)?(?!(?:you|we|i|it|they|please"
+                    r"|pls|just|never|always|no|not|don'?t|dont|do|only|every|each|all|any"
+                    r"|nothing)\b)[\w./@`-]+(?:\s+[\w./@`-]+){0,2}?\s+(?:chokes?|fails?|breaks?"
+                    r"|crash(?:es)?|hangs?|dies|blows up|times out|segfaults?|(?:does|do|did|can"
+                    r"|could|wo|will)(?:n'?t|\s+not)\s+(?:even\s+)?(?:load|see|find|work|build"
+                    r"|start|compile|boot|render|connect|open|show up)|cannot\s+(?:see|find|load"
+                    r"|connect|open))\b", re.I)
+
+
+def reports_failure(text: str) -> bool:
+    """The sentence reports that something fails ("dmd chokes on simd.d", "map tiles don't
+    load on the device, only grey squares") and says nothing to do beside it, nor that it
+    fails here (what fails on this project's machines is a rule)."""
+    text = wording.without_lead_in(noise.clean_words(text)).strip()
+    m = _FAILS.match(text)
+    if m is None:
+        return False
+    rest = text[m.end():]
+    # "tests don't build with gcc, use clang": what to do, said beside it
+    told = re.search(r"(?:^|[,;:—–]\s*|\s-\s)(?:please\s+|so\s+|just\s+)?(?:"
+                     + directives.INSTRUCTION_VERBS + r")\b", rest.strip(), re.I)
+    # "qemu_x86 doesn't boot on our machines": broken here, a rule as in the other languages
+    here = re.search(r"\b(?:here|in this (?:repo|repository|project|codebase)|on (?:our|my|this)"
+                     r" (?:machines?|box|boxes|laptops?|setup|runners?))\b", rest, re.I)
+    return not (told or here or MARKER.search(rest) or said_how(rest) or
+                directives.STRONG.search(rest) or directives.HOUSE_RULE.search(rest) or
+                directives.classify(rest, coding=True))
+
+
 _NO_SUBJECT = re.compile(r"^(?:should|must|needs? to|has to|have to|is|are|was|were)\b", re.I)
 _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this|it|as is|like "
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
@@ -165,6 +196,8 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)) or \
             _I_DO_IT.match(wording.without_lead_in(text)):
         return None             # "my editor is ALWAYS open when we work": how the user is
+    if reports_failure(text):
+        return None             # "map tiles don't load on the device": a report
     if _POINTS_BACK.match(wording.without_lead_in(text)):
         return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)

@@ -34,6 +34,7 @@ from dream.detect.rule_text import (
     hands_over_secret,
     instead_after,
     only_what_not,
+    reports_failure,
     rule_text,
     said_how,
     says_what_to_do,
@@ -406,10 +407,12 @@ def _same_as_before(sentence: str) -> tuple[str | None, str | None]:
 def _named_again(what: str) -> str | None:
     """What a sentence that says it was said before names, as a rule: at most six words
     naming a command, flag, file or identifier, long enough to stand as a line of its own,
-    no question, no pronoun, no feeling ("--skip-local-validator", "tox -e py312 --recreate";
-    not "venv mkdocs, again", nor "nox -s docs", a command the brief holds as a command)."""
+    no question, no pronoun, no feeling, no report of a failure ("--skip-local-validator",
+    "tox -e py312 --recreate"; not "venv mkdocs, again", nor "nox -s docs", a command the
+    brief holds as a command, nor "dmd chokes on simd.d")."""
     what = what.strip().rstrip(" ,.!?…—–-").lstrip(" ,!?…—–")
     if len(what) < 14 or directives.is_question(what) or len(what.split()) > 6 or \
+            reports_failure(what) or \
             not CODE.search(what) or \
             _POINTS_AT.search(what) or noise.is_feeling(what) or not wording.words(what):
         return None
