@@ -1662,3 +1662,12 @@ def test_a_report_that_something_fails_is_no_rule_but_a_way_around_it_is():
     assert said is not None and "clang" in said, said
     said = rule_text("the e2e tests don't build with gcc in this repo", [])
     assert said is not None and "gcc" in said, said
+
+
+def test_here_you_dont_even_need_it_is_about_the_code_at_hand():
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("here you don't even need it — just index the array", []) is None
+    assert rule_text("you don't really need that, the loop is fine", []) is None
+    said = rule_text("you don't need sudo for anything in this repo", [])
+    assert said is not None and "sudo" in said, said

@@ -158,9 +158,11 @@ _THAT_WAY = re.compile(r"\b(?:be|is|stay|stays|remain|look|looks)\s+(?:that|this
                        r"(?:this|that|it))\b|^(?:\w+,?\s+(?:[-—–]\s+)?)?(?:(?:don'?t|never)\s+)?"
                        r"(?:keep|leave|do|make(?: sure)?|put|change|touch|undo|redo)\s+(?:it(?! a habit)|this"
                        r"|that|them)\b|^(?:instead of|rather than)\s+(?:that|this|it)\b", re.I)
-# what not to do to the thing at hand ("don't preload it, ..."), or another way to do the task
-# just asked for ("or just truncate"): neither says anything outside this conversation
-_AT_HAND = re.compile(r"^(?:(?:don'?t|dont|do not|never)\s+\w+\s+(?:it|this|that|them)\b(?!\s+"
+# what not to do to the thing at hand ("don't preload it, ...", "here you don't even need it"),
+# or another way to do the task just asked for ("or just truncate"): neither says anything
+# outside this conversation
+_AT_HAND = re.compile(r"^(?:(?:(?:here|there),?\s+)?(?:you\s+)?(?:don'?t|dont|do not|never)\s+"
+                      r"(?:even\s+|really\s+|actually\s+)?\w+\s+(?:it|this|that|them)\b(?!\s+"
                       r"(?:in|on|into|to|from|under|with|for)\b)|or\s)", re.I)
 # "do it in build/": what to do is the thing at hand, named only in the conversation
 _DO_IT = re.compile(r"(?:^|,\s*|\band\s+)(?:then\s+)?do\s+(?:it|this|that|them)\b(?!\s+(?:every|each|before|after|whenever|always))", re.I)
