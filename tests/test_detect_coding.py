@@ -1671,3 +1671,12 @@ def test_here_you_dont_even_need_it_is_about_the_code_at_hand():
     assert rule_text("you don't really need that, the loop is fine", []) is None
     said = rule_text("you don't need sudo for anything in this repo", [])
     assert said is not None and "sudo" in said, said
+
+
+def test_where_a_tool_is_installed_is_no_rule_but_where_project_files_live_is():
+    from dream.detect import directives
+
+    assert directives.classify("clang 18 lives in /opt/llvm and gets on PATH through mise",
+                               coding=True) is None
+    assert directives.classify("the shared fixtures live in tests/fixtures/",
+                               coding=True) == "directive"

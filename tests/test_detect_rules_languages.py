@@ -342,3 +342,11 @@ def test_a_report_said_to_be_said_before_is_no_rule_said_again():
     assert _said("je te l'ai déjà dit, npm run dev ne trouve pas le backend") == []
     assert _said("je l'ai déjà dit, `make dev` ne voit pas la base du conteneur") == []
     assert _said("je te l'ai déjà dit : toujours `make dev`, jamais npm run dev.")
+
+
+def test_where_a_file_lies_is_no_rule_but_where_it_belongs_is():
+    """"der Schaltplan liegt unter hw/..." says where a thing is (for the task at hand);
+    "gehört nach ..." says where things go."""
+    assert _said("Kannst du die Footprints prüfen? Der Schaltplan liegt unter "
+                 "hw/sensor.kicad_sch", starts=True) == []
+    assert _said("Der Footprint gehört nach lib/sensor.pretty, das ist die Projektbibliothek.")

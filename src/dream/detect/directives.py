@@ -105,7 +105,10 @@ STANDING = re.compile(
     r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b|" + LEAVE_ALONE + "|"
     + NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
-    r"|\b(?:lives?|goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+    r"|\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+    # where something lives in the project ("windows live in conf/base/..."); not where a
+    # tool is installed on the machine ("verilator 5.x lives in /opt/verilator")
+    r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
     r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
     r"\s+over\s"
     r"|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
