@@ -1577,10 +1577,77 @@ def test_a_rule_whose_first_clause_names_nothing_is_compared_whole_and_same_as_a
     assert [s.text for s in groups[0].again] == [again.text]
 
 
+def test_a_rule_said_again_in_its_own_words_counts_without_saying_it_was_said():
+    """A later session's sentence that says the rule in its words ("not helm upgrade on prod,
+    that's the pipeline's job" after "we never run helm upgrade against prod from a laptop")
+    is the rule said again, though it does not say it was said before and is read as no
+    rule of its own; a sentence sharing only "not" and "from here", or a task naming the
+    same tool, is not."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    rule = said(1, "s1", "We never run helm upgrade against prod from a laptop.")
+    again = said(3, "s2", "not helm upgrade on prod, that's the pipeline's job.")
+    groups = grouping.group([rule])
+    grouping.said_again(groups, [rule, again])
+    assert [s.text for s in groups[0].again] == [again.text]
+    for other in ("not from here.", "bump the chart version and show me the helm diff for "
+                                    "staging"):
+        groups = grouping.group([rule])
+        grouping.said_again(groups, [rule, said(3, "s2", other)])
+        assert not grouping.repeated(groups), other
+
+
+def test_a_statement_read_as_a_rule_may_say_another_rule_again_in_its_other_sentences():
+    """"Migrations go through `make migrate` ... and the seed data: psql -f fixtures/seed.sql
+    after every migration": the statement was read as the first rule, and its other
+    sentence says the rule another session said; it was skipped whole."""
+    from dream.detect import grouping
+
+    statement = Item(1, "i1", "user", "statement", True, "", stream="s1",
+                     said_at="2026-04-01T10:00:00Z")
+    migrate = grouping.Sentence("Migrations go through `make migrate`, never alembic by hand.",
+                                statement)
+    seed = grouping.Sentence("and the seed data: psql -f fixtures/seed.sql after every "
+                             "migration.", statement)
+    later = grouping.Sentence("Always load fixtures/seed.sql with psql after a migration.",
+                              Item(4, "i4", "user", "statement", True, "", stream="s2",
+                                   said_at="2026-04-04T10:00:00Z"))
+    groups = grouping.group([migrate, later])
+    grouping.said_again(groups, [migrate, seed, later])
+    assert [(g.rule, [s.text for s in g.again]) for g in groups] == [
+        (migrate.text, []), (later.text, [seed.text])]
+
+
+def test_a_rule_that_says_it_was_said_before_finds_its_earlier_saying():
+    """The rule itself says it was said before ("load the seed with psql after every
+    migration, like I said last time"): the other session's sentence sharing two words of
+    what it is about is the saying it points at; one sharing a single word is not."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    rule = said(4, "s2", "Load the seed with psql after every migration, like I said last time.")
+    earlier = said(2, "s1", "the seed data lives in fixtures/seed.sql, load it with psql once "
+                            "the schema is up")
+    groups = grouping.group([rule])
+    grouping.said_again(groups, [earlier, rule])
+    assert [s.text for s in groups[0].again] == [earlier.text]
+    groups = grouping.group([rule])
+    grouping.said_again(groups, [said(2, "s1", "psql is in the nix shell, no need to install "
+                                               "it"), rule])
+    assert not grouping.repeated(groups)
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
-    """Whether a statement says it was said before is read once per statement, not once per
-    pair of a rule and a sentence over every sentence heard (a project with 200 rules and
-    1,800 sentences took a minute in this step alone)."""
+    """Whether a statement (or a rule) says it was said before is read once per statement
+    and once per rule, not once per pair of a rule and a sentence over every sentence heard
+    (a project with 200 rules and 1,800 sentences took a minute in this step alone)."""
     from dream.detect import grouping
 
     def said(n: int, stream: str, text: str) -> grouping.Sentence:
@@ -1607,7 +1674,7 @@ def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_be
     monkeypatch.setattr(grouping, "said_before", counted)
     grouping.said_again(groups, heard)
     assert not any(g.again for g in groups)
-    assert calls <= len({s.item.id for s in heard}), calls
+    assert calls <= len({s.item.id for s in heard}) + len(rules), calls
 
 
 def test_a_question_after_and_or_so_is_no_rule_whatever_it_adds():

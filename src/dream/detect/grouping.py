@@ -286,9 +286,19 @@ def said_again(groups: list[Group], heard: list[Sentence],
     thing as the rule and no other group's: in words (:func:`close`) or naming the same thing
     from the code (:func:`alike`); naming the same tool is enough only when the sentence
     itself says it was said before (a tool named in a task of the other session is no
-    saying). It is added to ``again``: the group's rule stays the rule it was said as.
-    ``heard``: every sentence the user said (statements, and words typed to refuse a call)."""
-    taken = {s.item.id for g in groups for s in g.sentences}
+    saying). A sentence that says it in the rule's own words (:func:`_in_its_words`) is a
+    saying without being said to be one ("even on kind, not tk apply — I meant kubectl
+    apply" after "we never tk apply, from anywhere"). A statement read as a rule may say
+    another rule again in its other sentences. It is added to ``again``: the group's rule
+    stays the rule it was said as. ``heard``: every sentence the user said (statements, and
+    words typed to refuse a call)."""
+    # the rules each statement was read as: its sentences that made them are no saying of
+    # another rule, its other sentences may be ("tests go through ./scripts/test.sh ... also
+    # in core/ nothing uses the implicit context.allocator, pass the allocator explicitly")
+    ruled: dict[str, list[frozenset[str]]] = {}
+    for g in groups:
+        for s in g.sentences:
+            ruled.setdefault(s.item.id, []).append(said(s.text))
     # whether each statement says it was said before, read once per statement (read for
     # every pair of a group and a sentence, a project's run took minutes: 100 rules and 900
     # sentences, 10 s; 200 and 1,800, 64 s)
@@ -296,30 +306,50 @@ def said_again(groups: list[Group], heard: list[Sentence],
     for s in heard:
         texts.setdefault(s.item.id, []).append(s.text)
     told_before = {item_id: said_before(" ".join(t)) for item_id, t in texts.items()}
+    # the rules that say themselves they were said before ("..., like I said last time")
+    pointing = {id(g) for g in groups if any(said_before(s.text) for s in g.sentences)}
     for grp in groups:
         if len(grp.items) != 1:
             continue
         first = grp.sentences[0].item
         for sentence in heard:
             item = sentence.item
-            if item.stream == first.stream or item.id in taken:
+            if item.stream == first.stream or _of_its_rules(sentence, ruled):
                 continue
             later = max(first, item, key=lambda i: (i.said_at or "", i.seq))
-            if item.kind != "tool_result" and not told_before.get(later.id, False):
-                continue            # a refusal of a tool call is a correction of its own
             w = said(core(sentence.text))
+            if item.kind != "tool_result" and not told_before.get(later.id, False) and \
+                    not _in_its_words(grp, w):
+                continue            # a refusal of a tool call is a correction of its own
             if len(w) < 2 and not said_before(sentence.text):
                 continue
-            if not _says_again(grp, sentence, w, programs):
+            if not _says_again(grp, sentence, w, programs, id(grp) in pointing):
                 continue
-            if any(o is not grp and _says_again(o, sentence, w, programs) for o in groups):
+            if any(o is not grp and _says_again(o, sentence, w, programs, id(o) in pointing)
+                   for o in groups):
                 continue            # it says another rule as well: not this one's saying
             grp.again.append(sentence)
             break
 
 
+def _of_its_rules(sentence: Sentence, ruled: dict[str, list[frozenset[str]]]) -> bool:
+    """The sentence is (part of) a rule its statement was read as: half its words are in one
+    of them."""
+    w = said(sentence.text)
+    return any(2 * len(w & r) >= len(w) for r in ruled.get(sentence.item.id, ()))
+
+
+def _in_its_words(grp: Group, w: frozenset[str]) -> bool:
+    """A sentence's words say the group's rule (:func:`close`), sharing a word about what it is
+    about ("not pytest." / "don't call pytest yourself, tox sets ..."), not only "not" and
+    "here"."""
+    return close(grp.words, w) and bool((grp.words & w) - GENERIC)
+
+
 def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
-                programs: frozenset[str]) -> bool:
+                programs: frozenset[str], pointing: bool = False) -> bool:
+    """``sentence`` says ``grp``'s rule again (see :func:`said_again`); ``pointing``: the
+    rule says itself it was said before."""
     if close(grp.words, w) or any(close(said(s.text), said(sentence.text))
                                   for s in grp.sentences):
         return True
@@ -329,6 +359,16 @@ def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
         shared = said(core(_SAID_BEFORE.sub(" ", grp.sentences[0].text))) & \
             said(core(_SAID_BEFORE.sub(" ", sentence.text)))
         return alike(grp, sentence, programs) or len(shared - GENERIC) >= 2
+    if pointing:
+        # the rule says itself it was said before ("... pass s.allocator, like I said last
+        # time"): the other session's sentence sharing two words of what it is about, not
+        # the tool both name nor a particle ("check it comes up in tilt"), is the saying it
+        # points at
+        first = grp.sentences[0].text
+        shared = said(core(_SAID_BEFORE.sub(" ", first))) & said(core(sentence.text))
+        shared -= GENERIC | _tools(first, programs) | _tools(sentence.text, programs)
+        if sum(1 for w in shared if len(w) > 2) >= 2:
+            return True
     first = grp.sentences[0].text
     return (_mentions(named(first), sentence.text) or _mentions(named(sentence.text), first)) \
         and alike(grp, sentence)
