@@ -1644,6 +1644,31 @@ def test_a_rule_that_says_it_was_said_before_finds_its_earlier_saying():
     assert not grouping.repeated(groups)
 
 
+def test_a_pair_of_names_or_a_path_joined_by_a_slash_says_each_of_its_names():
+    """"Logging goes through LOG_INFO/LOG_WARN" names LOG_WARN and "./tools/fmt" is
+    "tools/fmt": a later "I told you, LOG_WARN(tag, ...)" or "tools/fmt, like I said" says
+    the rule again; read as one word each, they shared nothing. Each name counts once: a
+    path shared with the rule is one word shared, not three."""
+    from dream.detect import grouping
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    assert {"log_warn", "log_info"} <= grouping.said("Logging goes through LOG_INFO/LOG_WARN.")
+    assert grouping.said("use ./tools/fmt") == grouping.said("use tools/fmt") == {
+        "use", "tool", "fmt"}
+    for rule_text, again_text in [
+            ("Logging goes through LOG_INFO/LOG_WARN with a tag per module, never printf.",
+             "I told you, LOG_WARN(tag, ...)."),
+            ("Formatting is ./tools/fmt from the repo, not the global one.",
+             "tools/fmt, like I said.")]:
+        rule = said(1, "s1", rule_text)
+        groups = grouping.group([rule])
+        grouping.said_again(groups, [rule, said(3, "s2", again_text)])
+        assert [s.text for s in groups[0].again] == [again_text], rule_text
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

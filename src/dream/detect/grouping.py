@@ -43,8 +43,11 @@ _PRONOUNS = frozenset({"ils", "elle", "elles", "er", "sie", "ihr", "él", "ellos
 def said(text: str) -> frozenset[str]:
     """The content words the review compares (:func:`~dream.detect.wording.words`), with a
     short negation read as "not" as "never" and "dont" are, elided articles and subject
-    pronouns left out, and "only" in any language read as the one scope word."""
+    pronouns left out, and "only" in any language read as the one scope word. A path or a
+    pair of names joined by "/" is read as its names ("ESP_LOGI/ESP_LOGW" names "ESP_LOGW",
+    "./bin/hugo" is "bin/hugo"), each counted once."""
     found = words(_ELIDED.sub("", _SHORT_NOT.sub("not", text)))
+    found = {part for w in found for part in (words(w.replace("/", " ")) if "/" in w else (w,))}
     return frozenset("scope" if w in _ONLY else w for w in found if w not in _PRONOUNS)
 
 
