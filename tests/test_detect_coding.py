@@ -1669,6 +1669,33 @@ def test_a_pair_of_names_or_a_path_joined_by_a_slash_says_each_of_its_names():
         assert [s.text for s in groups[0].again] == [again_text], rule_text
 
 
+def test_dutch_swedish_and_polish_say_a_rule_was_said_before_as_the_other_languages_do():
+    """Rules are read in Dutch, Swedish and Polish, so "weer zo'n ...", "som jag sa", "znowu"
+    say a sentence was said before as "again" and "te lo dije" do; doing it once more ("doe
+    het weer", "kör den igen", "spróbuj znowu") does not."""
+    from dream.detect import grouping
+
+    for text in ("Weer zo'n losse SQL-string in de controller...", "Zoals ik al zei: alleen "
+                 "via de repository.", "Hoe vaak nog?", "Alltid via Makefile, som jag sa.",
+                 "Jag har ju redan sagt det.", "Znowu ręczny deploy...", "Jak już mówiłem, "
+                 "tylko przez pipeline.", "Ile razy?"):
+        assert grouping.said_before(text), text
+    for text in ("Doe het weer na de migratie.", "Kör den igen med --verbose.",
+                 "Spróbuj znowu z czystym cache."):
+        assert not grouping.said_before(text), text
+
+    def said(n: int, stream: str, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    rule = said(1, "s1", "Queries gaan via de repository, geen losse SQL-strings in de "
+                         "controllers.")
+    again = said(3, "s2", "Weer zo'n losse SQL-string in de controller...")
+    groups = grouping.group([rule])
+    grouping.said_again(groups, [rule, again])
+    assert [s.text for s in groups[0].again] == [again.text]
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

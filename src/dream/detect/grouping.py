@@ -252,8 +252,8 @@ def repeated(groups: list[Group]) -> list[Group]:
 
 # the user saying that what they say was said before: "like I said last time", "again",
 # "how many times", "hab ich dir letztes Mal gesagt", "je t'avais dit", "te lo dije", "te l'ho
-# già detto", "já falei"; "again" after a verb of doing it once more ("try it again") is no
-# such word
+# già detto", "já falei", "weer zo'n", "som jag sa", "znowu"; "again" after a verb of doing
+# it once more ("try it again") is no such word
 _SAID_BEFORE = re.compile(
     r"\b(?:(?:like|as)\s+i\s+(?:already\s+|just\s+)?(?:said|told\s+you|mentioned|asked)"
     r"|i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|told\s+you)\s+(?:this|that|so|it)\b"
@@ -271,7 +271,15 @@ _SAID_BEFORE = re.compile(
     r"|(?:ya\s+)?te\s+lo\s+(?:he\s+)?(?:dije|dicho)|ya\s+lo\s+dije|cu[áa]ntas\s+veces"
     r"|como\s+(?:ya\s+)?te\s+(?:he\s+)?dicho|otra\s+vez"
     r"|te\s+l'ho\s+(?:gi[àa]\s+)?detto|l'ho\s+gi[àa]\s+detto|quante\s+volte|di\s+nuovo"
-    r"|j[áa]\s+(?:te\s+)?(?:falei|disse)|quantas\s+vezes|de\s+novo)\b", re.I)
+    r"|j[áa]\s+(?:te\s+)?(?:falei|disse)|quantas\s+vezes|de\s+novo"
+    # Dutch, Swedish and Polish, which rules are read in too; "doe het weer", "kör den
+    # igen", "spróbuj znowu" do it once more
+    r"|(?<!\bhet\s)(?:al)?weer|zoals\s+(?:ik\s+)?(?:al\s+)?(?:gezegd|zei)|hoe\s+vaak\s+nog"
+    r"|heb\s+ik\s+(?:je\s+|jullie\s+)?(?:al\s+|toch\s+|vorige\s+week\s+)*(?:gezegd|verteld)"
+    r"|(?<!\bden\s)(?<!\bdet\s)(?<!\bdem\s)(?<!\bförsök\s)igen|jag\s+sa\s+ju"
+    r"|som\s+jag\s+(?:redan\s+)?(?:sa|sagt)|jag\s+(?:har\s+)?(?:ju\s+|redan\s+)*sagt"
+    r"|hur\s+m[åa]nga\s+g[åa]nger|(?<!\bspróbuj\s)(?:znowu|zn[óo]w)|ile\s+razy"
+    r"|(?:ju[żz]\s+)?(?:ci\s+)?(?:m[óo]wi[łl]|powiedzia[łl])(?:e|a)m)\b", re.I)
 
 
 def said_before(text: str) -> bool:
