@@ -383,3 +383,52 @@ def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
     first = grp.sentences[0].text
     return (_mentions(named(first), sentence.text) or _mentions(named(sentence.text), first)) \
         and alike(grp, sentence)
+
+
+def said_twice(groups: list[Group], heard: list[Sentence]) -> list[Group]:
+    """Rules the user said twice that neither saying was read as: a sentence that says it was
+    said before ("Wie letztes Mal schon gesagt: immer das kicad-cli aus dem Flatpak.",
+    "cargo doesn't know anything about our vendored crates, same as last week"; "again"
+    alone is as often doing a thing once more: "let's look at the failing test again"), no
+    question,
+    and the sentence of an earlier session it points at, sharing two words of what it is
+    about with it, the words saying so left out ("Nimm immer das aus dem Flatpak: flatpak
+    run --command=kicad-cli ..."). Neither may be a sentence of ``groups`` (its rules and
+    their sayings again). Each is a new group: its rule is the earlier sentence, the later
+    one its saying again."""
+    ruled: dict[str, list[frozenset[str]]] = {}
+    for g in groups:
+        for s in g.sentences + g.again:
+            ruled.setdefault(s.item.id, []).append(said(s.text))
+    free = [s for s in heard if not _of_its_rules(s, ruled) and not _asks(s.text)]
+    said_as = {id(s): said(core(_SAID_BEFORE.sub(" ", s.text))) for s in free}
+    out: list[Group] = []
+    used: set[int] = set()
+    for later in free:
+        if id(later) in used or not said_before(_AGAIN.sub(" ", later.text)):
+            continue
+        when = (later.item.said_at or "", later.item.seq)
+        best, most = None, 1
+        for earlier in free:
+            if id(earlier) in used or earlier.item.stream == later.item.stream or \
+                    (earlier.item.said_at or "", earlier.item.seq) >= when:
+                continue
+            shared = {w for w in said_as[id(earlier)] & said_as[id(later)] - GENERIC
+                      if len(w) > 2}
+            if len(shared) > most:
+                best, most = earlier, len(shared)
+        if best is not None:
+            out.append(Group(key=normalised(best.text), words=said(core(best.text)),
+                             sentences=[best], again=[later]))
+            used |= {id(best), id(later)}
+    return out
+
+
+# "again" alone: doing a thing once more as often as saying it once more ("let's look at the
+# failing test again")
+_AGAIN = re.compile(r"\b(?:again|otra\s+vez|di\s+nuovo|de\s+novo|schon\s+wieder|(?:al)?weer"
+                    r"|igen|znowu|zn[óo]w)\b", re.I)
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip(" .…").endswith("?")
