@@ -666,3 +666,27 @@ def test_a_failure_that_ends_with_a_colon_is_named_by_the_line_under_it():
     [pitfall] = _pitfalls(*sessions)
     assert "public/app.js does not exist" in pitfall
     assert pitfall.endswith("Fix: run `npm run bundle`.")
+
+
+def test_a_cause_said_of_a_different_name_each_time_is_shown_without_the_name():
+    """The system pytest missed 'structlog' in one session and 'orjson' in the next: one
+    pitfall, and its line names neither module (it happened to each only once); a cause
+    that differs in a web address keeps the last one as it was."""
+    def missing(name: str) -> str:
+        return ("Exit code 4\nImportError while loading conftest '/srv/app/tests/conftest.py'.\n"
+                f"E   ModuleNotFoundError: No module named '{name}'")
+    sessions = [_session(f"claude-{n}", [
+        ("call", "pytest tests/"), ("fail", missing(name)),
+        ("call", "poetry run pytest tests/"), ("ok", "212 passed in 9.81s")], 10 * n)
+        for n, name in ((1, "structlog"), (2, "orjson"))]
+    [pitfall] = _pitfalls(*sessions)
+    assert "No module named '…'" in pitfall
+    assert "structlog" not in pitfall and "orjson" not in pitfall
+    assert pitfall.endswith("Fix: run `poetry run pytest tests/`.")
+    down = "Error: connect ECONNREFUSED {}:9222 — is the browser running?"
+    hosts = [_session(f"pi-{n}", [
+        ("call", "npm run e2e"), ("fail", down.format(host)),
+        ("call", "npm run browser:start && npm run e2e"), ("ok", "14 passing")], 10 * n)
+        for n, host in ((1, "127.0.0.1"), (2, "localhost"))]
+    [pitfall] = _pitfalls(*hosts)
+    assert "localhost:9222" in pitfall

@@ -112,10 +112,11 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
             # target with `rustup target add wasm32-unknown-unknown`"): the machine lacked
             # something, the code was right
             continue
-        text = _line(runs, ran[-1], fix, told)
+        shared = _shared_cause(failed)
+        text = _line(runs, ran[-1], fix, told, shared)
         fields = {"text": text, "type": "failure",
                   "said": f"{_n(len(failed), 'time')} in {_n(len(sessions), 'session')}"}
-        sig = failures.signature(failed[0].text)
+        sig = failures.normalise(shared) if shared else failures.signature(failed[0].text)
         out.append(Finding("failure", fields, [i.id for i in failed][-5:],
                            name=f"pitfall {sig[:60]}"))
     return out
@@ -280,8 +281,42 @@ def _words(sig: str) -> set[str]:
             if w not in {"path", "file", "hex", "uuid", "tmp", "time", "the", "and", "for"}}
 
 
-def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None) -> str:
-    """``cmd`` fails with: <cause>. Fix: run ``fix`` (or: what the user said about it)."""
+# a web address, or a host with its port ("127.0.0.1:9222", "localhost:6006")
+_ADDRESS = re.compile(r"://|[\w.-]:\d+\b")
+
+
+def _shared_cause(failed: list[Item]) -> str | None:
+    """The cause the failures of a pitfall share, when they said it of different things
+    ("No module named 'babel'" in one session, "... 'weasyprint'" in the other; "plugin
+    buf.build/protocolbuffers/go: resource_exhausted" and "plugin buf.build/grpc/go: ..."):
+    the words they share, each name that differs left out ("No module named '…'"), so the
+    line does not say that one of them happened every time. None when every failure said
+    the same, or when they differ in more than two words, in an address, or in length."""
+    causes = list(dict.fromkeys(shell.shown_cause(failures.cause_line(i.text), 400)
+                                for i in failed))
+    if len(causes) < 2:
+        return None
+    split = [c.split() for c in causes]
+    if len({len(words) for words in split}) != 1:
+        return None
+    out, differ = [], 0
+    for words in zip(*split):
+        if len(set(words)) == 1:
+            out.append(words[0])
+            continue
+        differ += 1
+        if any(_ADDRESS.search(w) for w in words) or \
+                len({re.sub(r"\d+", "", w) for w in words}) == 1:
+            return None         # another address, another number: not a name
+        m = re.match(r"^(\W*)(.*?)(\W*)$", words[-1])
+        out.append(f"{m[1]}…{m[3]}")
+    return " ".join(out) if differ <= 2 else None
+
+
+def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None,
+          shared: str | None = None) -> str:
+    """``cmd`` fails with: <cause>. Fix: run ``fix`` (or: what the user said about it);
+    ``shared`` is the cause said of different things (:func:`_shared_cause`)."""
     keys = list(dict.fromkeys(howto.command_key(shell.failing_step(r.command)) for r in runs))
     if len(keys) >= 3:
         programs = list(dict.fromkeys(commands.program(r.command) for r in runs))
@@ -301,7 +336,7 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None)
     elif told:
         tail = f" The user said: {told}."
     room = max(60, 214 - len(head) - len(tail))    # the count "(3 times in 2 sessions)" follows
-    cause = shell.shown_cause(failures.cause_line(last.text), room)
+    cause = shell.shown_cause(shared or failures.cause_line(last.text), room)
     if fix and fix in cause and ". " in cause[30:]:
         cause = cause[:cause.index(". ", 30)]   # "... To resolve this issue, run: <the fix>"
     end = "" if cause.endswith("…") else "."
