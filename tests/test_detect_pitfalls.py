@@ -3,7 +3,7 @@ the shape of the session (what ran after it, what the user said, what the output
 
 from __future__ import annotations
 
-from test_detect_coding import _pitfalls, _run, _session
+from test_detect_coding import _evidence, _pitfalls, _run, _session
 
 
 def _commands(*sessions: list[dict]) -> list[str]:
@@ -690,3 +690,35 @@ def test_a_cause_said_of_a_different_name_each_time_is_shown_without_the_name():
         for n, host in ((1, "127.0.0.1"), (2, "localhost"))]
     [pitfall] = _pitfalls(*hosts)
     assert "localhost:9222" in pitfall
+
+
+def test_a_fix_the_session_took_back_is_not_the_fix():
+    """The agent installed a gem system-wide and the tests ran; the user said not globally,
+    the gem was uninstalled and the project's bundle path set up instead: the install is
+    no fix, what the session kept is. A folder made and later removed is taken back too."""
+    missing = "Could not find rake-13.2.1 in locally installed gems\nRun `bundle install` to install missing gems."
+    [pitfall] = _pitfalls(_session("claude-1", [
+        ("call", "bundle exec rake test"), ("fail", "Exit code 7\n" + missing),
+        ("call", "gem install rake -v 13.2.1"), ("ok", "Successfully installed rake-13.2.1\n1 gem installed"),
+        ("call", "bundle exec rake test"), ("ok", "48 runs, 112 assertions, 0 failures, 0 errors"),
+        ("user", "not into the system ruby please, the gems live in vendor/bundle"),
+        ("call", "gem uninstall rake -v 13.2.1"), ("ok", "Successfully uninstalled rake-13.2.1"),
+        ("call", "bundle config set --local path vendor/bundle && bundle install"),
+        ("ok", "Bundle complete! 9 Gemfile dependencies, 31 gems now installed.")]),
+        _session("claude-2", [
+            ("call", "bundle exec rake test"), ("fail", "Exit code 7\n" + missing),
+            ("call", "bundle config set --local path vendor/bundle && bundle install"),
+            ("ok", "Bundle complete! 9 Gemfile dependencies, 31 gems now installed."),
+            ("call", "bundle exec rake test"), ("ok", "48 runs, 112 assertions, 0 failures")], 20))
+    assert "gem install" not in pitfall
+    assert "bundle config set --local path vendor/bundle" in pitfall
+    from dream.detect import commands, fixes
+    runs = commands.by_session([i for i in _evidence(_session("pi-1", [
+        ("call", "make docs"), ("fail", "mkdocs: error: cache dir /home/lu/.cache/site not found"),
+        ("call", "mkdir -p ~/.cache/site && make docs"), ("ok", "INFO - Documentation built"),
+        ("user", "not in ~/.cache, the Makefile takes SITE_CACHE=.site-cache"),
+        ("call", "rm -rf ~/.cache/site && SITE_CACHE=.site-cache make docs"),
+        ("ok", "INFO - Documentation built")])).items])
+    [failing, *later] = runs["pi-1"]
+    assert fixes.undone("mkdir -p ~/.cache/site", failing, later)
+    assert not fixes.undone("SITE_CACHE=.site-cache make docs", failing, later)

@@ -96,7 +96,8 @@ def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]],
     (:func:`dream.detect.objections.objected`): none of them is a fix."""
     tried = {r.command for r in runs}
     pairs = [(r, f) for r in runs
-             if (f := fix_of(r, by_session.get(r.item.stream, []), tried, refused))]
+             if (f := fix_of(r, by_session.get(r.item.stream, []), tried, refused))
+             and not undone(f, r, by_session.get(r.item.stream, []))]
     fixes = [f for _, f in pairs]
     if not fixes:
         return None
@@ -112,6 +113,31 @@ def fix(runs: list[CommandRun], by_session: dict[str, list[CommandRun]],
     swaps = [_last_part(f).split()[0] for r, f in pairs if _swapped(f, r.command)]
     return max(swaps, key=swaps.count) if swaps and max(map(swaps.count, swaps)) >= 2 \
         else None
+
+
+# a step and the one that takes it back: the same command with its verb turned round
+_TAKEN_BACK = {"install": "uninstall", "add": "remove", "enable": "disable", "link": "unlink"}
+
+
+def undone(fix: str, failing: CommandRun, runs: list[CommandRun]) -> bool:
+    """A fix the session took back later: a step of it run again with its verb turned round
+    (``arduino-cli core install arduino:avr`` ... ``arduino-cli core uninstall arduino:avr``,
+    ``npm link`` ... ``npm unlink``), or the folder it made removed (``mkdir -p ~/cache`` ...
+    ``rm -rf ~/cache``). The step worked, but the session did not keep it (the user said it
+    was the wrong way, and it went on another way): it is not what fixes the failure."""
+    later = [p for r in runs if r.item.seq > failing.item.seq and not r.failed
+             for p in shell.chain(r.command)]
+    for step in shell.chain(fix):
+        words = step.split()
+        for n, verb in enumerate(words[:3]):
+            back = _TAKEN_BACK.get(verb)
+            if back and n and " ".join([*words[:n], back, *words[n + 1:]]) in later:
+                return True
+        if words[:1] == ["mkdir"]:
+            made = {w for w in words[1:] if not w.startswith("-")}
+            if any(p.split()[:1] == ["rm"] and made & set(p.split()[1:]) for p in later):
+                return True
+    return False
 
 
 def _swapped(fix: str, failing: str) -> bool:
