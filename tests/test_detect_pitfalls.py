@@ -722,3 +722,20 @@ def test_a_fix_the_session_took_back_is_not_the_fix():
     [failing, *later] = runs["pi-1"]
     assert fixes.undone("mkdir -p ~/.cache/site", failing, later)
     assert not fixes.undone("SITE_CACHE=.site-cache make docs", failing, later)
+
+
+def test_a_module_run_by_python_is_the_program_the_user_objects_to():
+    """`python -m pytest` is pytest: "not pytest directly" right after it failed makes its
+    failure the agent's mistake in both sessions, no pitfall of the project."""
+    from dream.detect import howto, objections
+
+    missing = "Exit code 2\nE   ModuleNotFoundError: No module named 'ledger'"
+    sessions = [_session(f"claude-{n}", [
+        ("call", "python -m pytest tests/test_io.py -x"), ("fail", missing),
+        ("user", "not pytest directly, the BUILD files set up the import paths: "
+                 "`bazel test //ledger:all`"),
+        ("call", "bazel test //ledger:all"), ("ok", "//ledger:io_test PASSED in 1.4s")], 10 * n)
+        for n in (1, 2)]
+    assert _pitfalls(*sessions) == []
+    assert objections.step_key("python3 -m pip install -e .", howto.command_key) == \
+        howto.command_key("pip install -e .")

@@ -52,7 +52,7 @@ def objected(items: Sequence[Item], key_of: Callable[[str], str]) -> set[str]:
             if not said:
                 continue
             for step in chain(run.command):
-                key = key_of(step).lower().split()
+                key = step_key(step, key_of).lower().split()
                 if not key:
                     continue
                 key[0] = key[0].rsplit("/", 1)[-1]
@@ -66,6 +66,17 @@ def objected(items: Sequence[Item], key_of: Callable[[str], str]) -> set[str]:
                         out.add(prefix)
                         break
     return out
+
+
+# a Python module run as a program ("python -m pytest -q", "python3.12 -m pip install x")
+_MODULE_RUN = re.compile(r"^\s*(?:\S*/)?python[\d.]*\s+-m\s+(?=[\w.-])")
+
+
+def step_key(step: str, key_of: Callable[[str], str]) -> str:
+    """The key of a step, a module run by Python read as the program it is: "python -m
+    pytest src/billing" is pytest, so "not pytest" objects to it."""
+    m = _MODULE_RUN.match(step)
+    return key_of(step[m.end():]) if m else key_of(step)
 
 
 def _next_statement(after: Sequence[Item]) -> str:

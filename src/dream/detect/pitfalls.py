@@ -59,7 +59,7 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
                                 commands.limit_reached(run.command, item.text)):
             continue
         if run is not None and refused and objections.covers(
-                refused, howto.command_key(shell.failing_step(run.command))):
+                refused, objections.step_key(shell.failing_step(run.command), howto.command_key)):
             mistaken.add(item.id)
         if not sig or failures.GENERIC.search(sig) or \
                 _EXIT_ONLY.match(failures.cause_line(item.text)):
