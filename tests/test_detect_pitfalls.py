@@ -739,3 +739,25 @@ def test_a_module_run_by_python_is_the_program_the_user_objects_to():
     assert _pitfalls(*sessions) == []
     assert objections.step_key("python3 -m pip install -e .", howto.command_key) == \
         howto.command_key("pip install -e .")
+
+
+def test_a_command_the_harness_stopped_is_named_by_what_it_waited_for():
+    """Claude Code's "Command timed out after 2m 0.0s" and Codex's "(command timed out after
+    120000ms)" only say time ran out; the program's last line saying what it was waiting
+    for is the cause, with the time-out after it. Without such a line the note stays."""
+    from dream.detect import failures
+
+    locked = ("Exit code 124\n    Updating crates.io index\n"
+              "    Blocking waiting for file lock on package cache\nCommand timed out after 2m 0.0s")
+    assert failures.cause_line(locked) == ("Blocking waiting for file lock on package cache "
+                                           "(Command timed out after 2m 0.0s)")
+    assert failures.cause_line("Compiling 412 files\n(command timed out after 120000ms)") == \
+        "(command timed out after 120000ms)"
+    sessions = [_session(f"codex-{n}", [
+        ("call", "cargo build -p ingest"), ("fail", locked),
+        ("call", "pkill -x rust-analyzer && cargo build -p ingest"),
+        ("ok", "   Compiling ingest v0.4.1\n    Finished `dev` profile in 38.20s")], 10 * n)
+        for n in (1, 2)]
+    [pitfall] = _pitfalls(*sessions)
+    assert "waiting for file lock on package cache" in pitfall
+    assert pitfall.endswith("Fix: run `pkill -x rust-analyzer`.")

@@ -154,7 +154,27 @@ def cause_line(text: str) -> str:
     says what it means (:func:`_with_detail`)."""
     line = _caused_by(_cause_line(text), text)
     line = _SEE_LINK.sub("", line) or line
+    line = _waited_on(line, text)
     return _with_detail(line, text) if line else line
+
+
+# the note an agent's harness ends the output of a command it stopped with ("Command timed
+# out after 2m 0.0s" in Claude Code, "(command timed out after 120000ms)" in Codex)
+_STOPPED = re.compile(r"^\W*command timed out after [\d.]+\s*\w*(?:\s+[\d.]+\s*s)?\W*$", re.I)
+_WAITING = re.compile(r"\bwaiting\b", re.I)
+
+
+def _waited_on(line: str, text: str) -> str:
+    """A command the agent's harness stopped at its time limit hung on something: the last
+    line the program printed that says what it was waiting for ("Buck2 daemon is busy:
+    waiting for another command (pid 48121) to finish...", "Waiting for file changes...")
+    names it, the note that time ran out said after it."""
+    if not _STOPPED.match(line):
+        return line
+    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    at = next((n for n, ln in enumerate(lines) if line in ln), len(lines))
+    waiting = next((ln for ln in reversed(lines[:at]) if _WAITING.search(ln)), None)
+    return f"{waiting.rstrip(' .')[:300]} ({line.strip(' ()^')})" if waiting else line
 
 
 # a line that names what the line above it was caused by, on the same line or the next
