@@ -761,3 +761,22 @@ def test_a_command_the_harness_stopped_is_named_by_what_it_waited_for():
     [pitfall] = _pitfalls(*sessions)
     assert "waiting for file lock on package cache" in pitfall
     assert pitfall.endswith("Fix: run `pkill -x rust-analyzer`.")
+
+
+def test_the_step_that_got_a_retry_past_the_cause_is_its_fix_though_the_retry_stopped_later():
+    """`go mod tidy`, then the same `go test ./...` got past the missing go.sum entry and
+    stopped at the database not running: `go mod tidy` fixed the first failure, not the
+    `docker compose up -d db` that came after for the second."""
+    from dream.detect import commands, fixes
+
+    runs = commands.by_session([i for i in _evidence(_session("codex-1", [
+        ("call", "go test ./..."),
+        ("fail", "Exit code: 1\nOutput:\ninternal/store/pg.go:9:2: missing go.sum entry for module "
+                 "providing package github.com/jackc/pgx/v5; to add:\n\tgo get internal/store"),
+        ("call", "go mod tidy"), ("ok", "go: downloading github.com/jackc/pgx/v5 v5.7.1"),
+        ("call", "go test ./..."),
+        ("fail", "Exit code: 1\nOutput:\n--- FAIL: TestStore (0.00s)\n    store_test.go:21: dial tcp "
+                 "127.0.0.1:5432: connect: connection refused\nFAIL\tledger/internal/store\t0.012s"),
+        ("call", "docker compose up -d db && go test ./..."),
+        ("ok", "ok  \tledger/internal/store\t0.311s")])).items])["codex-1"]
+    assert fixes.fix_of(runs[0], runs) == "go mod tidy"

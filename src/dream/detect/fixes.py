@@ -208,8 +208,17 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
         # another step of the set-up ("drush: command not found", then "getaddrinfo failed")
         if run.failed and failures.signature(run.item.text) != past and parts and \
                 len(run.command) <= 160 and \
-                not any(ENVIRONMENT.search(line) for line in
-                        (run.item.text or "")[:1500].splitlines()):
+                any(ENVIRONMENT.search(line) for line in (run.item.text or "")[:1500].splitlines()):
+            # the same command again got past this cause to stop at a set-up step (a busy
+            # daemon, a host not found): a step that worked in between is what got it past
+            # ("reindeer buckify", then "buck2 test" timed out on its daemon); without one,
+            # the search goes on
+            if parts[-1].strip() == _last_part(failing.command).strip() and \
+                    _steps_between(after[:n], refused):
+                fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key, refused)
+                return fix if fix not in tried else None
+        elif run.failed and failures.signature(run.item.text) != past and parts and \
+                len(run.command) <= 160:
             if _retries(parts[-1], failing.command):    # the retry got past this cause
                 fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key,
                                     refused)
@@ -261,9 +270,7 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     # (a step the failing command already ran first is no fix: "source env.sh && twister"
     # failed, the code was edited, the same chain worked)
     ran = set(shell.chain(failing.command))
-    steps = [r for r in after[:n] if not r.failed and shell.changes(r.command)
-             and not REJECTED_CALL.search((r.item.text or "")[:400])
-             and not objections.covers(refused, howto.command_key(r.command))]
+    steps = _steps_between(after[:n], refused)
     named = [r.command for r in steps if named_by(r.command, failing)]
     if named:
         # the step the failure itself said to run ("Did you run packer init for this
@@ -285,6 +292,15 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     if added and " " in key or n == 0 and _options_only(run.command, failing.command):
         return run.command
     return steps[0].command if steps else None
+
+
+def _steps_between(runs: list[CommandRun], refused: set[str] | frozenset[str]
+                   ) -> list[CommandRun]:
+    """The steps that worked and can change something, among ``runs``, the user neither
+    refused nor objected to."""
+    return [r for r in runs if not r.failed and shell.changes(r.command)
+            and not REJECTED_CALL.search((r.item.text or "")[:400])
+            and not objections.covers(refused, howto.command_key(r.command))]
 
 
 def _instead(run: CommandRun, failing: CommandRun, cause: str) -> str | None:
