@@ -780,3 +780,18 @@ def test_the_step_that_got_a_retry_past_the_cause_is_its_fix_though_the_retry_st
         ("call", "docker compose up -d db && go test ./..."),
         ("ok", "ok  \tledger/internal/store\t0.311s")])).items])["codex-1"]
     assert fixes.fix_of(runs[0], runs) == "go mod tidy"
+
+
+def test_a_path_in_the_users_home_is_shown_from_the_tilde():
+    """"/home/mirela/.lima/docker.sock" names one account on one machine: the line shows
+    "~/.lima/docker.sock"; a long path is still cut to its last part first."""
+    from dream.detect import shell
+
+    assert shell.shown_cause("Cannot connect to the Docker daemon at unix:///home/mirela/"
+                             ".lima/docker.sock. Is the docker daemon running?") == (
+        "Cannot connect to the Docker daemon at unix://~/.lima/docker.sock. Is the docker "
+        "daemon running?")
+    assert shell.shown_cause("open /Users/tomasz/src/shop/web/node_modules/.vite/deps/"
+                             "chunk.js: no such file") == "open …/chunk.js: no such file"
+    assert shell.shown_cause("cannot open /srv/home/ci/cache.db") == \
+        "cannot open /srv/home/ci/cache.db"

@@ -72,6 +72,9 @@ _FIGURES = re.compile(r"(?<=[a-z])\s+--?\s+(?:[\w.]+\s*[:=]\s*[\d.,]+\s*[A-Za-z%
 
 
 _LONG_PATH = re.compile(r"(?<![\w`])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:/[^\s/`'\"]+){3,}/?")
+# a user's home folder at the start of a path ("/Users/ana/", "/home/jonas/"): the account
+# of one machine, the same place as "~/" on every other
+_HOME = re.compile(r"(?<![\w.~-])/(?:Users|home)/[^/\s`'\"]+/")
 
 
 def _short_path(m: re.Match[str]) -> str:
@@ -88,7 +91,8 @@ def _short_path(m: re.Match[str]) -> str:
 def shown_cause(line: str, limit: int = 160) -> str:
     """A cause line as a reader wants it: without its file location (``x.ts(3,4): ``,
     ``codec.cpp:(.text+0x1a4): ``), the tool's log prefix (``npm ERR!``) or the project
-    tag MSBuild appends; cut at a sentence end, else a word, before ``limit``."""
+    tag MSBuild appends, a path in the user's home folder from ``~/``; cut at a sentence
+    end, else a word, before ``limit``."""
     text = _LOG_PREFIX.sub("", _LOCATION.sub("", _SHELL_SAID.sub("", _LOG_HEADER.sub(
         "", line.strip()))))
     text = _MODULE.sub("", text)        # "django.db.utils.OperationalError" -> its class
@@ -96,7 +100,7 @@ def shown_cause(line: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     text = _QUERY.sub("", text)         # "... Connection refused (Connection: mysql, SQL: ...)"
     text = _FIGURES.sub("", text)       # "... available memory -- req: 32 GB; avail: 15.5 GB"
-    text = _LONG_PATH.sub(_short_path, text)
+    text = _HOME.sub("~/", _LONG_PATH.sub(_short_path, text))
     end = text.rfind(". ")
     if end > 20 and len(text[end + 2:].split()) <= 3 and not text.endswith((".", "!", ")")):
         text = text[:end + 1]           # "... operable program. Check" (a wrapped line)
