@@ -795,3 +795,24 @@ def test_a_path_in_the_users_home_is_shown_from_the_tilde():
                              "chunk.js: no such file") == "open …/chunk.js: no such file"
     assert shell.shown_cause("cannot open /srv/home/ci/cache.db") == \
         "cannot open /srv/home/ci/cache.db"
+
+
+def test_a_line_that_only_says_a_step_ran_into_errors_is_named_by_the_error_under_it():
+    """"Error while executing the lando command." and "Startup failed due to errors" name
+    no error; the line under each does (read from the exception it names). A line that
+    says its error itself after a colon keeps it."""
+    from dream.detect import failures
+
+    lando = ("Exit code 1\n> shop@2.3.0 test:unit\n> lando phpunit\n\n"
+             "✖ Error while executing the lando command.\nservice \"appserver\" is not running\n")
+    assert failures.cause_line(lando) == 'service "appserver" is not running'
+    startup = ("[ERROR] Tests run: 4, Failures: 0, Errors: 1, Skipped: 0\n"
+               "java.lang.RuntimeException: io.example.boot.StartupException: Startup failed "
+               "due to errors\n\t[error]: Step io.example.kafka.BrokerCheck#verify threw an "
+               "exception: java.lang.IllegalStateException: No Kafka broker reachable at "
+               "localhost:9092\n\tat io.example.boot.Runner.run(Runner.java:88)\n"
+               "[INFO] BUILD FAILURE")
+    assert failures.cause_line(startup) == ("java.lang.IllegalStateException: No Kafka broker "
+                                            "reachable at localhost:9092")
+    own = "Error while running migrations: relation \"users\" already exists\nmake: *** [db] Error 1"
+    assert failures.cause_line(own) == 'Error while running migrations: relation "users" already exists'

@@ -155,7 +155,37 @@ def cause_line(text: str) -> str:
     line = _caused_by(_cause_line(text), text)
     line = _SEE_LINK.sub("", line) or line
     line = _waited_on(line, text)
+    line = _said_below(line, text)
     return _with_detail(line, text) if line else line
+
+
+# a line that says only that a step ran into errors, naming none ("✖ Error while running
+# docker compose command.", "BuildException: Build failure: Build failed due to errors")
+_ONLY_FAILED = re.compile(r"\b(?:error|failure)s?\s+(?:occurred\s+)?(?:while|when|during)\s+"
+                          r"(?:running|executing|calling|invoking)\b[^:]*$"
+                          r"|\bfailed due to (?:\w+\s+)?errors?\W*$", re.I)
+_RAISED = re.compile(r"(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception): \S.*")
+
+
+def _said_below(line: str, text: str) -> str:
+    """A cause line that only says a step ran into errors is named by the line under it,
+    the error it ran into ('service "tests-cli" is not running' under "Error while running
+    docker compose command."; "[error]: Build step ... threw an exception: java.lang.
+    IllegalStateException: Could not find a valid Docker environment" under "Build failed
+    due to errors"), read from the exception it names when it names one."""
+    if not _ONLY_FAILED.search(line):
+        return line
+    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    at = next((n for n, ln in enumerate(lines) if line in ln), None)
+    if at is None or at + 1 >= len(lines):
+        return line
+    below = _PREFIX.sub("", lines[at + 1]).lstrip(": ").strip()
+    raised = _RAISED.search(below)
+    below = raised[0] if raised else below
+    if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
+            _ADVICE.match(below) or _FRAME.match(below):
+        return line
+    return below[:400]
 
 
 # the note an agent's harness ends the output of a command it stopped with ("Command timed
