@@ -816,3 +816,25 @@ def test_a_line_that_only_says_a_step_ran_into_errors_is_named_by_the_error_unde
                                             "reachable at localhost:9092")
     own = "Error while running migrations: relation \"users\" already exists\nmake: *** [db] Error 1"
     assert failures.cause_line(own) == 'Error while running migrations: relation "users" already exists'
+
+
+def test_a_chained_root_that_names_nothing_gives_way_to_the_exception_raised_from_it():
+    """The root of a Python chain is the cause, unless it names nothing of its own ("[Errno
+    -3] Temporary failure in name resolution") and the exception raised from it names what
+    was being reached; a root that names its file stays the cause."""
+    from dream.detect import failures
+
+    chain = ("Traceback (most recent call last):\n  File \"/srv/ingest/.venv/lib/python3.11/"
+             "site-packages/urllib3/connection.py\", line 203, in _new_conn\n"
+             "socket.gaierror: [Errno -3] Temporary failure in name resolution\n\n"
+             "The above exception was the direct cause of the following exception:\n\n"
+             "Traceback (most recent call last):\n  File \"/srv/ingest/jobs/reindex.py\", "
+             "line 41, in <module>\n"
+             "ingest.search.SearchUnavailable: cannot reach OpenSearch at "
+             "https://search.internal:9200\n")
+    assert failures.cause_line(chain) == ("ingest.search.SearchUnavailable: cannot reach "
+                                          "OpenSearch at https://search.internal:9200")
+    missing = chain.replace("socket.gaierror: [Errno -3] Temporary failure in name resolution",
+                            "FileNotFoundError: [Errno 2] No such file or directory: "
+                            "'certs/search-ca.pem'")
+    assert failures.cause_line(missing).startswith("FileNotFoundError: [Errno 2]")

@@ -292,10 +292,27 @@ def _root_of_chain(lines: list[str]) -> list[str]:
     under "kedro.io.core.DatasetError: Failed while loading data from dataset ..."): the
     root cause, which the wrapping exception only restates as the step that failed."""
     at = next((n for n, ln in enumerate(lines) if _DIRECT_CAUSE.match(ln)), None)
-    if at is None or not any(_CAUSE_LINE[0].match(ln) and not _NOISE_LINE.match(ln)
-                             for ln in lines[:at]):
+    raised = [ln for ln in lines[:at] if _CAUSE_LINE[0].match(ln) and not _NOISE_LINE.match(ln)]
+    if at is None or not raised:
+        return lines
+    wrapper = [ln for ln in lines[at:] if _CAUSE_LINE[0].match(ln) and not _NOISE_LINE.match(ln)]
+    if wrapper and not _names_a_thing(raised[-1]) and _names_a_thing(wrapper[-1]):
+        # the root names nothing ("httpx.ConnectError: [Errno -2] Name or service not
+        # known"), the exception raised from it says what it was reaching ("RuntimeError:
+        # Failed to reach API at http://prefect.lan:4200/api/"): that one says more
         return lines
     return lines[:at]
+
+
+# what an exception's message names: a quoted name, a path, an address, a dotted name
+_A_THING = re.compile(r"['\"`][^'\"`]+['\"`]|(?<!\w)/\w|://|\w:\d+|\b\w+\.\w+\b")
+
+
+def _names_a_thing(line: str) -> bool:
+    """The message of an exception line names a thing of its own, not only what went
+    wrong in words ("[Errno -2] Name or service not known" names nothing)."""
+    message = line.split(": ", 1)[1] if ": " in line else ""
+    return bool(_A_THING.search(message))
 
 
 _BARE_LABEL = re.compile(r"^\s*(?:error|fatal)\s*:\s*$", re.I)
