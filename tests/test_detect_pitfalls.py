@@ -838,3 +838,22 @@ def test_a_chained_root_that_names_nothing_gives_way_to_the_exception_raised_fro
                             "FileNotFoundError: [Errno 2] No such file or directory: "
                             "'certs/search-ca.pem'")
     assert failures.cause_line(missing).startswith("FileNotFoundError: [Errno 2]")
+
+
+def test_a_retry_with_a_flag_before_its_subcommand_after_a_step_chained_before_it():
+    """`stack --install-ghc setup && stack --install-ghc test` runs `stack test` again with a
+    flag before its subcommand: the step chained before it is the fix. A flag that takes a
+    value (`npm --prefix web test`) runs it on something else."""
+    from dream.detect import fixes
+
+    nogh = ("Exit code 1\nNo compiler found, expected minor version match with ghc-9.6.6 "
+            "(x86_64) (based on resolver setting in /home/ola/tally/stack.yaml).\nTo install "
+            "the correct GHC into ~/.stack/programs/x86_64-linux/, try running 'stack setup' "
+            "or use the '--install-ghc' flag.")
+    session = _session("claude-1", [
+        ("call", "stack test"), ("fail", nogh),
+        ("call", "stack --install-ghc setup && stack --install-ghc test"),
+        ("ok", "tally> Test suite tally-test passed")])
+    [pitfall] = _pitfalls(session)
+    assert pitfall.endswith("Fix: run `stack --install-ghc setup`.")
+    assert not fixes._flagged_retry("npm --prefix web test", "npm test")

@@ -228,7 +228,10 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
                 return fix      # "./scripts/test.sh" did what "odin test" could not
         if run.failed or len(run.command) > 160 or shell.edits(run.command):
             continue
-        retried = [i for i, p in enumerate(parts) if _retries(p, failing.command)]
+        # (a retry with a flag put before its subcommand counts after a step chained
+        # before it: "jpm -l deps && jpm -l test")
+        retried = [i for i, p in enumerate(parts) if _retries(p, failing.command) or
+                   i and _flagged_retry(p, failing.command)]
         if retried:
             fix = _before_retry(n, run, parts, retried[0], after, failing, key, refused)
             return fix if fix not in tried else None
@@ -252,7 +255,8 @@ def chained_before_retry(fix: str, runs: list[CommandRun],
         if not later or later[0].failed or interrupted(later[0].item.text):
             continue
         parts = shell.chain(later[0].command)
-        if len(parts) >= 2 and _retries(parts[-1], run.command) and \
+        if len(parts) >= 2 and (_retries(parts[-1], run.command) or
+                                _flagged_retry(parts[-1], run.command)) and \
                 " && ".join(parts[:-1]) == fix:
             out.append(later[0])
         elif flag and later[0].command == fix and flags(fix) - flags(run.command) and \
@@ -331,6 +335,15 @@ def _retries(part: str, failing: str) -> bool:
     if howto.command_key(part) != key:
         return False
     return " " in key or _positional(part) == _positional(_last_part(failing))
+
+
+def _flagged_retry(part: str, failing: str) -> bool:
+    """The failing command again with a flag put before its subcommand ("jpm -l test" for
+    "jpm test", "npm --prefix web test" is not: the flag takes a value): the same program
+    and the same words that are no flags, in the same order."""
+    words = _last_part(failing).split()
+    return " " in howto.command_key(_last_part(failing)) and \
+        part.split()[:1] == words[:1] and _positional(part) == _positional(_last_part(failing))
 
 
 def _other_values(retry: str, failing: str) -> bool:
