@@ -690,6 +690,13 @@ def test_a_cause_said_of_a_different_name_each_time_is_shown_without_the_name():
         for n, host in ((1, "127.0.0.1"), (2, "localhost"))]
     [pitfall] = _pitfalls(*hosts)
     assert "localhost:9222" in pitfall
+    gone = "ssh: Could not resolve hostname {}: Name or service not known"
+    hidden = [_session(f"claude-{n}", [
+        ("call", "ssh root@nas 'df -h'" if n == 1 else "ssh root@[REDACTED_IP]:2222 'df -h'"),
+        ("fail", gone.format(host))], 10 * n)
+        for n, host in ((1, "nas"), (2, "[REDACTED_IP]:2222"))]
+    [pitfall] = _pitfalls(*hidden)
+    assert "hostname [REDACTED_IP]:2222: Name or service not known" in pitfall
 
 
 def test_a_fix_the_session_took_back_is_not_the_fix():

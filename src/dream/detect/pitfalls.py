@@ -305,9 +305,9 @@ def _shared_cause(failed: list[Item]) -> str | None:
             out.append(words[0])
             continue
         differ += 1
-        if any(_ADDRESS.search(w) for w in words) or \
+        if any(_ADDRESS.search(w) or "[REDACTED" in w for w in words) or \
                 len({re.sub(r"\d+", "", w) for w in words}) == 1:
-            return None         # another address, another number: not a name
+            return None         # another address, a number, a secret left out: no name
         m = re.match(r"^(\W*)(.*?)(\W*)$", words[-1])
         out.append(f"{m[1]}…{m[3]}")
     return " ".join(out) if differ <= 2 else None
