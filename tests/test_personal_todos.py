@@ -625,3 +625,45 @@ def test_clauses_split_as_before_and_a_run_of_spaces_quickly():
     started = time.perf_counter()
     todos._CLAUSES.split(" " * 4000)
     assert time.perf_counter() - started < 1.5
+
+
+# -- a payment taken on as the transfer to make, or with the thing named first -------------------
+@pytest.mark.parametrize("taken, done, word", [
+    ("je fais le virement pour l'adhésion au club demain", "virement de l'adhésion fait ✅",
+     "adhésion"),
+    ("Yo hago la transferencia del alquiler esta semana", "Ya está hecha la transferencia del alquiler",
+     "alquiler"),
+    # (Spanish names the thing first and repeats it with a pronoun: "el seguro lo pago yo")
+    ("El seguro del coche lo pago yo el lunes", "Seguro pagado!", "seguro"),
+    ("me ha llegado la del agua, la pago yo este finde", "la del agua, pagada", "agua"),
+])
+def test_a_payment_taken_on_is_a_to_do_closed_when_paid(taken, done, word):
+    (todo,) = todos([me(taken)])
+    assert word in todo["title"].lower()
+    msgs = [me(taken), me(done, at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+
+
+@pytest.mark.parametrize("text", [
+    "el libro lo tengo yo",             # having a thing is no task
+    "la cena la paga Marcos",           # someone else pays
+])
+def test_a_thing_named_first_that_the_user_does_not_take_on_is_no_to_do(text):
+    assert todos([me(text)]) == []
+
+
+def test_a_yes_done_answers_the_question_right_before_it():
+    """"¿pagaste la luz?" - "sí, ya está": the answer says nothing of what is done, the
+    question it answers does."""
+    asked = [they("Nacho", "oye, ¿pagaste el gas? y lo de mañana sigue en pie"),
+             me("sí, ya está 👍")]
+    assert _closed(asked, "Pagar el gas") == ["R1"]
+    # a question about something else, or a no, closes nothing
+    assert _closed([they("Nacho", "¿vienes el sábado?"), me("sí, ya está apuntado")],
+                   "Pagar el gas") == []
+    assert _closed([they("Nacho", "¿pagaste el gas?"), me("no, todavía no está")],
+                   "Pagar el gas") == []
+    # nor an answer after the user has spoken in between
+    assert _closed([they("Nacho", "¿pagaste el gas?"), me("ahora te digo"),
+                    me("ya está 👍")], "Pagar el gas") == []

@@ -192,7 +192,8 @@ def _task(raw: str) -> str:
         task = re.sub(r"\s+(?:(?:this|next) (?:week|month|weekend)|soon|asap|later|beforehand|"
                       r"in advance|ahead of time|"
                       r"today|tonight|tomorrow|demain|ce soir|cette semaine|morgen|heute|"
-                      r"diese woche|mañana|hoy|esta noche|esta semana)$", "", task,
+                      r"diese woche|am wochenende|ce week-end|mañana|hoy|esta noche|esta semana|"
+                      r"este finde|este fin de semana)$", "", task,
                       flags=re.I).strip(" ,")
     return task.strip(" ,")
 
@@ -213,9 +214,20 @@ def deadline_subject(sent: str) -> str | None:
     return m[1].strip(" :*,") if m else None
 
 
+# a thing named first, then taken on with a pronoun standing for it and "yo" after the verb
+# (Spanish doubles the object this way): "La tasa la pago yo online", "me ha llegado la de
+# la luz, la pago yo este finde", "los billetes los compro yo"
+_DOUBLED = re.compile(r"\b((?:el|la|los|las|lo) (?:[^\W\d_][\w'-]* ){0,4}?[^\W\d_][\w'-]*),? "
+                      r"(?:lo|la|los|las) (pago|compro|llevo|traigo|reservo|pido|mando|envío|"
+                      r"llamo|recojo|preparo|hago|imprimo|relleno|organizo) yo\b([^.!?;]*)", re.I)
+
+
 def commitment(sent: str) -> str | None:
     """The task a user's sentence takes on, or None (a question takes nothing on)."""
     sent = re.sub(r"¿[^?]*\?|[^.!?]*\?", " ", sent)
+    m = _DOUBLED.search(sent)
+    if m:       # the verb first, then the thing its pronoun stands for
+        return _task(f"{m[2].lower()} {m[1][0].lower()}{m[1][1:]}{m[3]}")
     m = _TAKE_ON.search(sent)
     if m:
         task = _task(m[1] or m[2])
@@ -436,6 +448,8 @@ class TodoReader:
     #                             with, whether the to-do given up is closed already)
     relieved: list[tuple[str | None, str | None, str]] = field(default_factory=list)
     #                                                 (row, name, title) of this message
+    asked: dict[str, str] = field(default_factory=dict)     # stream -> the question its
+    #                                                         last message from someone asks
 
     def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
@@ -445,6 +459,14 @@ class TodoReader:
         author = getattr(item, "author", None) if item.role == "other" else None
         stream = conversation(item.stream)
         group = stream in self.groups
+        # "¿pagaste la luz?" - "sí, ya está pagada": the user's answer is about what the
+        # question right before it in the conversation names
+        asked = self.asked.pop(stream, None) if item.role == "user" else None
+        if item.role == "other":
+            question = " ".join(re.findall(r"¿[^?]*\?|[^.!?¿\n]*\?", readable(item.text))[:5])
+            self.asked.pop(stream, None)
+            if question:
+                self.asked[stream] = question
         if item.role == "user" and not _ANSWER_LATER.search(item.text):
             # "Could you reply to confirm by 4 December?" - "Thrilled - confirming!": the
             # user answering in that conversation is the reply asked for
@@ -548,6 +570,11 @@ class TodoReader:
                 if not (row or name) and len(item.text) <= 300:
                     # "Attached is the tax form. Done on my side.": the item says what is done
                     row, name = self._matching_todo(item.text)
+                if not (row or name) and asked and n == 0 and \
+                        not re.search(r"\b(?:no|not|nope|todavía|pas encore|noch nicht)\b|n't\b",
+                                      sent, re.I):
+                    # "did you pay the light bill?" - "yes, all paid": the question names it
+                    row, name = self._matching_todo(asked)
                 if row or name:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
