@@ -373,3 +373,39 @@ def test_a_message_of_spaces_is_read_for_birthdays_in_linear_time():
     assert time.perf_counter() - started < 3
     [found] = facts.birthdays(item("the 14th of June is my birthday, come over"))
     assert found.fields["name"] == "Tom" and "06-14" in found.fields["birthday"]
+
+
+def _open_row(title: str, asker: str = "") -> Record:
+    at = "2026-05-04T10:00:00Z"
+    fields = {"title": FieldValue(title, at, ["i1"], "r1", "propose"),
+              "status": FieldValue("open", at, ["i1"], "r1", "propose")}
+    if asker:
+        fields["from"] = FieldValue(asker, at, ["i1"], "r1", "propose")
+    return Record("todo", "t", fields)
+
+
+def _said(text: str, author: str = "Robin", role: str = "user") -> Item:
+    return Item(seq=1, id="i2", source="jsonl", ref="", stream="chat", project_key=None,
+                author=author, role=role, said_at="2026-05-09T16:00:00Z", text=text,
+                tool_name=None, is_error=None, kind="message", evidence=True, entities=())
+
+
+@pytest.mark.parametrize("title, asker, item", [
+    # the payment said as done or as its noun, without the thing: "Pay the fee"
+    ("Pay the fee", "", _said("Thank you. We have received your payment of £40.00 for ref "
+                              "KX-2231.", author="Harbour Marina", role="other")),
+    ("Send the signed lease back", "", _said("Sent! Let me know if the scan is unreadable")),
+    # the person who asked for it writes again
+    ("Send me the gate code when you get a minute", "Dana Whit",
+     _said("👍 got it", author="Dana Whit", role="other")),
+])
+def test_a_message_about_a_todo_without_its_thing_touches_it(title, asker, item):
+    todo = _open_row(title, asker)
+    state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
+    assert state.touched([Bundle("B1", [item])]) == [todo]
+
+
+def test_a_message_with_neither_the_thing_the_verb_done_nor_the_asker_touches_nothing():
+    todo = _open_row("Pay the fee", "Harbour Marina")
+    state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
+    assert state.touched([Bundle("B1", [_said("Lovely evening, thanks all")])]) == []

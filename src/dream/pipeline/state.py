@@ -8,10 +8,12 @@ run sees exactly the commit it builds on.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
 from dream.detect.prose import stems
+from dream.detect.todos import IRREGULAR, PARTICIPLE
 from dream.kinds.records import STANDING_KEY, FieldValue, Record, kind_of_path, record_path
 from dream.kinds.text import find_date, parse_when, sentences
 from dream.store.document import quick_meta, title_of
@@ -131,6 +133,7 @@ class State:
         """
         entities: set[str] = set()
         said: set[str] = set()
+        spoken: set[str] = set()        # every word, as said ("sent", "paid")
         days: set[str] = set()          # dates the messages name
         for b in bundles:
             entities |= {e.lower() for e in b.entities}
@@ -140,6 +143,7 @@ class State:
                 if it.role == "other" and it.author:
                     entities.add(it.author.strip().lower())
                 said |= stems(it.text[:TOUCH_TEXT_CHARS])
+                spoken |= set(re.findall(r"[^\W\d_]{3,}", it.text[:TOUCH_TEXT_CHARS].lower()))
                 if it.role in ("user", "other"):
                     ref = parse_when(it.said_at)
                     days |= {d for d in (find_date(x, ref) for x in
@@ -171,7 +175,8 @@ class State:
         plans = {r.key for r in out}
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
                 and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said
-                     or r.get("event") in plans)]
+                     or r.get("event") in plans or _asker_writes(r, entities)
+                     or _done_form(r.get("title"), spoken))]
         if self.standing():
             out.append(self.standing())
         out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
@@ -182,6 +187,25 @@ class State:
         notes.sort(key=lambda r: (r.latest_said(), r.key), reverse=True)
         out += notes
         return out[:limit]
+
+
+def _asker_writes(todo: Record, entities: set[str]) -> bool:
+    """Whether the person who asked for a to-do ("from") writes in the run: their "Sent it,
+    thanks" or "we have received your payment" may be about it."""
+    asker = todo.get("from").strip().lower()
+    return bool(asker) and asker in entities
+
+
+def _done_form(title: str, said: set[str]) -> bool:
+    """Whether the messages say a to-do's verb in its done form or as its noun ("Pay the
+    fee": "paid", "payment received"; "Send the forms": "sent"), which a message about the
+    to-do may say without naming its thing."""
+    verb = (title.split() or [""])[0].lower()
+    if len(verb) < 3:
+        return False
+    forms = {IRREGULAR.get(verb, ""), PARTICIPLE.get(verb, ""), verb + "ed", verb + "ment",
+             verb + "ments"} - {""}
+    return bool(forms & said)
 
 
 def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> State:
