@@ -667,3 +667,40 @@ def test_a_yes_done_answers_the_question_right_before_it():
     # nor an answer after the user has spoken in between
     assert _closed([they("Nacho", "¿pagaste el gas?"), me("ahora te digo"),
                     me("ya está 👍")], "Pagar el gas") == []
+
+
+# -- a thing taken on with "do", a colloquial German "kümmer", a French "je prépare" -------------
+@pytest.mark.parametrize("taken, done, word", [
+    ("fine, I'll do the seating plan tonight and send it round", "seating plan done!", "seating"),
+    # (German drops the -e of the first person in chat: "ich bring", "ich mach", "ich kümmer")
+    ("Ich kümmer mich um den Grill, ihr bringt Salate mit", "Grill hab ich schon abgeholt 🔥",
+     "grill"),
+    ("Je prépare les cartons d'invitation pour samedi", "Cartons d'invitation envoyés !",
+     "cartons"),
+])
+def test_a_thing_taken_on_is_a_to_do_closed_when_done(taken, done, word):
+    (todo,) = todos([me(taken)])
+    assert word in todo["title"].lower()
+    msgs = [me(taken), me(done, at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+
+
+@pytest.mark.parametrize("text", [
+    "I'll do the same as last year",
+    "I'll do my best to be on time",
+    "Raj said he'll do the washing up",
+])
+def test_doing_the_same_or_ones_best_is_no_to_do(text):
+    assert todos([me(text)]) == []
+
+
+@pytest.mark.parametrize("text", [
+    "la facture d'eau est payée ?",
+    "¿la factura del agua ya está pagada?",
+    "is the water bill paid?",
+])
+def test_a_question_whether_it_is_done_leaves_the_to_do_open(text):
+    assert _closed([me(text)], "Payer la facture d'eau" if "facture" in text else
+                   "Pagar la factura del agua" if "factura" in text else
+                   "Pay the water bill") == []

@@ -107,7 +107,11 @@ _TAKE_ON = re.compile(
     r"then|happily|definitely|gladly)\s+)?((?:bring|send|buy|book|order|sort|look (?:at|into)|"
     r"check|call|pay|pick up|get|transfer|text|email|write|print|ask|organi[sz]e|arrange|"
     r"handle|reserve|renew|return|fix|prepare|finish|submit|confirm|collect|drop off|grab|"
-    r"move|update|share|bake|cook|make a|make the|find|research|fill (?:in|out))\b.{2,140})|"
+    r"move|update|share|bake|cook|make a|make the|find|research|fill (?:in|out)|"
+    # a thing to do said with "do" and its thing: "I'll do the invitations this week" (not
+    # "I'll do the same", "I'll do my best")
+    r"do(?= (?:the|a|an|some|our|my) (?!same\b|rest\b|best\b|honou?rs\b|maths?\b)[^\W\d_]))"
+    r"\b.{2,140})|"
     r"^((?:sending|bringing|booking|ordering|buying|paying|transferring|picking up)\s+"
     r"(?:the|a|an|my|our|your|it|them|you|some|£|\$|€|\d).{1,140})", re.I)
 # "I'll bring Jo": a person comes along, no task
@@ -564,6 +568,8 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
+            if sent.rstrip().endswith("?"):
+                continue        # "la facture est payée ?": asked, not said done
             if DONE.search(sent) or _done_words().search(sent) or (
                     item.role == "user" and (_done_state(sent) or self._acquired(sent))):
                 row, name = self._matching_todo(sent)
