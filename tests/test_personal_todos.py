@@ -704,3 +704,19 @@ def test_a_question_whether_it_is_done_leaves_the_to_do_open(text):
     assert _closed([me(text)], "Payer la facture d'eau" if "facture" in text else
                    "Pagar la factura del agua" if "factura" in text else
                    "Pay the water bill") == []
+
+
+def test_a_german_first_person_without_its_e_is_taken_on_and_closed():
+    msgs = [me("Ich reservier uns den Tisch im Ratskeller, sonst wird das nix"),
+            me("Tisch ist reserviert, 19 Uhr", at="2026-05-06T09:00:00Z")]
+    assert [o["op"] for o in rules(msgs) if o["op"].startswith("todo")] == \
+        ["todo.open", "todo.close"]
+
+
+def test_two_things_taken_on_in_german_are_two_to_dos():
+    """"ich", "uns", "mit" are no thing two tasks share: the second was merged into the
+    first as more evidence of it."""
+    found = todos([me("Ich hol uns den Bollerwagen bei Tim ab. Ich kauf auch die Brezeln"),
+                   me("Und ich bring Glühwein in der Thermoskanne mit")])
+    assert any("Glühwein" in t["title"] for t in found)
+    assert any("Brezeln" in t["title"] for t in found)

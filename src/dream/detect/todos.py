@@ -890,7 +890,9 @@ class TodoReader:
         "sort the cake" asked as "order the cake from Café Kreutzkamm")."""
         words = stems(title)
         if loose:
-            things = words - _VERBISH
+            # (a word of three letters is no thing: "ich", "uns", "mit" of "ich bring
+            # Kinderpunsch mit" and "ich reservier uns den Anhänger" are no thing in common)
+            things = {w for w in words - _VERBISH if len(w) >= 4}
             for handle, name, other in self._open_todos():
                 if things & (stems(other) - _VERBISH):
                     return handle, name
