@@ -720,3 +720,8 @@ def test_two_things_taken_on_in_german_are_two_to_dos():
                    me("Und ich bring Glühwein in der Thermoskanne mit")])
     assert any("Glühwein" in t["title"] for t in found)
     assert any("Brezeln" in t["title"] for t in found)
+
+
+def test_a_thing_said_done_before_a_question_is_done():
+    assert _closed([me("Kapitel 2 ist fertig und liegt im Ordner, kannst du drüberschauen?")],
+                   "Ich übernehme Kapitel 2 (Auswertung)") == ["R1"]

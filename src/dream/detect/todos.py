@@ -568,8 +568,12 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name, row=row))
                     continue
-            if sent.rstrip().endswith("?"):
-                continue        # "la facture est payée ?": asked, not said done
+            if sent.rstrip().endswith("?") and not any(
+                    DONE.search(c) or _done_words().search(c)
+                    for c in re.split(r"[,;:]\s+", sent)[:-1]):
+                # "la facture est payée ?": asked, not said done ("Kapitel 3 ist fertig,
+                # kannst du drüberschauen?" says it done before it asks)
+                continue
             if DONE.search(sent) or _done_words().search(sent) or (
                     item.role == "user" and (_done_state(sent) or self._acquired(sent))):
                 row, name = self._matching_todo(sent)
