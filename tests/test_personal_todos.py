@@ -725,3 +725,16 @@ def test_two_things_taken_on_in_german_are_two_to_dos():
 def test_a_thing_said_done_before_a_question_is_done():
     assert _closed([me("Kapitel 2 ist fertig und liegt im Ordner, kannst du drüberschauen?")],
                    "Ich übernehme Kapitel 2 (Auswertung)") == ["R1"]
+
+
+@pytest.mark.parametrize("done", [
+    "Den Schlüssel hab ich heute bei Frau Brandt abgegeben 🔑",
+    "Schlüssel hab ich schon abgeholt, danke!",
+])
+def test_a_german_perfect_with_its_participle_last_says_it_done(done):
+    assert _closed([me(done)], "Ich bring den Schlüssel zu Frau Brandt") == ["R1"]
+
+
+def test_a_german_perfect_that_names_no_open_to_do_closes_nothing():
+    assert _closed([me("hab ich gestern schon gesagt, der Termin passt")],
+                   "Ich bring den Schlüssel zu Frau Brandt") == []
