@@ -409,3 +409,15 @@ def test_a_message_with_neither_the_thing_the_verb_done_nor_the_asker_touches_no
     todo = _open_row("Pay the fee", "Harbour Marina")
     state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
     assert state.touched([Bundle("B1", [_said("Lovely evening, thanks all")])]) == []
+
+
+def test_a_message_naming_the_thing_inside_a_compound_touches_the_todo():
+    """"Das Einweihungsgeschenk hab ich gestern losgeschickt" names "Einweihung" of the
+    to-do inside a compound, as the to-do reader matches it: the row must be shown."""
+    todo = _open_row("Ich schick euch was zur Einweihung")
+    state = State(scope=None, commit=None, records={("todo", todo.key): todo})  # type: ignore[arg-type]
+    said = _said("Das Einweihungsgeschenk hab ich gestern losgeschickt 📦")
+    assert state.touched([Bundle("B1", [said])]) == [todo]
+    out = rules([me(said.text, at="2026-05-09T16:00:00Z")],
+                [_open_todo("Ich schick euch was zur Einweihung")])
+    assert [o["row"] for o in out if o["op"] == "todo.close"] == ["R1"]

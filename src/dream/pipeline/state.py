@@ -176,7 +176,8 @@ class State:
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
                 and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said
                      or r.get("event") in plans or _asker_writes(r, entities)
-                     or _done_form(r.get("title"), spoken))]
+                     or _done_form(r.get("title"), spoken)
+                     or _compound_named(r.get("title"), said))]
         if self.standing():
             out.append(self.standing())
         out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
@@ -206,6 +207,15 @@ def _done_form(title: str, said: set[str]) -> bool:
     forms = {IRREGULAR.get(verb, ""), PARTICIPLE.get(verb, ""), verb + "ed", verb + "ment",
              verb + "ments"} - {""}
     return bool(forms & said)
+
+
+def _compound_named(title: str, said: set[str]) -> bool:
+    """Whether a message names a to-do's thing inside a compound ("Einzugsgeschenk" of "Ich
+    schick euch was Kleines zum Einzug", "Tischreservierung" of "den Tisch reservieren"):
+    a word of the title after its first and a word said share their first five letters, as
+    the to-do reader matches them."""
+    things = {w for w in stems(" ".join(title.split()[1:])) if len(w) >= 5}
+    return any(a[:5] == b[:5] or a[:5] in b for a in things for b in said if len(b) >= 5)
 
 
 def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> State:
