@@ -354,12 +354,10 @@ def test_the_celebrated_person_is_remembered_over_other_talk():
     assert {"name": "Camille", "birthday": "--10-09"} in wiki
 
 
-def test_a_message_of_spaces_is_read_for_birthdays_in_linear_time():
+def test_a_message_of_spaces_is_read_for_birthdays_in_linear_time(monkeypatch):
     """A message without the word "birthday" was still searched for "X is my birthday",
     from every start: 1,000 spaces took seconds, 32,000 (what collect keeps) minutes. The
     word is looked for first; a birthday said the day first is still read."""
-    import time
-
     from dream.detect import facts
 
     def item(text: str) -> Item:
@@ -368,9 +366,19 @@ def test_a_message_of_spaces_is_read_for_birthdays_in_linear_time():
                     said_at="2026-03-01T10:00:00Z", text=text, tool_name=None,
                     is_error=None, kind="message", evidence=True, entities=())
 
-    started = time.perf_counter()
+    tried: list[str] = []
+
+    class Counted:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def search(self, text):
+            tried.append(text)
+            return self.pattern.search(text)
+
+    monkeypatch.setattr(facts, "_MY_BIRTHDAY_AFTER", Counted(facts._MY_BIRTHDAY_AFTER))
     assert facts.birthdays(item(" " * 3000)) == []
-    assert time.perf_counter() - started < 3
+    assert tried == []          # the pattern that tried every start is not run at all
     [found] = facts.birthdays(item("the 14th of June is my birthday, come over"))
     assert found.fields["name"] == "Tom" and "06-14" in found.fields["birthday"]
 
