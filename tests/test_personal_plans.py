@@ -122,6 +122,20 @@ def test_a_moved_plan_updates_its_record(text):
     assert list(ev) == ["R1"] and ev["R1"]["date"] == "2026-05-07"
 
 
+@pytest.mark.parametrize("text", [
+    # the German verb before what moves and where to: "verschieben ... auf"
+    "Den Kurs am Mittwoch verschieben wir wegen der Renovierung auf Donnerstag, 7. Mai.",
+    "Wir verschieben die Stunde diese Woche auf Donnerstag, 7. Mai.",
+    # the Spanish "se traslada al"
+    "Aviso: su sesión del miércoles se traslada al jueves 7 de mayo, misma hora.",
+])
+def test_a_move_in_german_or_spanish_word_order_reaches_the_one_plan_of_its_sender(text):
+    rows = [_row("R1", "yoga-class", activity="yoga class", date="2026-05-06", time="18:00",
+                 status="confirmed", place="Studio Lotus", participants="Studio Lotus")]
+    ev = events([they("Studio Lotus", text, stream="mail-lotus")], rows)
+    assert list(ev) == ["R1"] and ev["R1"]["date"] == "2026-05-07"
+
+
 @pytest.mark.parametrize("text, time", [
     ("running late at work, we now start at 7:45 instead", "19:45"),
     ("Tisch ist jetzt um 20:15, passt das?", "20:15"),
