@@ -136,6 +136,25 @@ def test_a_move_in_german_or_spanish_word_order_reaches_the_one_plan_of_its_send
     assert list(ev) == ["R1"] and ev["R1"]["date"] == "2026-05-07"
 
 
+@pytest.mark.parametrize("text", [
+    "Kurze Info: am Mittwoch fällt der Yogakurs wegen Krankheit aus.",
+    "Der Yogakurs fällt diese Woche leider aus, ab nächster Woche wieder normal.",
+])
+def test_a_german_call_off_with_the_plan_inside_the_verb_cancels_it(text):
+    """"fällt ... aus" is one verb in two parts around what is called off."""
+    rows = [_row("R1", "yoga-class", activity="yoga class", date="2026-05-06", time="18:00",
+                 status="confirmed", place="Studio Lotus")]
+    ev = events([they("Studio Lotus", text, stream="mail-lotus")], rows)
+    assert ev["R1"]["status"] == "cancelled"
+
+
+def test_a_german_verb_in_two_parts_needs_both_in_one_clause():
+    from dream.detect.cues import english_cues
+
+    said = "Das fällt mir schwer, aus Gründen, die du kennst."
+    assert english_cues(said) == said
+
+
 @pytest.mark.parametrize("text, time", [
     ("running late at work, we now start at 7:45 instead", "19:45"),
     ("Tisch ist jetzt um 20:15, passt das?", "20:15"),
