@@ -1530,6 +1530,23 @@ def test_a_weekday_said_in_answer_to_a_day_asked_for_is_that_day():
 
 # -- a plan the same evening, a call-off that fits two plans -------------------------------------
 
+@pytest.mark.parametrize("text, second", [
+    ("Samedi 9 brunch chez Léa à 11h, et dimanche 10 dîner au Comptoir à 20h, c'est noté",
+     ("2026-05-10", "20:00")),
+    ("Samstag, 9.5., Brunch bei Lea um 11 Uhr, und Sonntag, 10.5., Abendessen im Lokal "
+     "Eins um 19 Uhr", ("2026-05-10", "19:00")),
+    ("El sábado 9 brunch en casa de Lea a las 11, y el domingo 10 cena en Casa Mono a las "
+     "21:00", ("2026-05-10", "21:00")),
+])
+def test_two_plans_joined_by_and_in_another_language_are_two_plans(text, second):
+    """", et" / ", und" / ", y" before the second plan of a sentence end the first one, as
+    ", and" does: each plan keeps its own day and time."""
+    evs = events([me(text, stream="assistant")])
+    got = sorted((e.get("activity"), e.get("date"), e.get("time")) for e in evs.values())
+    assert ("brunch", "2026-05-09", "11:00") in got
+    assert ("dinner", *second) in got
+
+
 def test_a_plan_said_for_the_same_evening_takes_that_day():
     msgs = [me("Put yoga in for Wednesday 6 May, 18:00 at the studio on Carver Street",
                stream="assistant"),

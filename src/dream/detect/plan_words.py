@@ -940,7 +940,7 @@ CLAUSE_RE = re.compile(
     r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)"
     r"(?!(?<=\b(?:mon|tue|wed|thu|fri|sat|sun|lun|mar|mer|jeu|ven|sam|dim|jue|vie|sáb|dom)\.)"
     r"\s+\d)(?!(?<=\b(?-i:Mo|Di|Mi|Do|Fr|Sa|So|Lu|Ma|Me|Je|Ve)\.)\s+\d)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
-    r"he|she|you)\b)",
+    r"he|she|you|et|und|y)\b)",
     re.I,
 )
 _REPLACE = re.compile(
