@@ -1696,35 +1696,6 @@ def test_dutch_swedish_and_polish_say_a_rule_was_said_before_as_the_other_langua
     assert [s.text for s in groups[0].again] == [again.text]
 
 
-def test_a_rule_said_twice_that_neither_saying_was_read_as_is_a_group_of_its_own():
-    """"the sdk is stale again, same as last week — make sdk after every openapi.yaml
-    change" says it was said before, and an earlier session said "regenerate with `make
-    sdk` whenever openapi.yaml changes": a rule said twice though neither sentence was read
-    as one; its rule is the earlier saying. A question, a sentence of the same session, one
-    sharing a single word or one that is already a rule's sentence is no such pair."""
-    from dream.detect import grouping
-
-    def said(n: int, stream: str, text: str) -> grouping.Sentence:
-        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
-                                            stream=stream, said_at=f"2026-04-0{n}T10:00:00Z"))
-
-    earlier = said(1, "s1", "regenerate the client with `make sdk` whenever openapi.yaml "
-                            "changes, the checked-in one goes stale otherwise")
-    later = said(5, "s2", "the sdk is stale again, same as last week — make sdk after every "
-                          "openapi.yaml change")
-    [grp] = grouping.said_twice([], [earlier, said(2, "s1", "looks good, ship it"), later])
-    assert grp.sentences == [earlier] and grp.again == [later]
-    assert grp.rule.startswith("Regenerate the client with `make sdk`")
-    assert grouping.repeated([grp]) == [grp]
-    # a question, the same session, a single shared word: nothing
-    assert not grouping.said_twice([], [earlier, said(5, "s2", "is openapi.yaml stale again?")])
-    assert not grouping.said_twice([], [earlier, said(5, "s1", later.text)])
-    assert not grouping.said_twice([], [earlier, said(5, "s2", "openapi.yaml again, sigh")])
-    # the earlier sentence already is a rule: said_again's business, not a new group
-    ruled = grouping.group([earlier])
-    assert not grouping.said_twice(ruled, [earlier, later])
-
-
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

@@ -133,13 +133,11 @@ def load_items(conn: sqlite3.Connection, project_key: str, after_seq: int,
 def rule_groups(items: list[Item]) -> list[grouping.Group]:
     """The rules the user said (:func:`dream.detect.rules.corrections`), grouped by what they
     say (:func:`dream.detect.grouping.group`), each with the sentences that say it again in
-    other words (:func:`dream.detect.grouping.said_again`), and the rules said twice that
-    neither saying was read as (:func:`dream.detect.grouping.said_twice`)."""
+    other words (:func:`dream.detect.grouping.said_again`)."""
     programs = commands.programs(items)
     groups = grouping.group(rules.corrections(items), programs)
-    said = heard(items)
-    grouping.said_again(groups, said, programs)
-    return groups + grouping.said_twice(groups, said)
+    grouping.said_again(groups, heard(items), programs)
+    return groups
 
 
 def heard(items: list[Item]) -> list[grouping.Sentence]:
