@@ -731,6 +731,21 @@ def test_a_fix_the_session_took_back_is_not_the_fix():
     assert not fixes.undone("SITE_CACHE=.site-cache make docs", failing, later)
 
 
+def test_a_fix_that_removes_before_it_makes_does_not_take_itself_back():
+    """A clean rebuild ('rm -rf build && mkdir -p build') or a reinstall ('npm uninstall x &&
+    npm install x') holds the turned-round step itself: only what ran after the fix's own
+    run can take it back."""
+    from dream.detect import commands, fixes
+    runs = commands.by_session([i for i in _evidence(_session("pi-1", [
+        ("call", "cmake --build build"), ("fail", "CMake Error: The current CMakeCache.txt directory is different"),
+        ("call", "rm -rf build && mkdir -p build && cmake -S . -B build"), ("ok", "-- Build files have been written to: build"),
+        ("call", "npm uninstall esbuild && npm install esbuild"), ("ok", "added 1 package"),
+        ("call", "cmake --build build"), ("ok", "[100%] Built target app")])).items])
+    [failing, *later] = runs["pi-1"]
+    assert not fixes.undone("rm -rf build && mkdir -p build", failing, later)
+    assert not fixes.undone("npm uninstall esbuild && npm install esbuild", failing, later)
+
+
 def test_a_module_run_by_python_is_the_program_the_user_objects_to():
     """`python -m pytest` is pytest: "not pytest directly" right after it failed makes its
     failure the agent's mistake in both sessions, no pitfall of the project."""

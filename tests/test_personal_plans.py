@@ -148,6 +148,19 @@ def test_a_german_call_off_with_the_plan_inside_the_verb_cancels_it(text):
     assert ev["R1"]["status"] == "cancelled"
 
 
+@pytest.mark.parametrize("text", [
+    "Die Party am Samstag fällt dieses Jahr kleiner aus, nur Familie.",
+    "Das Abendessen am Samstag fällt eher klein aus, wir sind nur zu viert.",
+    "Der Yogakurs am Mittwoch fällt diesmal kürzer aus, 45 Minuten.",
+])
+def test_a_german_plan_that_turns_out_some_way_is_not_called_off(text):
+    """"fällt ... kleiner aus" says how a plan turns out, not that it is off."""
+    rows = [_row("R1", "yoga-class", activity="yoga class", date="2026-05-06", time="18:00",
+                 status="confirmed", place="Studio Lotus")]
+    ev = events([they("Studio Lotus", text, stream="mail-lotus")], rows)
+    assert ev.get("R1", {}).get("status") != "cancelled", ev
+
+
 def test_a_german_verb_in_two_parts_needs_both_in_one_clause():
     from dream.detect.cues import english_cues
 

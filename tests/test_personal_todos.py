@@ -610,10 +610,10 @@ def test_a_spanish_done_said_in_the_feminine_closes_the_to_do():
                    "Transferir la fianza del piso") == ["R1"]
 
 
-def test_clauses_split_as_before_and_a_run_of_spaces_quickly():
+def test_clauses_split_as_before_on_runs_of_spaces():
     """The clause splitter gave back each space of a run to try 'and' after it: 4,000
-    spaces took 3 s. It now matches
-    a run once; where a sentence splits is unchanged, long runs included."""
+    spaces took 3 s. It now takes a run once, from its start; where a sentence splits is
+    unchanged, long runs included."""
     import re
 
     from dream.detect import todos

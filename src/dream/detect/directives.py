@@ -60,7 +60,7 @@ LEAVE_ALONE = (r"(?:^|[,;:]\s*|\s[—–]\s+|\bplease\s+|\band\s+)leave\s+(?:`[^
                r"|[\w-]*[._/][\w./-]*)\s+alone\b")
 # "no X" said alone, naming only a file, tag, attribute or call ("NO project.clj.", "no
 # :latest."): the thing refused, what to do said next; not a report ("no idea.")
-NO_NAME = r"^no\s+(?:`[^`]+`|[:@~]?[\w-]*[._/:@(][\w./:@()\[\]'-]*[\w)\]])\s*[.!]*\s*$"
+NO_NAME = r"^no\s+(?:`[^`]+`|[:@~]?[\w-]*[._/:@(][\w./:@()\[\]'-]*[\w)\]])\s*+[.!]*\s*$"
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)

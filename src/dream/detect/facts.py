@@ -193,7 +193,7 @@ _MY_BIRTHDAY = re.compile(r"\b(?:my|mi|mon|ma|mein|meinen) (?:(?:actual|real|own
                           r"cake)(?:is |falls |will be |es |est |c'est |ist )?"
                           r"(?:on |at |el |le |am )?([^.;!?\n]{2,40})", re.I)
 # "el 3 de octubre es mi cumple", "le 3 mai c'est mon anniversaire": the day first
-_MY_BIRTHDAY_AFTER = re.compile(r"([^.;!?\n,]{2,30}?)\s+(?:is|es|est|c'est|ist)\s+"
+_MY_BIRTHDAY_AFTER = re.compile(r"([^.;!?\n,]{1,29}?[^\s.;!?\n,])\s+(?:is|es|est|c'est|ist)\s+"
                                 r"(?:my|mi|mon|ma|mein) birthday\b", re.I)
 # the word both need, looked for first: on a text without it _MY_BIRTHDAY_AFTER tried every
 # start, and a message of 1,000 spaces took seconds (32,000, as collect keeps, minutes)

@@ -180,7 +180,7 @@ def _said_below(line: str, text: str) -> str:
     if at is None or at + 1 >= len(lines):
         return line
     below = _PREFIX.sub("", lines[at + 1]).lstrip(": ").strip()
-    raised = _RAISED.search(below)
+    raised = _RAISED.search(below[:400])      # one line of a log may be very long
     below = raised[0] if raised else below
     if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
             _ADVICE.match(below) or _FRAME.match(below):

@@ -125,7 +125,12 @@ def undone(fix: str, failing: CommandRun, runs: list[CommandRun]) -> bool:
     ``npm link`` ... ``npm unlink``), or the folder it made removed (``mkdir -p ~/cache`` ...
     ``rm -rf ~/cache``). The step worked, but the session did not keep it (the user said it
     was the wrong way, and it went on another way): it is not what fixes the failure."""
-    later = [p for r in runs if r.item.seq > failing.item.seq and not r.failed
+    # only what ran after the fix's own run: 'rm -rf build && mkdir -p build' does not take
+    # itself back, nor does an 'rm' run before the 'mkdir'
+    own = [r.item.seq for r in runs if r.item.seq > failing.item.seq and not r.failed
+           and fix in r.command]
+    since = max(own, default=failing.item.seq)
+    later = [p for r in runs if r.item.seq > since and not r.failed
              for p in shell.chain(r.command)]
     for step in shell.chain(fix):
         words = step.split()

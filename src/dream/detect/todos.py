@@ -280,7 +280,7 @@ def _accept_words() -> re.Pattern[str]:
 # possessive before the mark or the word (neither is a space, so nothing is matched
 # differently): "\s*(?:[,;:]|\s(?:and|...)\s)" gave back each space of a run to try the
 # word after it, and 4,000 spaces took 3 s to split (now 0.2 s)
-_CLAUSES = re.compile(r"(?:\s*+[,;:]|\s++(?:and|but|so|then|btw)\s)\s*", re.I)
+_CLAUSES = re.compile(r"(?:[,;:]|(?<!\s)\s++(?:[,;:]|(?:and|but|so|then|btw)\s))\s*", re.I)
 
 
 def _done_state(sentence: str) -> bool:
@@ -467,7 +467,7 @@ class TodoReader:
         # question right before it in the conversation names
         asked = self.asked.pop(stream, None) if item.role == "user" else None
         if item.role == "other":
-            question = " ".join(re.findall(r"¿[^?]*\?|[^.!?¿\n]*\?", readable(item.text))[:5])
+            question = " ".join(re.findall(r"¿[^?]*\?|(?<![^.!?¿\n])[^.!?¿\n]*\?", readable(item.text))[:5])
             self.asked.pop(stream, None)
             if question:
                 self.asked[stream] = question

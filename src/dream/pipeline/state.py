@@ -126,7 +126,10 @@ class State:
           bundles' evidence says: one word for a row of up to three content words, two for
           a longer one; an event also when a message names its date ("6 March"), an open
           to-do also when a message names a word of its title after the verb (its thing),
-          or when it was taken on for one of those events (its ``event`` field names it);
+          or when it was taken on for one of those events (its ``event`` field names it),
+          when the person who asked for it writes, when a message says its verb done or as
+          its noun ("paid", "payment", "sent") without naming its thing, or names its thing
+          inside a compound word ("Einzugsgeschenk" for "Einzug");
 
         A row the bundles neither name nor share words with stays out of the prompt: the
         sweep still compares the run's changes with the rows they could duplicate.
