@@ -61,6 +61,14 @@ LEAVE_ALONE = (r"(?:^|[,;:]\s*|\s[—–]\s+|\bplease\s+|\band\s+)leave\s+(?:`[^
 # "no X" said alone, naming only a file, tag, attribute or call ("NO project.clj.", "no
 # :latest."): the thing refused, what to do said next; not a report ("no idea.")
 NO_NAME = r"^no\s+(?:`[^`]+`|[:@~]?[\w-]*[._/:@(][\w./:@()\[\]'-]*[\w)\]])\s*+[.!]*\s*$"
+# where a thing goes or lives in the project ("the fixtures go in tests/fixtures/", "windows
+# live in conf/base/..."; not where a tool is installed on the machine: "verilator 5.x lives
+# in /opt/verilator"), and one thing preferred over another: standing rules, read alike by
+# the directive classifier and the rule text
+PLACED_OR_PREFERRED = (r"\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
+                       r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
+                       r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)"
+                       r"[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -105,12 +113,7 @@ STANDING = re.compile(
     r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b|" + LEAVE_ALONE + "|"
     + NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
-    r"|\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
-    # where something lives in the project ("windows live in conf/base/..."); not where a
-    # tool is installed on the machine ("verilator 5.x lives in /opt/verilator")
-    r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
-    r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
-    r"\s+over\s"
+    r"|" + PLACED_OR_PREFERRED +
     r"|\b(?:is|are)\s+(?:off[- ]limits|forbidden"
     r"|not allowed|banned)\b|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|must|goes)\b"
     # what holds for every one of a kind, opening a clause: "every figure needs a fig- label",

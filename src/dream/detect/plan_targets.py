@@ -11,6 +11,7 @@ said to come "instead", and the person who joins a plan told of as shared.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dream.detect.plan_words import (
@@ -45,6 +46,15 @@ _NOT_THIS_TIME = re.compile(
     r"(?:\b(?:not|nicht|pas|no|instead of|au lieu de|en vez de|en lugar de|statt|anstatt|"
     r"rather than)\s+)(?P<rest>(?:(?:um|at|à|a las?|at|for|de|el|la|for)\s+){0,2}"
     r"(?:\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:uhr|h|am|pm)\b|halb \w+))", re.I)
+
+
+def plan_of_row(row: dict[str, Any], activity: str = "plan") -> Plan:
+    """A stored event record as a plan of this call: its fields copied, its participants
+    read from their comma list, its handle kept so the change lands on that record."""
+    f = row["fields"]
+    return Plan(activity=f.get("activity", activity), handle_row=row["handle"], fields=dict(f),
+                participants=[p.strip() for p in f.get("participants", "").split(",")
+                              if p.strip()])
 
 
 class PlanTargets:
@@ -118,25 +128,11 @@ class PlanTargets:
             return f.get(name) == old if name == "time" else same_place(f.get(name), old)
 
         day = find_date(sentence, parse_when(item.said_at))
-        loaded = {p.handle_row for p in self.plans if p.handle_row}
-        hits = [p for p in self.plans if has(p.fields) and
-                p.fields.get("status") not in ("cancelled", "declined") and
-                (not day or not p.fields.get("date") or p.fields["date"] == day)]
-        rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
-                and has(r["fields"]) and
-                r["fields"].get("status") not in ("cancelled", "declined") and
-                (not day or not r["fields"].get("date") or r["fields"]["date"] == day)]
-        if len(hits) + len(rows) != 1:
+        plan = self._the_one(lambda f: has(f) and
+                             f.get("status") not in ("cancelled", "declined") and
+                             (not day or not f.get("date") or f["date"] == day))
+        if plan is None:
             return False
-        if hits:
-            plan = hits[0]
-        else:
-            f = rows[0]["fields"]
-            plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
-                        fields=dict(f), participants=[p.strip() for p in
-                                                      f.get("participants", "").split(",")
-                                                      if p.strip()])
-            self.plans.append(plan)
         plan.fields[name] = new
         plan.steps.append((item.id, {name: new}))
         plan.named.add(item.id)
@@ -200,8 +196,7 @@ class PlanTargets:
             people = [p.strip() for p in f.get("participants", "").split(",") if p.strip()]
             if row["kind"] == "event" and row["handle"] not in loaded and \
                     fits(f.get("activity", "plan"), f, people):
-                hits.append(Plan(activity=f.get("activity", "plan"), handle_row=row["handle"],
-                                 fields=dict(f), participants=people))
+                hits.append(plan_of_row(row))
         if len(hits) != 1:
             return None
         old = hits[0]
@@ -363,19 +358,20 @@ class PlanTargets:
             return f.get("date") == day and f.get("time") == clock and \
                 f.get("status") not in ("cancelled", "declined")
 
-        hits = [p for p in self.plans if live_at(p.fields)]
+        return self._the_one(live_at)
+
+    def _the_one(self, fits: Callable[[dict[str, str]], bool]) -> Plan | None:
+        """The one plan of this call or event record of the scope (then loaded as a plan of
+        this call) whose fields ``fits``; none or several: None."""
+        hits = [p for p in self.plans if fits(p.fields)]
         loaded = {p.handle_row for p in self.plans if p.handle_row}
         rows = [r for r in self.rows if r["kind"] == "event" and r["handle"] not in loaded
-                and live_at(r["fields"])]
+                and fits(r["fields"])]
         if len(hits) + len(rows) != 1:
             return None
         if hits:
             return hits[0]
-        f = rows[0]["fields"]
-        plan = Plan(activity=f.get("activity", "plan"), handle_row=rows[0]["handle"],
-                    fields=dict(f), participants=[p.strip() for p in
-                                                  f.get("participants", "").split(",")
-                                                  if p.strip()])
+        plan = plan_of_row(rows[0])
         self.plans.append(plan)
         return plan
 
@@ -408,11 +404,7 @@ class PlanTargets:
         self.unclear = hits if len(hits) > 1 else []
         if len(hits) != 1:
             return None
-        f = hits[0]["fields"]
-        plan = Plan(activity=f.get("activity", "plan"), handle_row=hits[0]["handle"],
-                    fields=dict(f), participants=[p.strip() for p in
-                                                  f.get("participants", "").split(",")
-                                                  if p.strip()])
+        plan = plan_of_row(hits[0])
         plan.stream = stream      # the conversation it is now talked about in
         self.plans.append(plan)
         return plan
@@ -480,11 +472,7 @@ class PlanTargets:
             for row in events:
                 if not usable(row, how):
                     continue
-                f = row["fields"]
-                plan = Plan(activity=f.get("activity", activity or "plan"),
-                            handle_row=row["handle"], fields=dict(f),
-                            participants=[p.strip() for p in f.get("participants", "").split(",")
-                                          if p.strip()])
+                plan = plan_of_row(row, activity or "plan")
                 self.plans.append(plan)
                 return plan
         return None

@@ -32,12 +32,7 @@ MARKER = re.compile(
     r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden|banned"
     r"|refrain from|only ever)\b|" + directives.LEAVE_ALONE + "|" + directives.NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
-    r"|\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
-    # where something lives in the project ("windows live in conf/base/..."); not where a
-    # tool is installed on the machine ("verilator 5.x lives in /opt/verilator")
-    r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
-    r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)[\w.@-]+(?:\s+[\w.@-]+){0,2}"
-    r"\s+over\s"
+    r"|" + directives.PLACED_OR_PREFERRED +
     r"|" + directives.NO_X_EVER + r"|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
     r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
     r"|\bplease,?\s+not\s+\w"
