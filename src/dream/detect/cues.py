@@ -123,15 +123,25 @@ def profession_as(profession: str, text: str) -> str | None:
     """The word of ``text`` (as it was said) that :func:`english_cues` reads as the trade
     ``profession``: "kinésithérapie" for a physiotherapist, "Zahnarzt" for a dentist. None
     when the text says it in English or not at all."""
-    for lang in LANGUAGES:
-        phrases = words(lang).get("professions", {}).get(profession, [])
-        if not phrases:
-            continue
-        alts = "|".join(sorted(phrases, key=len, reverse=True))
-        m = re.search(r"(?<![\w-])(?:" + alts + r")(?![\w-])", text, re.I)
+    for rx in _profession_words().get(profession, ()):
+        m = rx.search(text)
         if m:
             return m[0]
     return None
+
+
+@cache
+def _profession_words() -> dict[str, list[re.Pattern[str]]]:
+    """English trade -> the pattern of its phrases in each language, in :data:`LANGUAGES`'
+    order (read once: :func:`profession_as` read three word files for every plan named)."""
+    out: dict[str, list[re.Pattern[str]]] = {}
+    for lang in LANGUAGES:
+        for english, phrases in words(lang).get("professions", {}).items():
+            if phrases:
+                alts = "|".join(sorted(phrases, key=len, reverse=True))
+                out.setdefault(english, []).append(
+                    re.compile(r"(?<![\w-])(?:" + alts + r")(?![\w-])", re.I))
+    return out
 
 
 def english_cues(text: str) -> str:

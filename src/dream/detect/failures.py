@@ -175,8 +175,7 @@ def _said_below(line: str, text: str) -> str:
     due to errors"), read from the exception it names when it names one."""
     if not _ONLY_FAILED.search(line):
         return line
-    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
-    at = next((n for n, ln in enumerate(lines) if line in ln), None)
+    lines, at = _lines_at(line, text)
     if at is None or at + 1 >= len(lines):
         return line
     below = _PREFIX.sub("", lines[at + 1]).lstrip(": ").strip()
@@ -186,6 +185,13 @@ def _said_below(line: str, text: str) -> str:
             _ADVICE.match(below) or _FRAME.match(below):
         return line
     return below[:400]
+
+
+def _lines_at(line: str, text: str) -> tuple[list[str], int | None]:
+    """The text's lines that hold anything, stripped and without colour codes, and where
+    the first holding ``line`` is (None when none does)."""
+    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    return lines, next((n for n, ln in enumerate(lines) if line in ln), None)
 
 
 # the note an agent's harness ends the output of a command it stopped with ("Command timed
@@ -201,8 +207,7 @@ def _waited_on(line: str, text: str) -> str:
     names it, the note that time ran out said after it."""
     if not _STOPPED.match(line):
         return line
-    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
-    at = next((n for n, ln in enumerate(lines) if line in ln), len(lines))
+    lines, at = _lines_at(line, text)
     waiting = next((ln for ln in reversed(lines[:at]) if _WAITING.search(ln)), None)
     return f"{waiting.rstrip(' .')[:300]} ({line.strip(' ()^')})" if waiting else line
 
@@ -382,8 +387,7 @@ def _with_detail(line: str, text: str) -> str:
     tree or arrow marker (``× failed to solve ...`` / ``╰─▶ Cannot solve the request
     because of: ...``), or, under a short heading (``error: Program not found``), the
     sentence that follows (``The program `escript` was not found. Is it installed?``)."""
-    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
-    at = next((n for n, ln in enumerate(lines) if line in ln), None)
+    lines, at = _lines_at(line, text)
     if at is None or at + 1 >= len(lines):
         return line
     below = lines[at + 1]

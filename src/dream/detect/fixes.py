@@ -209,28 +209,30 @@ def fix_of(failing: CommandRun, runs: list[CommandRun],
                            not commands.local_copy(p, missing) for p in shell.chain(run.command)):
             continue            # the user said no to it: the agent's mistake, not the fix
         parts = shell.chain(run.command)
-        # got past this cause and failed in the code (a test, a compile error): not at
-        # another step of the set-up ("drush: command not found", then "getaddrinfo failed")
-        if run.failed and failures.signature(run.item.text) != past and parts and \
-                len(run.command) <= 160 and \
-                any(ENVIRONMENT.search(line) for line in (run.item.text or "")[:1500].splitlines()):
-            # the same command again got past this cause to stop at a set-up step (a busy
-            # daemon, a host not found): a step that worked in between is what got it past
-            # ("reindeer buckify", then "buck2 test" timed out on its daemon); without one,
-            # the search goes on
-            if parts[-1].strip() == _last_part(failing.command).strip() and \
-                    _steps_between(after[:n], refused):
-                fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key, refused)
-                return fix if fix not in tried else None
-        elif run.failed and failures.signature(run.item.text) != past and parts and \
-                len(run.command) <= 160:
-            if _retries(parts[-1], failing.command):    # the retry got past this cause
-                fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key,
-                                    refused)
-                return fix if fix not in tried else None
-            fix = _does_the_job(parts, failing)
-            if fix and fix not in tried:
-                return fix      # "./scripts/test.sh" did what "odin test" could not
+        if run.failed and parts and len(run.command) <= 160 and \
+                failures.signature(run.item.text) != past:
+            if any(ENVIRONMENT.search(line)
+                   for line in (run.item.text or "")[:1500].splitlines()):
+                # the same command again got past this cause to stop at a set-up step (a
+                # busy daemon, a host not found): a step that worked in between is what got
+                # it past ("reindeer buckify", then "buck2 test" timed out on its daemon);
+                # without one, the search goes on
+                if parts[-1].strip() == _last_part(failing.command).strip() and \
+                        _steps_between(after[:n], refused):
+                    fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key,
+                                        refused)
+                    return fix if fix not in tried else None
+            else:
+                # got past this cause and failed in the code (a test, a compile error), not
+                # at another step of the set-up ("drush: command not found", then
+                # "getaddrinfo failed")
+                if _retries(parts[-1], failing.command):    # the retry got past this cause
+                    fix = _before_retry(n, run, parts, len(parts) - 1, after, failing, key,
+                                        refused)
+                    return fix if fix not in tried else None
+                fix = _does_the_job(parts, failing)
+                if fix and fix not in tried:
+                    return fix  # "./scripts/test.sh" did what "odin test" could not
         if run.failed or len(run.command) > 160 or shell.edits(run.command):
             continue
         # (a retry with a flag put before its subcommand counts after a step chained

@@ -319,13 +319,16 @@ def said_again(groups: list[Group], heard: list[Sentence],
     told_before = {item_id: said_before(" ".join(t)) for item_id, t in texts.items()}
     # the rules that say themselves they were said before ("..., like I said last time")
     pointing = {id(g) for g in groups if any(said_before(s.text) for s in g.sentences)}
+    # the sentences free to be a saying (none of a rule its statement was read as), the same
+    # for every group
+    free = [s for s in heard if not _of_its_rules(s, ruled)]
     for grp in groups:
         if len(grp.items) != 1:
             continue
         first = grp.sentences[0].item
-        for sentence in heard:
+        for sentence in free:
             item = sentence.item
-            if item.stream == first.stream or _of_its_rules(sentence, ruled):
+            if item.stream == first.stream:
                 continue
             later = max(first, item, key=lambda i: (i.said_at or "", i.seq))
             w = said(core(sentence.text))

@@ -191,14 +191,14 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         return None             # "I keep thinking we should ... one day", "just asking"
     if re.match(r"^(?:\w+[,.]?\s+)?i\s+(?:said|told you)\s+(?:ok|okay|yes|fine|sure)\b", text, re.I):
         return None             # "I said ok to the split, not to publishing": a consent
-    if not wording.without_lead_in(text).strip(" .!?,;:"):
+    lead = wording.without_lead_in(text)       # (text is the same until the "every" cut)
+    if not lead.strip(" .!?,;:"):
         return None             # "I told you last week.": only points back, says no rule
-    if _ABOUT_MY_THINGS.match(wording.without_lead_in(text)) or \
-            _I_DO_IT.match(wording.without_lead_in(text)):
+    if _ABOUT_MY_THINGS.match(lead) or _I_DO_IT.match(lead):
         return None             # "my editor is ALWAYS open when we work": how the user is
     if reports_failure(text):
         return None             # "map tiles don't load on the device": a report
-    if _POINTS_BACK.match(wording.without_lead_in(text)):
+    if _POINTS_BACK.match(lead):
         return None             # "that's how tests run here, always": the rule said before it
     plain = wording.plain_rule(text)
     # a marker that opens the rule counts past the lead-in ("again, no file reads inside nodes")
@@ -213,15 +213,14 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
         loose = False
     if loose and not MARKER_LOOSE.search(text):
         return None
-    if _IF_THE_CODE.match(wording.without_lead_in(text)):
+    if _IF_THE_CODE.match(lead):
         return None             # "if cardCount is only used in Board, ...": a review remark
-    if loose and _NEXT_STEP.match(wording.without_lead_in(text)):
+    if loose and _NEXT_STEP.match(lead):
         return None             # "now run the worker ..., I want to see the retries": a step
     if loose and (_TASK.match(text) or _about_the_code_at_hand(text)):
         return None             # "add X: it should ...", "X rounds down, it should round up"
     every = re.search(directives.EVERY_ONE, text, re.I)
-    if every and every.start() > 0 and (_AT_HAND_START.match(wording.without_lead_in(text)) or
-                                         _TASK.match(wording.without_lead_in(text))):
+    if every and every.start() > 0 and (_AT_HAND_START.match(lead) or _TASK.match(lead)):
         # "label it X, every figure...", "change X and — every change to X comes with ..."
         text = _every_one(text[every.start():].lstrip(" ,;:—–-"))
     bare_no = re.match(r"^no (\w+(?: \w+)?)!", text, re.I)

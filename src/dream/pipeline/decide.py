@@ -82,7 +82,7 @@ def _merge(store: Store, sha: str, run_id: str, brief_tokens: int = 2000) -> str
         except Exception as exc:        # the merge commit stands, with the run's briefs
             repo.git("checkout", "-q", "HEAD", "--", *clashes, check=False)
             why = exc.one_line().rstrip(".") if isinstance(exc, DreamError) else \
-                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
             shows = "it shows" if len(clashes) == 1 else "they show"
             return (f"{NOT_RENDERED} {', '.join(clashes)} again from the merged "
                     f"records and notes failed ({why}): {shows} the run's version until "

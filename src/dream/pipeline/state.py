@@ -176,11 +176,15 @@ class State:
         # and an open to-do taken on for a plan the run touches ("Bring a thermos of mulled
         # apple" for the bonfire its messages call off), whatever its title says
         plans = {r.key for r in out}
+
+        def todo_touched(r: Record) -> bool:
+            thing = stems(" ".join(r.get("title").split()[1:]))     # the words after its verb
+            return touches(r, "title") or bool(thing & said) or r.get("event") in plans \
+                or _asker_writes(r, entities) or _done_form(r.get("title"), spoken) \
+                or _compound_named(thing, said)
+
         out += [r for r in self.of_kind("todo") if r.get("status", "open") == "open"
-                and (touches(r, "title") or stems(" ".join(r.get("title").split()[1:])) & said
-                     or r.get("event") in plans or _asker_writes(r, entities)
-                     or _done_form(r.get("title"), spoken)
-                     or _compound_named(r.get("title"), said))]
+                and todo_touched(r)]
         if self.standing():
             out.append(self.standing())
         out += [r for r in self.of_kind("question") if r.get("status", "open") == "open"]
@@ -212,13 +216,13 @@ def _done_form(title: str, said: set[str]) -> bool:
     return bool(forms & said)
 
 
-def _compound_named(title: str, said: set[str]) -> bool:
+def _compound_named(thing: set[str], said: set[str]) -> bool:
     """Whether a message names a to-do's thing inside a compound ("Einzugsgeschenk" of "Ich
     schick euch was Kleines zum Einzug", "Tischreservierung" of "den Tisch reservieren"):
-    a word of the title after its first and a word said share their first five letters, as
-    the to-do reader matches them."""
-    things = {w for w in stems(" ".join(title.split()[1:])) if len(w) >= 5}
-    return any(a[:5] == b[:5] or a[:5] in b for a in things for b in said if len(b) >= 5)
+    the first five letters of a word of ``thing`` (the title's stems after its verb) stand
+    in a word said, one way of the to-do reader's :func:`dream.detect.todos._same_thing`."""
+    heads = {w[:5] for w in thing if len(w) >= 5}
+    return any(h in b for h in heads for b in said if len(b) >= 5)
 
 
 def load_state(scope: Scope, commit: str | None, kind: str | None = None) -> State:
