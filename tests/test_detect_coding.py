@@ -1799,3 +1799,99 @@ def test_where_a_tool_is_installed_is_no_rule_but_where_project_files_live_is():
                                coding=True) is None
     assert directives.classify("the shared fixtures live in tests/fixtures/",
                                coding=True) == "directive"
+
+
+def test_no_x_said_alone_is_a_rule_and_an_answer_or_a_report_is_not():
+    """"no terser." and "no docker compose down -v." refuse a thing in a sentence of their
+    own, as "no sync, no apply, ever" and "no globals in handlers, module state" do; "no
+    idea.", "no wait, ..." and "no warnings reported." answer or report; a clause of its own
+    after the comma ("no mocks, the fake is fine for now") is left to the other markers."""
+    from dream.detect import directives
+    from dream.detect.rule_text import rule_text
+
+    for said in ("no terser.", "no docker compose down -v.", "no sync, no apply, ever.",
+                 "no globals in handlers, module state."):
+        assert directives.classify(said, coding=True) == "directive", said
+        assert rule_text(said, []) is not None, said
+    for said in ("no idea.", "no wait, the other file", "no warnings reported.", "No luck.",
+                 "no mocks, the fake is fine for this test"):
+        kind = directives.classify(said, coding=True)
+        assert kind is None or rule_text(said, []) is None, said
+    assert rule_text("no terser.", []) == "Do not use terser."
+
+
+def test_no_x_said_alone_takes_the_rule_said_after_it():
+    """"no helm upgrade." then "I said: nothing gets deployed from here, flux does it" is
+    one rule; "no raw sql in views." then where the queries go is one rule too."""
+    rules = _rules(_session("pi-1", [
+        ("assistant", "Running helm upgrade."),
+        ("user", "no helm upgrade. I said: nothing gets deployed from here, flux does it."),
+        ("assistant", "ok"),
+        ("user", "no raw sql in views. queries go in app/queries/ with a test each"),
+        ("assistant", "ok")]))
+    assert rules == [
+        "Do not use helm upgrade; nothing gets deployed from here, flux does it.",
+        "Do not use raw sql in views; queries go in app/queries/ with a test each."], rules
+
+
+def test_a_prohibition_takes_a_bare_command_said_with_its_reason_after_it():
+    """"no npx, I told you last time." + "pnpm exec vitest run — the lockfile pins vitest":
+    the command is what to use, its reason kept once; "don't use pip install, ..." + "poetry:
+    `poetry add httpx`" names the way too."""
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("no npx, I told you last time.",
+                     ["pnpm exec vitest run — the lockfile pins vitest"],
+                     "pnpm exec vitest run — the lockfile pins vitest")
+    assert said == "Use pnpm exec vitest run, not npx; the lockfile pins vitest.", said
+    said = rule_text("don't use pip install, it skips the lockfile.",
+                     ["poetry: `poetry add httpx`"])
+    assert said is not None and "`poetry add httpx`" in said, said
+
+
+def test_dont_x_from_here_in_three_words_is_a_rule_and_never_from_here_alone_is_not():
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("Don't deploy from here.", [],
+                     "Deploying is the release job's business, you only build.")
+    assert said is not None and said.startswith("Don't deploy from here"), said
+    assert rule_text("never from here", []) is None
+
+
+def test_how_code_is_formatted_said_as_one_tool_and_not_another_is_a_rule():
+    """"formatting is black, not yapf" and "docstrings here are sphinx style, not numpy" say
+    how code is written here, even in the request that opens a session; "the problem is
+    caching, not the network" is a diagnosis."""
+    from dream.detect import directives
+
+    assert _rules(_session("codex-1", [
+        ("user", "add a --dry-run flag to the sync command. Docstrings here are sphinx style, "
+                 "not numpy.")])) == ["Docstrings here are sphinx style, not numpy."]
+    assert directives.classify("also formatting is black, not yapf — config is in "
+                               "pyproject.toml", coding=True) == "directive"
+    assert directives.classify("the problem is caching, not the network",
+                               coding=True) != "directive"
+
+
+def test_a_reason_pointing_back_with_they_or_it_is_kept():
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("never publish the crate from here.", [],
+                     "it goes out only through the release workflow after the tag is pushed")
+    assert said == ("Never publish the crate from here; it goes out only through the release "
+                    "workflow after the tag is pushed."), said
+
+
+def test_what_to_do_on_a_condition_may_start_with_a_command_in_backticks():
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("don't bundle update.", ["Gemfile.lock is pinned for the release branch",
+                                              "if you need a gem, `bundle add` it and tell me"])
+    assert said is not None and "`bundle add`" in said, said
+
+
+def test_actually_no_before_a_rule_is_a_lead_in():
+    from dream.detect import wording
+
+    assert wording.plain_rule("actually no — no tagging from the agent.") == \
+        "No tagging from the agent."

@@ -61,6 +61,24 @@ LEAVE_ALONE = (r"(?:^|[,;:]\s*|\s[—–]\s+|\bplease\s+|\band\s+)leave\s+(?:`[^
 # "no X" said alone, naming only a file, tag, attribute or call ("NO project.clj.", "no
 # :latest."): the thing refused, what to do said next; not a report ("no idea.")
 NO_NAME = r"^no\s+(?:`[^`]+`|[:@~]?[\w-]*[._/:@(][\w./:@()\[\]'-]*[\w)\]])\s*+[.!]*\s*$"
+# "no X" said as a sentence of its own, what is refused named in one to three words and the
+# sentence over, or going on after a comma or a dash with another "no", "ever" or a few words
+# of what to use ("no upx.", "no kubectl apply.", "no sync, no apply, ever", "no heap in
+# drivers, static buffers"); not an answer or a feeling ("no idea.", "no wait, ...", "no
+# worries", "no way") nor a report of what came out ("no fixes applied.", "no errors", "no
+# luck", "no change"); a clause of its own after it ("no literals, names come from settings")
+# may as well say why this once, and is left to the markers above
+NO_THING = (r"^no\s+(?!(?:no|not|nope|wait|hold|idea|actually|worries|worry|problem|problems"
+            r"|rush|hurry|thanks|thank|way|luck|need|clue|one|body|longer|more|less|matter"
+            r"|doubt|kidding|joke|biggie|sweat|pressure|offen[cs]e|sorry|ok|okay|sense|reason"
+            r"|change|changes|difference|diff|errors?|warnings?|failures?|issues?|output"
+            r"|results?|response|reply|answer|effect|dice|progress|success|match|matches"
+            r"|i|you|we|it|they|that|this|there|the|a|an|my|your|our)\b)"
+            r"(?:[:@~]\s?)?(?:[\w.`/()-]*[\w`)]\s+){0,2}[\w.`/()-]*[\w`)](?<!ed)(?<!ed`)"
+            # where it is refused: "no grains ifs inline in the sls"
+            r"(?:\s+(?:in|inside|under|within)\s+(?:the\s+|any\s+)?[\w.`/()-]*[\w`)])?"
+            r"(?:\s*[.!]*\s*$|(?:\s*[,;]|\s+[—–-]+|\s*[—–])\s*(?:(?:no|never|ever|please|pls)\b"
+            r"|[\w.`/()-]+(?:\s+[\w.`/()-]+){0,2}[.!]*\s*$))")
 # where a thing goes or lives in the project ("the fixtures go in tests/fixtures/", "windows
 # live in conf/base/..."; not where a tool is installed on the machine: "verilator 5.x lives
 # in /opt/verilator"), and one thing preferred over another: standing rules, read alike by
@@ -69,6 +87,15 @@ PLACED_OR_PREFERRED = (r"\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/
                        r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
                        r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)"
                        r"[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s")
+# how code is written or checked here, said as one tool or style and not another ("formatting
+# is stylua, not lua-format", "docstrings here are numpy style, not google"); what a
+# diagnosis finds ("the problem is X, not Y") names no way of working
+HOUSE_STYLE_NOT = (r"^(?:(?:also|and|btw|so|fyi|note|again|reminder)[,:]?\s+)*(?:the\s+|our\s+)?"
+                   r"(?:formatting|formatter|code format|linting|linter|lint|style|code style"
+                   r"|docstrings?|doc comments?|comments|naming|indentation|type ?checking"
+                   r"|type ?checker|test runner|package manager)\s+(?:here\s+|in this (?:repo"
+                   r"|repository|project|codebase)\s+)?(?:is|are)\s+`?[\w./@:+-]+`?"
+                   r"(?:\s+(?:style|format|convention))?,?\s+not\s+`?[\w./@:+-]")
 # strong markers: a standing instruction whatever the sentence looks like
 STRONG = re.compile(r"\b(from now on|going forward|from here on|in (?:the )?future,|for future|"
                     r"please remember|remember to always|note for next time)\b", re.I)
@@ -110,7 +137,7 @@ STANDING = re.compile(
     r"|said|told|heard|found|felt)\b)\w"
     r"|\b(?:you should(?:n'?t)?|you must(?:n'?t)?|should not|shouldn'?t|must not"
     r"|(?:must|should)\s+(?:never|always))\b"
-    r"|\bplease no\b|" + NO_X_EVER + r"|\brefrain from\b|\bonly ever\b|" + LEAVE_ALONE + "|"
+    r"|\bplease no\b|" + NO_X_EVER + "|" + NO_THING + "|" + HOUSE_STYLE_NOT + r"|\brefrain from\b|\bonly ever\b|" + LEAVE_ALONE + "|"
     + NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|" + PLACED_OR_PREFERRED +

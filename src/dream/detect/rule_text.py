@@ -33,7 +33,8 @@ MARKER = re.compile(
     r"|refrain from|only ever)\b|" + directives.LEAVE_ALONE + "|" + directives.NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
     r"|" + directives.PLACED_OR_PREFERRED +
-    r"|" + directives.NO_X_EVER + r"|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
+    r"|" + directives.NO_X_EVER + "|" + directives.NO_THING + "|" + directives.HOUSE_STYLE_NOT +
+    r"|^every\s+[\w-]+(?:\s+[\w-]+)?\s+(?:gets?|needs?|goes)\b"
     r"|\b(?:is|are)\s+`?[\w./@:-]+`?\s+(?:here|in this (?:repo|project)),?\s+not\s+\S"
     r"|\bplease,?\s+not\s+\w"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
@@ -84,9 +85,11 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
 # "here" at the end of an instruction that names nothing from the project: this spot in
 # the code ("use a map here"), not this repository ("we use pnpm here")
 # ("from here" after three words or more of what not to run is this machine: "no devnet
-# deploys from here"; not "never from here")
+# deploys from here", or a verb said not to be done from here: "don't flash from here";
+# not "never from here")
 _LOCAL = re.compile(r"\bhere\W*$", re.I)
-_FROM_HERE = re.compile(r"^\W*(?:\S+\s+){3,}from here\W*$", re.I)
+_FROM_HERE = re.compile(r"^\W*(?:(?:\S+\s+){3,}|(?:don'?t|dont|do not|never)\s+[a-z]+\s+)from here\W*$",
+                        re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
 _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment"
                   r"|(?<!from )today(?!\s+on\b)|tonight"
@@ -435,6 +438,8 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         if {use.lower().strip("`"), avoid.lower().strip("`")} & _PLAIN_WORDS:
             return ""               # "it's fine here, not there": no tool named
         return f"Use {use.strip('`')}, not {avoid.strip('`')}"
+    if re.match(directives.HOUSE_STYLE_NOT, body, re.I):
+        return body                 # "formatting is stylua, not lua-format": both halves
     if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
     rejected = wording.rejected_terms(body)
@@ -456,16 +461,20 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             continue
         if _BARE_COMMAND.match(other):
             return f"Use {other.strip('`')}, not {' or '.join(rejected)}"
+        command, _, why = _split_reason(other)
+        if _BARE_COMMAND.match(command):    # "bundle exec fastlane test — the lane sets ..."
+            return f"Use {command.strip('`')}, not {' or '.join(rejected)}; {why}"
         if _POSITIVE.search(other) and not _REPORTS_ON.match(other):
             other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", wording.plain_rule(other),
                            flags=re.I).rstrip(".!")
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
-        if re.match(r"^(?:" + _ROUTE + r"|pin\b|(?:`[^`]+`|[\w-]*[./:@][\w./:@-]*)\s+only\b)",
+        if re.match(r"^(?:" + _ROUTE + r"|pin\b|(?:`[^`]+`|[\w-]*[./:@][\w./:@-]*)\s+only\b"
+                    r"|[\w.-]+(?:\s+[\w.-]+)?:\s*`[^`]+`\W*$)",
                     other, re.I) and not _SAYS_NOT.search(other) and len(other.split()) <= 16:
             # "tests go through fastlane: `bundle exec fastlane test`", "pin it to a digest",
-            # "deps.edn only": the way to do it
+            # "deps.edn only", "soldeer: `forge soldeer install x`": the way to do it
             return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
     return body
 
@@ -485,7 +494,7 @@ _REPORTS_ON = re.compile(r"^(?:they|it|he|she|this|that|these|those|there|i|if i
 _ROUTE = (r"`[^`]+`|(?:the\s+)?[\w/.-]+(?:\s+[\w/.-]+){0,2}\s+(?:lives?|comes?|goe?s|go)"
           r"\s+(?:in|from|through)\s+[^:`]{2,40}(?::\s|`)")
 _WHAT_TO_DO = re.compile(r"^(?:if\s[^,]{3,60},\s*(?!(?:i|you|we|it|this|that|they|he|she|there"
-                         r"|the|an?)\b)[@\w]|(?:please\s+)?(?:use|run|call|go through|open|create"
+                         r"|the|an?)\b)[@\w`]|(?:please\s+)?(?:use|run|call|go through|open|create"
                          r"|ask|write|add|put|keep|always|only|instead)\b"
                          r"|" + _ROUTE + ")", re.I)
 # one tool instead of another, said tersely
@@ -579,8 +588,12 @@ def _reason(rule: str, following: str | None) -> str | None:
         return None
     if _one_off(text):
         return None             # "revert scripts nobody ran break at 2am": said of this once
-    if not _parts(rule) & _parts(text) or not _FINITE.search(text) or \
+    # "never upload cookbooks from here. they reach the chef server only through ...": what
+    # the rule names, pointed back at
+    back = re.match(r"^(?:they|it)\s+(?!(?:is|are|was|were|'s|'re)\b)", text, re.I)
+    if not (_parts(rule) & _parts(text) or back) or not _FINITE.search(text) or \
             _BARE_COMMAND.match(text[:1].lower() + text[1:]) or \
+            _BARE_COMMAND.match(_split_reason(text[:1].lower() + text[1:])[0]) or \
             re.match(r"^(?:just|only|even|not)\b", text, re.I):
         return None             # "bundle exec rspec x.rb", "just the request spec": no reason
     return text[0].lower() + text[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", text) \

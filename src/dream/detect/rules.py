@@ -208,7 +208,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                 re.search(r"\bthe new \w+", sent, re.I)):
             continue                # the session's request: "the export should include X"
         elif starts and (not (_FOR_EVERY_TASK.search(sent) or directives.WE_DO.search(sent) or
-                              re.match(directives.NO_X_EVER, sent, re.I)) or
+                              re.match(directives.NO_X_EVER, sent, re.I) or
+                              re.match(directives.HOUSE_STYLE_NOT, sent, re.I)) or
                        _SHOW_ME.match(wording.without_lead_in(sent))):
             continue                # the task that starts the session, not a standing rule
         # under a heading, the task said before it is no other half of a rule; laid out a
@@ -240,7 +241,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             out[-1] = (f"{prev.rstrip('.')}; {rule[0].lower()}{rule[1:]}", prev_kind)
             continue
         if out and at[-1] not in foreign and (last == n - 1 or last == n - 2 and explains(
-                sents[n - 1])) and only_what_not(out[-1][0]) and says_what_to_do(rule) and \
+                sents[n - 1])) and only_what_not(out[-1][0]) and (
+                    says_what_to_do(rule) or _BARE_NO.match(sents[at[-1]])) and \
                 _other_half(out[-1][0], rule) and (lines[last] == lines[n] or not (
                     by_line and n in briefed)):
             # "don't hard-code the 3. windows and thresholds live in conf/base/...": the
@@ -432,7 +434,8 @@ def _other_half(before: str, rule: str) -> bool:
     is whole, and the rule after it is another rule."""
     if len(before) + len(rule) > 240:
         return False
-    return bool(re.search(r"\binstead\b", rule, re.I)) or len(before.split()) <= 8 and \
+    said = re.sub(r"^Do not use\s", "no ", before)     # as said: "no X" is written "Do not use X"
+    return bool(re.search(r"\binstead\b", rule, re.I)) or len(said.split()) <= 8 and \
         not re.search(r"[,;—–]|\s-\s", before)
 
 
@@ -442,6 +445,8 @@ _POINTS_BACK = re.compile(r"^(?!(?:please\s+)?(?:" + directives.INSTRUCTION_VERB
                           r"[\w.-]+(?:\s+[\w.-]+){0,3}\s+(?:count|counts|gets?|needs?|goes|go"
                           r"|applies|apply|matters?|has|have)\s+(?:both|too|as well|either)\b",
                           re.I)
+# "no kubectl apply.": what is refused named alone, the rule said next says what it stands for
+_BARE_NO = re.compile(r"^no\s+\S+(?:\s+\S+)?[\s.!]*$", re.I)
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
 _BARE_INSTEAD = re.compile(r"^(?:[\w`./:+-]+\s+){1,4}instead\.?$", re.I)
 # said for every time or as an aside: a rule even in the request that opens a session

@@ -90,7 +90,7 @@ _LEAD_IN = re.compile(
     r"|don'?t|do|stop|please|instead|why|what)\b)|nope|ok|okay|again|also|and|so|but|hm+|well"
     r"|please|btw|all good|looks good"
     r"|great|perfect|sure|yes|yep|alright|ah|oh|right|good|(?:just )?fyi|ugh|sigh|argh|whoa"
-    r"|actually(?=\s*,)"
+    r"|actually(?=\s*,|\s+no\s*[,.!:;—–])"
     r"|(?:quick |friendly |a )?reminder|heads[- ]up)\b"
     r"[\s,.!:;—–-]*"
     r"|(?:you keep forgetting|you forgot(?: again)?|like i said|for the (?:\w+ )?time"
