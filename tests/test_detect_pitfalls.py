@@ -879,3 +879,55 @@ def test_a_retry_with_a_flag_before_its_subcommand_after_a_step_chained_before_i
     [pitfall] = _pitfalls(session)
     assert pitfall.endswith("Fix: run `stack --install-ghc setup`.")
     assert not fixes._flagged_retry("npm --prefix web test", "npm test")
+
+
+def test_a_long_exception_line_is_the_cause_not_the_build_tools_summary():
+    """A test that failed on an exception whose message runs on past 400 characters (advice
+    appended to it): the exception names the cause, not Gradle's "FAILURE: Build failed
+    with an exception." under it."""
+    advice = " Check your configuration and the beans it declares;" * 8
+    out = ("Exit code 1\n> Task :test\n\nOrderControllerTest > creates an order() FAILED\n"
+           "    org.springframework.beans.factory.NoSuchBeanDefinitionException: No qualifying "
+           "bean of type 'shop.orders.{name}' available." + advice + "\n"
+           "        at app//org.springframework.beans.factory.support.DefaultListableBeanFactory"
+           ".getBean(DefaultListableBeanFactory.java:343)\n\n"
+           "FAILURE: Build failed with an exception.\n\n* What went wrong:\n"
+           "Execution failed for task ':test'.\n> There were failing tests.\n\nBUILD FAILED in 9s")
+    sessions = [_session(f"claude-{n}", [
+        ("call", "./gradlew test"), ("fail", out.replace("{name}", name)),
+        ("user", "the incremental build missed the new bean again, `./gradlew clean test`"),
+        ("call", "./gradlew clean test"), ("ok", "BUILD SUCCESSFUL in 40s")], 10 * n)
+        for n, name in ((1, "OrderRepository"), (2, "InvoiceMailer"))]
+    [pitfall] = _pitfalls(*sessions)
+    assert "NoSuchBeanDefinitionException: No qualifying bean of type '…' available" in pitfall
+    assert "FAILURE" not in pitfall and pitfall.endswith("Fix: run `./gradlew clean test`.")
+
+
+def test_a_line_that_lists_where_it_looked_keeps_its_own_words():
+    """"... was not found in any of the following repositories:" says what failed; the
+    list under it is only where the tool looked, so it is no cause of its own."""
+    from dream.detect.failures import cause_line
+    out = ("* What went wrong:\nPlugin [id: 'com.acme.lint', version: '2.1.0'] was not found in "
+           "any of the following repositories:\n- Gradle Central Plugin Repository (could not "
+           "resolve plugin artifact 'com.acme.lint:com.acme.lint.gradle.plugin:2.1.0')\n"
+           "- Maven Local\n\nBUILD FAILED in 2s")
+    assert cause_line(out).startswith("Plugin [id: 'com.acme.lint', version: '2.1.0'] was not "
+                                      "found in any of the following repositories")
+    handed = ("There was an error reading functions/package.json:\n functions/lib/index.js "
+              "does not exist, can't deploy Cloud Functions")
+    assert cause_line(handed).startswith("functions/lib/index.js does not exist")
+
+
+def test_a_test_runners_tally_is_no_cause():
+    """vitest's "Test Files  1 failed | 3 passed (4)" and jest's "Tests:  2 failed, 9 passed,
+    11 total" only count what failed; "See above" points past them to the error."""
+    from dream.detect.failures import cause_line
+    out = (" FAIL  src/cart/total.test.ts [ src/cart/total.test.ts ]\n"
+           "Error: Cannot find module '@shop/money' imported from /home/ida/shop/src/cart/total.ts"
+           "\n\n Test Files  1 failed | 3 passed (4)\n      Tests  12 passed (12)\n"
+           "   Duration  1.90s\n\n ELIFECYCLE  Test failed. See above for more details.")
+    assert cause_line(out) == ("Error: Cannot find module '@shop/money' imported from "
+                               "/home/ida/shop/src/cart/total.ts")
+    jest = ("  ● Test suite failed to run\n\n    TypeError: fetch is not a function\n\n"
+            "Test Suites: 1 failed, 4 passed, 5 total\nTests:       2 failed, 9 passed, 11 total")
+    assert cause_line(jest) == "TypeError: fetch is not a function"

@@ -98,6 +98,9 @@ _SUMMARY = re.compile(
     r"|error: could not compile|error: Recipe|error: command failed|Error: Process"
     r"|error: failed to run custom build command|Caused by:\s*$|process didn't exit successfully"
     r"|(?:=+ )?\d+ failed|FAILED \(|Lifecycle script|error Command failed"
+    # a test runner's tally ("Test Files  1 failed | 2 passed (3)", "Tests:  1 failed, 17
+    # passed, 18 total"): how many failed, not why
+    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?:?\s+\d+ failed(?:\s*[|,(].*)?$"
     # summaries of builds, test runners, linkers and hooks
     r"|FAILED: \S+$|collect2: error|ninja: build stopped|--- FAIL:|FAIL\s*$|FAIL\t"
     r"|husky - |[✖✗×]\s+(?:found )?\d+ problems?|Build FAILED|For more information about this"
@@ -273,8 +276,10 @@ def _cause_line(text: str) -> str:
             # a traceback ends with its exception; a compiler lists its first error first
             for line in (reversed(pool) if n == 0 else pool):
                 # a long line counts when it begins by saying it is an error ("Error:  Can't
-                # locate Mojo/Base.pm in @INC (... 400 characters of folders)")
-                if (len(line) <= 400 or n == _LABELLED) and pattern.match(line[:400]) and \
+                # locate Mojo/Base.pm in @INC (... 400 characters of folders)") or names the
+                # exception it is ("NoSuchBeanException: No bean of type [...] exists. Make
+                # sure ..." and 300 characters of advice)
+                if (len(line) <= 400 or n in (0, _LABELLED)) and pattern.match(line[:400]) and \
                         not _NOISE_LINE.match(line):
                     line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line[:400]).strip()
                     return _with_message(line, pool) if n == 0 or _LEADS_IN.search(line) \
@@ -490,6 +495,10 @@ def _handed_over(line: str, pool: list[str]) -> str:
     if not line.endswith(":") or not _FAILED_WORDS.search(line) or line not in pool or \
             _ADVICE.match(last) or re.match(r"^(?:to \w+(?: it)?|run|try|use)\s*:$", last, re.I):
         return line             # "...; to add:", "please run:": over to what would fix it
+    if _LOOKED_IN.search(last):
+        # "Plugin [id: 'x'] was not found in any of the following sources:": the line says
+        # what failed, the list under it only where it looked
+        return line
     below = next((ln.strip() for ln in pool[pool.index(line) + 1:][:2] if ln.strip()), "")
     if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
             _ADVICE.match(below) or below.endswith(":"):
@@ -500,6 +509,10 @@ def _handed_over(line: str, pool: list[str]) -> str:
 # a line that says a failure happened and hands over to the next line for what it was
 # ("Aborting batchmode due to failure:" / "Fatal Error! It looks like another Unity instance
 # is running with this project open.")
+# a list of the places a search went through ("... in any of the following sources:",
+# "... in the following locations:")
+_LOOKED_IN = re.compile(r"\b(?:in|from|at|among|under)\s+(?:any of\s+|one of\s+)?the following\s+"
+                        r"(?:\w+\s+){0,2}\w+\s*:$", re.I)
 _LEADS_IN = re.compile(r"\b(?:due to|because of|caused by|reason|failure|error|error occurred)"
                        r"\s*:$", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
