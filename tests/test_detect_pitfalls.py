@@ -931,3 +931,21 @@ def test_a_test_runners_tally_is_no_cause():
     jest = ("  ● Test suite failed to run\n\n    TypeError: fetch is not a function\n\n"
             "Test Suites: 1 failed, 4 passed, 5 total\nTests:       2 failed, 9 passed, 11 total")
     assert cause_line(jest) == "TypeError: fetch is not a function"
+
+
+def test_a_go_log_reads_its_error_level_lines_first():
+    """terragrunt, k6 and docker log through logrus: "ERRO[0002] ..." is the line the program
+    itself marked as its error, the untagged lines of detail under it come after it."""
+    from dream.detect.failures import cause_line
+    out = ("INFO[0000] Downloading Terraform configurations into ./.terragrunt-cache/x\n"
+           "ERRO[0002] Error: error configuring S3 Backend: no valid credential sources for S3 "
+           "Backend found.\n\nPlease see https://www.terraform.io/docs for more information.\n\n"
+           "Error: failed to refresh cached credentials, operation error ec2imds: GetMetadata, "
+           "context deadline exceeded\n"
+           "ERRO[0002] Unable to determine underlying exit code, so Terragrunt will exit with "
+           "error code 1")
+    assert cause_line(out) == ("Error: error configuring S3 Backend: no valid credential "
+                               "sources for S3 Backend found.")
+    k6 = ("  execution: local\n\nERRO[0000] GoError: The moduleSpecifier \"lodash\" couldn't be "
+          "found on local disk.\n\tat go.k6.io/k6/js.(*requireImpl).require-fm (native)")
+    assert cause_line(k6).startswith("GoError: The moduleSpecifier \"lodash\" couldn't be found")

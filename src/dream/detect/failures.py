@@ -249,7 +249,7 @@ def _cause_line(text: str) -> str:
     lines = [_PREFIX.sub("", _MARKER.sub("", ln.rstrip()))
              for ln in _labels_joined(ANSI.sub("", text or "").splitlines()) if ln.strip()]
     told = [ln for ln in lines if not _BANNER.match(ln)]    # Codex's and Claude Code's headers
-    lines = told or lines
+    lines = _levelled(told or lines)
     if not lines:
         return ""
     if lines[0].startswith("$ "):          # a result that names its command
@@ -288,6 +288,22 @@ def _cause_line(text: str) -> str:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+# the level a Go log (logrus: terragrunt, k6, docker) tags each line with, its time after it
+# in brackets ("ERRO[0003] Error: error configuring S3 Backend: ...", "INFO[0000] ...")
+_LOG_LEVEL = re.compile(r"^\s*(?P<level>TRAC|DEBU|INFO|WARN|ERRO|FATA|PANI)\[[^\]]*\]\s*")
+
+
+def _levelled(lines: list[str]) -> list[str]:
+    """The lines of a log that tags each with its level: those it tagged as errors, without
+    the tag, when it tagged any ("ERRO[0003] Error: error configuring S3 Backend: no valid
+    credential sources ..." over the untagged lines of detail under it); else every line,
+    without its tag."""
+    tagged = [(_LOG_LEVEL.match(ln), ln) for ln in lines]
+    errors = [ln[m.end():] for m, ln in tagged if m and m["level"] in ("ERRO", "FATA", "PANI")
+              and ln[m.end():].strip()]
+    return errors or [ln[m.end():] if m else ln for m, ln in tagged]
 
 
 # Python's line between an exception and the one raised from it ("raise DatasetError(...)
