@@ -949,3 +949,21 @@ def test_a_go_log_reads_its_error_level_lines_first():
     k6 = ("  execution: local\n\nERRO[0000] GoError: The moduleSpecifier \"lodash\" couldn't be "
           "found on local disk.\n\tat go.k6.io/k6/js.(*requireImpl).require-fm (native)")
     assert cause_line(k6).startswith("GoError: The moduleSpecifier \"lodash\" couldn't be found")
+
+
+def test_an_indented_error_label_takes_its_message_from_the_next_line():
+    """testify indents its report under the test's name ("\\tError:      \\tReceived
+    unexpected error:" over the error itself): the message below is the cause, read the
+    same with the indentation kept (the review reads the raw output) as without it."""
+    from dream.detect.failures import cause_line
+    out = ("--- FAIL: TestInvoiceStore_Save (0.01s)\n    store_test.go:52: \n"
+           "        \tError Trace:\t/home/kai/billing/internal/invoices/store_test.go:52\n"
+           "        \tError:      \tReceived unexpected error:\n"
+           "        \t            \tsave invoice: pq: relation \"invoices\" does not exist\n"
+           "        \tTest:       \tTestInvoiceStore_Save\nFAIL\n"
+           "FAIL\tgithub.com/kai/billing/internal/invoices\t0.091s")
+    flat = "\n".join(" ".join(ln.split()) for ln in out.splitlines())
+    for text in (out, flat):
+        line = " ".join(cause_line(text).split())
+        assert line == ("Error: Received unexpected error: save invoice: pq: relation "
+                        "\"invoices\" does not exist")

@@ -467,11 +467,12 @@ _FAILED_WORDS = re.compile(r"\b(?:failed|failure|error|not in the allowed|not al
 def _with_message(line: str, pool: list[str]) -> str:
     """An exception line that ends with its colon takes its message from the next line
     ("ActiveRecord::PendingMigrationError:" / "Migrations are pending. To resolve ...")."""
-    if line not in pool:
+    at = _index(line, pool)
+    if at is None:
         return line
     if not line.endswith(":"):
         return _wrapped(line, pool)
-    rest = [ln.strip() for ln in pool[pool.index(line) + 1:][:3] if ln.strip()]
+    rest = [ln.strip() for ln in pool[at + 1:][:3] if ln.strip()]
     message = []
     for ln in rest:
         if ln.startswith(("#", "at ", "File ")) or _NOISE_LINE.match(ln):
@@ -482,12 +483,18 @@ def _with_message(line: str, pool: list[str]) -> str:
     return " ".join([line, *message])[:400]
 
 
+def _index(line: str, pool: list[str]) -> int | None:
+    """Where ``line`` stands in ``pool``, whatever the indentation around it (a cause line
+    is read stripped; testify indents its "Error:" under the test's name)."""
+    return next((n for n, ln in enumerate(pool) if ln.strip() == line.strip()), None)
+
+
 def _wrapped(line: str, pool: list[str]) -> str:
     """An exception's message that a program wrapped over the next lines, the sentence going
     on in lower case ("Error: The module '/x/better_sqlite3.node'" / "was compiled against a
     different Node.js version using" / "NODE_MODULE_VERSION 127. This version ..."), read as
     one line up to the end of a sentence, at most three lines more."""
-    rest = pool[pool.index(line) + 1:][:3]
+    rest = pool[_index(line, pool) + 1:][:3]
     if line.rstrip().endswith((".", "!", "?", ")", "]")) or not rest or \
             not re.match(r"^\s*[a-z]+\s+[a-z]", rest[0]) or _NOISE_LINE.match(rest[0]):
         return line
@@ -508,14 +515,15 @@ def _handed_over(line: str, pool: list[str]) -> str:
     "jobs/a.hcl:3,1-25: Unset variable ..."): the line below is the cause, the one above only
     says which step failed."""
     last = re.split(r"[.;,]\s+", line)[-1]
-    if not line.endswith(":") or not _FAILED_WORDS.search(line) or line not in pool or \
+    at = _index(line, pool)
+    if not line.endswith(":") or not _FAILED_WORDS.search(line) or at is None or \
             _ADVICE.match(last) or re.match(r"^(?:to \w+(?: it)?|run|try|use)\s*:$", last, re.I):
         return line             # "...; to add:", "please run:": over to what would fix it
     if _LOOKED_IN.search(last):
         # "Plugin [id: 'x'] was not found in any of the following sources:": the line says
         # what failed, the list under it only where it looked
         return line
-    below = next((ln.strip() for ln in pool[pool.index(line) + 1:][:2] if ln.strip()), "")
+    below = next((ln.strip() for ln in pool[at + 1:][:2] if ln.strip()), "")
     if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
             _ADVICE.match(below) or below.endswith(":"):
         return line
