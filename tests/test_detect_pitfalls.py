@@ -951,6 +951,20 @@ def test_a_go_log_reads_its_error_level_lines_first():
     assert cause_line(k6).startswith("GoError: The moduleSpecifier \"lodash\" couldn't be found")
 
 
+def test_a_setting_tried_out_before_the_retry_is_not_the_fix_the_setting_is():
+    """`AWS_PROFILE=ops aws sts get-caller-identity && AWS_PROFILE=ops terraform plan`: the
+    first step only shows who the setting makes you; the retry with the setting is the fix."""
+    nocreds = ("Exit code: 1\nOutput:\nError: No valid credential sources found\n\n"
+               "Please see https://registry.terraform.io/providers/hashicorp/aws for more "
+               "information about providing credentials.")
+    sessions = [_session(f"codex-{n}", [
+        ("call", "terraform plan"), ("fail", nocreds),
+        ("call", "AWS_PROFILE=ops aws sts get-caller-identity && AWS_PROFILE=ops terraform plan"),
+        ("ok", "Plan: 2 to add, 0 to change, 0 to destroy.")], 10 * n) for n in (1, 2)]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.endswith("Fix: run `AWS_PROFILE=ops terraform plan`.")
+
+
 def test_an_indented_error_label_takes_its_message_from_the_next_line():
     """testify indents its report under the test's name ("\\tError:      \\tReceived
     unexpected error:" over the error itself): the message below is the cause, read the

@@ -281,6 +281,11 @@ def _before_retry(n: int, run: CommandRun, parts: list[str], at: int, after: lis
     # (a step the failing command already ran first is no fix: "source env.sh && twister"
     # failed, the code was edited, the same chain worked)
     ran = set(shell.chain(failing.command))
+    # a setting the retry adds, and a step chained before it run with the same setting
+    # ("AWS_PROFILE=dev aws sts get-caller-identity && AWS_PROFILE=dev terragrunt plan"):
+    # that step tries the setting out, the setting is the fix
+    setting = _settings(parts[at]) - _settings(failing.command)
+    ran |= {p for p in parts[:at] if setting and setting <= _settings(p)}
     steps = _steps_between(after[:n], refused)
     named = [r.command for r in steps if named_by(r.command, failing)]
     if named:
