@@ -1009,3 +1009,20 @@ def test_an_indented_error_label_takes_its_message_from_the_next_line():
         line = " ".join(cause_line(text).split())
         assert line == ("Error: Received unexpected error: save invoice: pq: relation "
                         "\"invoices\" does not exist")
+
+
+def test_a_step_that_exited_with_its_argument_list_is_no_cause():
+    """'Error: Command ['sh', '-c', 'pytest tests'] failed with code 4.' (cibuildwheel) and
+    'error: Command ["gprbuild", "-P", "x.gpr"] exited with code 4' (alire) only say which
+    step ended badly; the error above them is the cause."""
+    from dream.detect.failures import cause_line
+    out = ("Testing wheel...\n  ImportError while loading conftest '/project/tests/conftest.py'."
+           "\n  E   ImportError: libpng16.so.16: cannot open shared object file: No such file or "
+           "directory\n\nError: Command ['sh', '-c', 'python -m pytest /project/tests -q'] failed"
+           " with code 4.\n")
+    assert cause_line(out) == ("ImportError: libpng16.so.16: cannot open shared object file: No "
+                               "such file or directory")
+    gpr = ("src/geo.adb:12:4: error: \"Sqrt\" is undefined\n\n   compilation of geo.adb failed\n"
+           "error: Command [\"gprbuild\", \"-s\", \"-P\", \"/home/ana/geo/geo.gpr\"] exited with "
+           "code 4\nerror: Compilation failed.")
+    assert cause_line(gpr).startswith("src/geo.adb:12:4: error: \"Sqrt\" is undefined")

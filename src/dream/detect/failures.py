@@ -87,8 +87,9 @@ _BANNER = re.compile(r"^\s*(?:Exit code:? -?\d+|Wall time: |Output:\s*$|Process 
                      r"|\*\* (?!\()|hint: |Collected errors:|Chunk ID: |Original token count: )")
 # "FATAL ERROR: command exited with status 1: /usr/bin/cmake ...": the step that ran, not
 # why it failed (a summary, and no cause however grave its tag)
-_STEP_EXITED = (r"\b(?:command|process|script|run)\b.{0,20}?\b(?:exited|returned|failed) with "
-                r"(?:exit )?(?:code|status|error) -?\d+")
+# (also with the argument list it ran: 'Command ["gprbuild", "-P", "baro.gpr"] exited with code 4')
+_STEP_EXITED = (r"\b(?:command|process|script|run)\b(?:\s*\[[^\]]{0,300}\])?.{0,20}?\b(?:exited"
+                r"|returned|failed) with (?:exit )?(?:code|status|error) -?\d+")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
     r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
