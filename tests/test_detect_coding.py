@@ -1696,6 +1696,62 @@ def test_dutch_swedish_and_polish_say_a_rule_was_said_before_as_the_other_langua
     assert [s.text for s in groups[0].again] == [again.text]
 
 
+def test_what_did_i_say_i_keep_saying_and_czech_say_a_rule_was_said_before():
+    """"what did I say.", "didn't I tell you", "I keep saying this" say a sentence was said
+    before as "like I said" does, and so do the Czech "říkal jsem", "už jsem ti to říkal",
+    "kolikrát" (rules are read in Czech); asking what the agent said or did, keeping a
+    thing and a plain Czech past tense do not."""
+    from dream.detect import grouping
+
+    for text in ("what did I say. previews only from this laptop", "didn't I tell you to "
+                 "pin it?", "fixtures first. I keep saying this", "říkal jsem, jen proti "
+                 "stagingu", "už jsem ti to říkal, žádný force push", "kolikrát ještě?"):
+        assert grouping.said_before(text), text
+    for text in ("what did you change in the config?", "I keep the logs for a week",
+                 "jsem to opravil včera", "what did the linter say?"):
+        assert not grouping.said_before(text), text
+
+
+def test_a_rule_said_again_by_a_statement_whose_sentences_say_it_only_together():
+    """"where's the limit for /export? without one the gateway drops everything. same as
+    last time" says again "every endpoint gets a rate limit in the gateway config" though no
+    sentence of it shares two words with the rule: the two statements do, one of them a
+    word of the rule, and the later one says it was said before in a sentence of its own.
+    The saying quoted is its sentences that say it. A statement whose "like last time"
+    points at something else ("run the load test like last time"), one saying it only with
+    "again", and one sharing only a tool and a verb with the rule are no saying."""
+    from dream.detect import grouping, wording
+
+    def said(n: int, stream: str, text: str) -> list[grouping.Sentence]:
+        item = Item(n, f"i{n}", "user", "statement", True, text, stream=stream,
+                    said_at=f"2026-04-0{n}T10:00:00Z")
+        return [grouping.Sentence(t, item) for t in wording.split(text)]
+
+    first = said(1, "s1", "add the /export endpoint. every endpoint gets a rate limit in the "
+                          "gateway config, or the gateway drops its calls")
+    rule = first[1]
+    later = said(4, "s2", "looks fine. where's the limit for /export? without one the gateway "
+                          "drops everything. same as last time")
+    groups = grouping.group([rule])
+    grouping.said_again(groups, first + later)
+    [grp] = grouping.repeated(groups)
+    assert [s.text for s in grp.again] == ["where's the limit for /export? without one the "
+                                           "gateway drops everything. same as last time"]
+    for other in ("the gateway needs a higher rate limit for /export. run the load test "
+                  "like last time",
+                  "where's the limit for /export again? without one the gateway drops "
+                  "everything"):
+        groups = grouping.group([rule])
+        grouping.said_again(groups, first + said(4, "s2", other))
+        assert not grouping.repeated(groups), other
+    tilt = said(6, "s2", "Always check the context is kind-local before tilt up, like I said "
+                         "last time.")
+    groups = grouping.group(tilt)
+    grouping.said_again(groups, said(2, "s1", "bump the memory limit and check it comes up "
+                                              "in tilt") + tilt, frozenset({"tilt"}))
+    assert not grouping.repeated(groups)
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

@@ -251,13 +251,15 @@ def repeated(groups: list[Group]) -> list[Group]:
 
 
 # the user saying that what they say was said before: "like I said last time", "again",
-# "how many times", "hab ich dir letztes Mal gesagt", "je t'avais dit", "te lo dije", "te l'ho
+# "how many times", "what did I say", "hab ich dir letztes Mal gesagt", "je t'avais dit", "te lo dije", "te l'ho
 # già detto", "já falei", "weer zo'n", "som jag sa", "znowu"; "again" after a verb of doing
 # it once more ("try it again") is no such word
 _SAID_BEFORE = re.compile(
     r"\b(?:(?:like|as)\s+i\s+(?:already\s+|just\s+)?(?:said|told\s+you|mentioned|asked)"
     r"|i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|told\s+you)\s+(?:this|that|so|it)\b"
     r"|i\s+(?:already\s+)?told\s+you|how\s+many\s+times|we\s+went\s+through\s+this"
+    # "what did I say.", "didn't I tell you", "I keep saying this"
+    r"|(?:what\s+did|didn'?t)\s+i\s+(?:just\s+)?(?:say|tell\s+you)|i\s+keep\s+(?:saying|telling\s+you)"
     r"|we'?ve\s+been\s+(?:over|through)\s+this"
     r"|(?:same|like|as)\s+(?:as\s+)?(?:last\s+(?:time|week|session)|yesterday|the\s+other\s+day)"
     r"|same\s+as\s+always"
@@ -279,7 +281,10 @@ _SAID_BEFORE = re.compile(
     r"|(?<!\bden\s)(?<!\bdet\s)(?<!\bdem\s)(?<!\bförsök\s)igen|jag\s+sa\s+ju"
     r"|som\s+jag\s+(?:redan\s+)?(?:sa|sagt)|jag\s+(?:har\s+)?(?:ju\s+|redan\s+)*sagt"
     r"|hur\s+m[åa]nga\s+g[åa]nger|(?<!\bspróbuj\s)(?:znowu|zn[óo]w)|ile\s+razy"
-    r"|(?:ju[żz]\s+)?(?:ci\s+)?(?:m[óo]wi[łl]|powiedzia[łl])(?:e|a)m)\b", re.I)
+    r"|(?:ju[żz]\s+)?(?:ci\s+)?(?:m[óo]wi[łl]|powiedzia[łl])(?:e|a)m"
+    # Czech, which rules are read in too: "říkal jsem", "už jsem ti to říkal", "kolikrát"
+    r"|ř[íi]kal[a]?\s+jsem|jsem\s+(?:ti\s+|vám\s+)?(?:to\s+)?(?:už\s+)?ř[íi]kal[a]?"
+    r"|kolikr[áa]t)\b", re.I)
 
 
 def said_before(text: str) -> bool:
@@ -344,6 +349,88 @@ def said_again(groups: list[Group], heard: list[Sentence],
                 continue            # it says another rule as well: not this one's saying
             grp.again.append(sentence)
             break
+    _said_again_around(groups, heard, free, told_before, programs)
+
+
+def _said_again_around(groups: list[Group], heard: list[Sentence], free: list[Sentence],
+                       told_before: dict[str, bool],
+                       programs: frozenset[str] = frozenset()) -> None:
+    """A rule said once as a rule, and said again in another session by a statement whose
+    sentences say it only together, the later of the two statements saying it was said
+    before: "a kde máš thresholds? bez nich je to k ničemu, říkal jsem p95 pod 800 ms" after
+    "každý scénář musí mít thresholds, minimálně p(95)<800"; "you put the probe in base.
+    overlay. not base. same as last time" after "not base! resource tweaks go in
+    deploy/overlays/dev only". What makes it that rule's saying:
+
+    - the two statements share two words of what they are about that are no tool's name
+      (the words saying it was said before left out), and the other statement shares with
+      the rule itself such a word; or it shares two words and half of the rule's ("ldc2!!
+      ... dmd chokes" after "we build with ldc2, not dmd"); not "symfony console !!" after
+      a rule on Doctrine annotations in a Symfony project, nor "check it comes up in tilt"
+      after "always check the context before tilt up";
+    - the sentence saying it was said before stands alone ("same as last time", "what did I
+      say.") or shares a word with the other side: "test with act like last time" points at
+      a test run, not at the rule beside it; "again" alone does not count (it is as often
+      doing a thing once more);
+    - the statement shares as much with no rule of another statement.
+
+    The other statement's sentences that say it (or say it was said before) are added to
+    ``again`` as one saying. ``told_before``: whether each statement says it was said
+    before, read whole (its sentences are read one by one only when it does)."""
+    by_item: dict[str, list[Sentence]] = {}
+    for s in heard:
+        by_item.setdefault(s.item.id, []).append(s)
+    markers = {item_id: [s for s in said_ if said_before(_AGAIN.sub(" ", s.text))]
+               for item_id, said_ in by_item.items() if told_before.get(item_id)}
+
+    def about(sents: list[Sentence]) -> frozenset[str]:
+        return frozenset(w for s in sents for w in said(core(_SAID_BEFORE.sub(" ", s.text)))
+                         if w not in GENERIC and len(w) > 2)
+
+    def points(marks: list[Sentence], other: frozenset[str]) -> bool:
+        return any(len(about([m])) <= 1 or about([m]) & other for m in marks)
+
+    spoken = {item_id: about(said_) for item_id, said_ in by_item.items()}
+    free_of: dict[str, list[Sentence]] = {}
+    for s in free:
+        free_of.setdefault(s.item.id, []).append(s)
+    # what each statement says besides the rules it was read as
+    besides = {item_id: about(sents) for item_id, sents in free_of.items()}
+    for grp in groups:
+        if len(grp.items) != 1:
+            continue
+        first = grp.sentences[0].item
+        rule = about(grp.sentences)
+        around = spoken.get(first.id, rule) | rule
+        tools = _tools(" ".join(s.text for s in grp.sentences), programs)
+        best: tuple[int, Sentence] | None = None
+        for item_id, sents in free_of.items():
+            item = sents[0].item
+            if item.stream == first.stream:
+                continue
+            theirs = besides[item_id]
+            shared, of_rule = around & theirs, rule & theirs
+            if len(shared) < 2 or not (len(shared - tools - programs) >= 2
+                                       and of_rule - tools - programs
+                                       or len(of_rule) >= 2 and 2 * len(of_rule) >= len(rule)):
+                continue
+            later = max(first, item, key=lambda i: (i.said_at or "", i.seq))
+            if not points(markers.get(later.id, []), rule if later is item else theirs):
+                continue
+            # another rule of another statement it says as much of: not this one's saying
+            if any(o is not grp and o.sentences[0].item.id != item_id and about(o.sentences)
+                   & theirs and len((spoken.get(o.sentences[0].item.id, frozenset())
+                                     | about(o.sentences)) & theirs) >= len(shared)
+                   for o in groups):
+                continue
+            # its sentences that say it, in the order said ("you put the probe in base.
+            # overlay. not base. same as last time")
+            saying = " ".join(s.text for s in sents if about([s]) & around or s in
+                              markers.get(item_id, []))
+            if best is None or len(shared) > best[0]:
+                best = (len(shared), Sentence(saying, item))
+        if best is not None:
+            grp.again.append(best[1])
 
 
 def _of_its_rules(sentence: Sentence, ruled: dict[str, list[frozenset[str]]]) -> bool:
@@ -386,3 +473,9 @@ def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
     first = grp.sentences[0].text
     return (_mentions(named(first), sentence.text) or _mentions(named(sentence.text), first)) \
         and alike(grp, sentence)
+
+
+# "again" alone: doing a thing once more as often as saying it once more ("let's look at the
+# failing test again")
+_AGAIN = re.compile(r"\b(?:again|otra\s+vez|di\s+nuovo|de\s+novo|schon\s+wieder|(?:al)?weer"
+                    r"|igen|znowu|zn[óo]w)\b", re.I)
