@@ -1752,6 +1752,33 @@ def test_a_rule_said_again_by_a_statement_whose_sentences_say_it_only_together()
     assert not grouping.repeated(groups)
 
 
+def test_a_no_to_the_agents_offer_says_no_to_what_was_offered():
+    """"Want me to push the 1.4.0 image to the registry?" / "no, like last time: CI only":
+    the reply names nothing of the rule said in the earlier session ("never push images to
+    the registry from a laptop, CI pushes them on tag"), what it says no to does; it is
+    proposed as that rule said again. An offer followed by something else, or answered
+    with more than a no, adds nothing."""
+    from dream.passes.evidence import rule_groups
+
+    first = _session("claude-1", [
+        ("user", "add the healthcheck to the Dockerfile"), ("assistant", "Added."),
+        ("user", "never push images to the registry from a laptop. CI pushes them on tag")])
+    offer = ("assistant", "Built and tested locally. Want me to push the 1.4.0 image to the "
+                          "registry?")
+    second = _session("pi-2", [("user", "bump the base image to alpine 3.20"), offer,
+                               ("user", "no, like last time: CI only")], start=10)
+    [grp] = [g for g in rule_groups(_evidence(first, second).items) if len(g.items) > 1]
+    assert grp.rule.startswith("Never push images") and \
+        [s.text for s in grp.again] == ["no, like last time: CI only"]
+    for turns in ([offer, ("assistant", "Running the scan first."),
+                   ("user", "no, like last time: CI only")],
+                  [offer, ("user", "yes please, like last time: CI only")]):
+        second = _session("pi-2", [("user", "bump the base image to alpine 3.20"), *turns],
+                          start=10)
+        assert not [g for g in rule_groups(_evidence(first, second).items)
+                    if len(g.items) > 1], turns
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

@@ -293,7 +293,8 @@ def said_before(text: str) -> bool:
 
 
 def said_again(groups: list[Group], heard: list[Sentence],
-               programs: frozenset[str] = frozenset()) -> None:
+               programs: frozenset[str] = frozenset(),
+               refused: dict[str, str] | None = None) -> None:
     """A rule said once as a rule, and said again in another session in words the run does
     not read as a rule, when the later of the two statements says it was said before: "thats
     the brew ameba again." after "we lint with bin/ameba, NOT the global ameba"; "when the
@@ -349,12 +350,13 @@ def said_again(groups: list[Group], heard: list[Sentence],
                 continue            # it says another rule as well: not this one's saying
             grp.again.append(sentence)
             break
-    _said_again_around(groups, heard, free, told_before, programs)
+    _said_again_around(groups, heard, free, told_before, programs, refused or {})
 
 
 def _said_again_around(groups: list[Group], heard: list[Sentence], free: list[Sentence],
                        told_before: dict[str, bool],
-                       programs: frozenset[str] = frozenset()) -> None:
+                       programs: frozenset[str] = frozenset(),
+                       refused: dict[str, str] | None = None) -> None:
     """A rule said once as a rule, and said again in another session by a statement whose
     sentences say it only together, the later of the two statements saying it was said
     before: "a kde máš thresholds? bez nich je to k ničemu, říkal jsem p95 pod 800 ms" after
@@ -395,7 +397,11 @@ def _said_again_around(groups: list[Group], heard: list[Sentence], free: list[Se
     for s in free:
         free_of.setdefault(s.item.id, []).append(s)
     # what each statement says besides the rules it was read as
-    besides = {item_id: about(sents) for item_id, sents in free_of.items()}
+    # a "no" answering the agent's offer says no to what was offered ("Want me to upload
+    # 2.3.9 to the Chef server?" / "no, same as last time: pipeline only")
+    besides = {item_id: about(sents) | about([Sentence((refused or {}).get(item_id, ""),
+                                                       sents[0].item)])
+               for item_id, sents in free_of.items()}
     for grp in groups:
         if len(grp.items) != 1:
             continue
@@ -479,3 +485,28 @@ def _says_again(grp: Group, sentence: Sentence, w: frozenset[str],
 # failing test again")
 _AGAIN = re.compile(r"\b(?:again|otra\s+vez|di\s+nuovo|de\s+novo|schon\s+wieder|(?:al)?weer"
                     r"|igen|znowu|zn[óo]w)\b", re.I)
+
+
+# the agent offering to do something, as the last sentence of its turn ("Want me to upload
+# 2.3.9 to the Chef server?", "Should I also raise the timeout in values-prod.yaml?")
+_OFFER = re.compile(r"(?:^|[.!?]\s+|\n)\s*(?:(?:do\s+you\s+)?want\s+me\s+to|would\s+you\s+like\s+me"
+                    r"\s+to|shall\s+i|should\s+i)\s+([^?\n]{3,200})\?\s*$", re.I)
+# a reply that starts by saying no ("no,", "nope", "no!!", "nah")
+_NO = re.compile(r"^\s*(?:no|nope|nah)\b(?!\s+(?:problem|worries|need)\b)", re.I)
+
+
+def refused_offers(items: Sequence[Item]) -> dict[str, str]:
+    """The statements that say no to what the agent offered at the end of its turn before
+    them, with what was offered ("upload 2.3.9 to the Chef server")."""
+    out: dict[str, str] = {}
+    offered: dict[str, str] = {}
+    for item in items:
+        if item.role == "assistant" and item.kind not in ("tool_call", "tool_use") and \
+                item.text.strip():
+            m = _OFFER.search(item.text.strip())
+            offered[item.stream] = m[1] if m else ""
+        elif item.is_statement:
+            if offered.get(item.stream) and _NO.match(item.text):
+                out[item.id] = offered[item.stream]
+            offered.pop(item.stream, None)
+    return out

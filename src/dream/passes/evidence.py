@@ -136,7 +136,7 @@ def rule_groups(items: list[Item]) -> list[grouping.Group]:
     other words (:func:`dream.detect.grouping.said_again`)."""
     programs = commands.programs(items)
     groups = grouping.group(rules.corrections(items), programs)
-    grouping.said_again(groups, heard(items), programs)
+    grouping.said_again(groups, heard(items), programs, grouping.refused_offers(items))
     return groups
 
 
