@@ -1779,6 +1779,26 @@ def test_a_no_to_the_agents_offer_says_no_to_what_was_offered():
                     if len(g.items) > 1], turns
 
 
+def test_two_rules_that_say_no_to_one_tool_on_its_own_are_one_rule():
+    """"tests run through `just test` -- never cargo directly, just sets the features" and,
+    after the agent did it anyway, "Do not use bare cargo.": two statements saying no to one
+    tool, on its own, are one rule said twice, though they share no other word. Saying no
+    to a subcommand of it ("never `cargo publish`") or to something of it ("no cargo
+    plugins") is another rule."""
+    from dream.detect import grouping
+
+    def said(n: int, text: str) -> grouping.Sentence:
+        return grouping.Sentence(text, Item(n, f"i{n}", "user", "statement", True, text,
+                                            stream="s1", said_at=f"2026-04-0{n}T10:00:00Z"))
+
+    first = said(1, "tests run through `just test` -- never cargo directly, just sets the "
+                    "features.")
+    assert [len(g.items) for g in grouping.repeated(grouping.group(
+        [first, said(3, "Do not use bare cargo.")]))] == [2]
+    for other in ("Never `cargo publish` from here.", "No cargo plugins, please."):
+        assert not grouping.repeated(grouping.group([first, said(3, other)])), other
+
+
 def test_said_again_reads_each_statement_once_for_whether_it_says_it_was_said_before(monkeypatch):
     """Whether a statement (or a rule) says it was said before is read once per statement
     and once per rule, not once per pair of a rule and a sentence over every sentence heard

@@ -176,10 +176,28 @@ def alike(a: Sentence | Group, b: Sentence, programs: frozenset[str] = frozenset
         if len(shared | both) >= 2:
             return True
     tools = _tools(first, programs) & _tools(b.text, programs)
+    if tools & _refused_tools(first, programs) & _refused_tools(b.text, programs):
+        return True
     # a rule that names only the tool (and how often) is that tool's rule said again
     # ("always finish with rebar3 dialyzer" / "dialyzer?? I said every time")
     named_only = len(said(core(b.text)) - GENERIC - {"time"}) <= 1
     return bool(tools) and (len(shared - GENERIC) >= 2 or named_only)
+
+
+# a tool said no to on its own: "never pytest directly", "no bare pytest", "not pytest.",
+# "don't use plain npm here"; not "never `pulumi up`" (a subcommand of it) nor "no pytest
+# plugins"
+_REFUSED = re.compile(r"\b(?:not|no|never|don'?t\s+(?:use|run|call)|do\s+not\s+(?:use|run|call)"
+                      r"|never\s+(?:use|run|call))\s+(?:(?:the\s+)?(?:bare|plain|raw|global"
+                      r"|system|direct)\s+)?`?([\w.+-]+)`?(?=\s*(?:[.,;:!?)—–-]|$|directly\b"
+                      r"|yourself\b|here\b|in\s+this\s+repo\b|ever\b))", re.I)
+
+
+@lru_cache(maxsize=8192)
+def _refused_tools(sentence: str, programs: frozenset[str]) -> frozenset[str]:
+    """The tools a sentence says no to on their own (:data:`_REFUSED`)."""
+    return frozenset(t.lower().rstrip(".-") for t in _REFUSED.findall(sentence)) & \
+        _tools(sentence, programs)
 
 
 def _name_words(names: frozenset[str]) -> frozenset[str]:
