@@ -1828,3 +1828,22 @@ def test_a_booking_titled_by_its_mail_subject_keeps_the_words_it_was_written_in(
     assert ev["status"] == "confirmed" and ev["date"] == "2026-05-14"
     assert ev["title"].startswith("Rendez-vous contrôle technique")
     assert "appointment" not in ev["title"].lower()
+
+
+
+@pytest.mark.parametrize("text", [
+    "Subject: Annulation confirmée : Gîte des Tilleuls\n\nBonjour Robin,\n\nNous avons "
+    "bien annulé votre réservation au Gîte des Tilleuls du 22 au 24 mai, comme demandé.",
+    "Subject: Cancelación confirmada: Hostal La Fuente\n\nHola Robin:\n\nHemos cancelado "
+    "tu reserva en Hostal La Fuente (22-24 de mayo) tal como pediste.",
+    "Subject: Stornierung bestätigt: Ferienwohnung Seeblick\n\nHallo Robin,\n\nwir haben "
+    "Ihre Buchung der Ferienwohnung Seeblick vom 22. bis 24. Mai wie gewünscht storniert.",
+])
+def test_a_cancellation_confirmed_in_another_language_calls_the_booking_off(text):
+    """The noun said in French, Spanish or German ("Annulation confirmée", "Cancelación
+    confirmada", "Stornierung bestätigt") confirms the calling off, as "Cancellation
+    confirmed" does: the stay booked is cancelled, not confirmed again by the subject."""
+    rows = [_row("R1", "stay", activity="reservation", date="2026-05-22", time="16:00",
+                 participants="Holidays Direct", status="confirmed")]
+    ev = _events(rules([they("Holidays Direct", text, stream="mail:hd")], rows))["R1"]
+    assert ev["status"] == "cancelled"
