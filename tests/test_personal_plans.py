@@ -1847,3 +1847,20 @@ def test_a_cancellation_confirmed_in_another_language_calls_the_booking_off(text
                  participants="Holidays Direct", status="confirmed")]
     ev = _events(rules([they("Holidays Direct", text, stream="mail:hd")], rows))["R1"]
     assert ev["status"] == "cancelled"
+
+
+def test_someone_else_rebooking_for_the_same_day_replaces_the_cancelled_booking():
+    """"The Anchor have cancelled our booking, so I've rebooked Pho Street for the same day
+    at 19:00" in a group, from someone who took over from the organiser (named by first
+    name only): the old booking is off, the new one is the plan the user was in, on the same
+    day, and the new time is not written onto the cancelled one."""
+    rows = [_row("R1", "team-dinner-anchor", activity="team dinner", date="2026-05-14",
+                 time="18:30", place="The Anchor", participants="Sasha Grant",
+                 status="confirmed")]
+    ev = events([they("Lee Park", "Sasha's away so I'm handling the team dinner - The Anchor "
+                      "have cancelled our booking (flooded cellar), so I've rebooked Pho "
+                      "Street for the same day at 19:00.", stream="team")], rows)
+    assert ev["R1"]["status"] == "cancelled" and ev["R1"].get("time") in (None, "18:30")
+    assert "Sasha" not in ev["R1"].get("participants", "Sasha Grant").split(", ")
+    (new,) = [f for k, f in ev.items() if k != "R1"]
+    assert (new["date"], new["time"], new["place"]) == ("2026-05-14", "19:00", "Pho Street")

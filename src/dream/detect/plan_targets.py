@@ -48,6 +48,14 @@ _NOT_THIS_TIME = re.compile(
     r"(?:\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:uhr|h|am|pm)\b|halb \w+))", re.I)
 
 
+def _same_people(named: set[str], parts: set[str]) -> bool:
+    """Whether someone ``named`` (lower case) is one of ``parts``: the same name, or a
+    first name said alone of someone in it by their full name ("Kim's off sick" of a plan
+    with "Kim Lowe")."""
+    return bool(named & parts) or any(
+        " " not in n and any(p.startswith(n + " ") for p in parts) for n in named)
+
+
 def plan_of_row(row: dict[str, Any], activity: str = "plan") -> Plan:
     """A stored event record as a plan of this call: its fields copied, its participants
     read from their comma list, its handle kept so the change lands on that record."""
@@ -466,7 +474,7 @@ class PlanTargets:
             if same_day and activity is None and not wanted:
                 return False    # nothing ties the booking to this event
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
-            return not (wanted and parts and not (wanted & parts))
+            return not (wanted and parts and not _same_people(wanted, parts))
 
         for how in ("place", "day", "any"):
             for row in events:

@@ -745,7 +745,7 @@ CANCEL_NOT = re.compile(
     re.I,
 )
 CONFIRM = re.compile(
-    r"\b(booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
+    r"\b((?:re)?booked|confirmed|reserved|it'?s a date|see you (?:then|there|at|on)|"
     # a booking's own confirmation mail: "This confirms Biscuit's appointment"
     r"(?:this|we) (?:hereby )?confirms?\b|(?<!awaiting )(?<!pending )confirmation\b|"
     r"works for me|(?:fine|good|ok|okay|great) (?:by|with|for) (?:me|us)\b|sounds (?:good|great|perfect)|i'?m in\b|count me in|"
@@ -912,7 +912,7 @@ _PLACE_KINDS = (
     r"center|arena|club|office|school"
 )
 PLACE = re.compile(
-    r"\b(?P<prep>at|to|in|(?i:booked|reserved)|switched to|moved to|make it|"
+    r"\b(?P<prep>at|to|in|(?i:(?:re)?booked|reserved)|switched to|moved to|make it|"
     r"change it to)[\s:]+"
     # (a name joined by "and" or "&" is one name: "the Crown and Anchor", "Hop & Dice café")
     r"(?:[^\w\s,.]+\s+)?(?P<name>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:(?:de|del|la|le|du|des|of|the|da|di|"

@@ -449,7 +449,8 @@ class PlanReader(PlanTargets):
                     negated(clause) and status not in ("cancelled", "declined"):
                 self.plans.remove(plan)     # "can't at 7, the meeting runs late": no new plan
                 continue
-            if len(self.plans) > n_plans and not plan.handle_row and INSTEAD.search(clause):
+            if len(self.plans) > n_plans and not plan.handle_row and (
+                    INSTEAD.search(clause) or REBOOK.search(clause)):
                 replaced = self._replaced(plan, stream) or \
                     self._replaced_live(plan, place, author, said, item.id)
                 if replaced is not None:
@@ -536,9 +537,13 @@ class PlanReader(PlanTargets):
                     status not in ("cancelled", "declined"):
                 date = None
             # a new booking after a cancelled one is another event, not a move
-            if status != "cancelled" and date and had and date != had and (
+            # (and so is one "rebooked" for the same day: "Dishoom have cancelled our
+            # booking, so I've rebooked Hoppers for the same day at 13:00")
+            if status != "cancelled" and ((date and had and date != had and (
                     plan.fields.get("status") in ("cancelled", "declined") or
-                    REBOOK.search(clause)):
+                    REBOOK.search(clause))) or (
+                    REBOOK.search(clause) and (date or clock or place) and
+                    plan.fields.get("status") in ("cancelled", "declined"))):
                 old = plan
                 plan = self._new_plan(old.activity)
                 plan.participants = list(old.participants)
@@ -705,7 +710,9 @@ class PlanReader(PlanTargets):
             own_place = (plan.fields.get("place") or place or "").lower()
             people = [p for p in people if p.lower() != own_place]
             for p in people:
-                if p not in plan.participants:
+                # ("Kim" of a plan with "Kim Lowe" in it: the same person)
+                if p not in plan.participants and \
+                        not any(q.startswith(p + " ") for q in plan.participants):
                     plan.participants.append(p)
             if people:
                 fields["participants"] = ", ".join(plan.participants)
