@@ -1830,7 +1830,6 @@ def test_a_booking_titled_by_its_mail_subject_keeps_the_words_it_was_written_in(
     assert "appointment" not in ev["title"].lower()
 
 
-
 @pytest.mark.parametrize("text", [
     "Subject: Annulation confirmée : Gîte des Tilleuls\n\nBonjour Robin,\n\nNous avons "
     "bien annulé votre réservation au Gîte des Tilleuls du 22 au 24 mai, comme demandé.",
@@ -1864,3 +1863,49 @@ def test_someone_else_rebooking_for_the_same_day_replaces_the_cancelled_booking(
     assert "Sasha" not in ev["R1"].get("participants", "Sasha Grant").split(", ")
     (new,) = [f for k, f in ev.items() if k != "R1"]
     assert (new["date"], new["time"], new["place"]) == ("2026-05-14", "19:00", "Pho Street")
+
+
+@pytest.mark.parametrize("text, at, date", [
+    # said on a Tuesday: Wednesday 6 May or Wednesday 13 May? a question, no event
+    ("Lunch with Marta next Wednesday, 12:30 at Bancone.", "2026-05-05T09:00:00Z", None),
+    ("Drinks with Theo next Saturday at 8 at the Lamb", "2026-05-04T09:00:00Z", None),
+    # said on that weekday itself: the one a week on; with its day number: that day
+    ("Lunch with Marta next Tuesday, 12:30 at Bancone.", "2026-05-05T09:00:00Z",
+     "2026-05-12"),
+    ("Lunch with Marta next Wednesday the 13th, 12:30 at Bancone.", "2026-05-05T09:00:00Z",
+     "2026-05-13"),
+])
+def test_next_weekday_within_the_week_is_asked_not_guessed(text, at, date):
+    """"next Wednesday" said on a Tuesday is tomorrow's Wednesday to some and the one a week
+    on to others: no day is written and a question is asked; said on a Tuesday of "next
+    Tuesday", or with its day number, the day is known."""
+    ops = rules([me(text, stream="assistant", at=at)])
+    evs = _events(ops)
+    if date is None:
+        assert not any(e.get("date") for e in evs.values()), evs
+        assert any(o["op"] == "question.ask" for o in ops), ops
+    else:
+        (ev,) = evs.values()
+        assert ev["date"] == date
+
+
+@pytest.mark.parametrize("text", [
+    "Call with Bruno on Thu 14 May at 10 but I can't remember if he meant 10 his time or "
+    "mine, he's in Lima",
+    "Cita con el dentista el jueves 14 de mayo a las 10:00; no sé si a las 10:00 o a las "
+    "10:30, lo miro luego",
+])
+def test_a_time_the_user_is_unsure_of_is_asked_not_written(text):
+    """"I can't remember if he meant 10 his time or mine", "no sé si a las 10:00 o a las
+    10:30": the time is a guess between two, so no time is written and a question is
+    asked."""
+    ops = rules([me(text, stream="assistant", at="2026-05-04T09:00:00Z")])
+    evs = _events(ops)
+    assert all("time" not in ev for ev in evs.values()), evs
+    assert any(o["op"] == "question.ask" for o in ops), ops
+
+
+def test_a_time_said_without_doubt_is_written():
+    (ev,) = events([me("Call with Bruno on Thu 14 May at 10:00, he's in Lima",
+                       stream="assistant", at="2026-05-04T09:00:00Z")]).values()
+    assert (ev["date"], ev["time"]) == ("2026-05-14", "10:00")

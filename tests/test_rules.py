@@ -307,7 +307,7 @@ def test_a_past_outing_told_as_a_story_is_no_new_plan():
                     "text": "We went to a pottery class last Saturday at 10:00, so fun."}])
     assert _events(told) == {}
     planned = _rules([{"role": "user",
-                       "text": "Pottery class with Nell next Saturday at 10:00, I can't wait!"}])
+                       "text": "Pottery class with Nell on Saturday at 10:00, I can't wait!"}])
     assert len(_events(planned)) == 1
 
 

@@ -137,6 +137,19 @@ _FOLLOWING = re.compile(r"\b(?:following|next|siguiente|suivant|d'après|nächst
 
 _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the topic
 
+# the speaker not knowing which of two it is: "can't remember if", "not sure whether", "no
+# sé si", "je ne sais pas si", "ich weiß nicht, ob" (followed by an "or" in the clause)
+_UNSURE = re.compile(
+    r"\b(?:(?:can'?t|cannot|don'?t|do not) (?:remember|recall|tell)|not sure|no sé|no recuerdo|"
+    r"je ne sais (?:pas|plus)|je sais (?:pas|plus)|weiß (?:ich )?nicht(?: mehr)?)\s*,?\s+"
+    r"(?:if|whether|si|ob)\b", re.I)
+_EITHER = re.compile(r"\b(?:or|o|ou|oder)\b", re.I)
+
+# "next Thursday" said on a Wednesday: tomorrow or the Thursday a week on? People say it
+# both ways ("next Sunday" said on a Saturday of the Sunday eight days on); said on that
+# weekday itself it is the one a week on, and with its day number it is that day
+_NEXT_WEEKDAY = re.compile(r"\bnext\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+
 
 # a shift that names no new day: "push the dinner back a week", "move Lucy to next week"
 _SHIFT = re.compile(r"\b(?:push|move|shift|bump|put off|postpone|reschedule)\b[^.?!]{0,40}?"
@@ -207,6 +220,12 @@ class PlanReader(PlanTargets):
         moving = False      # an earlier clause said a plan has to move, not yet where
         for clause in CLAUSE_RE.split(text):
             clause = clause.strip()
+            unsure = _UNSURE.search(clause)
+            if unsure and _EITHER.search(clause, unsure.end()):
+                # "I can't remember if she meant 9 her time or mine", "no sé si este martes
+                # o el siguiente": what this message said of its plan's time or day is a guess
+                self._unsure(item, clause, said)
+                continue
             if not clause or len(clause) > 400 or NOT_PLAN.search(clause) or \
                     relocated(clause) or \
                     (todos.TODO_USER.search(clause) and not CANCEL.search(clause)):
@@ -240,6 +259,20 @@ class PlanReader(PlanTargets):
             known_day = self._known_day(clause, date, said.date().isoformat(), activity) \
                 if date and said is not None else None
             date = known_day or date
+            if date and said is not None and _NEXT_WEEKDAY.search(clause) and \
+                    0 < (iso(date) - said.date()).days < 7 and \
+                    not find_date(_NEXT_WEEKDAY.sub(" ", UNTIL.sub(" ", clause)), said):
+                # which of the two is meant is a guess: no day is written, a question is
+                # asked when the clause names a plan or a change
+                if activity or MOVE.search(clause):
+                    later = (iso(date) + timedelta(days=7)).isoformat()
+                    phrase = _NEXT_WEEKDAY.search(clause)[0]
+                    self.questions.append(Finding(
+                        "question", {"text": f"'{clause.strip()[:120]}' was said on "
+                                             f"{said.strftime('%A %d %B')}: is '{phrase}' "
+                                             f"{date} or {later}?", "status": "open"},
+                        [item.id], name=f"which day {activity or 'plan'} {date}"))
+                date = None
             places = venues(clause)
             # ("Offsite is confirmed": the event itself, no place)
             places += [p for p in (place_name(m[1]) for m in BOOKED_PLACE.finditer(clause))
@@ -730,6 +763,32 @@ class PlanReader(PlanTargets):
             plan.last_seen = self.seen[stream]
         if find_date(UNTIL.sub(" ", text), said) or find_time(UNTIL.sub(" ", text)):
             self.dated[stream] = item.id
+
+    def _unsure(self, item: Item, clause: str, said: Any) -> None:
+        """The speaker saying they do not know which of two a plan's time (or day) is: the
+        plan this message told of keeps no value of that field from this message (a stored
+        one keeps its own), and a question is asked instead."""
+        plan = next((p for p in reversed(self.plans)
+                     if any(h == item.id for h, _ in p.steps)), None)
+        if plan is None:
+            return
+        name = "time" if find_time(clause) or re.search(
+            r"\b(?:time|hora|heure|uhrzeit)\b", clause, re.I) else \
+            "date" if find_date(clause, said) or weekday_only(clause) is not None else None
+        said_here = [f for h, f in plan.steps if h == item.id and name in f]
+        if name is None or not said_here:
+            return
+        for fields in said_here:
+            del fields[name]
+        row = next((r for r in self.rows if r["handle"] == plan.handle_row), None)
+        if row is not None and row["fields"].get(name):
+            plan.fields[name] = row["fields"][name]
+        else:
+            plan.fields.pop(name, None)
+        title = plan.fields.get("title") or plan.activity
+        self.questions.append(Finding(
+            "question", {"text": f"'{clause[:160]}': which {name} is meant for '{title}'?",
+                         "status": "open"}, [item.id], name=f"unsure {title} {name}"))
 
     def _person(self, name: str) -> bool:
         """Whether ``name`` is someone's: a speaker of the call, the first name of one, or
