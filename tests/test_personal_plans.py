@@ -1909,3 +1909,22 @@ def test_a_time_said_without_doubt_is_written():
     (ev,) = events([me("Call with Bruno on Thu 14 May at 10:00, he's in Lima",
                        stream="assistant", at="2026-05-04T09:00:00Z")]).values()
     assert (ev["date"], ev["time"]) == ("2026-05-14", "10:00")
+
+
+@pytest.mark.parametrize("text", [
+    "Sorry all, I have to cancel on the 12th: my dad is in hospital in Leeds, I'm going up "
+    "to be with him.",
+    "Désolée tout le monde, je dois annuler : mon père est hospitalisé à Lille, je monte le "
+    "voir.",
+])
+def test_a_host_calling_off_with_a_reason_elsewhere_cancels_the_plan(text):
+    """The host of a stored party calls it off and says why, naming where they have to go
+    ("my dad is in hospital in Leeds"): the party is off, and the place of the reason is no
+    new plan's and no place of the party."""
+    rows = [_row("R1", "party-noor", activity="party", date="2026-05-12", time="20:00",
+                 participants="Noor", status="confirmed")]
+    ev = events([they("Noor", text, stream="friends", at="2026-05-06T18:00:00Z"),
+                 they("Sam", "oh no, hope he's ok", stream="friends",
+                      at="2026-05-06T18:05:00Z")], rows)
+    assert ev["R1"]["status"] == "cancelled" and "place" not in ev["R1"], ev
+    assert [k for k in ev if k != "R1"] == [], ev

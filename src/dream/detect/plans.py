@@ -435,8 +435,12 @@ class PlanReader(PlanTargets):
                     # in a group only whoever organises a plan changes its day, time or
                     # place; anyone else's message without the plan's name says yes or no
                     date = clock = place = None
-                    if status in (None, "cancelled"):
-                        continue    # (and only whoever organised it calls it off)
+                    # (and only whoever organised it calls it off: of a stored plan, the
+                    # first one written in it, who named it - Noor, of her party)
+                    host = last.organiser is None and bool(last.handle_row) and \
+                        last.participants[:1] == [author or ""]
+                    if status is None or (status == "cancelled" and not host):
+                        continue
             named_here = self._named_here(item.id, activity) \
                 if activity and not date and activity.split()[-1] not in BOOKING_WORDS else None
             wd = weekday_only(clause)
@@ -453,6 +457,11 @@ class PlanReader(PlanTargets):
                 # booked it and whoever writes
                 plan = self._moved_from(clause[:move.start()], date, said) \
                     if move and activity and date else None
+                if plan is None and activity is None and status == "cancelled" and \
+                        last is not None and date in (None, last.fields.get("date")):
+                    # "je dois annuler le 18 : ma mère est hospitalisée à Nantes": the plan
+                    # of that day is off; the place said with why is no new plan's
+                    plan, place = last, None
                 plan = plan or self._target_plan(activity, place, status, people, date,
                                                  stream, wd, item.id, moved, clock)
             if plan is None:
