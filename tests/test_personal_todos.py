@@ -736,3 +736,35 @@ def test_a_german_perfect_with_its_participle_last_says_it_done(done):
 def test_a_german_perfect_that_names_no_open_to_do_closes_nothing():
     assert _closed([me("hab ich gestern schon gesagt, der Termin passt")],
                    "Ich bring den Schlüssel zu Frau Brandt") == []
+
+
+# -- a request on a condition said after it; a task that names only when -------------------------
+@pytest.mark.parametrize("author, text", [
+    ("Harbour Rowing Club", "You're on the launch rota for Sunday 14th. Please let us know if "
+                            "you can't make it."),
+    ("Dimitri", "Tickets for the ceilidh are £12, transfer to me by Friday if you want one"),
+    ("Anke", "Kannst du mir Bescheid geben, falls du am Samstag nicht kannst?"),
+    ("Solène", "Préviens-moi si tu ne peux pas venir samedi"),
+])
+def test_a_request_on_a_condition_said_after_it_is_no_to_do(author, text):
+    assert todos([they(author, text)]) == []
+
+
+def test_a_polite_if_you_can_keeps_the_task():
+    (todo,) = todos([they("Dimitri", "Can you send me the ceilidh photos by Friday if you can?")])
+    assert "ceilidh photos" in todo["title"]
+
+
+@pytest.mark.parametrize("msgs", [
+    [they("Marta", "I'll take both boys to the climbing wall, can you fetch them after?"),
+     me("perfect, I'll collect at 6 then")],
+    [they("Lloyds Pharmacy", "Your repeat order is ready. Please collect within 10 days.")],
+    [me("fine, I'll pick up at half 4 on Thursday")],
+])
+def test_a_task_that_names_only_when_is_no_to_do(msgs):
+    assert todos(msgs) == []
+
+
+def test_a_thing_to_collect_with_its_time_is_a_to_do():
+    (todo,) = todos([me("I'll collect the dry cleaning at 5 tomorrow")])
+    assert "dry cleaning" in todo["title"]

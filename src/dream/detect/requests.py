@@ -3,8 +3,8 @@
 Someone else's "please ...", "can you ..." opens a to-do (:mod:`~dream.detect.todos`)
 unless the sentence shows it is not the user's to do:
 
-- said on a condition ("if you can't come, let us know", "si no puedes venir, avísanos"):
-  no task yet; "please note ..." asks to know something, not to do it;
+- said on a condition ("if you can't come, let us know", "si no puedes venir, avísanos",
+  "please reply if you can't make it", "pay me by the 10th if you want one"): no task yet; "please note ..." asks to know something, not to do it;
 - the mail's own instructions: a request naming the message itself or a part of it
   ("bring this email or your order reference", "use the link below", "reply to this
   email", "diese E-Mail", "le lien ci-dessous", "este correo") says how to use the mail;
@@ -28,6 +28,21 @@ from dream.kinds.text import find_date
 # puedes venir, avísanos", "falls du nicht kannst", "si tu ne peux pas"), and "please note"
 # asks to know something, not to do it ("Please note our opening hours")
 CONDITION = re.compile(r"\b(?:if|si|falls|wenn|sofern)\s+\S+(?:\s+\S+)?\s*$", re.I)
+# a condition said after the request, that the user cannot, will not or wants to ("Please
+# reply if you can't make it", "pay me by the 10th if you want one", "sag Bescheid, falls du
+# nicht kannst", "préviens-moi si tu ne peux pas", "avísame si no puedes"): a task only
+# once the user says so ("send it today if you can" asks politely and stays a task)
+CONDITION_AFTER = re.compile(
+    r"\b(?:if|in case)\s+(?:you|u)(?:'re| are)?\s+(?:can'?t|cannot|can not|won'?t|will not|"
+    r"(?:are\s+)?(?:unable|not able|n't able)|want|wish|need|fancy|prefer|'d (?:like|prefer|"
+    r"rather)|would (?:like|prefer|rather))\b|"
+    r"\b(?:falls|wenn)\s+(?:du|ihr|Sie)\s+(?:\S+\s+){0,3}?(?:nicht|keine?n?)\b|"
+    r"\b(?:falls|wenn)\s+(?:du|ihr|Sie)\s+(?:\S+\s+){0,3}?(?:willst|möchtest|wollt|möchtet|wollen|"
+    r"möchten)\b|"
+    r"\bsi\s+(?:tu\s+ne|vous\s+ne|tu\s+n'|vous\s+n')|\bsi\s+(?:tu|vous)\s+(?:veux|voulez|"
+    r"as besoin|avez besoin)\b|"
+    r"\bsi\s+no\s+(?:puedes|podéis|puede|pueden)\b|\bsi\s+(?:quieres|queréis|necesitas)\b",
+    re.I)
 NOTICE = re.compile(r"^(?:note|be aware|bear in mind|keep in mind|beachten|noter|"
                     r"tenga en cuenta|ten en cuenta)\b", re.I)
 # a message saying that something of the reader's is booked ("Your appointment ... is
@@ -56,7 +71,8 @@ def no_task(item: Item, sent: str, match: re.Match[str], task: str,
             said: datetime | None) -> bool:
     """Whether the request ``match`` of ``sent`` (its task ``task``) is no task of the
     user's, by the rules of this module."""
-    if CONDITION.search(sent[:match.start()][-40:]) or NOTICE.match(task):
+    if CONDITION.search(sent[:match.start()][-40:]) or NOTICE.match(task) or \
+            CONDITION_AFTER.search(sent[match.start():]):
         return True
     if item.role != "other":
         return False

@@ -343,6 +343,17 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:la|esa|esta)\s+cosa\b", re.I)
 
 
+# a task that names no thing at all, only when: "I'll collect at 5", "Please collect within
+# 14 days", "pick up at 4 then" (the verb, a particle, then a time or a day): nobody could
+# act on it without the chat around it, as with a pronoun; what is picked up at 5 is a plan
+_NO_THING = re.compile(
+    r"^[a-z]+(?:\s+(?:up|off|in|out|back|round|over))?\s+(?:at|within|in|on|by|before|after|"
+    r"around|from|until|till|between|this|next|every)\s+(?:the\s+|a\s+|an\s+)?(?:\d|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|noon|midday|midnight|morning|evening|"
+    r"afternoon|night|weekend|week|month|tomorrow|today|tonight|half|quarter|(?:few|couple|two|three|"
+    r"seven|ten|fourteen)\b)[^,;]*$", re.I)
+
+
 # a task that is only to answer whoever asked: "reply to confirm by 4 December", "let us
 # know", "RSVP", "gib mir Bescheid", "réponds-moi", "contéstame"; the user's own reply in
 # that conversation, later, does it
@@ -602,8 +613,9 @@ class TodoReader:
               loose: bool = False) -> list[Finding]:
         """The finding opening a to-do (or adding evidence to the same open one); none for a
         task whose thing is only a placeholder ("bring the thing to Priya", "das Ding
-        mitbringen"): a line nobody could act on without the chat around it."""
-        if _PLACEHOLDER.search(task):
+        mitbringen") or that names no thing, only when ("collect at 5"): a line nobody could
+        act on without the chat around it."""
+        if _PLACEHOLDER.search(task) or _NO_THING.match(task):
             return []
         title = task[0].upper() + task[1:]
         fields = {"title": title, "due": due}
