@@ -267,6 +267,39 @@ def test_a_value_set_right_replaces_the_wrong_words_in_the_slot():
         [_fields(o) for o in ops if o["op"] == "wiki.fill"]
 
 
+@pytest.mark.parametrize("slots, text, page", [
+    ({"work": "the Royal Free as a physio"}, "Correction: Hanne is a podiatrist, not a physio.",
+     {"name": "Hanne", "work": "the Royal Free as a podiatrist"}),
+    ({"home": "Derby"}, "update on Hanne - she's moved to Lincoln, not Derby, I misheard",
+     {"name": "Hanne", "home": "Lincoln"}),
+])
+def test_a_value_set_right_after_who_is_it_replaces_only_the_wrong_words(slots, text, page):
+    """"Hanne is a podiatrist, not a physio": the words that stand for "physio" are the
+    last of what is said, not "Hanne is an"."""
+    row = {"handle": "R1", "kind": "wiki", "key": "hanne", "fields": {"name": "Hanne", **slots}}
+    ops = rules([me(text)], [row])
+    assert page in [_fields(o) for o in ops if o["op"] == "wiki.fill"]
+
+
+def test_a_set_right_value_unlike_the_wrong_one_touches_no_page():
+    """"she's moved in with Tom, not Derby": a name for a lower-case word or the like is no
+    value parallel to the wrong one."""
+    row = {"handle": "R1", "kind": "wiki", "key": "hanne",
+           "fields": {"name": "Hanne", "work": "the Royal Free as a physio"}}
+    ops = rules([me("Hanne says she works with Tom, not a physio")], [row])
+    assert not [o for o in ops if o["op"] == "wiki.fill"]
+
+
+def test_someone_who_just_moved_lives_there():
+    assert {"name": "Hanne", "home": "Lincoln"} in \
+        _pages([me("my friend Hanne just moved to Lincoln, she loves it")])
+
+
+def test_a_german_new_job_with_a_word_between_is_on_their_page():
+    assert {"name": "Uwe", "work": "Zeiss"} in \
+        _pages([they("Uwe", "Ich fange übrigens im Februar bei Zeiss an.")])
+
+
 def test_a_time_set_right_touches_no_page():
     row = {"handle": "R1", "kind": "wiki", "key": "grandad",
            "fields": {"name": "Grandad", "birthday": "--03-15", "home": "Flat 15"}}

@@ -85,7 +85,8 @@ _AS_SAID = [
     (re.compile(r"\b(?:[Jj]e rejoins|[Ee]ntro en) (?!la |le |les |el |los |las )(" + _CAPS +
                 r")(?: (?:à|en|a) [A-ZÀ-Ö][\w-]+)? (?:en|début|fin|à partir de|dès|a partir de|"
                 r"el mes de) " + _MONTHS), "employer"),
-    (re.compile(r"\b[Ii]ch fange (?:im|ab) " + _MONTHS + r" bei (?:der |dem |den )?(" + _CAPS +
+    # (a word may stand between: "ich fange übrigens im Januar bei Siemens an")
+    (re.compile(r"\b[Ii]ch fange (?:[a-zäöüß]+ )?(?:im|ab) " + _MONTHS + r" bei (?:der |dem |den )?(" + _CAPS +
                 r") an\b"), "employer"),
 ]
 _NOT_NAME_VALUE = {w.lower() for w in ("übrigens", "also", "dann", "heute", "morgen", "aber",
@@ -132,8 +133,10 @@ _BIRTHDAY = [
     re.compile(r"\b(?:c'est|es|ist) (?:l'|el |der )?birthday (?:de|d'|von|del)\s*" + _KIN +
                _PERSON + r"\s+([^.;!?\n]{2,40})"),
 ]
-_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= moved)|(?='s allergic))? "
-                        r"?(works at|works for|lives in|moved to|moved into|is allergic to|'s allergic "
+# (an adverb may stand between: "my sister Ruth just moved to Leeds", "Omar now lives in Hove")
+_WIKI_VERB = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:'s| has)(?= (?:(?:just|recently|now|"
+                        r"finally|also) )?moved)|(?='s allergic))? "
+                        r"?(?:(?:just|recently|now|finally|also) )?(works at|works for|lives in|moved to|moved into|is allergic to|'s allergic "
                         r"to) ([\w&' -]{2,60}?)(?=[.,;!?\n]|$| and | so | but | donc | así | also | btw)")
 
 
@@ -507,13 +510,34 @@ def new_address(item: Item) -> list[Finding]:
 
 # a value said wrong, set right: "it's Birch House, not Beech House", "Es Aroa, no Alba",
 # "Sorry, es ist die 12, nicht die 21"
-_NOT_THAT = re.compile(r"(?:^|[.!?:,]\s*|\b(?:it'?s|it is|es ist|ist|es|c'est|sorry|perdón|"
+_NOT_THAT = re.compile(r"(?:^|[.!?:,]\s*|\s[-–—]\s*|\b(?:it'?s|it is|es ist|ist|es|c'est|sorry|perdón|"
                        r"pardon)\s+)(?:(?:the|die|der|das|la|el|le|les)\s+)?"
                        r"([^\s,.;!?][^,.;!?]{0,30}?),\s*(?:not|no|nicht|pas|non)\s+"
                        r"(?:(?:the|die|der|das|la|el|le|les|a|al)\s+)?([^\s,.;!?][^,.;!?]{0,30}?)"
                        r"(?=\s*(?:[,.;!?)]|$|[-–—]|[\U0001F300-\U0001FAFF\u2600-\u27BF]))", re.I)
+# the words that say who is or does what, before the value set right: "Ines is a midwife,
+# not a nurse", "she's moved to Harrogate, not Leeds", "he's our COO, not CFO", "elle
+# travaille chez Safran, pas Thales" (a verb, a copula or a possessive)
+_SAYS_OF = re.compile(r"\b(?:is|are|was|were|'s|'re|ist|sind|war|est|sont|c'est|es|son|está|"
+                      r"our|their|his|her|my|unser\w*|ihr\w*|sein\w*|notre|leur|sa|su|nuestr[oa])\b|"
+                      r"\b[^\W\d_]+(?:ed|ing|s|t|e)\s+(?:at|to|in|for|from|with|bei|nach|in|à|chez|en|a)\b",
+                      re.I)
 _LEAD = re.compile(r"^(?:it'?s|it is|es ist|ist|es|c'est|sorry|perdón|pardon|the|die|der|das|"
                    r"la|el|le|les)\s+", re.I)
+
+
+def _parallel(right: str, wrong: str) -> str:
+    """The words of ``right`` that stand for ``wrong``: as many words from its end as the
+    wrong value has, when the words before them say who is or does it ("Ines is a midwife"
+    -> "midwife" for "nurse", "she's moved to Harrogate" -> "Harrogate" for "Leeds") and the
+    two look alike (both a name, both lower case, both a number); else ``right`` as said."""
+    words, k = right.split(), len(wrong.split())
+    if len(words) <= k or not _SAYS_OF.search(" ".join(words[:-k])):
+        return right
+    tail = " ".join(words[-k:])
+    alike = (tail[:1].isupper() == wrong[:1].isupper() and
+             tail[:1].isdigit() == wrong[:1].isdigit())
+    return tail if alike else ""
 
 
 def corrected(item: Item, pages: list[tuple[str, str, str]]) -> list[Finding]:
@@ -527,6 +551,7 @@ def corrected(item: Item, pages: list[tuple[str, str, str]]) -> list[Finding]:
         right, wrong = m[1].strip(), m[2].strip()
         while _LEAD.match(right):
             right = _LEAD.sub("", right, count=1)
+        right = _parallel(right, wrong)
         if not right or len(right.split()) > 3 or right.lower() == wrong.lower():
             continue
         rx = re.compile(r"(?<![\w-])" + re.escape(wrong) + r"(?![\w-])", re.I)
