@@ -1,9 +1,11 @@
-"""A real MCP client (the SDK's stdio client) against `python -m dream mcp`."""
+"""A real MCP client (the SDK's stdio client) against `python -m dream mcp`; the shutdown
+tests drive the server line by line instead, so they can signal it and wait on its exit."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -147,32 +149,72 @@ def test_hostile_address_and_bad_arguments_are_clean_tool_errors(initialised):
     assert not (home / "notes" / "etc").exists()
 
 
+class RawServer:
+    """``python -m dream mcp`` driven line by line (JSON-RPC over its stdin/stdout), so a
+    test holds the process itself: it can signal it and wait on its exit."""
+
+    def __init__(self, repo: Path, home: Path, env: dict[str, str] | None = None) -> None:
+        import subprocess
+
+        params = server_params(repo, home)
+        self.proc = subprocess.Popen([params.command, *params.args], cwd=repo, text=True,
+                                     env={**os.environ, **params.env, **(env or {})},
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        self.next_id = 1
+        self.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "t", "version": "0"}})
+        self.reply(1)
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0",
+                                          "method": "notifications/initialized"}) + "\n")
+
+    def send(self, method: str, params: dict) -> int:
+        msg_id, self.next_id = self.next_id, self.next_id + 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
+                                          "params": params}) + "\n")
+        self.proc.stdin.flush()
+        return msg_id
+
+    def reply(self, msg_id: int) -> dict:
+        for line in self.proc.stdout:
+            answer = json.loads(line)
+            if answer.get("id") == msg_id:
+                return answer
+        raise AssertionError(f"the server ended before answering request {msg_id}")
+
+    def call(self, tool: str, **args) -> dict:
+        answer = self.reply(self.send("tools/call", {"name": tool, "arguments": args}))
+        assert answer["result"]["isError"] is False, answer
+        return json.loads(answer["result"]["content"][0]["text"])
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:      # stdin's last flush into a server that is gone
+                pass
+
+
 def test_sigterm_mid_dream_releases_the_lock(initialised):
     repo, home = initialised
     lock = home / "notes" / ".dream.lock.proj"
-    seen: dict = {}
-
-    async def scenario():
-        async with stdio_client(server_params(repo, home)) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await ok(session, "notes_write", address="@projects/proj/a.md", text="a\n")
-                seen["began"] = await ok(session, "dream_begin")
-                await ok(session, "notes_update", address="@projects/proj/a.md", text="b\n")
-                info = json.loads(lock.read_text())
-                seen["pid"] = info["pid"]
-                os.kill(info["pid"], signal.SIGTERM)
-                deadline = time.monotonic() + 10
-                while lock.exists() and time.monotonic() < deadline:
-                    await anyio.sleep(0.05)
-                seen["released"] = not lock.exists()
-
+    server = RawServer(repo, home)
     try:
-        anyio.run(scenario)
-    except Exception:  # the client may see its server die; what matters is the lock
-        pass
-    assert seen["began"]["project"] == "proj" and seen["pid"] != os.getpid()
-    assert seen.get("released", not lock.exists())
+        server.call("notes_write", address="@projects/proj/a.md", text="a\n")
+        began = server.call("dream_begin")
+        server.call("notes_update", address="@projects/proj/a.md", text="b\n")
+        assert began["project"] == "proj"
+        assert json.loads(lock.read_text())["pid"] == server.proc.pid
+        os.kill(server.proc.pid, signal.SIGTERM)
+        # wait on the server's exit, not on a clock: on a loaded machine the server may
+        # need more than any fixed deadline to run its handler (the timeout only stops a
+        # hang). 128 + SIGTERM says the handler ran; -SIGTERM would be the bare default.
+        assert server.proc.wait(timeout=300) == 128 + signal.SIGTERM
+    finally:
+        server.close()
     assert not lock.exists()
     notes = home / "notes"
     # shutdown releases without the final commit: the edit is left uncommitted
@@ -180,38 +222,47 @@ def test_sigterm_mid_dream_releases_the_lock(initialised):
     assert (notes / "projects/proj/a.md").read_text().strip().endswith("b")
 
 
+def test_sigterm_while_dream_begin_commits_leaves_no_lock(initialised, tmp_path):
+    """A stop that lands inside dream_begin (lock taken, baseline commit running) unwinds
+    the call: the lock it took goes with it, instead of a stale lock naming a dead server."""
+    repo, home = initialised
+    lock = home / "notes" / ".dream.lock.proj"
+    mark = tmp_path / "baseline-started"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real_git = shutil.which("git")
+    wrapper = bin_dir / "git"
+    # the baseline commit's ref update stalls (as a slow disk would) and says it started
+    wrapper.write_text("#!/bin/sh\n"
+                       'case "$*" in *"Dream baseline"*) touch "$MARK"; exec sleep 300;; esac\n'
+                       f'exec "{real_git}" "$@"\n')
+    wrapper.chmod(0o755)
+    server = RawServer(repo, home, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+                                    "MARK": str(mark)})
+    try:
+        server.send("tools/call", {"name": "dream_begin", "arguments": {}})
+        deadline = time.monotonic() + 300           # a hang guard, not a measure
+        while not mark.exists() and time.monotonic() < deadline:
+            assert server.proc.poll() is None, "the server ended before the baseline commit"
+            time.sleep(0.05)
+        assert lock.exists()
+        os.kill(server.proc.pid, signal.SIGTERM)
+        assert server.proc.wait(timeout=300) == 128 + signal.SIGTERM
+    finally:
+        server.close()
+    assert not lock.exists()
+
+
 def test_stdin_eof_mid_dream_releases_the_lock(initialised):
     repo, home = initialised
-    import subprocess
-
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}}}
-    begin = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "dream_begin", "arguments": {}}}
-    params = server_params(repo, home)
-    proc = subprocess.Popen([params.command, *params.args], cwd=repo, text=True,
-                            env={**os.environ, **params.env}, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = RawServer(repo, home)
     try:
-        for msg in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, begin):
-            proc.stdin.write(json.dumps(msg) + "\n")
-        proc.stdin.flush()
-        began = None
-        for line in proc.stdout:                 # wait for the answer to dream_begin
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                began = reply
-                break
-        assert began and began["result"]["isError"] is False
+        assert server.call("dream_begin")["project"] == "proj"
         assert (home / "notes" / ".dream.lock.proj").exists()
-        proc.stdin.close()                       # the client goes away: EOF
-        assert proc.wait(timeout=30) == 0
+        server.proc.stdin.close()                # the client goes away: EOF
+        assert server.proc.wait(timeout=30) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.stdout.close()
-        proc.stderr.close()
+        server.close()
     assert not (home / "notes" / ".dream.lock.proj").exists()
     assert "Dream over proj" not in git(home / "notes", "log", "--format=%s")
 
@@ -219,8 +270,6 @@ def test_stdin_eof_mid_dream_releases_the_lock(initialised):
 @pytest.mark.shared_data
 def test_history_memory_and_review_tools(initialised, dream_proc, tmp_path):
     repo, home = initialised
-    import shutil
-
     from conftest import SHARED_DATA
 
     transcript = tmp_path / "t.jsonl"

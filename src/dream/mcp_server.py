@@ -499,17 +499,33 @@ def project_dir(default: Path) -> Path:
     return default
 
 
+class Stopped(BaseException):
+    """SIGTERM, SIGINT or SIGHUP, raised where the server is: a tool call in progress
+    unwinds through its own cleanup (a dream_begin inside its baseline commit drops the
+    lock it has just taken) before the dream opened here is released. Not an Exception,
+    so no tool's error handling turns it into an answer."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_STOP_SIGNALS = tuple(s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None))
+                      if s is not None)
+
+
 def _install_shutdown(tools: DreamTools) -> None:
     import atexit
 
     def handler(signum: int, frame: Any) -> None:
-        tools.release()
-        # exit like the signal would, without running the event loop further
-        os._exit(128 + signum)
+        # one stop is enough: a second signal (a client that sends SIGTERM to the whole
+        # group as it gives up) must not cut the first one's cleanup short
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
-        if sig is not None:
-            signal.signal(sig, handler)
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, handler)
     atexit.register(tools.release)
 
 
@@ -527,6 +543,10 @@ def serve(app: App) -> None:
                               errors="replace")
     try:
         serve_lines(tools, stdin, stdout)
+    except Stopped as stop:
+        raise SystemExit(128 + stop.signum) from None    # the exit status a signal's death gives
     finally:
-        tools.release()            # stdin EOF: a shutdown, not an end
+        for sig in _STOP_SIGNALS:  # a signal now would cut the release below short
+            signal.signal(sig, signal.SIG_IGN)
+        tools.release()            # stdin EOF or a signal: a shutdown, not an end
         sys.stderr.flush()
