@@ -350,3 +350,12 @@ def test_where_a_file_lies_is_no_rule_but_where_it_belongs_is():
     assert _said("Kannst du die Footprints prüfen? Der Schaltplan liegt unter "
                  "hw/sensor.kicad_sch", starts=True) == []
     assert _said("Der Footprint gehört nach lib/sensor.pretty, das ist die Projektbibliothek.")
+
+
+def test_a_failure_said_as_the_reason_of_a_rule_is_no_report():
+    """"..., jinak CI spadne" (otherwise CI fails) says why the rule holds; the sentence is
+    still the rule, as "porque X no falla" is."""
+    said = _said("po každé změně migrací pusť `make schema-dump`, jinak CI spadne.",
+                 answers=False, starts=True)
+    assert said == ["Po každé změně migrací pusť `make schema-dump`, jinak CI spadne."]
+    assert _said("`make schema-dump` spadne, protože chybí `pg_dump`.") == []

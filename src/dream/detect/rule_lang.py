@@ -239,6 +239,9 @@ def read(sentence: str, lang: str) -> _Read:
     use_first = rx["use"] is not None and _anchored(f, rx["use"])
     if rx["broken"] is not None and not (rx["here"] or use_first or rx["instead"]):
         rx["broken"] = None             # "X ist kaputt" alone reports, "hier kaputt" rules
+    reason = w.rx["reason"].search(f)
+    if reason is not None and rx["report"] is not None and rx["report"].start() > reason.start():
+        rx["report"] = None             # "..., jinak CI spadne", "porque X no falla": why
     if rx["report"] is not None and not (use_first or rx["instead"] or rx["never"] is not None
                                          and _anchored(f, rx["never"])):
         return nothing                  # "X schlägt fehl", "X renvoie Y": a report
