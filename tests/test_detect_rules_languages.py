@@ -352,6 +352,41 @@ def test_where_a_file_lies_is_no_rule_but_where_it_belongs_is():
     assert _said("Der Footprint gehört nach lib/sensor.pretty, das ist die Projektbibliothek.")
 
 
+@pytest.mark.parametrize("text, kept", [
+    # a bare prohibition, then how the project has it instead or why, naming it
+    ("Não mexe na versão do Prisma. A gente está presa na 4.x porque o driver do Oracle "
+     "ainda não suporta a 5.",
+     "Não mexe na versão do Prisma; a gente está presa na 4.x porque o driver do Oracle "
+     "ainda não suporta a 5."),
+    ("N'installe rien avec pip. Les paquets viennent de conda-forge (environment.yml).",
+     "N'installe rien avec pip; les paquets viennent de conda-forge (environment.yml)."),
+    ("Nie wdrażaj tego ręcznie. Releasy publikuje u nas pipeline `release.yml` po tagu.",
+     "Nie wdrażaj tego ręcznie; releasy publikuje u nas pipeline `release.yml` po tagu."),
+    ("Nej, aldrig rebase. Historiken på main speglas till kundens Gerrit varje natt.",
+     "Aldrig rebase; historiken på main speglas till kundens Gerrit varje natt."),
+    ("No, nada de publicar. Las imágenes las sube el job de release con su propia cuenta.",
+     "Nada de publicar; las imágenes las sube el job de release con su propia cuenta."),
+])
+def test_a_bare_prohibition_takes_how_things_are_from_the_sentence_after_it(text, kept):
+    assert _said(text) == [kept]
+
+
+@pytest.mark.parametrize("text, kept", [
+    # what the speaker will do is no part of the rule
+    ("Nunca `docker compose down -v`. Ya lo borro yo cuando haga falta, tranquilo.",
+     "Nunca `docker compose down -v`."),
+    # a narrowing ("only what you touched") leans on what was said before it
+    ("Nein, nicht das ganze `src/` Verzeichnis. Nur was du angefasst hast, bitte.", None),
+    # a one-off after it stays out
+    ("Não mexe no `tsconfig.json`. Hoje o build da CI está lento, paciência.",
+     "Não mexe no `tsconfig.json`."),
+])
+def test_a_bare_prohibition_takes_no_plan_narrowing_or_one_off_after_it(text, kept):
+    said = _said(text)
+    assert said == ([kept] if kept else []) or kept is None and not any(
+        "angefasst" in r for r in said), said
+
+
 def test_a_failure_said_as_the_reason_of_a_rule_is_no_report():
     """"..., jinak CI spadne" (otherwise CI fails) says why the rule holds; the sentence is
     still the rule, as "porque X no falla" is."""

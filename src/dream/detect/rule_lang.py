@@ -25,7 +25,11 @@ the sentence and it has content enough ("Pas de deploy depuis ta machine"). Ques
 musings ("nur so ein Gedanke", "juste curieuse", "ya veremos") and one-offs ("heute", "pour
 l'instant", "por ahora", "bis das Backfill durch ist") are no rules. A short prohibition
 that names nothing takes what to do from the sentence after it ("Kein flash." + "Hardware
-nur über die CI-Pipeline."), and a sentence that only says it was said before makes the
+nur über die CI-Pipeline."), a bare prohibition (a few words, no clause) takes how things are
+from a statement after it that names something ("não mexe na versão do GX" + "estamos na 1.x
+e fica assim", "Aldrig clean." + "cleanDisabled=true står där av en anledning"; not what the
+speaker will do, a narrowing like "nur was du geändert hast", nor a one-off), and a sentence
+that only says it was said before makes the
 sentence before it a correction ("preset conan-release." + "sans lui le toolchain n'est pas
 chargé, je l'ai déjà dit"), the rest of it kept as the reason.
 """
@@ -364,6 +368,34 @@ _YOU = re.compile(r"(?:tu|du|vous|ihr|usted|ustedes|voi|voce|voces|jij|je|jullie
 _THERE = re.compile(r"(?:il y a|es gibt|hay|existe)\s+\w", re.I)
 
 
+# the speaker: "ya limpio yo", "eu limpo quando precisar", "je la mets à jour moi-même"
+_ME = re.compile(r"(?<![\w'-])(?:yo|eu|je|j'|moi|io|ich|ik|jag|já)(?![\w'-])", re.I)
+# "just", "only", "even", "not" opening a sentence: a narrowing of what was said before
+# ("nur was du geändert hast", "solo el paquete que tocas"), no statement of how things are
+_NARROWS = re.compile(r"^(?:nur|blo(?:ß|ss)|sogar|nicht|seulement|juste|meme|pas|solo|solamente"
+                      r"|apenas|so|somente|nem|ni|soltanto|neanche|alleen|enkel|slechts|zelfs"
+                      r"|niet|bara|endast|enbart|inte|tylko|jedynie|nawet|nie|jen|jenom|pouze"
+                      r"|ani|ne|no|non|nao)(?![\w'-])", re.I)
+
+
+def _bare(text: str) -> bool:
+    """A prohibition said bare: a few words, no clause of its own (no reason, no what to
+    do instead)."""
+    return 0 < len(text.split()) <= 8 and not re.search(r"[,;:—–]", text)
+
+
+def _how_it_is(r: _Read, lang: str) -> bool:
+    """A sentence that says how things are, read after a bare prohibition (what the
+    project does instead, or why): a statement naming something, no rule, question,
+    musing, one-off, report or complaint of its own, and not about what the speaker will do
+    ("ya limpio yo con ... cuando toque")."""
+    words_ = len(r.text.split())
+    return not (r.rule or r.blocked or r.told or r.positive) and 3 <= words_ <= 22 and \
+        not _ME.search(fold(r.text)) and not _YOU.match(fold(r.text)) and \
+        not _NARROWS.match(fold(r.text)) and \
+        (named(r.text, lang) or _content(r.text, words(lang)) >= 3)
+
+
 def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[int, str, str]]:
     """(sentence index, rule, kind) for each rule the sentences of one statement in
     ``lang`` give (``starts``: it opens the session, so only what is said for every time
@@ -407,6 +439,15 @@ def said_rules(sents: list[str], lang: str, starts: bool = False) -> list[tuple[
                 else "directive"
             out.append((n, _sentence(text) + ".", kind))
             used.update((n + 1, n + 2))
+            continue
+        if (r.rule and r.never_only or r.pending) and not starts and _bare(r.text) and \
+                nxt is not None and _how_it_is(nxt, lang):
+            # a bare prohibition, then how things are instead or why, naming it: "não mexe na
+            # versão do GX. estamos na 1.x e fica assim", "Aldrig clean. cleanDisabled=true
+            # står där av en anledning", "nada de subir. las wheels las publica el workflow"
+            out.append((n, _sentence(f"{r.text}; {_lower_first(nxt.text)}") + ".",
+                        "correction" if r.kind == "correction" else "directive"))
+            used.add(n + 1)
             continue
         if r.rule:
             if starts and not standing(r.text, lang):
