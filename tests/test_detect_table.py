@@ -122,7 +122,7 @@ TABLE = [
      ["Don't hard-code the timeout; limits live in config/limits.toml"]),
     ("no, don't touch migration 0007. it already ran on prod and its checksum is recorded. "
      "every schema change is a new migration file.", "correction",
-     ["Don't touch migration 0007; every schema change is a new migration file"]),
+     ["Don't touch migration 0007; it already ran on prod"]),
     ("builds go through the wrapper: `./x.py build`. please don't call cargo build by hand, "
      "the feature flags get lost", "directive", ["cargo build by hand", "`./x.py build`"]),
     ("no — we never force-push shared branches, not even for a typo.", "correction",
@@ -372,3 +372,11 @@ def test_what_the_user_says_of_themselves_stays_out_of_the_rule():
 def test_a_rule_for_this_repository_is_a_rule():
     [note] = _run_notes("Always use pnpm, never npm, in this repository.")
     assert note["text"] == "Always use pnpm, never npm, in this repository."
+
+
+def test_a_prohibition_keeps_its_reason_and_the_rule_after_it_stays_its_own_line():
+    notes = _run_notes("no, don't touch migration 0007. it already ran on prod and its checksum "
+                       "is recorded. every schema change is a new migration file.")
+    texts = [n["text"] for n in notes]
+    assert any("migration 0007" in t and "already ran on prod" in t for t in texts)
+    assert any(t.lower().startswith("every schema change is a new migration file") for t in texts)
