@@ -965,34 +965,6 @@ def test_a_setting_tried_out_before_the_retry_is_not_the_fix_the_setting_is():
     assert pitfall.endswith("Fix: run `AWS_PROFILE=ops terraform plan`.")
 
 
-def test_a_flag_added_to_a_long_command_is_shown_as_what_to_add():
-    """The same long command again with a flag and its value added: shown whole it would be
-    cut before the flag, so the fix names what to add."""
-    from dream.detect import fixes
-    missing = ("protoc-gen-lint: error: cannot resolve import \"common/v1/money.proto\": not "
-               "found in the include paths (add them with --proto_path)\n\nCommand exited with code 1")
-    cmd = "protoc --lint_out=. proto/payments/v1/payments.proto proto/payments/v1/refunds.proto"
-    sessions = [_session(f"pi-{n}", [
-        ("call", cmd), ("fail", missing), ("call", cmd + " --proto_path=third_party/protos"),
-        ("ok", "")], 10 * n) for n in (1, 2)]
-    [pitfall] = _pitfalls(*sessions)
-    assert pitfall.endswith("Fix: add `--proto_path=third_party/protos`.")
-    # the fix started from a command with a flag the one shown lacks: adding to the shown
-    # command would leave that flag out, so the whole fix shows
-    busy = "OSError: [Errno 98] Address already in use\n\nCommand exited with code 1"
-    serve = "docker compose exec web odoo -d dev -u stock_lots"
-    sessions = [_session("pi-1", [("call", serve + " --test-enable"), ("fail", busy),
-                                  ("call", serve + " --test-enable --stop-after-init --no-http"),
-                                  ("ok", "0 failed, 0 error(s) of 31 tests")]),
-                _session("pi-2", [("call", serve), ("fail", busy)], 10)]
-    [pitfall] = _pitfalls(*sessions)
-    assert "Fix: run `" + serve + " --test-enable" in pitfall
-    assert fixes.options_added("make test V=1", "make test") is None
-    assert fixes.options_added("pytest -x tests/a.py | tail", "pytest tests/a.py") is None
-    assert fixes.options_added("helm lint charts/api --strict | head", "helm lint charts/api") \
-        == "--strict"
-
-
 def test_an_indented_error_label_takes_its_message_from_the_next_line():
     """testify indents its report under the test's name ("\\tError:      \\tReceived
     unexpected error:" over the error itself): the message below is the cause, read the

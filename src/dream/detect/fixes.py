@@ -445,25 +445,6 @@ def _options_only(run: str, failing: str) -> bool:
     return ra == rb and fa != fb
 
 
-def options_added(fix: str, failing: str) -> str | None:
-    """What a fix adds to the failing command when it is that command again with flags
-    (and their values) added and nothing else changed, its output piped on or not
-    (``crossplane render xr.yaml comp.yaml fns.yaml --extra-resources envconfigs/ | head``
-    for ``crossplane render xr.yaml comp.yaml fns.yaml``): the added words in their order
-    (``--extra-resources envconfigs/``); else None."""
-    def step(command: str) -> str:
-        return re.split(r"\s+\|\s+|\s+2>&1|\s+>\s", _last_part(command))[0].strip()
-    a, b = step(fix), step(failing)
-    if len(shell.chain(fix)) != 1 or not flags(a) - flags(b):
-        return None
-    words = re.findall(r"\"[^\"]*\"|'[^']*'|\S+", a)
-    have = re.findall(r"\"[^\"]*\"|'[^']*'|\S+", b)
-    if words[:len(have)] != have:
-        return None             # run on something else, or a flag taken away
-    added = words[len(have):]
-    return " ".join(added) if added and added[0].startswith("-") else None
-
-
 def _last_part(command: str) -> str:
     parts = shell.chain(command)
     return parts[-1] if parts else command

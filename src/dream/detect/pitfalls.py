@@ -318,7 +318,6 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None,
     """``cmd`` fails with: <cause>. Fix: run ``fix`` (or: what the user said about it);
     ``shared`` is the cause said of different things (:func:`_shared_cause`)."""
     keys = list(dict.fromkeys(howto.command_key(shell.failing_step(r.command)) for r in runs))
-    step = None
     if len(keys) >= 3:
         programs = list(dict.fromkeys(commands.program(r.command) for r in runs))
         head = f"Different `{programs[0]}` commands fail with: " if len(programs) == 1 else \
@@ -332,17 +331,8 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None,
     if fix:
         steps = [p for p in shell.chain(fix) if shell.changes(p)] or shell.chain(fix)
         room = 90 if len(steps) == 1 else 64    # a retry with a flag added: the flag shows
-        shown = [shell.shown_command(p, room, values=True) for p in steps[:2]]
-        base, added = next(((shell.failing_step(r.command), a) for r in runs if (
-            a := fixes.options_added(fix, shell.failing_step(r.command)))), (None, None))
-        if added and step and len(added) <= room and not _flags_shown(added, shown[0]) and \
-                fixes.flags(base) <= fixes.flags(step):
-            # the same command with a flag added, too long to show with it ("crossplane
-            # render <three files> --extra-resources envconfigs/"): the flag is the fix, to
-            # add to the command shown when it has every flag the fix started from
-            tail = f" Fix: add `{added}`."
-        else:
-            tail = " Fix: run `" + " && ".join(shown) + "`."
+        tail = " Fix: run `" + " && ".join(shell.shown_command(p, room, values=True)
+                                           for p in steps[:2]) + "`."
     elif told:
         tail = f" The user said: {told}."
     room = max(60, 214 - len(head) - len(tail))    # the count "(3 times in 2 sessions)" follows
@@ -354,13 +344,6 @@ def _line(runs: list[CommandRun], last: Item, fix: str | None, told: str | None,
     if warned and len(head) + len(cause) + len(tail) + len(warned) < 206:
         cause = cause.rstrip(" .:;,") + f" ({warned})"
     return head + cause.rstrip(" .:;,") + end + tail
-
-
-def _flags_shown(added: str, shown: str) -> bool:
-    """Every flag of ``added`` shows in the command as cut for the line (its value may be
-    shortened: ``-P ubuntu-latest=…/ubuntu:act-22.04``)."""
-    return all(re.search(r"(?<!\S)" + re.escape(w.split("=", 1)[0]) + r"(?![\w-])", shown)
-               for w in added.split() if w.startswith("-"))
 
 
 def _answer(command: str, text: str) -> bool:
