@@ -19,16 +19,12 @@ timezone-aware timestamps"). The rule is small and general:
 The same rule names another speaker: a to-do someone else asked for ("Send me the
 invoice", from Sam) reads ``the_users(text, "Sam")`` -> "Send Sam the invoice".
 
-English only: a sentence in another language (one :func:`dream.detect.rule_lang.language`
-tells, where "I", "me" and "my" are other words: "I DTO da noi sono sempre record") is
-returned as it is.
+English only: a sentence in another language is returned as it is.
 """
 
 from __future__ import annotations
 
 import re
-
-from dream.detect import rule_lang
 
 # words that may stand between "I" and its verb, and do not change ("I really like")
 _ADVERBS = {"really", "usually", "always", "never", "still", "now", "generally", "mostly",
@@ -55,7 +51,7 @@ _WORD = re.compile(r"(?<![-/\\.\w])(I|i|me|my|My|MY|mine|myself)\b((?:'|’)(?:m
 def the_users(text: str, person: str = "the user") -> str:
     """``text`` with its first person said as the user's (see the module's rule), or as
     ``person``'s when someone else said it."""
-    if not text or _in_another_language(text):
+    if not text:
         return text
     parts = _CODE.split(text)
     codes = _CODE.findall(text)
@@ -67,13 +63,6 @@ def the_users(text: str, person: str = "the user") -> str:
         if n < len(codes):
             out.append(codes[n])
     return "".join(out)
-
-
-def _in_another_language(text: str) -> bool:
-    """``text`` is said in a language the rule reader knows other than English, where "I",
-    "me" and "my" are other words (the Italian article in "I DTO da noi sono sempre record",
-    the Spanish and French pronoun in "me gusta", "ne me dérange pas")."""
-    return rule_lang.language(text) is not None
 
 
 def _rewrite(part: str, first: bool, at_start: bool,
