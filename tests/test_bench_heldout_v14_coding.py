@@ -1,5 +1,5 @@
-"""The held-out v14 coding set (sealed in session 15) is complete and loads as the benchmark
-expects; it stays sealed, so the benchmark reports it by aggregates only."""
+"""The held-out v14 coding set (sealed in session 15, dev (seen) since session 16) is complete and
+loads as the benchmark expects; unsealed, the benchmark may report its details."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ BENCH = REPO_ROOT / "bench"
 CODING = BENCH / "heldout_v14" / "coding"
 
 
-def test_heldout_v14_coding_is_sealed_and_loads_complete() -> None:
-    """13+ coding scenarios, sealed, in all three transcript formats (4+ Claude Code, 4+
+def test_heldout_v14_coding_is_unsealed_and_loads_complete() -> None:
+    """13+ coding scenarios, unsealed, in all three transcript formats (4+ Claude Code, 4+
     Codex, 4+ Pi, and one project whose sessions come from two agents), each transcript
     valid JSON lines with one session per file, each gold in the held-out form, and 12+
     scenarios with 2 sessions carrying review items."""
-    assert (CODING / "SEALED").is_file() and (CODING / "README.md").is_file()
+    assert not (CODING / "SEALED").exists() and (CODING / "README.md").is_file()
     found = coding_set(CODING, "heldout_v14_coding")
-    assert found.sealed and found.name == "heldout_v14_coding"
+    assert not found.sealed and found.name == "heldout_v14_coding"
     assert len(found.projects) >= 13
     assert found.failing("files_and_gold", "categories", "keyword_strings", "unique_ids",
                          "must_not", "review_kinds", "json_lines", "no_empty_file",

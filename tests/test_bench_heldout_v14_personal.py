@@ -1,6 +1,5 @@
-"""The sealed held-out v14 personal set is complete and loads as the benchmark expects, and
-its ideal proposals reach its gold. This test reads only structure and the scripted replay's
-aggregate figures; it prints no scenario's messages, gold or misses."""
+"""The held-out v14 personal set (sealed in session 15, dev (seen) since session 16) is complete,
+loads as the benchmark expects, and its ideal proposals reach its gold."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ BENCH = REPO_ROOT / "bench"
 ROOT = BENCH / "heldout_v14" / "personal"
 
 
-def test_heldout_v14_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
-    """23 personal scenarios, sealed, in all four native formats (mbox, Slack export, text
+def test_heldout_v14_personal_is_unsealed_complete_and_reached_by_ideal(tmp_path: Path) -> None:
+    """23 personal scenarios, unsealed, in all four native formats (mbox, Slack export, text
     chat exports, generic chat JSONL; 4+ each, one scenario mixing a mail export and SMS),
     3 each in German, French and Spanish, 10 in English and one each in Dutch, Portuguese,
     Polish and Swedish, each with gold and not-live records, two days and ideal evidence
@@ -23,7 +22,7 @@ def test_heldout_v14_personal_is_sealed_complete_and_reached_by_ideal(tmp_path: 
     wrong-live record and no failed run on every one; replaying only the first day of a few
     leaves not-live records live (the checks bite)."""
     found = assert_personal_shape(ROOT, tmp_path, "heldout_v14_personal", scenarios=23,
-                                  per_format=4, english=14, sealed=True)
+                                  per_format=4, english=14, sealed=False)
     assert len(found.scenarios) == 23
     langs = sorted(found.languages())
     assert {tag: langs.count(tag) for tag in ("en", "nl", "pt", "pl", "sv")} == \
