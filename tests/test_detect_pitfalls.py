@@ -998,3 +998,15 @@ def test_a_step_that_exited_with_its_argument_list_is_no_cause():
            "error: Command [\"gprbuild\", \"-s\", \"-P\", \"/home/ana/geo/geo.gpr\"] exited with "
            "code 4\nerror: Compilation failed.")
     assert cause_line(gpr).startswith("src/geo.adb:12:4: error: \"Sqrt\" is undefined")
+
+
+def test_a_failure_whose_command_fell_in_an_earlier_bundle_does_not_stop_the_run():
+    """A tool result that failed while its call is not in the bundle (the call was read by
+    an earlier run, or the transcript starts mid-turn) has no command run behind it; the
+    run goes on, and the failure seen in two sessions is still named by its cause."""
+    missing = "Error: Cannot find module 'left-pad'\nRequire stack:\n- /srv/app/index.js"
+    sessions = [_session("codex-1", [("user", "start the app again"), ("fail", missing),
+                                     ("call", "npm test"), ("ok", "4 passing (31ms)")]),
+                _session("codex-2", [("fail", missing), ("call", "npm test"),
+                                     ("ok", "4 passing (29ms)")], 10)]
+    assert _pitfalls(*sessions) == ["Fails with: Cannot find module 'left-pad'."]

@@ -214,7 +214,10 @@ def _only_step(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]],
 def _dropped(runs: list[CommandRun], by_session: dict[str, list[CommandRun]]) -> bool:
     """Every failing command added one package (``pip install pyyaml-include``) and no
     later command installed it another way: the work went on without it, so its failure
-    says nothing lasting about the project."""
+    says nothing lasting about the project. A failure whose command is not in the bundle
+    (its call fell in an earlier run) shows no package, so it is not one."""
+    if not runs:
+        return False
     added = set()
     for run in runs:
         step = shell.failing_step(run.command)
