@@ -357,6 +357,21 @@ def test_a_correction_keeps_both_halves_in_the_run_and_in_the_instructions_patch
     assert "Always use uv run pytest for tests, not npm." in lesson.change["patch"]["diff"]
 
 
+def test_a_dry_run_or_every_run_named_in_the_refusal_is_no_way_of_doing_it():
+    # "run" in "a dry-run" or "every run" is a thing, not what to do instead: the next
+    # sentence still gives the rule its other half
+    from dream.detect.rule_text import _both_halves, only_what_not
+    assert _both_halves("We don't use jest here, not even in a dry-run.", ["bun test."]) == \
+        "Use bun test, not jest"
+    assert _both_halves("We don't use npm for the nightly run.", ["pnpm install."]) == \
+        "Use pnpm install, not npm"
+    assert only_what_not("Don't skip the dry-run.")
+    # said as what to do, it still is one
+    assert _both_halves("We don't use jest here, use vitest.", ["bun test."]) == \
+        "We don't use jest here, use vitest."
+    assert not only_what_not("Never push to main, run the release script.")
+
+
 def test_paraphrases_in_three_sessions_are_one_rule_proposed_for_the_agent_file():
     sessions = [_session(f"{src}-{n}", [("assistant", "Running npm install."), ("user", text)],
                          10 * n)

@@ -172,6 +172,25 @@ _LEAD = re.compile(r"^(?:to\s+|that\s+|you (?:have to|need to|must|should)\s+(?!
                    r"|you (?:must|should)\s+(?=never\b|always\b))", re.I)
 _POSITIVE = re.compile(r"\b(?:use|run|call|write|put|keep|always|prefer|instead)\b|\b(?:should|"
                        r"must)\s+(?:return|throw|raise|log|use|call|be|go|live|stay)\b", re.I)
+# "run", "use" and "call" said as a thing, not as what to do: a part of a compound ("a
+# dry-run", "run-time", "use-case") or a noun after a determiner ("every run", "the nightly
+# run", "no use"); they name no way of doing it
+_VERB_AS_NOUN = re.compile(r"-(?:run|use|call)\b|\b(?:run|use|call)-"
+                           r"|\b(?:a|an|the|each|every|this|that|one|any|no|per|last"
+                           r"|nightly|weekly|daily|test|ci|full)\s+(?:run|use|call)s?\b", re.I)
+
+
+def _positive(text: str) -> bool:
+    """Whether ``text`` says what to use or do (:data:`_POSITIVE`), its "run", "use" and
+    "call" said as nouns left out (:data:`_VERB_AS_NOUN`)."""
+    return bool(_POSITIVE.search(_VERB_AS_NOUN.sub(" ", text)))
+
+
+def _positive_half(text: str) -> bool:
+    """Whether a rule says what to do besides what it refuses: :func:`_positive` once the
+    verbs it says not to do are left out ("don't use jest"), or naming its own way."""
+    return _positive(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", text,
+                            flags=re.I)) or _names_its_own_way(text)
 
 
 def rule_text(sentence: str, neighbours: list[str], following: str | None = None,
@@ -443,8 +462,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
     if re.search(r",\s*(?:not|never)\s", body) and _BARE_COMMAND.match(lowered.split(",")[0]):
         body = f"Use {lowered}"     # "uv run pytest, not pytest"
     rejected = wording.rejected_terms(body)
-    positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", body,
-                                       flags=re.I)) or _names_its_own_way(body)
+    positive = _positive_half(body)
     if not rejected and not positive and (_NEGATIVE.match(body) or _NEVER_OK.search(body)):
         for other in neighbours:    # "don't mock the DB in tests; use the testcontainer"
             other = noise.clean_words(noise.strip_paste(other)).strip().rstrip(".!")
@@ -464,7 +482,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         command, _, why = _split_reason(other)
         if _BARE_COMMAND.match(command):    # "bundle exec fastlane test — the lane sets ..."
             return f"Use {command.strip('`')}, not {' or '.join(rejected)}; {why}"
-        if _POSITIVE.search(other) and not _REPORTS_ON.match(other):
+        if _positive(other) and not _REPORTS_ON.match(other):
             other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", wording.plain_rule(other),
                            flags=re.I).rstrip(".!")
             first, _, rest = _split_reason(other)
@@ -543,9 +561,8 @@ def only_what_not(rule: str) -> bool:
     """A rule that says only what not to do, naming no way to do it instead ("Don't
     hard-code the 3.", "waitForTimeout is banned here.")."""
     if _NEVER_OK.search(rule):     # what it names is what is refused
-        return not _POSITIVE.search(rule)
-    positive = _POSITIVE.search(re.sub(r"\b(?:don'?t|do not|never|not|stop)\s+\w+", "", rule,
-                                       flags=re.I)) or _names_its_own_way(rule)
+        return not _positive(rule)
+    positive = _positive_half(rule)
     return bool(_NEGATIVE.match(rule)) and not positive
 
 
