@@ -2013,3 +2013,12 @@ def test_actually_no_before_a_rule_is_a_lead_in():
 
     assert wording.plain_rule("actually no — no tagging from the agent.") == \
         "No tagging from the agent."
+
+
+def test_a_plural_in_ses_is_the_same_word_as_its_singular():
+    # "releases" and "release" are one word when two rules are compared; "passes" stays
+    # "pass"
+    from dream.detect import wording
+    assert wording.words("tag the releases from CI") == wording.words("tag the release from CI")
+    assert wording.words("the databases get migrated") >= wording.words("database migrated")
+    assert wording.words("the check passes") >= wording.words("pass")

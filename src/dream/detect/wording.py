@@ -148,8 +148,11 @@ def _stem(word: str) -> str:
     word = _SAME_WORD.get(word, word)
     if len(word) > 5 and word.endswith("ies"):
         return word[:-3] + "y"                  # "applies" -> "apply"
-    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
-        word = word[:-1]                        # "changes" -> "change", like "change"
+    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")) or \
+            re.search(r"(?:[^s]|[aeiou]u)ses$", word) and not re.search(r"[^aeiou]uses$", word):
+        # "changes" -> "change", "releases" -> "release", like the singular; not "passes"
+        # nor "statuses" (their "es" is the plural's)
+        word = word[:-1]
     for suffix in ("ing", "es", "s", "ed"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             word = word[: -len(suffix)]
