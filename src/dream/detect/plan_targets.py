@@ -48,7 +48,7 @@ _NOT_THIS_TIME = re.compile(
     r"(?:\d{1,2}[:.h]\d\d|\d{1,2}\s*(?:uhr|h|am|pm)\b|halb \w+))", re.I)
 
 
-def _same_people(named: set[str], parts: set[str]) -> bool:
+def same_people(named: set[str], parts: set[str]) -> bool:
     """Whether someone ``named`` (lower case) is one of ``parts``: the same name, or a
     first name said alone of someone in it by their full name ("Kim's off sick" of a plan
     with "Kim Lowe")."""
@@ -474,7 +474,7 @@ class PlanTargets:
             if same_day and activity is None and not wanted:
                 return False    # nothing ties the booking to this event
             parts = {p.strip().lower() for p in f.get("participants", "").split(",") if p}
-            return not (wanted and parts and not _same_people(wanted, parts))
+            return not (wanted and parts and not same_people(wanted, parts))
 
         for how in ("place", "day", "any"):
             for row in events:

@@ -27,7 +27,7 @@ from dream.detect import confidence, facts, plan_events, todos, unclear
 from dream.detect.cues import english_cues, profession_as, said_as
 from dream.detect.finding import Finding, conversation
 from dream.detect.mailtext import readable
-from dream.detect.plan_targets import PlanTargets
+from dream.detect.plan_targets import PlanTargets, same_people
 from dream.detect.plan_words import (
     ACCEPTED,
     ACTIVITIES,
@@ -753,8 +753,7 @@ class PlanReader(PlanTargets):
             people = [p for p in people if p.lower() != own_place]
             for p in people:
                 # ("Kim" of a plan with "Kim Lowe" in it: the same person)
-                if p not in plan.participants and \
-                        not any(q.startswith(p + " ") for q in plan.participants):
+                if not same_people({p.lower()}, {q.lower() for q in plan.participants}):
                     plan.participants.append(p)
             if people:
                 fields["participants"] = ", ".join(plan.participants)
