@@ -2022,3 +2022,18 @@ def test_a_plural_in_ses_is_the_same_word_as_its_singular():
     assert wording.words("tag the releases from CI") == wording.words("tag the release from CI")
     assert wording.words("the databases get migrated") >= wording.words("database migrated")
     assert wording.words("the check passes") >= wording.words("pass")
+
+
+def test_from_here_is_read_in_linear_time_on_a_long_run_of_dashes():
+    """A sentence of 50,000 dashes (a pasted rule line) was tried as "three words, then
+    from here" at every split of the run: seconds, growing with the square of its length.
+    What it reads is unchanged."""
+    import time
+
+    from dream.detect.rule_text import _FROM_HERE
+    started = time.perf_counter()
+    assert not _FROM_HERE.match("-" * 50_000)
+    assert time.perf_counter() - started < 5
+    assert _FROM_HERE.match("-- no devnet deploys from here.")
+    assert _FROM_HERE.match("don't flash from here!")
+    assert not _FROM_HERE.match("never from here")

@@ -88,7 +88,7 @@ _PASSING = re.compile(r"\b(?:for now|real quick|right now|for this (?:one|time)|
 # deploys from here", or a verb said not to be done from here: "don't flash from here";
 # not "never from here")
 _LOCAL = re.compile(r"\bhere\W*$", re.I)
-_FROM_HERE = re.compile(r"^\W*(?:(?:\S+\s+){3,}|(?:don'?t|dont|do not|never)\s+[a-z]+\s+)from here\W*$",
+_FROM_HERE = re.compile(r"^\W*+(?:(?:\S+\s+){3,}|(?:don'?t|dont|do not|never)\s+[a-z]+\s+)from here\W*$",
                         re.I)
 # said of this moment, wherever in the sentence ("right now, to disable telemetry we use ...")
 _NOW = re.compile(r"\b(?:for now|right now|for this (?:one|time)|this time|at the moment"
