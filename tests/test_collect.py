@@ -284,6 +284,29 @@ def test_collect_without_home_is_a_clear_error(dream, repo: Path) -> None:
     assert result.exit_code != 0 and "dream init" in result.output
 
 
+def test_an_export_with_no_message_of_yours_says_who_me_is_not(dream, home: Path,
+                                                               tmp_path: Path) -> None:
+    """A chat export read before [collect] me names the user: every message is someone
+    else's and a run would find nothing the user agreed or booked; collect says so once,
+    and not once a sender of the export is the user."""
+    chat = tmp_path / "WhatsApp Chat with Priya.txt"
+    chat.write_text("14/05/2026, 18:01 - Priya: Climbing on Saturday at 10?\n"
+                    "14/05/2026, 18:03 - Dev Patel: yes, I'll book the wall\n")
+    out = dream("collect", "--source", "textchat", str(chat)).output
+    assert f"no message in {chat} is yours: [collect] me in config.toml is not set" in out
+    config = home / "config.toml"
+    config.write_text(config.read_text() + '\n[collect]\nme = ["Dev Patel"]\n')
+    other = tmp_path / "WhatsApp Chat with Ola.txt"
+    other.write_text("15/05/2026, 09:00 - Ola: Lunch Friday?\n"
+                     "15/05/2026, 09:02 - Dev Patel: sure, 1pm\n")
+    report = collect_json(dream, "--source", "textchat", str(other))
+    assert report["not_yours"] == [] and report["new_items"] == 2
+    only_them = tmp_path / "WhatsApp Chat with Kai.txt"
+    only_them.write_text("16/05/2026, 09:00 - Kai: Running late, start without me\n")
+    report = collect_json(dream, "--source", "textchat", str(only_them))
+    assert report["not_yours"] == [str(only_them)]
+
+
 def test_config_names_the_person_in_personal_streams(dream, home: Path, tmp_path: Path) -> None:
     config = home / "config.toml"
     config.write_text(config.read_text() + '\n[collect]\nme = ["Me@Example.org"]\n')

@@ -94,6 +94,8 @@ def collect(source: str | None, project: str | None, paths: tuple[str, ...],
                 click.echo(f"  ... and {report.retimed - 20} more (see --json)")
         for item in report.notes[:20]:
             click.echo(f"  note {item['file']}: {item['note']}")
+        if report.not_yours:
+            click.echo(_not_yours_line(report.not_yours, app.config.get("collect", "me", [])))
         _print_placement(report.placement.as_dict(), project)
         if report.files == 0 and not paths:
             here = "this repository" if app.project().in_git else \
@@ -120,6 +122,17 @@ def _changed_line(report) -> str:
             f"when first collected ({where}; all in --json: changed_items): the spool keeps "
             "the first words, which runs read; 'dream scrub VALUE' removes words that must "
             "go")
+
+
+def _not_yours_line(files: list[str], me: object) -> str:
+    """The hint for message exports in which no message was the user's: without a sender
+    known as "me" a run reads every message as someone else's."""
+    where = strip_control(files[0]) + (f" and {len(files) - 1} more" if len(files) > 1 else "")
+    told = "names none of their senders" if me else "is not set"
+    return (f"  no message in {where} is yours: [collect] me in config.toml {told}, so each "
+            "was read as someone else's (and stays so once collected). name the sender you "
+            "write as there (for example me = [\"Sam Example\"]) before collecting more "
+            "exports.")
 
 
 def _repeats_line(report) -> str:

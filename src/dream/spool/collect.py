@@ -88,6 +88,10 @@ _INSERT = (
 )
 
 
+# the message exports whose senders are told apart by config.toml's [collect] me
+_SENDER_SOURCES = frozenset({"mbox", "slack", "textchat"})
+
+
 @dataclass
 class CollectReport:
     files: int = 0             # files examined
@@ -109,6 +113,10 @@ class CollectReport:
     retimed: int = 0           # kept with a neighbour's time: theirs was none or in the future
     retimes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)  # read, but with a guess
+    # message exports read now with others' messages and none the user's: who "me" is
+    # (config.toml [collect] me) names no sender of theirs, so every message is someone
+    # else's and a run finds nothing the user said, agreed or booked
+    not_yours: list[str] = field(default_factory=list)
     bytes_read: int = 0
     seconds: float = 0.0
     by_source: dict[str, int] = field(default_factory=dict)
@@ -163,6 +171,7 @@ class CollectReport:
             "changed": self.changed, "changed_items": self.changes,
             "retimed": self.retimed, "retimed_items": self.retimes,
             "notes": self.notes,
+            "not_yours": self.not_yours,
             "files": self.files, "files_read": self.files_read,
             "files_unchanged": self.files_unchanged, "files_replaced": self.files_replaced,
             "files_failed": self.files_failed, "bytes_read": self.bytes_read,
@@ -357,6 +366,8 @@ class _Writer:
         entities = self.entities
         out = []
         for row, participants, person in rows:
+            if row[12] in ("statement", "message"):
+                counts[row[12]] = counts.get(row[12], 0) + 1
             if row[5] is not None:
                 key = placement.place(row[5])
                 if key != row[5]:
@@ -589,6 +600,9 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
                 report.files_failed += 1
                 continue
             report.by_source[kind] = report.by_source.get(kind, 0) + read["new"]
+            if kind in _SENDER_SOURCES and read.get("message") and not read.get("statement") \
+                    and len(report.not_yours) < MAX_SKIPS_LISTED:
+                report.not_yours.append(str(path))
             if read["messages"] == 0 and (read["skips"] > 0 or read["failed"]):
                 report.files_failed += 1
             done += max(0, st.st_size - (mark[0] if mark and mark[0] <= st.st_size else 0))
