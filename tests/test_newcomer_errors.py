@@ -159,6 +159,9 @@ def test_brief_in_a_folder_dream_does_not_know_says_so_rather_than_wait_for_a_dr
     user = dream("brief", "--user").output
     assert "no brief yet" in user and "first 'dream run' over personal messages" in user
     assert "'dream collect PATH'" in user
+    # a run over messages that found nothing of the user's wrote none either: the line
+    # still holds, and names what tells the user's own messages apart
+    assert "finds a plan, to-do or fact of yours" in user and "[collect] me" in user
 
 
 def test_user_and_project_together_are_refused_not_the_last_one_taken(repo, tmp_path):
@@ -182,3 +185,4 @@ def test_user_and_project_together_are_refused_not_the_last_one_taken(repo, tmp_
     assert proc.returncode == 0 and str(home / ".codex" / "config.toml") in proc.stdout
     proc = run_cli("install", "codex", "--dry-run", cwd=repo, HOME=str(home))
     assert proc.returncode == 0 and str(repo / ".codex" / "config.toml") in proc.stdout
+

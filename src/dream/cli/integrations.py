@@ -156,7 +156,9 @@ def brief(scope: str, as_json: bool) -> None:
                    "('dream init' there makes it one; 'dream run' then writes its brief)")
     elif text is None and scope == "user":
         click.echo(f"no brief yet ({path} is written by the first 'dream run' over personal "
-                   "messages: collect mail or chat exports with 'dream collect PATH', then run)")
+                   "messages that finds a plan, to-do or fact of yours: collect mail or chat "
+                   "exports with 'dream collect PATH', then run; in them your own messages "
+                   "are those of the senders [collect] me names in config.toml)")
     elif text is None:
         click.echo(f"no brief yet ({path} is written by the next 'dream run')")
     else:
