@@ -186,3 +186,14 @@ def test_user_and_project_together_are_refused_not_the_last_one_taken(repo, tmp_
     proc = run_cli("install", "codex", "--dry-run", cwd=repo, HOME=str(home))
     assert proc.returncode == 0 and str(repo / ".codex" / "config.toml") in proc.stdout
 
+
+def test_search_in_a_plain_folder_calls_it_a_folder_not_a_repository(dream, repo, tmp_path,
+                                                                     monkeypatch):
+    dream("init")
+    plain = tmp_path / "notes-folder"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    out = dream("search", "tests", ok=False).output
+    assert f"folder {plain} is not initialised; run 'dream init' in it" in out
+    monkeypatch.chdir(repo)
+    assert "is not initialised" not in dream("search", "tests").output

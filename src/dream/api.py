@@ -170,8 +170,9 @@ def _discover(app: App) -> tuple[Discovery, Store | None]:
         return Discovery("not_managed", root, project.key, None, None,
                          f"project {project.key} is known but no store is primary for it; "
                          "run 'dream init' (optionally with --store) in the repository"), None
+    where = "repository" if app.project().in_git else "folder"   # (outside git: a folder)
     return Discovery("not_initialised", root, project.key, None, None,
-                     f"repository {project.root} is not initialised; run 'dream init' in it"
+                     f"{where} {project.root} is not initialised; run 'dream init' in it"
                      ), None
 
 
