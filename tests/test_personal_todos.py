@@ -282,8 +282,8 @@ def test_a_value_set_right_after_who_is_it_replaces_only_the_wrong_words(slots, 
 
 
 def test_a_set_right_value_unlike_the_wrong_one_touches_no_page():
-    """"she's moved in with Tom, not Derby": a name for a lower-case word or the like is no
-    value parallel to the wrong one."""
+    """"Hanne says she works with Tom, not a physio": a name for a lower-case word (or the
+    like) is no value parallel to the wrong one, so the slot keeps its words."""
     row = {"handle": "R1", "kind": "wiki", "key": "hanne",
            "fields": {"name": "Hanne", "work": "the Royal Free as a physio"}}
     ops = rules([me("Hanne says she works with Tom, not a physio")], [row])
