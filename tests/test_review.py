@@ -109,6 +109,9 @@ def test_accept_memory_promotes_exactly_that_change(dream, planted, dream_home):
     assert note_path in [hit["path"] for hit in found["hits"]]
     shown = json.loads(dream("review", "show", "--json").output)
     assert {p["slug"]: p["status"] for p in shown["proposals"]}[corr["slug"]] == "accepted"
+    # accepted twice: refused, with the commit that undoes it
+    again = dream("review", "accept", corr["slug"], ok=False).output
+    assert "already accepted" in again and f"'dream revert {sha[:12]}'" in again
 
 
 def test_accept_code_and_instruction_exports_work_items(dream, planted, dream_home, repo):
@@ -133,6 +136,10 @@ def test_accept_code_and_instruction_exports_work_items(dream, planted, dream_ho
         assert check.returncode == 0, check.stderr
     # Dream applied nothing itself
     assert not (repo / "AGENTS.md").exists() and not (repo / "scripts").exists()
+    # exported, then rejected: refused, naming the file to delete rather than a revert
+    refused = dream("review", "reject", slugs[0], ok=False).output
+    assert "already exported" in refused and "revert" not in refused
+    assert str(dream_home / "exports" / run / f"{slugs[0]}.md") in refused
     assert git(repo, "status", "--porcelain") == ""
 
 

@@ -272,6 +272,17 @@ def _resolve(app: App, slugs: list[str], run_id: str | None) -> list[Proposal]:
     return found
 
 
+def _undo_hint(p: store_proposals.Proposal) -> str:
+    """How to undo a decided proposal: an accepted memory proposal by reverting the commit
+    that promoted it, an exported one by deleting the file it was exported to."""
+    if p.status == "accepted" and p.commit_sha:
+        return f"to undo it, revert its commit with 'dream revert {p.commit_sha[:12]}'"
+    if p.status == "exported" and p.export_path:
+        return f"it was written to {p.export_path}; delete that file to drop it"
+    return "undo an accepted proposal with 'dream revert COMMIT' (its commit in 'dream " \
+        "review show --json')"
+
+
 def accept(app: App, slugs: list[str], run_id: str | None = None) -> list[dict[str, Any]]:
     """Promote accepted memory proposals; export code and instruction proposals."""
     chosen = _resolve(app, slugs, run_id)
@@ -283,7 +294,7 @@ def accept(app: App, slugs: list[str], run_id: str | None = None) -> list[dict[s
                            "only when the evidence changes")
         if p.status in ("accepted", "exported"):
             raise BadInput(f"'{p.slug}' was already {p.status} in review {p.run_id}",
-                           "undo a promotion with 'dream revert RUN'")
+                           _undo_hint(p))
     for p in chosen:                       # refuse before changing anything
         if p.kind == "memory":
             promotion.check(app, p)
@@ -312,8 +323,7 @@ def reject(app: App, slugs: list[str], why: str | None = None,
     for p in chosen:
         if p.status != "proposed":
             raise BadInput(f"'{p.slug}' was already {p.status} in review {p.run_id}",
-                           "only proposed proposals can be rejected; undo a promotion with "
-                           "'dream revert RUN'")
+                           "only proposed proposals can be rejected; " + _undo_hint(p))
     out = []
     for p in chosen:
         store_proposals.set_status(app.db, p, "rejected", why=why, at=db.utcnow())
