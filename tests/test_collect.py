@@ -307,6 +307,24 @@ def test_an_export_with_no_message_of_yours_says_who_me_is_not(dream, home: Path
     assert report["not_yours"] == [str(only_them)]
 
 
+def test_an_empty_file_is_nothing_to_read_yet_not_an_unknown_format(dream, home: Path,
+                                                                     tmp_path: Path) -> None:
+    """A session file its agent has only just created is empty: named, it is skipped as
+    empty (exit 0), not refused as a format Dream does not read; in a folder it is passed
+    over like a stray file, also with the .jsonl suffix sessions have."""
+    empty = tmp_path / "sessions" / "3f2e.jsonl"
+    empty.parent.mkdir()
+    empty.write_text("")
+    report = collect_json(dream, str(empty))
+    assert report["skipped_items"][0]["reason"] == "empty file: nothing to read yet"
+    assert report["files_failed"] == 0
+    report = collect_json(dream, str(empty.parent))
+    assert report["skipped"] == 0 and report["files_failed"] == 0
+    unknown = tmp_path / "notes.bin"
+    unknown.write_bytes(b"\x00\x01\x02")
+    assert "not a format Dream reads" in dream("collect", str(unknown), ok=False).output
+
+
 def test_config_names_the_person_in_personal_streams(dream, home: Path, tmp_path: Path) -> None:
     config = home / "config.toml"
     config.write_text(config.read_text() + '\n[collect]\nme = ["Me@Example.org"]\n')

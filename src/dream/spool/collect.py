@@ -570,7 +570,12 @@ def collect(app: App, paths: list[Path] | None = None, source: str | None = None
             if kind is None:
                 kind = mark[2] if mark else detect(path)
                 if kind is None:
-                    if explicit:
+                    if st.st_size == 0 and explicit:
+                        # (a session file its agent has only just made): no format to tell
+                        report.skip(Skip(str(path), None, "empty file: nothing to read yet"))
+                    elif st.st_size == 0:
+                        report.files -= 1  # an empty file in a folder: nothing, no error
+                    elif explicit:
                         report.failed(str(path), None, "not a format Dream reads "
                                       "(binary or unrecognised; name it with --source)")
                     elif path.suffix.lower() == ".jsonl":
