@@ -55,6 +55,20 @@ def test_a_dry_run_names_an_unknown_model(dream, repo):
             assert f"no model named for the {spec[:-1]} provider" in result.output
 
 
+def test_a_model_config_toml_names_is_said_as_config_tomls(dream, repo, dream_home):
+    """A provider no one runs in [model] default: the error names config.toml and what to
+    write there, not only --model, which the user did not pass; --model still overrides."""
+    dream("init")
+    config = dream_home / "config.toml"
+    config.write_text(config.read_text().replace('default = "rules"', 'default = "olama:llama3"'))
+    assert "olama" in config.read_text()
+    for args in (("run",), ("run", "--dry-run")):
+        out = dream(*args, ok=False).output
+        assert f"model.default in {config} = 'olama:llama3'" in out, out
+        assert "unknown model provider 'olama'" in out and 'default = "rules"' in out
+    assert "Nothing was called" in dream("run", "--model", "rules", "--dry-run").output
+
+
 def test_uninstall_help_says_what_it_does(dream):
     text = dream("uninstall", "--help").output
     assert "Take Dream out for the current repository" in text and "Wire Dream in" not in text
