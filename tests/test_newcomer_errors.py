@@ -69,6 +69,18 @@ def test_a_model_config_toml_names_is_said_as_config_tomls(dream, repo, dream_ho
     assert "Nothing was called" in dream("run", "--model", "rules", "--dry-run").output
 
 
+def test_a_home_whose_config_was_moved_aside_says_so(dream, repo, dream_home):
+    """'fix the file or move it aside' (a broken config.toml) then 'no Dream home' beside
+    the notes and the database was a contradiction: the home is named as missing only its
+    config, and 'dream init' writes a new one."""
+    dream("init")
+    (dream_home / "config.toml").rename(dream_home / "config.toml.bak")
+    out = dream("status", ok=False).output
+    assert f"the Dream home {dream_home} has no config.toml" in out and "dream init" in out
+    dream("init")
+    assert "proj" in dream("status").output
+
+
 def test_uninstall_help_says_what_it_does(dream):
     text = dream("uninstall", "--help").output
     assert "Take Dream out for the current repository" in text and "Wire Dream in" not in text

@@ -67,6 +67,12 @@ class Home:
 
     def require(self) -> "Home":
         self.check_folder()
+        if self.notes_path.exists() and not self.config_path.exists():
+            # (a config.toml moved aside, as the error about a broken one suggests)
+            raise NoHome(f"the Dream home {self.root} has no config.toml",
+                         "put it back, or run 'dream init' in a repository to write a new one "
+                         "(the notes and the database stay; attach again any store 'dream "
+                         "stores attach' added)")
         if not self.exists():
             raise NoHome(
                 f"no Dream home at {self.root}",
