@@ -62,7 +62,7 @@ def test_a_model_config_toml_names_is_said_as_config_tomls(dream, repo, dream_ho
     config = dream_home / "config.toml"
     config.write_text(config.read_text().replace('default = "rules"', 'default = "olama:llama3"'))
     assert "olama" in config.read_text()
-    for args in (("run",), ("run", "--dry-run")):
+    for args in (("run",), ("run", "--dry-run"), ("review", "start")):
         out = dream(*args, ok=False).output
         assert f"model.default in {config} = 'olama:llama3'" in out, out
         assert "unknown model provider 'olama'" in out and 'default = "rules"' in out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,9 +10,9 @@ from typing import Any
 from dream import runs
 from dream.app import App
 from dream.config import PACK_HIGH, PACK_LOW
-from dream.errors import BadInput, ModelError, NoteNotFound
+from dream.errors import BadInput, NoteNotFound
 from dream.kinds.fields import check
-from dream.models.base import known_provider
+from dream.models.base import known_configured
 from dream.notes.address import parse
 from dream.pipeline import commit as git_commit
 from dream.pipeline.corrections import record_correction, target_of
@@ -67,7 +66,7 @@ def run_options(app: App, **kw: Any) -> RunOptions:
     flag_model = kw.pop("model", None)
     model = flag_model or cfg.get("model", "default", "rules")
     if not flag_model:
-        _configured_model(str(model), cfg)
+        known_configured(str(model), dict(cfg.data.get("model", {})), str(cfg.path))
     brief = kw.pop("brief_tokens", None) or cfg.get("run", "brief_tokens", 2000)
     try:
         brief = int(brief)
@@ -86,18 +85,6 @@ def run_options(app: App, **kw: Any) -> RunOptions:
     pricing = kw.pop("pricing", None) or dict(cfg.data.get("pricing", {}))
     return RunOptions(model=model, model_settings=settings, pricing=pricing,
                       pack_tokens=pack, brief_tokens=brief, apply=apply, **kw)
-
-
-def _configured_model(spec: str, cfg: Any) -> None:
-    """A model config.toml names that no provider runs is said as config.toml's: the
-    provider's own error tells how to fix --model, which the user did not pass."""
-    try:
-        known_provider(spec, dict(cfg.data.get("model", {})))
-    except ModelError as exc:
-        # ("for example --model rules" -> 'for example default = "rules"')
-        hint = re.sub(r"--model ([^\s)]+)", r'default = "\1"', exc.hint)
-        raise BadInput(f"model.default in {cfg.path} = {spec!r}: {exc.message}",
-                       f"{hint}, under [model] there; or pass --model") from None
 
 
 def run(app: App, progress: Callable[[str, int, int], None] | None = None,

@@ -14,6 +14,7 @@ Built-in providers register themselves exactly as a third party's would, with
 from __future__ import annotations
 
 import importlib
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -114,6 +115,18 @@ def known_provider(spec: str, settings: dict[str, Any] | None = None) -> Provide
         raise ModelError(f"no model named for the {name} provider",
                          f"give one, for example --model {name}:{NAMED_MODELS[name]}")
     return factory
+
+
+def known_configured(spec: str, settings: dict[str, Any], where: str) -> None:
+    """:func:`known_provider` of the model config.toml's ``[model] default`` names (read
+    from ``where``): its error is said as that file's, since the user passed no --model
+    ("for example --model rules" -> 'for example default = "rules"')."""
+    try:
+        known_provider(spec, settings)
+    except ModelError as exc:
+        hint = re.sub(r"--model ([^\s)]+)", r'default = "\1"', exc.hint)
+        raise ModelError(f"model.default in {where} = {spec!r}: {exc.message}",
+                         f"{hint}, under [model] there; or pass --model") from None
 
 
 def get_provider(spec: str, settings: dict[str, Any] | None = None) -> Provider:

@@ -28,7 +28,7 @@ from typing import Any
 from dream import db, runs
 from dream.app import App
 from dream.errors import BadInput, LockHeld, NotManaged
-from dream.models.base import get_provider
+from dream.models.base import get_provider, known_configured
 from dream.passes import PASS_NAMES, run_all
 from dream.passes.base import Candidate, PassResult
 from dream.passes.evidence import MAX_ITEMS, Evidence, load_items, watermark, watermark_name
@@ -100,6 +100,8 @@ def start(app: App, project: str | None = None, model: str | None = None,
     conn = app.db
     spec = model or str(app.config.get("model", "default", "rules"))
     settings = dict(app.config.data.get("model", {}))
+    if not model:
+        known_configured(spec, settings, str(app.config.path))
     provider = None if spec.partition(":")[0] == "rules" else get_provider(spec, settings)
     run_id = _open_run(conn, ref, spec)
     started = time.perf_counter()
