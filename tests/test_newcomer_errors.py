@@ -223,3 +223,12 @@ def test_search_in_a_plain_folder_calls_it_a_folder_not_a_repository(dream, repo
     assert f"folder {plain} is not initialised; run 'dream init' in it" in out
     monkeypatch.chdir(repo)
     assert "is not initialised" not in dream("search", "tests").output
+
+
+def test_an_unknown_agent_is_named_as_the_agent_argument(dream):
+    """The agent argument was shown as '{claude-code|pi|codex|claude_code}' in the usage
+    line and in the error about an unknown agent; it is AGENT, the choices said once."""
+    for command in ("install", "uninstall"):
+        out = dream(command, "cursor", ok=False).output
+        assert "Invalid value for 'AGENT': 'cursor' is not one of 'claude-code'" in out, out
+        assert f"{command} [OPTIONS] AGENT\n" in dream(command, "--help").output

@@ -70,7 +70,7 @@ def _print_plan(plan, as_json: bool, dry_run: bool) -> None:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
+@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent, metavar="AGENT")
 @_scope_options("Wire Dream in")
 @json_option
 def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
@@ -92,7 +92,7 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent)
+@click.argument("agent", type=click.Choice(AGENT_SPELLINGS), callback=_agent, metavar="AGENT")
 @_scope_options("Take Dream out")
 @json_option
 def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
