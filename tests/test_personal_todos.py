@@ -801,3 +801,31 @@ def test_a_task_that_names_only_when_is_no_to_do(msgs):
 def test_a_thing_to_collect_with_its_time_is_a_to_do():
     (todo,) = todos([me("I'll collect the dry cleaning at 5 tomorrow")])
     assert "dry cleaning" in todo["title"]
+
+
+# -- a to-do the user hands to someone else -------------------------------------------------------
+@pytest.mark.parametrize("text, title", [
+    ("change of plan, Marek's doing the dessert now", "Bring the dessert"),
+    ("Nachtisch macht übrigens Katrin, sie backt eh besser", "Ich bring den Nachtisch mit"),
+    ("de taart bakt Joris trouwens", "Ik bak de taart"),
+])
+def test_the_user_saying_another_person_does_their_thing_closes_it(text, title):
+    assert _closed([me(text, at="2026-05-06T09:00:00Z")], title) == ["R1"]
+
+
+@pytest.mark.parametrize("text, title", [
+    ("Nachtisch macht Spaß, ich freu mich", "Ich bring den Nachtisch mit"),
+    ("I'll do the dessert after all", "Bring the dessert"),
+    ("Marek's doing the drinks, I've still got the dessert", "Bring the dessert"),
+])
+def test_the_user_keeping_their_thing_or_naming_no_other_doer_closes_nothing(text, title):
+    assert _closed([me(text, at="2026-05-06T09:00:00Z")], title) == []
+
+
+def test_a_thing_the_user_asks_someone_to_take_off_them_is_closed_once_they_say_yes():
+    asked = me("@Ines I'm snowed under this week, could you take the rota spreadsheet off me?",
+               at="2026-05-06T09:00:00Z")
+    assert _closed([asked, they("Ines", "sure, I'll take it", at="2026-05-06T09:10:00Z")],
+                   "Update the rota spreadsheet") == ["R1"]
+    assert _closed([asked, they("Ines", "sorry, can't this week", at="2026-05-06T09:10:00Z")],
+                   "Update the rota spreadsheet") == []

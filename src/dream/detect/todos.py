@@ -409,6 +409,25 @@ _SLOT_SWAP = re.compile(r"\binstead\b|\bin my place\b|\bà ma place\b|\bà la pl
 _BY_DAY = re.compile(r"\b(?:by|before|until|no later than|d'ici|avant|bis|spätestens|antes del?|"
                      r"hasta)\b", re.I)
 _NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
+# the user saying another person does a thing they had taken on: "Lena's doing the salad
+# now", "Tom will bring the wine instead"; German and Dutch put the thing first and the
+# doer after the verb: "Kartoffelsalat macht übrigens Lena", "de taart bakt Joris" (the
+# doer is a capitalised word that is no noun of the kind "macht Spaß" says)
+_DOER_AFTER = re.compile(r"^\W*(?:(?:der|die|das|den|de|het)\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?"
+                         r"\s+(?:macht|bringt|übernimmt|besorgt|kauft|backt|holt|organisiert|"
+                         r"maakt|neemt|koopt|bakt|regelt|haalt)\s+(?:(?:übrigens|jetzt|doch|"
+                         r"dann|nun|ja|eh|trouwens|nu|toch|dus)\s+)*(?-i:([A-ZÄÖÜ][a-zäöüß]+))"
+                         r"(?!\s+(?:mit|mee)\b)", re.I)
+_NO_DOER = {"spaß", "sinn", "mühe", "arbeit", "freude", "laune", "angst", "sorgen", "hunger",
+            "durst", "lust", "plezier", "zin", "ich", "ik", "wir", "we", "du", "jij", "je"}
+# the user asking someone to take a thing off them: "could you take the budget slides off
+# me?", "can you take over the rota this week?", "kannst du den Einkauf übernehmen?",
+# "tu peux reprendre les inscriptions ?"; it is handed over once that person says yes
+_HAND_OVER = re.compile(r"\b(?:can|could|would) you (?:please )?(?:take (.{3,80}?) off (?:me|my "
+                        r"hands|my plate)|take over (.{3,80}))|\b(?:kannst|könntest) du (.{3,80}?) "
+                        r"übernehmen|\b(?:tu peux|peux-tu|pourrais-tu|tu pourrais) (?:reprendre|te "
+                        r"charger d[eu']s?) (.{3,80})|\b(?:puedes|podrías) (?:encargarte|hacerte "
+                        r"cargo) de(?:l)? (.{3,80})", re.I)
 # a reply that puts the answer off: "I'll get back to you", "je te redis", "te digo algo"
 _ANSWER_LATER = re.compile(r"\b(?:i'?ll|i will|will) (?:get back|reply|let you know|confirm)|"
                            r"\bje te (?:redis|dirai)|\bich (?:sag|melde) mich\b|"
@@ -465,6 +484,8 @@ class TodoReader:
     #                                                 (row, name, title) of this message
     asked: dict[str, str] = field(default_factory=dict)     # stream -> the question its
     #                                                         last message from someone asks
+    handing: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    #                                      stream -> the open to-do the user asked to hand over
 
     def read(self, item: Item) -> list[Finding]:
         """To-dos opened and closed by one statement or message."""
@@ -491,7 +512,7 @@ class TodoReader:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=name))
         if item.role == "other":
-            out += self._relief(item)
+            out += self._relief(item) + self._handed_over(item, stream)
         else:
             self.relieved = []  # another role's message takes nothing off from an earlier one
             if item.role == "user":
@@ -803,23 +824,63 @@ class TodoReader:
                                    name=hits[0][1], row=hits[0][0]))
         return out
 
+    def _handed_over(self, item: Item, stream: str) -> list[Finding]:
+        """The to-do the user asked someone in this conversation to take off them ("could
+        you take the budget slides off me?"), closed when the next message from someone
+        says yes ("sure, I'll take them"); anything else keeps it the user's."""
+        handed = self.handing.pop(stream, None)
+        text = english_cues(readable(item.text))
+        if handed is None or not (ACCEPT.search(text) or _accept_words().match(text) or
+                                  re.match(r"\W*(?:i'?ll|i can|i will) (?:take|do|handle|"
+                                           r"cover)\b", text, re.I)) or \
+                re.search(r"\b(?:no|not|nah|sorry)\b|n't\b", _NOT_A_NO.sub("", text), re.I):
+            return []
+        self.taken.pop(handed[1] or "", None)
+        return [Finding("todo_done", {"status": "done"}, [item.id], name=handed[1],
+                        row=handed[0])]
+
     def _own_relief(self, item: Item) -> list[Finding]:
         """The user's own open to-do they say is not needed any more ("PipeRight have
         cancelled, so no need to move the car Tuesday night", "plus besoin de réserver la
         salle"): a clause saying so that names the thing of exactly one open to-do closes
         it."""
         out: list[Finding] = []
+        stream = conversation(item.stream)
         for sent in sentences(readable(item.text))[:20]:
-            for clause in re.split(r"[,;:.!?]\s+|\s[-–—]\s|\s+(?:but|so|and|as)\s+", sent):
-                if not _NO_NEED.search(clause) or clause.rstrip().endswith("?"):
+            hand = _HAND_OVER.search(sent)
+            if hand is not None:
+                said = _things(next(g for g in hand.groups() if g))
+                hits = [(row, name) for row, name, title in self._open_todos()
+                        if any(_same_thing(a, b) for a in said for b in _things(title))]
+                if len(hits) == 1:
+                    self.handing[stream] = hits[0]
+                continue
+            for clause in re.split(r"[,;:.!?]\s+|\s[-–—]\s|\s+(?:but|so|and|as|und|maar)\s+", sent):
+                if clause.rstrip().endswith("?"):
                     continue
-                said = _things(clause[_NO_NEED.search(clause).end():])
+                said = self._done_by_other(clause)
+                if said is None:
+                    if not _NO_NEED.search(clause):
+                        continue
+                    said = _things(clause[_NO_NEED.search(clause).end():])
                 hits = [(row, name) for row, name, title in self._open_todos()
                         if any(_same_thing(a, b) for a in said for b in _things(title))]
                 if len(hits) == 1:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=hits[0][1], row=hits[0][0]))
         return out
+
+    def _done_by_other(self, clause: str) -> set[str] | None:
+        """The things of a user's clause saying another person does them ("Lena's doing
+        the salad now", "Kartoffelsalat macht übrigens Lena"), or None."""
+        does = _OTHER_DOES.search(clause)
+        if does is not None and does[1].lower() not in self.user_names | _NO_DOER | {
+                "she", "he", "they", "i", "it", "you", "we", "that", "this", "there"}:
+            return _things(clause[does.end():])
+        after = _DOER_AFTER.search(clause)
+        if after is not None and after[1].lower() not in self.user_names | _NO_DOER:
+            return _things(clause[:after.start(1)])
+        return None
 
     def _acquired(self, sent: str) -> bool:
         """Whether the user says they got the very thing an open to-do is to get: what
