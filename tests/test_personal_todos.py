@@ -829,3 +829,32 @@ def test_a_thing_the_user_asks_someone_to_take_off_them_is_closed_once_they_say_
                    "Update the rota spreadsheet") == ["R1"]
     assert _closed([asked, they("Ines", "sorry, can't this week", at="2026-05-06T09:10:00Z")],
                    "Update the rota spreadsheet") == []
+
+
+# -- a second thing asked with an invitation's answer; requests in French and Spanish ------------
+def test_the_thing_asked_beside_an_rsvp_is_a_to_do_and_the_rsvp_is_not():
+    out = rules([they("Priya & Dan", "We'd love you to join us on Saturday 13 June.\n\nPlease "
+                      "RSVP by 20 May and complete the song request form on the website."),
+                 me("Song request form done, you're getting ABBA", at="2026-05-06T09:00:00Z")])
+    ops = [(o["op"], _fields(o).get("title")) for o in out if o["op"].startswith("todo")]
+    assert ops[0] == ("todo.open", "Complete the song request form on the website")
+    assert ops[1][0] == "todo.close"
+    assert todos([they("Priya & Dan", "Please RSVP by 20 May and let us know your plus-one.")]) == []
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Merci de nous renvoyer le bail signé avant le 15 mai.", "bail"),
+    ("¿me mandas el justificante de pago antes del viernes?", "justificante"),
+])
+def test_a_request_asked_with_merci_de_or_a_spanish_present_is_a_to_do(text, word):
+    (todo,) = todos([they("Agence Morel", text)])
+    assert word in todo["title"]
+
+
+@pytest.mark.parametrize("text", [
+    "Merci de votre retour rapide, à bientôt.",
+    "Merci de nous avoir reçus samedi !",
+    "¿me das tu opinión?",
+])
+def test_thanks_and_a_question_without_a_task_are_no_to_do(text):
+    assert todos([they("Agence Morel", text)]) == []

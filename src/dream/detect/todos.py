@@ -68,7 +68,13 @@ TASK_VERBS = re.compile(
     r"complete (?:the|your|this|our) (?:[\w-]+ ){0,3}(?:form|questionnaire|application))\b", re.I)
 TODO_OTHER = re.compile(r"\b(?:can you|could you(?: please)?|please|don'?t forget to|"
                          r"remember to|peux-tu|pourrais-tu|tu peux|tu pourrais|kannst du|"
-                         r"könntest du|(?:me |nos )?puedes|(?:me |nos )?podrías)\s+(.{3,160})", re.I)
+                         r"könntest du|(?:me |nos )?puedes|(?:me |nos )?podrías|"
+                         # French asks with "merci de" and the verb: "Merci de nous transmettre
+                         # votre RIB" (not "merci de votre réponse", "merci de nous avoir reçus")
+                         r"merci de(?: nous| me| lui| leur)?(?= (?!(?:votre|notre|avoir|être)\b)[^\W\d_]+"
+                         r"(?:er|ir|re)\b)|"
+                         # Spanish asks with the verb in the present: "¿me mandas el PDF?"
+                         r"(?<=¿)(?:me|nos)(?= [^\W\d_]{3,}as\b))\s+(.{3,160})", re.I)
 # (a thing sent "attached" is sent: "Voilà le rapport en pièce jointe", "anbei", "adjunto")
 DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|took care of|"
                   r"attached|en pièces? jointes?|ci-joints?|im anhang|anbei|adjuntos?)\b", re.I)
@@ -408,6 +414,9 @@ _SLOT_SWAP = re.compile(r"\binstead\b|\bin my place\b|\bà ma place\b|\bà la pl
                         r"\b(?:cover|take) (?:my|her|his|their) (?:[\w-]+ )?shift\b", re.I)
 _BY_DAY = re.compile(r"\b(?:by|before|until|no later than|d'ici|avant|bis|spätestens|antes del?|"
                      r"hasta)\b", re.I)
+# a second thing asked in the same request: "RSVP by Friday and fill in the form"
+_AND_TASK = re.compile(r"\s(?:and|und|et|y)\s+(?:(?:also|then|please|aussi|auch|bitte)\s+)?"
+                       r"(\S.{2,140})", re.I)
 _NOT_A_NO = re.compile(r"\bno (?:problem|worries|bother|prob)\b", re.I)
 # the user saying another person does a thing they had taken on: "Lena's doing the salad
 # now", "Tom will bring the wine instead"; German and Dutch put the thing first and the
@@ -549,12 +558,22 @@ class TodoReader:
             m = rx.search(sent) or (ANYONE.search(sent) if item.role == "other" else None)
             if m and not sent.rstrip().endswith("?") or (m and item.role == "other"):
                 task = _task(m[1])
+                if m.re is TODO_OTHER and m[0][:1].lower() in "mn" and sent[m.start() - 1:m.start()] == "¿":
+                    task = re.sub(r"^([^\W\d_]{3,})as\b", r"\1ar", task)   # "preparas" -> "preparar"
+                due = None
+                second = _AND_TASK.search(m[1]) if requests.INVITATION.match(task) else None
+                if second is not None and (TASK_VERBS.search(second[1]) or
+                                           _task_verbs().match(second[1])):
+                    # "please RSVP by 4 December and fill in the dietary form": the answer
+                    # to an invitation is no task, the second thing asked is one
+                    task = _task(second[1])
+                    due = find_date(second[1], said) or ""
                 if len(task.split()) < 2 or CALL_OFF.match(task):
                     continue        # "I have to call it off": a plan called off, no task
                 if requests.no_task(item, sent, m, task, said):
                     continue        # "if you can't come, let us know", "please note ...",
                     #                 "please use the link below", "please join us on ..."
-                due = find_date(sent, said)
+                due = find_date(sent, said) if due is None else due
                 if not (TODO_SURE.search(sent) or due or TASK_VERBS.search(task) or
                         _task_verbs().search(task) or _BEFORE.search(m[1])):
                     continue        # "can you tell me more" is conversation, not a task
