@@ -858,3 +858,37 @@ def test_a_request_asked_with_merci_de_or_a_spanish_present_is_a_to_do(text, wor
 ])
 def test_thanks_and_a_question_without_a_task_are_no_to_do(text):
     assert todos([they("Agence Morel", text)]) == []
+
+
+# -- to-dos in Dutch, Portuguese, Swedish, Polish and Italian --------------------------------------
+@pytest.mark.parametrize("text, word", [
+    ("ik neem de appeltaart mee zaterdag", "appeltaart"),
+    ("en ik moet nog de cadeaus voor de juf kopen", "cadeaus"),
+    ("eu trato de reservar a mesa para sábado", "mesa"),
+    ("jag köper glögg till fredag", "glögg"),
+    ("kupię kwiaty dla Ani", "kwiaty"),
+    ("porto io il tiramisù", "tiramisù"),
+])
+def test_a_task_taken_on_in_another_language_is_a_to_do(text, word):
+    (todo,) = todos([me(text)])
+    assert word in todo["title"].lower()
+
+
+@pytest.mark.parametrize("text", [
+    "ik moet helaas afzeggen voor zaterdag",
+    "ik moet morgen werken",
+    "jag kan inte komma, tyvärr",
+])
+def test_a_sentence_that_takes_no_task_on_in_another_language_is_none(text):
+    assert todos([me(text)]) == []
+
+
+@pytest.mark.parametrize("opened, done", [
+    ("ik neem de appeltaart mee", "appeltaart is gekocht!"),
+    ("eu trato de comprar as flores", "flores já compradas ✔️"),
+    ("kupię kwiaty dla Ani", "kwiaty dla Ani kupione"),
+    ("jag bakar kanelbullar", "kanelbullar bakat 🙌"),
+])
+def test_a_task_said_done_in_another_language_is_closed(opened, done):
+    out = rules([me(opened), me(done, at="2026-05-06T09:00:00Z")])
+    assert [o["op"] for o in out if o["op"].startswith("todo")] == ["todo.open", "todo.close"]

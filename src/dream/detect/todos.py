@@ -38,6 +38,10 @@ from dream.detect.prose import STOP, stems
 from dream.items import Item
 from dream.kinds.text import find_date, parse_when, sentences
 
+# to-dos are read in more languages than plans: Dutch, Portuguese, Swedish, Polish and
+# Italian have their to-do words (``words/<lang>.toml``, section ``todos``) only
+TODO_LANGUAGES = (*LANGUAGES, "nl", "pt", "sv", "pl", "it")
+
 # The person's own to-do cues, one list: (cue, what may follow it before the task, sure).
 # TODO_USER finds any of them before a task; a sure cue (TODO_SURE, anywhere in the
 # sentence) keeps the task without a due day or a task verb, which "i need to" needs.
@@ -246,7 +250,7 @@ def commitment(sent: str) -> str | None:
     rx = _commit_words()
     for part in re.split(r"[,;.!]\s+|\s+(?:so|así que|donc|also|und|et|y|and)\s+", sent):
         part = re.sub(r"^(?:así que|so|donc|also|und|et|y|and|pero|but|mais|aber|entonces|"
-                      r"then|alors|dann)\s+", "",
+                      r"then|alors|dann|en|e|och|maar|mas|men|ale|ma)\s+", "",
                       part.strip(), flags=re.I)
         if rx.search(part):
             return _task(part)
@@ -255,7 +259,7 @@ def commitment(sent: str) -> str | None:
 
 @cache
 def _commit_words() -> re.Pattern[str]:
-    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("commit", [])]
+    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("commit", [])]
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -264,21 +268,21 @@ def _commit_words() -> re.Pattern[str]:
 def _task_verbs() -> re.Pattern[str]:
     """The verbs of German, French and Spanish a task is asked with, anywhere in the task
     (German puts the infinitive last: "die Luftmatratze mitbringen")."""
-    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("verbs", [])]
+    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("verbs", [])]
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
 
 @cache
 def _relief_words() -> re.Pattern[str]:
-    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("relief", [])]
+    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("relief", [])]
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
 
 @cache
 def _accept_words() -> re.Pattern[str]:
-    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("accept", [])]
+    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("accept", [])]
     return re.compile(r"\W*(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -310,7 +314,7 @@ def says_done(sentence: str) -> bool:
 
 @cache
 def _done_words() -> re.Pattern[str]:
-    phrases = [p for lang in LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]
+    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]
     return re.compile(r"✅|✔️|☑️|" + _SLACK_MARK + r"|(?<![\w'])(?:" +
                       "|".join(sorted(phrases, key=len, reverse=True))
                       + r")(?![\w'])", re.I)
