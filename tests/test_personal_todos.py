@@ -892,3 +892,12 @@ def test_a_sentence_that_takes_no_task_on_in_another_language_is_none(text):
 def test_a_task_said_done_in_another_language_is_closed(opened, done):
     out = rules([me(opened), me(done, at="2026-05-06T09:00:00Z")])
     assert [o["op"] for o in out if o["op"].startswith("todo")] == ["todo.open", "todo.close"]
+
+
+# -- a birthday set right names the right day, not the wrong one -----------------------------------
+@pytest.mark.parametrize("text, day", [
+    ("sorry, Hamid's birthday is the 9th not the 8th", "--05-09"),
+    ("Correction: Hamid's birthday is on 21 May, not 12 May", "--05-21"),
+])
+def test_a_corrected_birthday_is_the_right_date(text, day):
+    assert {"name": "Hamid", "birthday": day} in _pages([they("Leila", text)])

@@ -206,10 +206,16 @@ _BIRTHDAY_WORD = re.compile("birthday", re.I)
 _YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
 
 
+# what follows a right value to say the wrong one: "the 15th not the 14th", "nicht am 4."
+_WRONG_PART = re.compile(r",?\s+(?:not|nicht|pas|no|niet|inte|nie|non|não)\s+(?=\S)", re.I)
+
+
 def birthday_value(span: str, said: datetime | None) -> str | None:
     """The date a birthday is on: ``YYYY-MM-DD`` when the words give the year (of birth),
     else ``--MM-DD`` (ISO 8601's day without a year): "Mum's birthday is on the 18th of
-    August" is every year's 18 August, not this year's."""
+    August" is every year's 18 August, not this year's. A correction's wrong date is not
+    read: "the 15th not the 14th", "am 3. nicht am 4.", "le 5, pas le 6"."""
+    span = _WRONG_PART.split(span, maxsplit=1)[0]
     when = find_date(span, said)
     day = re.match(r"\s*(?:the\s+|am\s+)?(\d{1,2})(?:st|nd|rd|th|\.)(?=\W|$)", span)
     if when is None and day:
