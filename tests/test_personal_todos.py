@@ -901,3 +901,20 @@ def test_a_task_said_done_in_another_language_is_closed(opened, done):
 ])
 def test_a_corrected_birthday_is_the_right_date(text, day):
     assert {"name": "Hamid", "birthday": day} in _pages([they("Leila", text)])
+
+
+# -- "it" standing for the thing the sentence said is ready ----------------------------------------
+def test_it_is_the_thing_said_ready_and_picked_it_up_closes_it():
+    out = rules([me("glasses are ready at the optician, I'll collect them tomorrow"),
+                 they("Dee", "did you get your glasses?", at="2026-05-09T09:00:00Z"),
+                 me("yep, picked them up this morning", at="2026-05-09T09:05:00Z")])
+    ops = [(o["op"], _fields(o).get("title")) for o in out if o["op"].startswith("todo")]
+    assert ops[0] == ("todo.open", "Collect the glasses") and ops[1][0] == "todo.close"
+
+
+@pytest.mark.parametrize("text", [
+    "it's ready whenever, I'll grab it tomorrow",
+    "dinner's ready, I'll get it on the table",
+])
+def test_it_after_a_pronoun_or_a_meal_ready_is_no_to_do(text):
+    assert todos([me(text)]) == []

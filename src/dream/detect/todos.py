@@ -88,6 +88,8 @@ DONE = re.compile(r"\b(done|finished|completed|sent|submitted|paid|fixed|did it|
 DONE_STATE = re.compile(r"\b(?:booked|collected|signed|bought|ordered|picked up|sorted(?: out)?|"
                         r"arranged|reserved|organi[sz]ed|renewed|returned|posted|printed|"
                         r"baked|handed in|dropped off|packed|"
+                        # "picked it up on Saturday", "dropped them off"
+                        r"(?:picked|dropped|handed) (?:it|them) (?:up|off|in)|"
                         # what was to be sent in or off "went in", "has gone off"
                         r"(?:went|gone|turned) (?:in|off)|"
                         # "rope and pad are packed, in the car already", "capacity numbers
@@ -456,6 +458,14 @@ _BEFORE = re.compile(r"^[a-z]+(?: (?:out|up|off|away|in|over|round|back))? (?:th
                      re.I)
 
 
+# a thing said to be ready or arrived at the start of a sentence: "prescription's ready at
+# Boots", "the parcel is at the depot", "your glasses are in"
+_READY = re.compile(r"^\W*(?:(?:the|my|your|our|his|her)\s+)?(?!(?:it|that|this|he|she|they|we|"
+                    r"everything|all|dinner|lunch)\b)((?:[^\W\d_][\w-]*\s+){0,2}?"
+                    r"[^\W\d_][\w-]*)(?:'s|’s| is| are|'re) (?:now )?(?:ready|in|here|back|"
+                    r"waiting|arrived|available|at the depot)\b", re.I)
+
+
 @dataclass
 class Request:
     """A request or deadline said to a group, waiting for the user to take it on."""
@@ -686,6 +696,12 @@ class TodoReader:
                    (said is None or r.said is None or
                     timedelta(0) <= said - r.said <= timedelta(hours=24))]
         task = commitment(sent)
+        ready = _READY.search(sent)
+        if task is not None and ready is not None and PRONOUN_OBJECT.search(task) and \
+                re.search(r"\b(?:it|them)\b", task, re.I):
+            # "prescription's ready at Boots, I'll grab it tomorrow": "it" is the thing
+            # the sentence said is ready
+            task = re.sub(r"\b(?:it|them)\b", f"the {ready[1]}", task, count=1, flags=re.I)
         if task is not None:
             if PRONOUN_OBJECT.search(task):
                 if not pending or pending[-1].deadline:
