@@ -1010,3 +1010,43 @@ def test_a_failure_whose_command_fell_in_an_earlier_bundle_does_not_stop_the_run
                 _session("codex-2", [("fail", missing), ("call", "npm test"),
                                      ("ok", "4 passing (29ms)")], 10)]
     assert _pitfalls(*sessions) == ["Fails with: Cannot find module 'left-pad'."]
+
+
+def _regenerated(second_step: str, edit_first: bool = False) -> list[list[dict]]:
+    """A build that cannot find a newly added source file, in two sessions; the step run
+    right after the failure each time, then the tests (the build is not run again alone)."""
+    def missing(name: str) -> str:
+        return (f"Exit code: 1\nOutput:\nninja: error: 'src/codec/{name}.c', needed by "
+                f"'libcodec.a.p/{name}.c.o', missing and no known rule to make it")
+    first = _session("codex-1", [
+        ("user", "add an opus frame parser to the codec lib"),
+        ("call", "ninja -C build"), ("fail", missing("opus_frame")),
+        ("call", "meson setup --reconfigure build"),
+        ("ok", "Build targets in project: 4\nFound ninja-1.11.1"),
+        ("call", "meson test -C build"), ("ok", "Ok: 12\nFail: 0")])
+    turns = [("user", "now vorbis pages"), ("call", "ninja -C build"),
+             ("fail", missing("vorbis_page"))]
+    if edit_first:
+        turns += [("call", "apply_patch *** Update File: meson.build"),
+                  ("ok", "Success. Updated the following files:\nM meson.build")]
+    turns += [("call", second_step), ("ok", "Build targets in project: 4"),
+              ("call", "meson test -C build --print-errorlogs"), ("ok", "Ok: 14\nFail: 0")]
+    return [first, _session("pi-2", turns, 20)]
+
+
+def test_the_same_step_right_after_the_same_failure_in_two_sessions_is_its_fix():
+    """No retry of the failing command shows the fix, but each session ran the same step
+    right after it, and that worked: the step is what the failure needs."""
+    [pitfall] = _pitfalls(*_regenerated("meson setup --reconfigure build"))
+    assert pitfall.startswith("`ninja -C build` fails with: ninja: error:")
+    assert pitfall.endswith("Fix: run `meson setup --reconfigure build`.")
+
+
+def test_a_step_after_a_failure_is_no_fix_when_the_sessions_differ_or_the_code_changed_first():
+    """Another step in the second session, or an edit of the code before the step: nothing
+    shows the step fixed the failure."""
+    for sessions in (_regenerated("meson configure build -Dopus=enabled"),
+                     _regenerated("meson setup --reconfigure build", edit_first=True)):
+        [pitfall] = _pitfalls(*sessions)
+        assert "Fix:" not in pitfall
+

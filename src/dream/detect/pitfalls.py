@@ -83,7 +83,8 @@ def pitfalls(items: Sequence[Item]) -> list[Finding]:
         ran = [i for i in failed if i.role != "user"]
         fix = fixes.fix(runs, by_session, refused) or (
             None if all(i.id in mistaken for i in failed)   # the user said no to it: they
-            else _user_fix(runs, streams, by_session))      # answer the mistake, not a failure
+            else _user_fix(runs, streams, by_session)       # answer the mistake, not a failure
+            or _repeated_next_step(runs, streams, by_session, refused))
         shown = fix is not None and (any(fixes.shows(fix, run) for run in runs) or
                                      bool(fixes.SYSTEM_INSTALL.search(fix)) or
                                      _user_named(fix, runs, streams))
@@ -253,6 +254,55 @@ def _user_fix(runs: list[CommandRun], streams: dict[str, list[Item]],
                for n in named):
             return after.command
     return None
+
+
+def _next_step(run: CommandRun, streams: dict[str, list[Item]],
+               by_session: dict[str, list[CommandRun]], refused: set[str]) -> str | None:
+    """The command the session ran right after a failure, only looking around in between,
+    when it worked and can change something (no check, formatter or start of the app), and no
+    edit of the code came before it; not the failing command run again (a retry is
+    :func:`fixes.fix_of`'s to read)."""
+    key = howto.command_key(shell.failing_step(run.command))
+    later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
+    for step in later[:fixes.FIX_WINDOW]:
+        if fixes.interrupted(step.item.text):
+            continue            # refused or stopped: it never ran
+        if shell.looks(step.command) and not step.failed:
+            continue            # "grep -n gen Taskfile.yml": looking for what to do
+        first = shell.chain(step.command)[0] if shell.chain(step.command) else step.command
+        if step.failed or not shell.changes(first) or shell.edits(step.command) or \
+                howto.command_key(first) == key or \
+                {name for name, _ in howto.purposes(first)} & _NO_FIX or \
+                objections.covers(refused, howto.command_key(first)):
+            return None
+        between = [i for i in streams.get(run.item.stream, [])
+                   if run.item.seq < i.seq < step.item.seq and i.kind == "tool_result"]
+        if any(_EDIT_TOOL.match(i.tool_name or "") for i in between):
+            return None         # the code was changed first: the fix was in the code
+        return step.command
+    return None
+
+
+# what a step is for when it cannot be what a failure needed: it checks the code, rewrites
+# it, or starts the app ("pnpm lint" run next in each session is the next task)
+_NO_FIX = frozenset({"test", "lint", "format", "run", "release"})
+
+
+def _repeated_next_step(runs: list[CommandRun], streams: dict[str, list[Item]],
+                        by_session: dict[str, list[CommandRun]],
+                        refused: set[str]) -> str | None:
+    """The step that came right after the failure in two sessions or more, the same command
+    each time, and worked (``xcodebuild`` cannot find a new module, ``tuist generate`` runs
+    next, in each session): what the failure needs, though the failing command itself was
+    not run again (the work went on with another command). The shortest form it ran in."""
+    found: dict[str, dict[str, str]] = {}
+    for run in runs:
+        step = _next_step(run, streams, by_session, refused)
+        if step:
+            key = howto.command_key(shell.chain(step)[0])
+            found.setdefault(key, {}).setdefault(run.item.stream, step)
+    steps = [list(per.values()) for per in found.values() if len(per) >= 2]
+    return min(steps[0], key=len) if len(steps) == 1 else None
 
 
 def _user_named(fix: str, runs: list[CommandRun], streams: dict[str, list[Item]]) -> bool:
