@@ -1050,3 +1050,22 @@ def test_a_step_after_a_failure_is_no_fix_when_the_sessions_differ_or_the_code_c
         [pitfall] = _pitfalls(*sessions)
         assert "Fix:" not in pitfall
 
+
+def test_a_build_and_rollout_whose_pods_cannot_start_is_no_way_to_work():
+    """A chain that builds an image, restarts the deployment and lists the pods exits 0,
+    but the listing shows the new pod could not pull its image: the chain did not do what
+    it was for, so it is not how this project builds. The next chain, whose pods run, is."""
+    listing = ("[+] Building 31.2s (12/12) FINISHED\ndeployment.apps/billing-web restarted\n"
+               "NAME                           READY   STATUS             RESTARTS   AGE\n"
+               "billing-web-7f9c6d5b8-2kq7x    0/1     {}   0          9s")
+    cmds = _commands(_session("claude-1", [
+        ("call", "docker build -t billing-web:local . && kubectl --context kind-billing "
+                 "rollout restart deploy/billing-web && kubectl --context kind-billing get pods"),
+        ("ok", listing.format("ImagePullBackOff")),
+        ("call", "docker build -t billing-web:local . && kind load docker-image "
+                 "billing-web:local --name billing"),
+        ("ok", "[+] Building 2.1s (12/12) FINISHED\nImage: \"billing-web:local\" with ID "
+               "\"sha256:4be1\" not yet present on node \"billing-control-plane\", loading...")]))
+    assert not any("rollout restart" in c for c in cmds)
+    assert any("docker build -t billing-web:local ." in c for c in cmds)
+

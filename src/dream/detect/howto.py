@@ -306,8 +306,12 @@ def pasted(items: Sequence[Item]) -> list[CommandRun]:
 
 
 _PASTED_ERROR = re.compile(r"^\s*(?:\w*Error\b|error\b|fatal\b|panic:|Exception\b)", re.M)
+# (a container the cluster could not start, listed by the ``kubectl get pods`` chained after
+# a build and a rollout: the chain exited 0, but what it was for did not work)
 _FAILED_OUTPUT = re.compile(r"\b(?:FAILED|FAIL:|[1-9]\d* failed|error TS\d+|npm ERR!|"
-                            r"npm error|command not found|Traceback \(most recent|panic:)")
+                            r"npm error|command not found|Traceback \(most recent|panic:"
+                            r"|ErrImagePull|ImagePullBackOff|CrashLoopBackOff"
+                            r"|CreateContainerConfigError)")
 
 
 def _n(count: int, word: str) -> str:
