@@ -1069,3 +1069,27 @@ def test_a_build_and_rollout_whose_pods_cannot_start_is_no_way_to_work():
     assert not any("rollout restart" in c for c in cmds)
     assert any("docker build -t billing-web:local ." in c for c in cmds)
 
+
+def test_a_failed_test_line_ending_in_what_it_raised_takes_the_raised_message_as_its_cause():
+    """Pest names the failed test, ending the line with what it raised, and prints the
+    message under it: the message is the cause (a class the autoloader does not know yet),
+    the same in two sessions whatever class it names. A failed assertion keeps the test's
+    line: nothing was raised."""
+    from dream.detect import failures
+
+    def failed(cls: str, test: str) -> str:
+        return (f"Exit code 1\n   FAIL  Tests\\Feature\\{test}Test\n  ⨯ it prorates a plan "
+                f"change  0.04s\n  ────────────\n   FAILED  Tests\\Feature\\{test}Test > it "
+                f"prorates a plan change   Error\n  Class \"App\\Billing\\{cls}\" not found\n\n"
+                f"  at tests/Feature/{test}Test.php:12\n\n  Tests:    1 failed, 88 passed")
+    sessions = [_session(f"claude-{n}", [
+        ("call", "php artisan test"), ("fail", failed(cls, test)),
+        ("call", "composer dump-autoload -o"), ("ok", "Generated optimized autoload files"),
+        ("call", "php artisan test"), ("ok", "Tests:    89 passed (240 assertions)")], 10 * n)
+        for n, cls, test in ((1, "Proration", "Proration"), (2, "Dunning", "DunningMail"))]
+    [pitfall] = _pitfalls(*sessions)
+    assert pitfall.startswith('`php artisan test` fails with: Class "…" not found.')
+    assert pitfall.endswith("Fix: run `composer dump-autoload -o`.")
+    asserted = ("   FAILED  Tests\\Unit\\RoundingTest > it rounds half up\n  Failed asserting "
+                "that 12701 is identical to 12700.\n\n  Tests:    1 failed")
+    assert failures.cause_line(asserted).startswith("FAILED  Tests\\Unit\\RoundingTest")

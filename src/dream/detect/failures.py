@@ -160,6 +160,7 @@ def cause_line(text: str) -> str:
     line = _SEE_LINK.sub("", line) or line
     line = _waited_on(line, text)
     line = _said_below(line, text)
+    line = _test_raised(line, text)
     return _with_detail(line, text) if line else line
 
 
@@ -189,6 +190,34 @@ def _said_below(line: str, text: str) -> str:
             _ADVICE.match(below) or _FRAME.match(below):
         return line
     return below[:400]
+
+
+# a test runner's line for a failed test or test file, naming no cause ("FAIL  Tests\Unit\
+# PriceTest", "FAILED  Tests\Unit\PriceTest > it rounds half up   TypeError"); the one that
+# ends in the name of what the test raised has the raised message on the line under it
+_TEST_HEADER = re.compile(r"^\W*(?:FAIL|FAILED)\s+\S+(?:\s+(?:>|›)\s+.*)?$")
+_ENDS_RAISED = re.compile(r"\s(?:[A-Z]\w*)?(?:Error|Exception)$")
+
+
+def _test_raised(line: str, text: str) -> str:
+    """A cause line that only names a failed test (Pest, Jest: "FAIL  tests/PriceTest", then
+    "FAILED  tests/PriceTest > it rounds half up   TypeError") is named by the message of
+    what the test raised, on the line under the one that ends in its name ('Class "Rounding"
+    not found'): the test is where it showed, the message is why."""
+    if not _TEST_HEADER.match(line):
+        return line
+    lines, at = _lines_at(line, text)
+    if at is None:
+        return line
+    for n in range(at, min(at + 8, len(lines) - 1)):
+        if not (_TEST_HEADER.match(lines[n]) and _ENDS_RAISED.search(lines[n])):
+            continue
+        below = lines[n + 1]
+        if len(below.split()) < 3 or _NOISE_LINE.match(below) or _SUMMARY.match(below) or \
+                _FRAME.match(below) or _TEST_HEADER.match(below):
+            return line
+        return below[:400]
+    return line
 
 
 def _lines_at(line: str, text: str) -> tuple[list[str], int | None]:
