@@ -1093,3 +1093,18 @@ def test_a_failed_test_line_ending_in_what_it_raised_takes_the_raised_message_as
     asserted = ("   FAILED  Tests\\Unit\\RoundingTest > it rounds half up\n  Failed asserting "
                 "that 12701 is identical to 12700.\n\n  Tests:    1 failed")
     assert failures.cause_line(asserted).startswith("FAILED  Tests\\Unit\\RoundingTest")
+
+
+def test_a_bare_step_failed_error_under_a_named_exception_is_named_by_the_exception():
+    """A command line tool prints the exception that stopped it, then its own "Error:
+    Failed to ..." for the step: the exception says why (a file lock another process holds),
+    the bare error only which step stopped. A bare error alone is still the cause."""
+    from dream.detect import failures
+
+    locked = ("Exit code: 1\nOutput:\nsqlite3.OperationalError: database is locked (another "
+              "writer holds /srv/etl/state.db)\n\nError: Failed to open the state store for "
+              "pipeline 'nightly'.")
+    assert failures.cause_line(locked).startswith("sqlite3.OperationalError: database is locked")
+    alone = "Exit code: 1\nOutput:\nError: Failed to fetch the package index from the mirror."
+    assert failures.cause_line(alone) == "Error: Failed to fetch the package index from the mirror."
+

@@ -310,7 +310,8 @@ def _cause_line(text: str) -> str:
                 # exception it is ("NoSuchBeanException: No bean of type [...] exists. Make
                 # sure ..." and 300 characters of advice)
                 if (len(line) <= 400 or n in (0, _LABELLED)) and pattern.match(line[:400]) and \
-                        not _NOISE_LINE.match(line):
+                        not _NOISE_LINE.match(line) and \
+                        not (n == 0 and _wraps_raised(line, pool, pattern)):
                     line = re.sub(r"^\s*E(?:\s+(?=[A-Z])|\s{2,}(?=\w))", "", line[:400]).strip()
                     return _with_message(line, pool) if n == 0 or _LEADS_IN.search(line) \
                         else _handed_over(line, pool)
@@ -318,6 +319,23 @@ def _cause_line(text: str) -> str:
         if not _NOISE_LINE.match(line):
             return line.strip()[:400]
     return lines[0].strip()[:400]
+
+
+# a bare error that only says a step failed ("Error: Failed to create connection for gateway
+# 'local'."), printed by a command line tool under the exception that made it fail
+_STEP_FAILED = re.compile(r"^\s*Error: Failed to \w+")
+_BARE_ERROR = re.compile(r"^\s*(?:Uncaught\s+)?Error: ")
+
+
+def _wraps_raised(line: str, pool: list[str], pattern: re.Pattern[str]) -> bool:
+    """A bare "Error: Failed to ..." with a named exception above it ("duckdb.IOException:
+    IO Error: Could not set lock on file ..."): the exception is the cause, the bare error
+    only the step it stopped."""
+    if not _STEP_FAILED.match(line):
+        return False
+    above = pool[:pool.index(line)] if line in pool else []
+    return any(pattern.match(ln[:400]) and not _BARE_ERROR.match(ln) and
+               not _NOISE_LINE.match(ln) for ln in above)
 
 
 # the level a Go log (logrus: terragrunt, k6, docker) tags each line with, its time after it
