@@ -1108,3 +1108,19 @@ def test_a_bare_step_failed_error_under_a_named_exception_is_named_by_the_except
     alone = "Exit code: 1\nOutput:\nError: Failed to fetch the package index from the mirror."
     assert failures.cause_line(alone) == "Error: Failed to fetch the package index from the mirror."
 
+
+def test_an_error_heading_that_only_points_elsewhere_takes_the_last_error_of_its_list():
+    """"Fatal Error: (more in DEBUG output)" names nothing; the numbered list under it goes
+    from the step that failed to what made it fail: the last item is the cause. A heading
+    with its own message keeps it."""
+    from dream.detect import failures
+
+    out = ("[site] Static build v1.4.0\n[site] Build Fatal Error: (see the DEBUG log)\n"
+           "[site] 1. Could not render template 'layouts/post.njk'. (via TemplateError)\n"
+           "[site] 2. Filter 'readingTime' is not defined in nunjucks.config.js.\n\n"
+           "Command exited with code 1")
+    assert failures.cause_line(out) == ("Filter 'readingTime' is not defined in "
+                                        "nunjucks.config.js.")
+    own = ("[site] Build Fatal Error: template folder missing\n[site] 1. layouts/\n"
+           "[site] 2. partials/")
+    assert "template folder missing" in failures.cause_line(own)

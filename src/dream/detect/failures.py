@@ -161,6 +161,7 @@ def cause_line(text: str) -> str:
     line = _waited_on(line, text)
     line = _said_below(line, text)
     line = _test_raised(line, text)
+    line = _innermost_listed(line, text)
     return _with_detail(line, text) if line else line
 
 
@@ -218,6 +219,35 @@ def _test_raised(line: str, text: str) -> str:
             return line
         return below[:400]
     return line
+
+
+# an error heading whose message is only a pointer elsewhere ("[11ty] Eleventy CLI Fatal
+# Error: (more in DEBUG output)"), and a numbered item of the list of errors under it
+_POINTER_ONLY = re.compile(r"\b(?:error|failure)\s*:\s*\([^()]*\)\s*$", re.I)
+_NUMBERED = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)?\d{1,2}\.\s+(?P<item>\S.*)$")
+
+
+def _innermost_listed(line: str, text: str) -> str:
+    """A cause line that says only that errors happened and where to read more, with a
+    numbered list of errors under it, each caused by the next ("1. Error in your config
+    file ... 2. require() of ES Module ... not supported."), or an item of that list: the
+    last item, the innermost error, is the cause."""
+    lines = [ln.strip() for ln in ANSI.sub("", text or "").splitlines() if ln.strip()]
+    at = next((n for n, ln in enumerate(lines) if _POINTER_ONLY.search(ln[:400])), None)
+    if at is None:
+        return line
+    items, held = [], [lines[at]]
+    for below in lines[at + 1:at + 12]:
+        m = _NUMBERED.match(below)
+        if not m:
+            if items:
+                break
+            continue
+        items.append(m["item"])
+        held.append(below)
+    if len(items) < 2 or not line or not any(line in ln for ln in held):
+        return line
+    return items[-1][:400]
 
 
 def _lines_at(line: str, text: str) -> tuple[list[str], int | None]:
