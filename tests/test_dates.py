@@ -180,3 +180,20 @@ def test_a_short_english_weekday_before_a_day_with_its_ending(text, day):
 
     said = datetime(2026, 12, 1, 16, 0, tzinfo=UTC)       # a Tuesday
     assert find_date(text, said) == day
+
+
+@pytest.mark.parametrize("text, clock", [
+    ("choir social at the Bell, Friday 7.30ish", "19:30"),
+    ("we'll head over around 6ish", "18:00"),
+    ("brunch 10.45ish if the table's free", "10:45"),
+    ("pick-up from school about 3-ish", "15:00"),
+    # a loose amount is no time
+    ("it took 2.5ish hours door to door", None),
+    ("about 10ish people said yes", None),
+])
+def test_a_time_said_loosely_with_ish(text, clock):
+    """"7.30ish" is half past seven, in the evening for a plan made among friends as "at
+    7" is; "2.5ish hours" or "10ish people" is an amount, no time."""
+    from dream.kinds.text import find_time
+
+    assert find_time(text) == clock

@@ -100,7 +100,11 @@ _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.
                    # ("am 12.10." is a day; "at 12.30." ends a sentence: no month 30)
                    r"|\b(?:at|from|ab|um|à|a las)\s+(\d{1,2})\.(\d\d)\b"
                    r"(?!\.\d|(?<=\.(?:0\d|1[0-2]))\.)"
-                   r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:|\.\d))", re.I)
+                   r"|\bat\s+(\d{1,2})\b(?!\s*(?:%|st|nd|rd|th|/|-|:|\.\d))"
+                   # "7.30ish", "at 7ish", "around 8-ish": a time said loosely
+                   r"|(?:(?<![\d.,])(\d{1,2})[.:](\d\d)|\b(?:at|around|about|from|by)\s+"
+                   r"(\d{1,2}))\s?-?ish\b"
+                   r"(?!\s+(?:years?|people|guests|min(?:ute)?s?|hours?|km|miles)\b)", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 
 
@@ -240,6 +244,10 @@ def find_time(text: str) -> str | None:
             hour, minute = int(m2[4]), int(m2[5])
         elif m2[6]:     # "at 19.30", "um 19.30"
             hour, minute = int(m2[6]), int(m2[7])
+        elif m2[9] or m2[11]:
+            hour, minute = int(m2[9] or m2[11]), int(m2[10] or 0)
+            if 0 < hour < 8:      # "7.30ish" for a social plan means the evening
+                hour += 12
         else:
             hour, minute = int(m2[8]), 0
             if hour > 12 or hour == 0:
