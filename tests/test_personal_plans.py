@@ -1928,3 +1928,18 @@ def test_a_host_calling_off_with_a_reason_elsewhere_cancels_the_plan(text):
                       at="2026-05-06T18:05:00Z")], rows)
     assert ev["R1"]["status"] == "cancelled" and "place" not in ev["R1"], ev
     assert [k for k in ev if k != "R1"] == [], ev
+
+
+def test_a_salon_rebooking_after_its_own_cancellation_is_the_appointment_not_a_call():
+    """"Call or text us to rebook" says how to reach the salon, no call is planned; the
+    booking that follows ("booked in with Kai Fri 15th May 09.30") has its day, its dotted
+    time after the day, and Kai without the weekday glued to her name."""
+    (ev,) = events([
+        they("Northside Barbers", "Sorry Robin, Kai is off sick so we've had to cancel "
+             "Friday's appointment. Call or text us to rebook", stream="sms-barber"),
+        me("No problem, could I do the Friday after, same time?", stream="sms-barber"),
+        they("Northside Barbers", "Done! You're booked in with Kai Fri 15th May 09.30 👍",
+             stream="sms-barber")]).values()
+    assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "09:30", "confirmed")
+    assert ev["activity"] != "call"
+    assert "Kai" in ev["participants"].split(", ")

@@ -631,6 +631,12 @@ _IDIOM_BEFORE = re.compile(r"\bof\s+$", re.I)
 _ALSO_A_PLACE = {"surgery"}
 
 
+# "call" said as how to reach someone, no call planned: "Call or text us", "call us on
+# 0117 496 0000", "call or email the office"
+_CONTACT_US = re.compile(r"\s+(?:us\b|or\s+(?:text|email|e-mail|message|whatsapp|write)\b)",
+                         re.I)
+
+
 def activity_of(clause: str) -> str | None:
     """The clause's activity: a known event noun with up to two nouns in front of it
     ("budget review", "board game night", "parent-teacher meeting"). A specific activity
@@ -646,8 +652,8 @@ def activity_of(clause: str) -> str | None:
         if head is None or (
             head == "call"
             and re.match(r"\s+(?:it |this |that |the \w+ )?off\b", clause[m.end() :], re.I)
-        ):
-            continue
+        ) or (head == "call" and _CONTACT_US.match(clause[m.end():])):
+            continue    # "Call or text us", "call us on 0117...": how to reach them
         if head == "table" and not TABLE_BOOKED.search(clause):
             continue  # "can someone bring a folding table?": furniture, no booking
         if head in _ALSO_A_PLACE and m[0][:1].isupper() and \
