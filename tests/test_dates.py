@@ -197,3 +197,19 @@ def test_a_time_said_loosely_with_ish(text, clock):
     from dream.kinds.text import find_time
 
     assert find_time(text) == clock
+
+
+@pytest.mark.parametrize("text, clock", [
+    ("booked in with Kai Fri 15th May 09.30", "09:30"),
+    ("so Sunday 17th 7.55 now, still ok?", "07:55"),
+    ("Thursday 3 Dec 18.45 at the Lyceum", "18:45"),
+    # money after a day is no time
+    ("paid on the 3rd 12.50 euros", None),
+    ("December 14.99€ a month", None),
+])
+def test_a_dotted_time_right_after_a_day(text, clock):
+    """A time written with a dot and no "at" right after the day it is on ("Sat 12th Dec
+    11.15") is that time; an amount of money after a day is not."""
+    from dream.kinds.text import find_time
+
+    assert find_time(text) == clock

@@ -35,6 +35,9 @@ NOT_NAMES = {
     "mon", "tue", "wed", "thu", "fri", "sat", "sun", "utc", "api", "url", "json", "http",
     "https", "cli", "ui", "id", "pr", "ci",
 } | set(WEEKDAYS) | set(MONTHS)
+_DAY_WORDS = {"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+              "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+              "dec"} | set(WEEKDAYS) | set(MONTHS)
 _UP, _LOW = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"        # Latin letters with accents ("Lucía", "Zoë")
 _NAME_RE = re.compile(rf"(?<![\w@/.#-])([{_UP}][{_LOW}]+(?:[ -][{_UP}][{_LOW}]+)?)"
                       r"(?![\w/.@-]*\.\w)")
@@ -66,6 +69,9 @@ def names(text: str, limit: int = 12, known: set[str] | None = None) -> list[str
                 not re.search(r"[\w,;] " + re.escape(word) + r"\b", text):
             continue
         parts = word.replace("-", " ").split()
+        if len(parts) == 2 and parts[1].lower() in _DAY_WORDS and \
+                re.match(r"\s+\d", text[match.end():]):
+            word = parts[0]     # "booked in with Bex Sat 12th": Bex, then her day
         if parts[0].lower() in NOT_NAMES:
             if len(parts) == 1 or parts[1].lower() in NOT_NAMES:
                 continue
@@ -104,7 +110,11 @@ _TIME = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.
                    # "7.30ish", "at 7ish", "around 8-ish": a time said loosely
                    r"|(?:(?<![\d.,])(\d{1,2})[.:](\d\d)|\b(?:at|around|about|from|by)\s+"
                    r"(\d{1,2}))\s?-?ish\b"
-                   r"(?!\s+(?:years?|people|guests|min(?:ute)?s?|hours?|km|miles)\b)", re.I)
+                   r"(?!\s+(?:years?|people|guests|min(?:ute)?s?|hours?|km|miles)\b)"
+                   # "Sat 12th Dec 11.15", "Friday 18th 6.40 now": a dotted time after a day
+                   r"|\b(?:\d{1,2}(?:st|nd|rd|th)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+                   r"nov|dec)[a-z]{0,6}\.?),?\s+(\d{1,2})\.(\d\d)\b(?!\.\d)"
+                   r"(?!\s*(?:€|eur\b|euros?\b|pounds?\b|dollars?\b|zł|kr\b|%))", re.I)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 
 
@@ -244,6 +254,8 @@ def find_time(text: str) -> str | None:
             hour, minute = int(m2[4]), int(m2[5])
         elif m2[6]:     # "at 19.30", "um 19.30"
             hour, minute = int(m2[6]), int(m2[7])
+        elif m2[12]:
+            hour, minute = int(m2[12]), int(m2[13])
         elif m2[9] or m2[11]:
             hour, minute = int(m2[9] or m2[11]), int(m2[10] or 0)
             if 0 < hour < 8:      # "7.30ish" for a social plan means the evening
