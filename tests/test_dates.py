@@ -213,3 +213,19 @@ def test_a_dotted_time_right_after_a_day(text, clock):
     from dream.kinds.text import find_time
 
     assert find_time(text) == clock
+
+
+@pytest.mark.parametrize("text, day", [
+    ("I'm off to Cardiff on the 19th for a few days", "2026-12-19"),
+    ("dinner the 5th at Rosa's?", "2026-12-05"),
+    # the number of a thing, not a day
+    ("she lives on the 4th floor", None),
+    ("it's our 20th anniversary", None),
+])
+def test_the_nth_followed_by_a_preposition_is_a_day(text, day):
+    """"on the 19th for a few days" names the 19th: a preposition links it to the rest of
+    the sentence; "the 4th floor" counts floors."""
+    from dream.kinds.text import find_date
+
+    said = datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
+    assert find_date(text, said) == day

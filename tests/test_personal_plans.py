@@ -7,7 +7,7 @@ the ones that must write something."""
 from __future__ import annotations
 
 import pytest
-from test_rules import _events, _fields, _row
+from test_rules import _activity, _events, _fields, _row
 
 from dream.models.base import ModelRequest
 from dream.models.rules import RulesProvider
@@ -1943,3 +1943,31 @@ def test_a_salon_rebooking_after_its_own_cancellation_is_the_appointment_not_a_c
     assert (ev["date"], ev["time"], ev["status"]) == ("2026-05-15", "09:30", "confirmed")
     assert ev["activity"] != "call"
     assert "Kai" in ev["participants"].split(", ")
+
+
+def test_a_friends_landing_time_keeps_its_am_and_her_own_later_trip_stays_hers():
+    """"Landing Gatwick Saturday 16th at 7.15am" is a morning: the "7" of "7.15am" is no
+    bare hour to move to the evening; "I'm off to Cardiff with my sister on the 19th for a
+    few days" is her own trip on another day, not the pick-up's place."""
+    (ev,) = events([
+        they("Ana", "Booked!! Landing Gatwick Saturday 16th at 7.15am", stream="tg-ana"),
+        me("amazing, I'll come and get you", stream="tg-ana"),
+        they("Ana", "you're a star. then I'm off to Cardiff with my sister on the 19th for a "
+             "few days", stream="tg-ana")]).values()
+    assert (ev["date"], ev["time"]) == ("2026-05-16", "07:15")
+    assert "Cardiff" not in ev.get("place", "")
+
+
+def test_course_said_for_of_course_is_no_course():
+    assert _activity("course, see you Fri at arrivals x") is None
+    assert _activity("Course! see you then") is None
+    assert _activity("Course starts Monday at 9") == "course"
+
+
+def test_a_venue_that_double_booked_us_made_no_booking():
+    """"Leisure centre double booked us, got the Powerleague pitch, Wed 9th 9pm": a clash
+    told in the group; "double booked" is no booking of ours to start a plan from."""
+    evs = events([they("Dan", "Leisure centre double booked us 🙄 Got the Powerleague pitch, "
+                       "Wed 9th 9pm. Same teams", stream="grp-football",
+                       at="2026-12-01T12:10:00Z")])
+    assert all(ev.get("activity") != "reservation" for ev in evs.values())

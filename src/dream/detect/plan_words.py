@@ -659,8 +659,9 @@ def activity_of(clause: str) -> str | None:
         if head in _ALSO_A_PLACE and m[0][:1].isupper() and \
                 re.search(r"\b[A-Z][\w'’&-]*\s+$", clause[: m.start()]):
             continue  # "Northgate Surgery", "Riverside Surgery": a GP practice, a place
-        if _IDIOM_BEFORE.search(clause[: m.start()]) and m[0].lower() == "course":
-            continue  # "of course", "bien sûr": an adverb, no course
+        if m[0].lower() == "course" and (_IDIOM_BEFORE.search(clause[: m.start()]) or (
+                not clause[: m.start()].strip() and re.match(r"\s*[,!.]", clause[m.end():]))):
+            continue  # "of course", "bien sûr", "course, see you Fri": an adverb, no course
         if m[0][:1].isupper() and m[0][1:].islower() and \
                 re.search(r"\b(?:the|my|our|his|her|their)\s+$", clause[: m.start()]) and \
                 not re.match(r"\s+[A-Z]", clause[m.end():]):
@@ -1056,7 +1057,7 @@ MEET = re.compile(
     re.I,
 )
 # "booked Bella Vista", "Lisbon is booked": a booking, whatever its kind
-BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
+BOOKED = re.compile(r"\b(?<!double )(?<!double-)(?:booked|is booked|are booked|reserved)\b", re.I)
 # "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
 UNTIL = re.compile(
     r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"
@@ -1072,7 +1073,8 @@ SAME_DAY = re.compile(r"\bsame (?:day|date)\b", re.I)
 SAME_TIME = re.compile(r"\bsame time\b", re.I)
 # a clock time written without am/pm: "7:30", "at 7" (not "19:30", "07:30", "7pm")
 BARE_CLOCK = re.compile(
-    r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
+    r"(?<![\d:.])(?:[1-9]|1[0-2])(?![:.][0-5]\d\s*(?:am|pm|a\.m|p\.m))"
+    r"(?:[:.h][0-5]\d)?(?!\s*(?:am|pm|a\.m|p\.m|"
     r"uhr|h\b|heures))(?![\d:])"
     # (a span ending at noon or after is written in 24 hours: "10:00-13:00" and
     # "10:30-12:30" start in the morning)

@@ -323,7 +323,11 @@ def weekday_and_day(text: str, ref: datetime | None) -> str | None:
     return None
 
 
-_THE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3,})", re.I)
+# (not before a word it is the number of, "the 4th floor", "the 20th anniversary", "the 16th
+# March"; a preposition after it, "on the 19th for a few days", "the 3rd at 8", is no such)
+_THE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|at|from|"
+                      r"until|till|with)\b)"
+                      r"[A-Za-z]{3,})", re.I)
 
 
 def nearest_weekday_and_day(text: str, date: str, near: str, floor: str) -> str:
