@@ -165,23 +165,6 @@ def test_a_holiday_on_a_fixed_day_names_that_day(text, day):
     assert find_date(text, said) == day
 
 
-@pytest.mark.parametrize("text, day", [
-    ("quiz night at the Crown is on Thu 10th, 8pm", "2026-12-10"),
-    ("your fitting has moved to Fri 11th, same time", "2026-12-11"),
-    ("Sat. 19th works for the carol concert", "2026-12-19"),
-    # lower case or without the day's ending it is no written date
-    ("she sat 12th out of forty in the 10k", None),
-    ("Sun 12 hours of it, what a day", None),
-])
-def test_a_short_english_weekday_before_a_day_with_its_ending(text, day):
-    """"the workshop on Sat 12th is moving": a short weekday, capitalised, before a day
-    number with its ending names that day, as "Saturday 12th" does."""
-    from dream.kinds.text import find_date
-
-    said = datetime(2026, 12, 1, 16, 0, tzinfo=UTC)       # a Tuesday
-    assert find_date(text, said) == day
-
-
 @pytest.mark.parametrize("text, clock", [
     ("choir social at the Bell, Friday 7.30ish", "19:30"),
     ("we'll head over around 6ish", "18:00"),

@@ -1963,11 +1963,3 @@ def test_course_said_for_of_course_is_no_course():
     assert _activity("Course! see you then") is None
     assert _activity("Course starts Monday at 9") == "course"
 
-
-def test_a_venue_that_double_booked_us_made_no_booking():
-    """"Leisure centre double booked us, got the Powerleague pitch, Wed 9th 9pm": a clash
-    told in the group; "double booked" is no booking of ours to start a plan from."""
-    evs = events([they("Dan", "Leisure centre double booked us 🙄 Got the Powerleague pitch, "
-                       "Wed 9th 9pm. Same teams", stream="grp-football",
-                       at="2026-12-01T12:10:00Z")])
-    assert all(ev.get("activity") != "reservation" for ev in evs.values())

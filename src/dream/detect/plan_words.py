@@ -1057,7 +1057,7 @@ MEET = re.compile(
     re.I,
 )
 # "booked Bella Vista", "Lisbon is booked": a booking, whatever its kind
-BOOKED = re.compile(r"\b(?<!double )(?<!double-)(?:booked|is booked|are booked|reserved)\b", re.I)
+BOOKED = re.compile(r"\b(?:booked|is booked|are booked|reserved)\b", re.I)
 # "closed until 24 June", "valid until", "bis zum 3. Juli", "jusqu'au 5", "hasta el 9"
 UNTIL = re.compile(
     r"\b(?:until|till|through|bis(?: zum)?|jusqu'(?:au|à)|hasta(?: el)?|"

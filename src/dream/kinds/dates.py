@@ -270,17 +270,6 @@ def holiday(text: str, ref: datetime | None) -> str | None:
 
 
 _ARTICLE = {"the", "le", "el", "den", "der", "am"}
-_ENGLISH_SHORT = {"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"}
-_ENDINGS = {"st", "nd", "rd", "th"}
-
-
-def _short_english_day(text: str, token: re.Match[str], tokens: list[str], i: int) -> bool:
-    """Whether a short English weekday ("Sat 12th", "Thu 3rd") stands before a day number:
-    written capitalised and the number with its ending, as a date is written; "sat 12th in
-    the race" or "Sun 12" says no day."""
-    word = tokens[i]
-    return word in _ENGLISH_SHORT and text[token.start():token.start() + 1].isupper() and \
-        i + 2 < len(tokens) and tokens[i + 1].isdigit() and tokens[i + 2] in _ENDINGS
 _CLOCK_AFTER = re.compile(r"\s*(?:[:.h]\d\d|am\b|pm\b|a\.m|p\.m|h\b|uhr\b|heures?\b|hrs?\b|"
                           r"o'?clock)")
 _ORDINAL = {"st", "nd", "rd", "th", "er", "e", "º"}
@@ -298,9 +287,6 @@ def weekday_and_day(text: str, ref: datetime | None) -> str | None:
     spans = [t.start() + len(t[0].rstrip(".").rstrip("erº")) for t in found]
     for i, word in enumerate(tokens):
         weekday = next((v for _l, kind, v in vocab.get(word, []) if kind == "weekday"), None)
-        short = weekday is None and _short_english_day(text, found[i], tokens, i)
-        if short:
-            weekday = _SHORT_WEEKDAYS[word]
         if weekday is None:
             continue
         j = i + 1
