@@ -2027,13 +2027,70 @@ def test_a_plural_in_ses_is_the_same_word_as_its_singular():
 def test_from_here_is_read_in_linear_time_on_a_long_run_of_dashes():
     """A sentence of 50,000 dashes (a pasted rule line) was tried as "three words, then
     from here" at every split of the run: seconds, growing with the square of its length.
-    What it reads is unchanged."""
-    import time
-
+    What it reads is unchanged (the hostile line is read, and read as no rule)."""
     from dream.detect.rule_text import _FROM_HERE
-    started = time.perf_counter()
     assert not _FROM_HERE.match("-" * 50_000)
-    assert time.perf_counter() - started < 5
     assert _FROM_HERE.match("-- no devnet deploys from here.")
     assert _FROM_HERE.match("don't flash from here!")
     assert not _FROM_HERE.match("never from here")
+
+
+def test_a_prohibition_takes_the_other_way_said_past_a_reminder_or_naming_the_same_thing():
+    """"no panics. the firmware has no unwinder, remember? return an Err with the code": the
+    reminder between says why, the "return ..." after it what to do instead; "no releases from
+    your laptop" + "tag it and CI releases" names what is refused again: its other half; "no
+    staging pushes" + "open a PR, always": "staging" only says which pushes are refused."""
+    from dream.detect.rule_text import rule_text
+
+    assert rule_text("no panics.", ["the firmware has no unwinder, remember?",
+                                    "return an Err with the code"]) is not None
+    rules = _rules(_session("claude-1", [
+        ("user", "wire the sensor read into the loop"), ("assistant", "done"),
+        ("user", "no panic. the firmware has no unwinder, remember? return an Err with the "
+                 "code"), ("assistant", "ok"),
+        ("user", "no releases from your laptop, ever. push a tag and CI releases"),
+        ("assistant", "ok"),
+        ("user", "no staging pushes from the agent. open a PR, always"), ("assistant", "ok")]))
+    said = " | ".join(rules)
+    assert any("panic" in r and "return an Err" in r for r in rules), said
+    assert any("releases from your laptop" in r and "CI releases" in r for r in rules), said
+    assert any("staging pushes" in r and "open a PR" in r for r in rules), said
+    assert "not staging" not in said, said
+
+
+def test_a_rule_said_again_loses_as_i_said_and_alone_it_names_too_little():
+    """"use the money type, like I said last time" is the rule said again, without the
+    pointer; "component, please, like I told you before" after "raw divs again" names one
+    word: no line."""
+    rules = _rules(_session("pi-1", [
+        ("user", "add the refund total"), ("assistant", "done"),
+        ("user", "use the Money type for amounts, like I said last time"), ("assistant", "ok"),
+        ("user", "raw divs again. component, please, like I told you before"),
+        ("assistant", "ok")]))
+    assert rules == ["Use the Money type for amounts."], rules
+
+
+def test_every_one_gets_one_takes_the_thing_asked_for_and_alone_is_no_rule():
+    """"where is the changelog entry?? every PR needs one" names what "one" is; "every PR
+    needs one" said alone does not."""
+    rules = _rules(_session("codex-1", [
+        ("user", "bump the parser"), ("assistant", "done, PR is up"),
+        ("user", "where is the changelog entry?? I told you every PR needs one"),
+        ("assistant", "added")]))
+    assert rules == ["Every PR needs a changelog entry."], rules
+    assert _rules(_session("codex-1", [
+        ("user", "bump the parser"), ("assistant", "done, PR is up"),
+        ("user", "every PR needs one"), ("assistant", "ok")])) == []
+
+
+def test_no_flag_said_with_the_flag_written_out_is_the_flag_missing():
+    """"NO namespace flag. --namespace billing-dev on every helm call": the flag is missing
+    from what the agent ran, not refused; "no verbose flag, it floods CI" refuses it."""
+    rules = _rules(_session("claude-1", [
+        ("user", "roll the chart"), ("assistant", "running helm upgrade api ./chart"),
+        ("user", "NO namespace flag. that goes to default. --namespace billing-dev on every "
+                 "helm call"), ("assistant", "ok")]))
+    assert not any("Do not use namespace" in r for r in rules), rules
+    assert any("verbose flag" in r for r in _rules(_session("claude-1", [
+        ("user", "roll the chart"), ("assistant", "done"),
+        ("user", "no verbose flag, it floods CI"), ("assistant", "ok")])))

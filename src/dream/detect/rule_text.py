@@ -344,6 +344,11 @@ _COMPLAINT = re.compile(
     r"|annoying|ridiculous|i(?:'ve| have)? (?:already )?(?:said|told you|asked) (?:this|that|it)"
     r"|(?:twice|three times|again|already) now|for the (?:\w+ )?time|sick of|tired of"
     r"|drives me|come on|(?:like|as) i (?:already )?(?:said|told you|asked)\s+when)\b", re.I)
+# a clause after a rule that only points back at when it was said ("like I said last time",
+# "as I told you before"): the rule is said again, the clause adds nothing to it
+_AS_I_SAID = re.compile(r"^(?:like|as) i (?:already )?(?:said|told you|asked(?: you)?|mentioned)"
+                        r"(?:\s+(?:it|so|that|already|before|earlier|yesterday|twice|last \w+))*"
+                        r"\W*$", re.I)
 
 
 # what the user says of themselves beside a rule, after it: what they do themselves ("I'll fix
@@ -368,6 +373,8 @@ def _without_complaints(text: str) -> tuple[str, bool]:
         if said and len(wording.words(said["what"])) >= 2 and not _COMPLAINT.search(
                 said["what"]):
             kept.append(said["what"])
+            again = True
+        elif n and _AS_I_SAID.match(c):
             again = True
         elif not _COMPLAINT.search(c) and not (n and _ABOUT_ME.match(c)):
             kept.append(c)
@@ -418,6 +425,9 @@ _BARE_COMMAND = re.compile(r"^`?(?:" + "|".join(
     + r")\b[\w\s./:=@-]*`?$")
 
 
+# a reason named and asked to be remembered: "-fno-exceptions, remember?", "the shared db,
+# right?"
+_REMINDER_TAG = re.compile(r"^(?P<what>[^?]+?)[\s,]*\b(?:remember|right|you know)\s*\?+$", re.I)
 # what not to do: a sentence saying it is no "what to do instead"
 _SAYS_NOT = re.compile(r"\b(?:don'?t|dont|do not|never)\b", re.I)
 
@@ -439,6 +449,11 @@ def explains(sentence: str) -> bool:
     between a rule that says what not to do and the sentence that says what to do instead
     ("kein cleanall!! das löscht auch die Downloads ... Wenn überhaupt -c cleansstate")."""
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
+    reminded = _REMINDER_TAG.match(text)
+    if reminded:            # "-fno-exceptions, remember?": why, named and pointed back at
+        what = reminded["what"].strip(" ,")
+        return 1 <= len(what.split()) <= 12 and not directives.is_question(what) and \
+            not directives.classify(what, coding=True) and not _WHAT_TO_DO.match(what)
     return 3 <= len(text.split()) <= 30 and not directives.is_question(text) and \
         not directives.classify(text, coding=True) and not _WHAT_TO_DO.match(text) and \
         not _TASK.match(text) and not re.match(r"^(?:" + directives.INSTRUCTION_VERBS + r")\b",
@@ -485,16 +500,52 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
         if _positive(other) and not _REPORTS_ON.match(other):
             other = re.sub(r"^(?:instead|rather)\b[\s,:]*", "", wording.plain_rule(other),
                            flags=re.I).rstrip(".!")
+            if _only_its_modifier(body, rejected):
+                # "no prod deploys from the agent" + "preview + merge, always": "prod" only
+                # says which deploys; "..., not prod" would lose what is refused
+                return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
             first, _, rest = _split_reason(other)
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
         if re.match(r"^(?:" + _ROUTE + r"|pin\b|(?:`[^`]+`|[\w-]*[./:@][\w./:@-]*)\s+only\b"
-                    r"|[\w.-]+(?:\s+[\w.-]+)?:\s*`[^`]+`\W*$)",
-                    other, re.I) and not _SAYS_NOT.search(other) and len(other.split()) <= 16:
+                    r"|[\w.-]+(?:\s+[\w.-]+)?:\s*`[^`]+`\W*$|" + _RETURN_INSTEAD + ")",
+                    other, re.I) and not _SAYS_NOT.search(other) and len(other.split()) <= 16 or \
+                _same_thing_other_way(body, other):
             # "tests go through fastlane: `bundle exec fastlane test`", "pin it to a digest",
-            # "deps.edn only", "soldeer: `forge soldeer install x`": the way to do it
+            # "deps.edn only", "soldeer: `forge soldeer install x`": the way to do it;
+            # "return Result<void> with an error code" after "no throw"; "merge to main and
+            # the pipeline deploys" after "no deploys from here": the same thing done otherwise
             return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
     return body
+
+
+# what to do with an error instead of what is refused: "return Result<void> with an error
+# code", "return an error value", "raise ValidationError"
+_RETURN_INSTEAD = r"(?:return|raise)\s+(?:an?\s+|the\s+)?[\w`<>:.-]+"
+# a word said after the term refused that is no noun it describes ("no --force from here")
+_NOT_DESCRIBED = re.compile(r"(?:in|on|from|to|for|with|at|by|outside|inside|here|there|anywhere"
+                            r"|ever|again|anymore|please|pls|pl[sz]|in|into|without|unless|until"
+                            r"|when|if|or|and|nor)\b", re.I)
+
+
+def _only_its_modifier(body: str, rejected: list[str]) -> bool:
+    """The term refused is a word that says which of a thing is refused ("Do not use prod
+    deploys from the agent": which deploys), not the thing itself."""
+    m = re.match(r"^(?:do not use|don'?t use|no)\s+(\S+)\s+(?=[a-z])", body, re.I)
+    return bool(m) and len(rejected) == 1 and m[1].strip("`").lower() == rejected[0] and \
+        not _NOT_DESCRIBED.match(body[m.end():])
+
+
+def _same_thing_other_way(body: str, other: str) -> bool:
+    """``other`` tells how the thing ``body`` refuses is done instead, naming it again: an
+    instruction of at most twelve words that refuses nothing and shares the refused word
+    ("no deploys from here, ever" + "merge to main and the pipeline deploys")."""
+    if not re.match(r"^(?:please\s+)?(?:" + directives.INSTRUCTION_VERBS + r")\b", other, re.I) \
+            or _TASK.match(other) or _SAYS_NOT.search(other) or len(other.split()) > 12 or \
+            re.search(r"\b(?:no|not|nothing)\b", other, re.I):
+        return False
+    refused = {w for w in wording.rejected_terms(body) if " " not in w}
+    return bool(refused & {w.lower() for w in re.findall(r"[\w-]+", other)})
 
 
 # a sentence about what something does ("they run in the sandbox account from CI"): why, not

@@ -172,6 +172,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             continue                    # said in the statement's language: read above
         if any(sent in line for line in options):
             continue                # "1. ask only once ..." offered as a choice: no rule
+        if _missing_flag(sent, text):
+            continue                # "NO context flag. ... --context k3d-edge on every kubectl"
         if out and last >= n - 2 and _taken(sent, out[-1][0]):
             continue                # the other half of the rule before it, already in it
         again = _said_again(sent, sents[max(0, n - 2):n])
@@ -224,7 +226,16 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             rule = _named_again(before)     # "same as last time: tox -e py312"
         if rule is None:
             continue
-        if n and _POINTS_BACK.search(wording.without_lead_in(sent)):
+        missing = _asked_for(sents[n - 1]) if n else None
+        if missing and re.search(r"\bone\W*$", rule) and \
+                _POINTS_BACK.search(wording.without_lead_in(sent)):
+            # "where's the down section?? every migration gets one": the one asked for
+            rule = re.sub(r"\bone(?=\W*$)", ("an " if missing[0] in "aeiou" else "a ") + missing,
+                          rule)
+        elif not n and re.search(r"\bone\W*$", rule) and \
+                _POINTS_BACK.search(wording.without_lead_in(sent)):
+            continue                # "every migration gets one": which one, said elsewhere
+        elif n and _POINTS_BACK.search(wording.without_lead_in(sent)):
             # "warnings count too", "every asset gets both": what it adds to is said before
             if last == n - 1 and out:
                 prev, prev_kind = out[-1]
@@ -443,8 +454,34 @@ def _other_half(before: str, rule: str) -> bool:
 # "warnings count too", "every asset gets both" (not "run make lint as well", which says what)
 _POINTS_BACK = re.compile(r"^(?!(?:please\s+)?(?:" + directives.INSTRUCTION_VERBS + r")\b)"
                           r"[\w.-]+(?:\s+[\w.-]+){0,3}\s+(?:count|counts|gets?|needs?|goes|go"
-                          r"|applies|apply|matters?|has|have)\s+(?:both|too|as well|either)\b",
+                          r"|applies|apply|matters?|has|have)\s+(?:both|too|as well|either|one\W*$)\b",
                           re.I)
+# "no context flag": a flag named by its word, not written as one
+_NO_FLAG = re.compile(r"^no\s+(?P<name>[a-z][\w-]*)\s+(?:flag|option|switch|arg(?:ument)?)\W*$",
+                      re.I)
+
+
+def _missing_flag(sentence: str, text: str) -> bool:
+    """"NO context flag." in a statement that writes the flag itself ("--context k3d-edge on
+    every kubectl"): the flag is missing from what the agent ran, no flag is refused."""
+    m = _NO_FLAG.match(wording.without_lead_in(noise.strip_paste(sentence)).strip())
+    return bool(m) and re.search(r"(?<![\w-])--?" + re.escape(m["name"]) + r"\b", text,
+                                 re.I) is not None
+
+
+# what a question says is missing: "where's the down section??", "where is the changelog
+# entry?", "what about the index?"
+_WHERE_IS = re.compile(r"^(?:and\s+|so\s+)?(?:where(?:'?s| is| are)|what about)\s+(?:the|your)\s+"
+                       r"(?P<what>[\w./-]+(?:\s+[\w./-]+){0,2})\s*\?+$", re.I)
+
+
+def _asked_for(sentence: str) -> str | None:
+    """The thing a question says is missing ("where's the down section??" -> "down
+    section"), or None."""
+    m = _WHERE_IS.match(noise.strip_paste(sentence).strip())
+    return m["what"] if m else None
+
+
 # "no kubectl apply.": what is refused named alone, the rule said next says what it stands for
 _BARE_NO = re.compile(r"^no\s+\S+(?:\s+\S+)?[\s.!]*$", re.I)
 # "rollback + migrate instead": what to do, leaning on the sentence before for what not to
