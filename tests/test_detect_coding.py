@@ -2094,3 +2094,43 @@ def test_no_flag_said_with_the_flag_written_out_is_the_flag_missing():
     assert any("verbose flag" in r for r in _rules(_session("claude-1", [
         ("user", "roll the chart"), ("assistant", "done"),
         ("user", "no verbose flag, it floods CI"), ("assistant", "ok")])))
+
+
+def test_the_question_mark_operator_named_at_the_end_is_no_question():
+    """"... or propagate with ?" names Rust's operator: the sentence is a rule; "what do we
+    go with?" stays a question."""
+    from dream.detect import directives
+
+    rules = _rules(_session("pi-1", [
+        ("user", "parse the header"), ("assistant", "done"),
+        ("user", "no expect() in library code, return a typed error or bubble it up with ?"),
+        ("assistant", "ok")]))
+    assert rules == ["Do not use expect() in library code, return a typed error or bubble it "
+                     "up with `?`."], rules
+    assert directives.is_question("which crate do we go with?")
+    assert _rules(_session("pi-1", [
+        ("user", "parse the header"), ("assistant", "done"),
+        ("user", "which crate do we go with?"), ("assistant", "nom")])) == []
+
+
+def test_what_ships_in_the_same_commit_as_what_is_a_rule_and_the_fix_at_hand_is_not():
+    """"the regenerated openapi.json goes in the same PR as the route change" says how work
+    ships here; "that fix goes in the same commit as the rename" is about the change at hand."""
+    assert _rules(_session("codex-1", [
+        ("user", "add the /health route"), ("assistant", "done"),
+        ("user", "ok. the regenerated openapi.json goes in the same PR as the route change"),
+        ("assistant", "ok")])) == [
+            "The regenerated openapi.json goes in the same PR as the route change."]
+    assert _rules(_session("codex-1", [
+        ("user", "add the /health route"), ("assistant", "done"),
+        ("user", "that fix goes in the same commit as the rename"), ("assistant", "ok")])) == []
+
+
+def test_the_code_at_hand_pointed_at_before_a_dash_leaves_the_rule_after_it():
+    """"and that Thread.sleep(500) — never sleep in tests, use the fake clock": the pointer at
+    the line the agent wrote goes, the rule stays."""
+    rules = _rules(_session("claude-1", [
+        ("user", "fix the flaky retry test"), ("assistant", "done, added a short wait"),
+        ("user", "and that Thread.sleep(500) — never sleep in tests, use the fake clock"),
+        ("assistant", "ok")]))
+    assert rules == ["Never sleep in tests, use the fake clock."], rules

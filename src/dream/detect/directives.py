@@ -86,7 +86,14 @@ NO_THING = (r"^no\s+(?!(?:no|not|nope|wait|hold|idea|actually|worries|worry|prob
 PLACED_OR_PREFERRED = (r"\b(?:goes|go|belongs?)\s+(?:in|under|into)\s+`?[\w.-]*/"
                        r"|\blives?\s+(?:in|under|into)\s+`?[\w.-]+/"
                        r"|\bprefer\s+(?!(?:the|this|that|these|those|your|my|option)\b)"
-                       r"[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s")
+                       r"[\w.@-]+(?:\s+[\w.@-]+){0,2}\s+over\s"
+                       # what ships with what: "schema.sql goes in the same commit as the
+                       # migration", "the lockfile lands in the same PR"
+                       # (not "that fix goes in the same commit": the change at hand)
+                       r"|^(?:(?:and|also|btw|so|yep|yes)[,]?\s+)*(?!(?:this|that|it|these|those"
+                       r"|the one)\b)[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+(?:goes|go|ships?|lands?"
+                       r"|belongs?)\s+(?:in|into|with)\s+the\s+same\s+(?:commit|pr|pull request|mr"
+                       r"|merge request|changeset)\s+as\s")
 # how code is written or checked here, said as one tool or style and not another ("formatting
 # is stylua, not lua-format", "docstrings here are numpy style, not google"); what a
 # diagnosis finds ("the problem is X, not Y") names no way of working

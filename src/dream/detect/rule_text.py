@@ -201,6 +201,9 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     rule's reason when it explains it; ``briefed``: the sentence is said under a heading for
     how the project works ("house rules:"), so it is standing without a marker of its own,
     and a clause of it that asks for the task ("add one for the cooldown") is no part of it."""
+    # "propagate with ?": the operator named, written as code so no cleaning makes it a
+    # question mark
+    sentence = OPERATOR_MARK.sub(r"\1`?`", sentence)
     text = noise.clean_words(noise.strip_paste(sentence)).strip()
     if briefed:
         text = ", ".join(c for c in re.split(r",\s+", text)
@@ -208,6 +211,10 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     if not text or noise.is_feeling(text) or directives.is_question(text) or \
             directives.is_question(wording.without_lead_in(text)):
         return None             # "and why did you cat the key, don't do that": a question
+    pointed = _POINTED_AT.match(text)
+    if pointed and (MARKER.search(text[pointed.end():]) or
+                    directives.classify(text[pointed.end():], coding=True)):
+        text = text[pointed.end():]     # "and that foo.unwrap() — no unwraps in the lib"
     text, told = _without_complaints(text)
     if _THOUGHT.search(text):
         return None             # "I keep thinking we should ... one day", "just asking"
@@ -284,6 +291,13 @@ def rule_text(sentence: str, neighbours: list[str], following: str | None = None
     return body if re.search(r"[a-z][A-Z]|\w[:/]\w", first) else body[0].upper() + body[1:]
 
 
+# the code at hand pointed at before a dash, then the rule it breaks: "and that
+# gzip(&body).unwrap() — no unwraps in the lib", "this sleep(2) - never sleep in tests"
+_POINTED_AT = re.compile(r"^(?:(?:and|but|so|also|again)\s+)?(?:that|this|these|those)\s+[^\s—–]+"
+                         r"(?:\s+[^\s—–]+){0,3}?\s+(?:[—–]|--?)\s+(?!(?:it|this|that|they|he|she)\b)"
+                         r"(?=\w)", re.I)
+# a "?" that names the operator, not a question mark: "or propagate with ?"
+OPERATOR_MARK = re.compile(r"(\b(?:with|use|using|via|through)\s+)\?(?=\s*$)", re.I)
 # what starts a sentence about the thing at hand: an instruction about "it" or a report on it
 _AT_HAND_START = re.compile(r"^(?:\w+\s+){0,2}(?:it|this|that|them)\b|^(?:the one|it'?s|this is)\b",
                             re.I)

@@ -29,6 +29,7 @@ from dream.detect.rule_text import (
     BRIEFED_RULE,
     CODE,
     MARKER,
+    OPERATOR_MARK,
     explains,
     gives_credential,
     hands_over_secret,
@@ -144,6 +145,8 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
     # a sentence that hands over a credential ("the deployer key is KEY=[REDACTED], it stays
     # in CI") is said for that once: no rule, nor part of the rule next to it
     sents = [s for s in sents if not gives_credential(s)]
+    # "propagate with ?": Rust's operator named at the end, no question (:data:`OPERATOR_MARK`)
+    sents = [OPERATOR_MARK.sub(r"\1`?`", s) for s in sents]
     options = [ln for ln in text.splitlines() if _OPTION.match(ln)] if "?" in text else []
     lines = _line_of(text, sents)
     out: list[tuple[str, str]] = []
