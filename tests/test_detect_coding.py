@@ -2134,3 +2134,43 @@ def test_the_code_at_hand_pointed_at_before_a_dash_leaves_the_rule_after_it():
         ("user", "and that Thread.sleep(500) — never sleep in tests, use the fake clock"),
         ("assistant", "ok")]))
     assert rules == ["Never sleep in tests, use the fake clock."], rules
+
+
+def test_a_verbless_always_takes_the_name_said_before_it():
+    """"dry_run=True! always a dry run" is about the setting named before it; "--frozen!
+    always a locked install" about the flag."""
+    rules = _rules(_session("pi-1", [
+        ("user", "apply the firewall state"), ("assistant", "applied"),
+        ("user", "dry_run=True! always a dry run. nothing gets applied for real"),
+        ("assistant", "ok")]))
+    assert rules and rules[0] == "dry_run=True, always a dry run.", rules
+
+
+def test_a_prohibition_past_its_reason_takes_the_bare_command_to_run_instead():
+    """"never bare cargo test. it skips the doctests. cargo nextest run": the command after
+    the reason is what to run instead."""
+    rules = _rules(_session("claude-1", [
+        ("user", "run the tests"), ("assistant", "running cargo test"),
+        ("user", "never bare cargo test. it skips the doctests. cargo nextest run"),
+        ("assistant", "ok")]))
+    assert rules == ["Never bare cargo test; use cargo nextest run."], rules
+
+
+def test_a_flag_said_again_for_every_call_is_a_rule():
+    """"--namespace billing-dev on every single helm call, I said it last week": the flag
+    goes on every call."""
+    rules = _rules(_session("claude-1", [
+        ("user", "roll the chart"), ("assistant", "running helm upgrade api ./chart"),
+        ("user", "--namespace billing-dev on every single helm call, I said it last week"),
+        ("assistant", "ok")]))
+    assert rules == ["--namespace billing-dev on every single helm call."], rules
+
+
+def test_a_prohibition_takes_the_other_half_said_as_any_tool_and_its_subcommand():
+    """"no bare jest. nx test web -- --watch=false if you need flags": the tool and its
+    subcommand are what to run, whatever the tool; "the tests build fine" is a report."""
+    from dream.detect.rule_text import rule_text
+
+    said = rule_text("no bare jest.", ["nx test web -- --watch=false if you need flags"])
+    assert said == "Do not use bare jest; nx test web -- --watch=false if you need flags.", said
+    assert rule_text("no bare jest.", ["tests build fine"]) == "Do not use bare jest."

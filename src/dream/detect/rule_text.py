@@ -41,7 +41,10 @@ MARKER = re.compile(
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
     # where things are: "the frontend lives in web/, not app/"
     r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"
-    r"|" + directives.EVERY_ONE, re.I)
+    r"|" + directives.EVERY_ONE +
+    # a flag said to go on every call: "--context k3d-edge on every kubectl"
+    r"|^`?--?[a-z][\w-]*(?:[ =]`?[\w./:@-]+`?)?`?\s+(?:on|for|with|in)\s+every\s+(?:single\s+)?"
+    r"[\w-]+", re.I)
 # a line under a heading for how the project works ("house rules:") that says how to work,
 # not what is there: "figures are SVG, no PNGs", "British spelling throughout", "clippy has to
 # be clean", "omega is gone, use lia", "the changelog stays sorted" (not "python tests are in
@@ -499,6 +502,10 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
                     and not directives.is_question(other) and len(other.split()) <= 16 \
                     and not _SAYS_NOT.search(other):
                 return f"{body.rstrip('.!; ')}; {other[0].lower()}{other[1:]}"
+            if other and _BARE_COMMAND.match(other[:1].lower() + other[1:]) and \
+                    len(other.split()) <= 6:
+                # "never bare pytest. that's real aws. make test-int": the command to run
+                return f"{body.rstrip('.!; ')}; use {other.strip('`')}"
         return body
     if not rejected or positive:
         return body
@@ -522,7 +529,7 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
             rule = f"{first}, not {' or '.join(rejected)}"
             return f"{rule}; {rest}" if rest else rule
         if re.match(r"^(?:" + _ROUTE + r"|pin\b|(?:`[^`]+`|[\w-]*[./:@][\w./:@-]*)\s+only\b"
-                    r"|[\w.-]+(?:\s+[\w.-]+)?:\s*`[^`]+`\W*$|" + _RETURN_INSTEAD + ")",
+                    r"|[\w.-]+(?:\s+[\w.-]+)?:\s*`[^`]+`\W*$|" + _RETURN_INSTEAD + "|" + _TOOL_SUBCOMMAND + ")",
                     other, re.I) and not _SAYS_NOT.search(other) and len(other.split()) <= 16 or \
                 _same_thing_other_way(body, other):
             # "tests go through fastlane: `bundle exec fastlane test`", "pin it to a digest",
@@ -536,6 +543,11 @@ def _both_halves(body: str, neighbours: list[str]) -> str:
 # what to do with an error instead of what is refused: "return Result<void> with an error
 # code", "return an error value", "raise ValidationError"
 _RETURN_INSTEAD = r"(?:return|raise)\s+(?:an?\s+|the\s+)?[\w`<>:.-]+"
+# a command said by its tool and subcommand, whatever the tool: "pants test with `-- -x`",
+# "bazel run //tools:fmt" (not "tests build fine", a report)
+_TOOL_SUBCOMMAND = (r"`?(?!(?:they|it|this|that|these|those|we|you|i|he|she|there|which|who"
+                    r"|tests?|builds?|ci|everything|nothing|something|all)\b)[a-z][\w.-]*\s+(?:test|run|build|lint|check|fmt|exec)\b(?!\s+(?:is|are|was"
+                    r"|were|has|have|fails?|passes?|works?|fine|ok|again)\b)(?!\s*(?:\.|$))")
 # a word said after the term refused that is no noun it describes ("no --force from here")
 _NOT_DESCRIBED = re.compile(r"(?:in|on|from|to|for|with|at|by|outside|inside|here|there|anywhere"
                             r"|ever|again|anymore|please|pls|pl[sz]|in|into|without|unless|until"

@@ -229,6 +229,13 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
             rule = _named_again(before)     # "same as last time: tox -e py312"
         if rule is None:
             continue
+        named = _named_before(sents[n - 1]) if n and _ALWAYS_A.match(rule) else None
+        if named:
+            # "test=True! always a dry run.": what is always so is the name said before it
+            if out and last == n - 1:
+                out.pop()
+                at.pop()
+            rule = f"{named}, {rule[0].lower()}{rule[1:]}"
         missing = _asked_for(sents[n - 1]) if n else None
         if missing and re.search(r"\bone\W*$", rule) and \
                 _POINTS_BACK.search(wording.without_lead_in(sent)):
@@ -470,6 +477,21 @@ def _missing_flag(sentence: str, text: str) -> bool:
     m = _NO_FLAG.match(wording.without_lead_in(noise.strip_paste(sentence)).strip())
     return bool(m) and re.search(r"(?<![\w-])--?" + re.escape(m["name"]) + r"\b", text,
                                  re.I) is not None
+
+
+# a rule said without a verb, what it is about left to the sentence before: "always a dry
+# run", "always a locked install"
+_ALWAYS_A = re.compile(r"^Always\s+(?:a|an|the)\s+[\w-]+(?:\s+[\w-]+){0,3}\.$")
+
+
+def _named_before(sentence: str) -> str | None:
+    """A sentence that only names a setting, flag or call ("test=True!", "--frozen!"): what
+    a verbless rule said after it is about, or None."""
+    named = wording.without_lead_in(noise.strip_paste(sentence)).strip(" !.,")
+    if not named or len(named.split()) > 4 or directives.is_question(sentence) or \
+            not (re.search(r"\w=\w|\w\(\)|(?<![\w-])--?[a-z]", named) or CODE.search(named)):
+        return None
+    return named
 
 
 # what a question says is missing: "where's the down section??", "where is the changelog
