@@ -391,8 +391,8 @@ def _without_complaints(text: str) -> tuple[str, bool]:
                 said["what"]):
             kept.append(said["what"])
             again = True
-        elif n and _AS_I_SAID.match(c):
-            again = True
+        elif n and _AS_I_SAID.match(c) and not re.search(r"\w[:./=]\w", " ".join(clauses[:n])):
+            again = True        # (a command named again keeps its pointer, as before)
         elif not _COMPLAINT.search(c) and not (n and _ABOUT_ME.match(c)):
             kept.append(c)
     if not kept or kept == clauses:
