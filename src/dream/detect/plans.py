@@ -141,7 +141,7 @@ _TALKED_ABOUT = 4     # messages of a thread after which a plan is no longer the
 # sé si", "je ne sais pas si", "ich weiß nicht, ob" (followed by an "or" in the clause)
 _UNSURE = re.compile(
     r"\b(?:(?:can'?t|cannot|don'?t|do not) (?:remember|recall|tell)|not sure|no sé|no recuerdo|"
-    r"je ne sais (?:pas|plus)|je sais (?:pas|plus)|weiß (?:ich )?nicht(?: mehr)?)\s*,?\s+"
+    r"je ne sais (?:pas|plus)|je sais (?:pas|plus)|weiß (?:ich )?nicht(?: mehr)?)(?:\s*,\s+|\s+)"
     r"(?:if|whether|si|ob)\b", re.I)
 _EITHER = re.compile(r"\b(?:or|o|ou|oder)\b", re.I)
 

@@ -1,0 +1,26 @@
+"""Detector patterns stay linear on hostile input and keep their matches on real text.
+
+User text can hold long runs of spaces or one repeated token (a pasted log, a padded table);
+a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
+what the patterns find, on realistic lines and on a long hostile one, never how long it took.
+"""
+from dream.detect import plans
+
+LONG = 50_000
+
+
+def test_unsure_finds_the_same_clauses():
+    found = [bool(plans._UNSURE.search(s)) for s in [
+        "I can't remember if the dentist is on Tuesday or Wednesday",
+        "not sure, whether it's the 4th or the 5th",
+        "no sé si es el lunes o el martes",
+        "ich weiß nicht, ob es Montag oder Dienstag ist",
+        "I'm not sure the venue is booked",
+        "don't recall whether mum said noon or one",
+    ]]
+    assert found == [True, True, True, True, False, True]
+
+
+def test_unsure_on_a_long_run_of_spaces():
+    assert plans._UNSURE.search("not sure" + " " * LONG + "x") is None
+    assert plans._UNSURE.search("not sure" + " " * LONG + "if") is not None
