@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import plans
+from dream.detect import failures, plans
 
 LONG = 50_000
 
@@ -24,3 +24,19 @@ def test_unsure_finds_the_same_clauses():
 def test_unsure_on_a_long_run_of_spaces():
     assert plans._UNSURE.search("not sure" + " " * LONG + "x") is None
     assert plans._UNSURE.search("not sure" + " " * LONG + "if") is not None
+
+
+def test_summary_lines_are_the_same():
+    lines = ["npm ERR! code ELIFECYCLE", "  Found 3 errors in 2 files.",
+             "Error: error building site: logged 1 error(s)",
+             "Command [\"gprbuild\", \"-P\", \"baro.gpr\"] exited with code 4",
+             "Tests:  1 failed, 17 passed, 18 total",
+             "TypeError: Cannot read properties of undefined (reading 'map')",
+             "   at Object.<anonymous> (src/index.ts:4:11)"]
+    assert [bool(failures._SUMMARY.match(ln)) for ln in lines] == [
+        True, True, True, True, True, False, False]
+
+
+def test_summary_on_a_long_run_of_spaces():
+    assert failures._SUMMARY.match(" " * LONG) is None
+    assert failures._SUMMARY.match(" " * LONG + "Found 2 errors") is not None

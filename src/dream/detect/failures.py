@@ -92,7 +92,7 @@ _STEP_EXITED = (r"\b(?:command|process|script|run)\b(?:\s*\[[^\]]{0,300}\])?.{0,
                 r"|returned|failed) with (?:exit )?(?:code|status|error) -?\d+")
 # a line that only sums a failure up: the cause is above it
 _SUMMARY = re.compile(
-    r"^\s*(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
+    r"^\s*+(?:npm (?:error|ERR!)|pnpm:? |yarn (?:error|run)|ELIFECYCLE|Command exited with"
     r"|(?:Sub)?(?:process )?(?:exited|completed) with (?:exit )?(?:code|error|status)"
     r"|exit (?:code|status) \d"
     r"|make(?:\[\d+\])?: \*\*\*|Found \d+ errors?|\d+ (?:errors?|failed)\b"
