@@ -40,3 +40,21 @@ def test_summary_lines_are_the_same():
 def test_summary_on_a_long_run_of_spaces():
     assert failures._SUMMARY.match(" " * LONG) is None
     assert failures._SUMMARY.match(" " * LONG + "Found 2 errors") is not None
+
+
+def test_strong_cause_is_the_same_on_lines_and_blocks():
+    lines = ["psycopg.OperationalError: connection refused", "panic: runtime error: index out of range",
+             "src/a.ts(3,4): error TS2339: Property 'x' does not exist",
+             "ERR_PNPM_OUTDATED_LOCKFILE  Cannot install", "Done in 2.3s", "  ✖ type may not be empty",
+             "the build went fine (no ValueError)"]
+    assert [bool(failures._STRONG_CAUSE.match(ln)) for ln in lines] == [
+        True, True, True, True, False, True, False]
+    block = "Compiling...\n  main.go:12:3: undefined: Foo\nexit status 1"
+    assert failures._STRONG_CAUSE.search(block) is not None
+    assert failures._STRONG_CAUSE.search("Compiling...\nDone in 2.3s") is None
+
+
+def test_strong_cause_on_a_long_line():
+    assert failures._STRONG_CAUSE.search(" " * LONG + "x") is None
+    assert failures._STRONG_CAUSE.search("1" * LONG) is None
+    assert failures._STRONG_CAUSE.search(" " * LONG + "x\nValueError: bad input") is not None

@@ -721,7 +721,11 @@ def groups(items: Sequence[Item]) -> list[FailureGroup]:
     return list(found.values())
 
 
-_STRONG_CAUSE = re.compile("|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]), re.M)
+# anchored at a line's start: each of its patterns starts with '^' or '.*', so a line that
+# holds a match anywhere holds one from its start, and search() no longer rescans a long line
+# from each of its characters
+_STRONG_CAUSE = re.compile("^(?:" + "|".join(f"(?:{p.pattern})" for p in _CAUSE_LINE[:2]) + ")",
+                           re.M)
 
 
 def names_error(line: str) -> bool:
