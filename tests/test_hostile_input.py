@@ -58,3 +58,20 @@ def test_strong_cause_on_a_long_line():
     assert failures._STRONG_CAUSE.search(" " * LONG + "x") is None
     assert failures._STRONG_CAUSE.search("1" * LONG) is None
     assert failures._STRONG_CAUSE.search(" " * LONG + "x\nValueError: bad input") is not None
+
+
+def test_see_link_is_cut_the_same():
+    cut = [failures._SEE_LINK.sub("", s) for s in [
+        "npm ERR! peer dep missing, see https://goo.gl/YMrWcn for more information.",
+        "Deprecated option (see <https://eslint.org/docs/rules>)",
+        "read the docs at https://example.com first",
+        "Unknown flag; visit https://x.io/help for help",
+    ]]
+    assert cut == ["npm ERR! peer dep missing", "Deprecated option",
+                   "read the docs at https://example.com first", "Unknown flag"]
+
+
+def test_see_link_on_a_long_run_of_spaces():
+    text = "see https://x.io" + " " * LONG + "y"
+    assert failures._SEE_LINK.sub("", text) == text
+    assert failures._SEE_LINK.sub("", "boom" + " " * LONG + "see https://x.io") == "boom"

@@ -118,8 +118,11 @@ _SUMMARY = re.compile(
     re.IGNORECASE)
 # where to read more, after the cause (", see https://goo.gl/YMrWcn for more information"):
 # a pointer, not the cause
-_SEE_LINK = re.compile(r"[,;]?\s*\(?(?:see|visit|read)\s+<?https?://\S+?>?\)?"
-                       r"(?:\s+for\s+(?:more\s+)?(?:information|info|details|help))?\s*\.?\s*$", re.I)
+# (it starts at a comma or where a run of spaces starts, the leftmost place the search would
+# find anyway, so a long run of spaces is not rescanned from each of its characters)
+_SEE_LINK = re.compile(r"(?:[,;]|(?<!\s))\s*+\(?(?:see|visit|read)\s+<?https?://\S+?>?\)?"
+                       r"(?:\s++for\s++(?:more\s++)?(?:information|info|details|help))?"
+                       r"\s*+(?:\.\s*+)?$", re.I)
 # a tool's log prefix in front of each of its lines ("[stderr]", "npm ERR!", "npm error"), and
 # the error level a build tool tags its lines with ("[error]" in sbt, "[ERROR]" in Maven)
 _PREFIX = re.compile(r"^\s*(?:\[(?:stderr|stdout|error|ERROR|fatal|FATAL)\]|npm (?:ERR!|error))\s*")
