@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, plans
+from dream.detect import failures, noise, plans
 
 LONG = 50_000
 
@@ -75,3 +75,15 @@ def test_see_link_on_a_long_run_of_spaces():
     text = "see https://x.io" + " " * LONG + "y"
     assert failures._SEE_LINK.sub("", text) == text
     assert failures._SEE_LINK.sub("", "boom" + " " * LONG + "see https://x.io") == "boom"
+
+
+def test_trace_lines_are_the_same():
+    lines = ["    at Module._compile (node:internal/modules/cjs/loader:1256:14)",
+             '  File "app.py", line 3, in <module>', "  12 | const x = y;", "   ^^^^^",
+             "the error: is mine", "Just a sentence."]
+    assert [bool(noise.TRACE.match(ln)) for ln in lines] == [True, True, True, True, False, False]
+
+
+def test_trace_on_a_long_run_of_spaces():
+    assert noise.TRACE.match(" \t" * LONG + "x") is None
+    assert noise.TRACE.match(" " * LONG + "42 | x") is not None

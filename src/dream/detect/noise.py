@@ -18,9 +18,9 @@ PROMPT = re.compile(
     r"(?:^|\s)(?:➜|❯|λ|›)\s+\S+|\bgit:\([^)]*\)|(?:^|\s)[\w.-]+@[\w.-]+:[~/][^\s]*\s*[$#]"
     r"|(?:^|\s)PS [A-Z]:\\|(?:^|\s)~/[\w./-]*\s+\(\w[\w/-]*\)|(?:^|\n)\s*[$#>]\s+\w")
 TRACE = re.compile(
-    r"^\s*(?:at\s+[\w.$<>]+\s*\(|at\s+\S+:\d+|File \"[^\"]+\", line \d+|Traceback \(most"
+    r"^\s*+(?:at\s+[\w.$<>]+\s*\(|at\s+\S+:\d+|File \"[^\"]+\", line \d+|Traceback \(most"
     r"|\w+Error:|\w+Exception:|node:internal|Require stack|\^{2,}|~{3,}|npm (?:error|ERR!)"
-    r"|error(?:\[\w+\])?:|warning:|\s*\d+\s*[│|])", re.I)
+    r"|error(?:\[\w+\])?:|warning:|\d+\s*[│|])", re.I)
 LOG = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\]?|\d{4}-\d\d-\d\dT\d\d:\d\d|"
                  r"\[(?:info|debug|warn|error|trace)\]|(?:INFO|DEBUG|WARN|WRN|ERR|ERROR)\b)")
 DIFF = re.compile(r"^\s*(?:[+-]{1,3}\s|@@|diff --git|index [0-9a-f]+)")
