@@ -87,3 +87,15 @@ def test_trace_lines_are_the_same():
 def test_trace_on_a_long_run_of_spaces():
     assert noise.TRACE.match(" \t" * LONG + "x") is None
     assert noise.TRACE.match(" " * LONG + "42 | x") is not None
+
+
+def test_emoticons_are_cut_the_same():
+    cut = [noise._EMOTICON.sub("", s) for s in [
+        "see you at 7 :) bring the cake", ":-) thanks", "ok <3", "ratio 3:1 stays", "lol ^^  fine ;)"]]
+    assert cut == ["see you at 7  bring the cake", " thanks", "ok ", "ratio 3:1 stays", "lol   fine "]
+
+
+def test_emoticon_on_a_long_run_of_spaces():
+    text = "a" + " \t" * LONG + "b"
+    assert noise._EMOTICON.sub("", text) == text
+    assert noise._EMOTICON.sub("", "a" + " " * LONG + ":)") == "a "

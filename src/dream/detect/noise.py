@@ -107,7 +107,9 @@ def is_feeling(sentence: str) -> bool:
     return not rest or bool(_ONLY_FEELING.match(rest))
 
 
-_EMOTICON = re.compile(r"(?:(?<=\s)|^)\s*(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
+# (it starts one past the first space of a run, the leftmost place the search would find
+# anyway, so a long run of spaces is not rescanned from each of its characters)
+_EMOTICON = re.compile(r"(?:(?<=\s)(?<!\s\s)|^)\s*+(?::-?[)(DPp]|;-?\)|<3|\^\^)(?=\s|$)")
 
 
 _SYMBOLS = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
