@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, noise, plans
+from dream.detect import failures, noise, plans, shell
 
 LONG = 50_000
 
@@ -99,3 +99,16 @@ def test_emoticon_on_a_long_run_of_spaces():
     text = "a" + " \t" * LONG + "b"
     assert noise._EMOTICON.sub("", text) == text
     assert noise._EMOTICON.sub("", "a" + " " * LONG + ":)") == "a "
+
+
+def test_sql_query_is_cut_the_same():
+    cut = [shell._QUERY.sub("", s) for s in [
+        "SQLSTATE[HY000] [2002] Connection refused (Connection: mysql, SQL: select * from users)",
+        "Connection refused (SQL: select 1)", "a (b) plain line"]]
+    assert cut == ["SQLSTATE[HY000] [2002] Connection refused", "Connection refused", "a (b) plain line"]
+
+
+def test_sql_query_on_a_long_run_of_spaces():
+    text = " \t" * LONG + "x"
+    assert shell._QUERY.sub("", text) == text
+    assert shell._QUERY.sub("", "boom" + " " * LONG + "(SQL: select 1)") == "boom"

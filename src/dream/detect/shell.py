@@ -65,7 +65,8 @@ _MODULE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*(?:Error|Exception)\b)
 _PROJECT_TAG = re.compile(r"\s+\[[^\]\s]+\.(?:sln|csproj|fsproj|vcxproj)\]$")
 
 
-_QUERY = re.compile(r"\s*\((?:[^()]*?,\s*)?SQL: .*$")
+# (it starts where a run of spaces starts, the leftmost place the search would find anyway)
+_QUERY = re.compile(r"(?<!\s)\s*+\((?:[^()]*?,\s*+)?SQL: .*$")
 # the figures of this one time, after a dash, behind a cause said in words: what was asked
 # for and what there was ("-- req: 32 GB; avail: 15.5 GB")
 _FIGURES = re.compile(r"(?<=[a-z])\s+--?\s+(?:[\w.]+\s*[:=]\s*[\d.,]+\s*[A-Za-z%]{0,3}\s*[;,]?\s*)+$")
