@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, noise, plans, shell
+from dream.detect import failures, noise, plan_words, plans, shell
 
 LONG = 50_000
 
@@ -112,3 +112,19 @@ def test_sql_query_on_a_long_run_of_spaces():
     text = " \t" * LONG + "x"
     assert shell._QUERY.sub("", text) == text
     assert shell._QUERY.sub("", "boom" + " " * LONG + "(SQL: select 1)") == "boom"
+
+
+def test_clauses_split_the_same():
+    split = [plan_words.CLAUSE_RE.split(s) for s in [
+        "Dinner with Sam on Fri. 12 Dec. We booked the place, but it may rain.",
+        "Call the plumber tomorrow but not before 9\nthen pay the bill",
+        "I moved it to Thursday, and she agreed; fine.", "Sa. 12.12. passt mir"]]
+    assert split == [["Dinner with Sam on Fri. 12 Dec.", "We booked the place", "but it may rain."],
+                     ["Call the plumber tomorrow", "not before 9", "then pay the bill"],
+                     ["I moved it to Thursday", "and she agreed;", "fine."], ["Sa. 12.12. passt mir"]]
+
+
+def test_clauses_on_a_long_run_of_spaces():
+    text = "lunch" + " " * LONG + "x"
+    assert plan_words.CLAUSE_RE.split(text) == [text]
+    assert plan_words.CLAUSE_RE.split("lunch" + " " * LONG + "but later") == ["lunch", "later"]

@@ -941,12 +941,14 @@ ADDRESS = re.compile(
     r"ring|damm|ufer))|(?:[Cc]alle|[Rr]ue|[Aa]venida|[Pp]laza|[Pp]aseo)\s+"
     r"(?:de\s+(?:la\s+)?|des\s+|du\s+)?[A-Z][\w'-]+)\s+\d{1,4}[a-z]?\b"
 )
+# (" but " is not tried one past a space or tab: the search would have found it one earlier,
+# and trying it there rescanned a long run of spaces from each of its characters)
 # (a weekday written short before its date, "le jeu. 10/12", "Thu. 10 Dec", "Sa. 12.12.",
 # is one date, not a sentence's end; two letters only capitalised: "I'll do. 3 of us")
 CLAUSE_RE = re.compile(
     r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)"
     r"(?!(?<=\b(?:mon|tue|wed|thu|fri|sat|sun|lun|mar|mer|jeu|ven|sam|dim|jue|vie|sáb|dom)\.)"
-    r"\s+\d)(?!(?<=\b(?-i:Mo|Di|Mi|Do|Fr|Sa|So|Lu|Ma|Me|Je|Ve)\.)\s+\d)\s+|\n+|\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
+    r"\s+\d)(?!(?<=\b(?-i:Mo|Di|Mi|Do|Fr|Sa|So|Lu|Ma|Me|Je|Ve)\.)\s+\d)\s+|\n+|(?<![^\S\n])\s+but\s+|,\s+(?=(?:and|but|so|then|i|we|they|"
     r"he|she|you|et|und|y)\b)",
     re.I,
 )
