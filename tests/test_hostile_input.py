@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, noise, plan_words, plans, shell
+from dream.detect import failures, mailtext, noise, plan_words, plans, shell
 
 LONG = 50_000
 
@@ -128,3 +128,16 @@ def test_clauses_on_a_long_run_of_spaces():
     text = "lunch" + " " * LONG + "x"
     assert plan_words.CLAUSE_RE.split(text) == [text]
     assert plan_words.CLAUSE_RE.split("lunch" + " " * LONG + "but later") == ["lunch", "later"]
+
+
+def test_contact_sentences_are_cut_the_same():
+    cut = [mailtext._CONTACT.sub("", s) for s in [
+        "Thanks for the invite. Call me on +49 170 1234567 if anything changes. See you soon!",
+        "Please reply to this email by Friday.\nBest, Ana", "The order 1234 shipped."]]
+    assert cut == ["Thanks for the invite. See you soon!", "\nBest, Ana", "The order 1234 shipped."]
+
+
+def test_contact_on_a_long_sentence():
+    text = "0" + " 1" * LONG + "x"
+    assert mailtext._CONTACT.sub("", text) == text
+    assert mailtext._CONTACT.sub("", "a" * LONG + " call 0170 1234 5678.") == ""

@@ -49,7 +49,9 @@ _REPLY_SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto)\s*:\s*(?:re|a
                             r"sv|vs)\s*:", re.I)
 # a phone number: a leading + or 0, then at least 8 more digits in groups
 _PHONE = r"(?<![\w.:/-])(?:\+|0)\d(?:[ ()/-]?\d){8,}(?![\w:])"
-_CONTACT = re.compile(r"[^.!?\n]*(?:" + _PHONE + r"|\breply to (?:this|the) (?:e-?mail|message|"
+# (it starts at a sentence's start, where the search would have found it anyway: started
+# anywhere else it rescanned the sentence from each of its characters)
+_CONTACT = re.compile(r"(?<![^.!?\n])[^.!?\n]*(?:" + _PHONE + r"|\breply to (?:this|the) (?:e-?mail|message|"
                       r"mail)\b|\b(?:répondez|antworten sie|responda)\b[^.!?\n]{0,20}"
                       r"(?:e-?mail|courriel|mail|correo))[^.!?\n]*[.!?]?", re.I)
 _WRAP = 55       # a line at least this long, cut without a sentence mark, was wrapped
