@@ -4,7 +4,7 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, mailtext, noise, plan_words, plans, shell
+from dream.detect import failures, mailtext, noise, plan_words, plans, purpose, shell
 
 LONG = 50_000
 
@@ -141,3 +141,16 @@ def test_contact_on_a_long_sentence():
     text = "0" + " 1" * LONG + "x"
     assert mailtext._CONTACT.sub("", text) == text
     assert mailtext._CONTACT.sub("", "a" * LONG + " call 0170 1234 5678.") == ""
+
+
+def test_command_tail_is_cut_the_same():
+    cut = [purpose._TAIL.sub("", s) for s in [
+        "pytest -x 2>&1 | tail -20", "make build > /dev/null 2>&1", "cat /dev/null 2>&1",
+        "npm test | grep FAIL", "ls -la"]]
+    assert cut == ["pytest -x", "make build", "cat /dev/null", "npm test", "ls -la"]
+
+
+def test_command_tail_on_a_long_command():
+    text = "make" + " 2>&1" * (LONG // 5) + " x"
+    assert purpose._TAIL.sub("", text) == text
+    assert purpose._TAIL.sub("", "make" + " " * LONG + "2>&1") == "make"

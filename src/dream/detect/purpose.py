@@ -79,7 +79,11 @@ _NOT_PROJECT = frozenset({
     "false", "gh", "opkg", "sudo", "apt", "apt-get", "uname", "whoami", "date", "du", "df"})
 _CONFIGURE = re.compile(r"\bcmake\b(?=.*\s-B\s?\S)|^\./configure\b|\bmeson setup\b|"
                         r"\bautoreconf\b|^(?:\./|\S*/)?autogen\.sh\b")
-_TAIL = re.compile(r"(?:\s*(?:2>&1|>\s*/dev/null|\|\s*(?:head|tail|grep|tee|less|cat)\b.*))+$")
+# (it does not start just after a space or after an output redirection: a match from there
+# would have been found from one of them already, and trying again rescanned the rest of the
+# command from each character)
+_TAIL = re.compile(r"(?<!\s)(?<!2>&1)(?<!>/dev/null)(?<!> /dev/null)"
+                   r"(?:\s*+(?:2>&1|>\s*+/dev/null|\|\s*+(?:head|tail|grep|tee|less|cat)\b.*))+$")
 _ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
 
 def purposes(command: str) -> list[tuple[str, str]]:
