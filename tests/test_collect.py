@@ -570,3 +570,26 @@ def test_an_emoji_cut_in_half_keeps_the_line_and_the_collect(dream, home: Path,
     assert texts == sorted(["before", "cut \ufffd here", "a whole \U0001F600 one", "after",
                             "fix the \ufffd bug", "ship it \ufffd"])
     assert [r["author"] for r in items(home, "text = ?", ("cut \ufffd here",))] == ["Sam \ufffd"]
+
+
+def test_a_huge_folder_stops_with_one_line_before_reading_it(dream, home: Path, tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """``dream collect ~`` or ``dream collect /tmp`` names a tree, not a folder of sessions:
+    past a bound on the files it holds the walk stops with one line saying what to name
+    instead, and nothing is read; a folder within the bound is read as before."""
+    from dream.spool import collect as collect_module
+    monkeypatch.setattr(collect_module, "MAX_FOLDER_FILES", 5)
+    tree = tmp_path / "scratch"
+    for n in range(4):
+        (tree / f"build{n}").mkdir(parents=True)
+        (tree / f"build{n}" / "out.log").write_text("compiled\n")
+        (tree / f"build{n}" / "notes.txt").write_text("nothing here\n")
+    result = dream("collect", str(tree), ok=False)
+    assert result.exit_code != 0
+    assert "holds more than 5 files" in result.output and "name the folder" in result.output
+    assert items(home) == []
+    small = tmp_path / "sessions"
+    small.mkdir()
+    (small / "a.jsonl").write_text(_claude_line("u1", "2026-03-01T10:00:00Z",
+                                                "always run make check", "/x") + "\n")
+    assert collect_json(dream, str(small))["new_items"] == 1

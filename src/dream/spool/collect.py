@@ -70,6 +70,9 @@ MAX_SKIPS_LISTED = 200
 MAX_TEXT = 32_000  # longer texts (pastes, long messages) keep their head and tail
 MAX_BULK_TEXT = 8_000  # tool output and injected context: head and tail (errors sit at the end)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
+# a folder named to collect with more files than this is no folder of transcripts (a home,
+# /tmp, a disk): stop before walking all of it and detecting each file's kind
+MAX_FOLDER_FILES = 50_000
 # Line files are parsed and redacted in worker processes (the main process gates entities
 # and writes) when there is this much to read and more than one CPU; DREAM_COLLECT_WORKERS
 # sets the number of workers (0: read in the main process).
@@ -494,8 +497,14 @@ def _files_from(paths: list[Path], source: str | None, report: CollectReport
             raise BadInput(f"{raw}: cannot be read ({exc.strerror})", "check the path") \
                 from None
         if path.is_dir():
+            seen = 0
             for root, dirs, files in os.walk(path, onerror=closed):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+                seen += len(files)
+                if seen > MAX_FOLDER_FILES:
+                    raise BadInput(f"{raw}: holds more than {MAX_FOLDER_FILES:,} files, too many "
+                                   "for a folder of transcripts or exports",
+                                   "name the folder that holds them, or the files themselves")
                 for name in sorted(files):
                     file = Path(root) / name
                     if not file.is_file():
