@@ -4,7 +4,18 @@ User text can hold long runs of spaces or one repeated token (a pasted log, a pa
 a pattern that backtracks over such a run is quadratic and stalls a run. These tests check
 what the patterns find, on realistic lines and on a long hostile one, never how long it took.
 """
-from dream.detect import failures, mailtext, noise, plan_words, plans, purpose, shell
+from dream.detect import (
+    directives,
+    failures,
+    mailtext,
+    noise,
+    plan_targets,
+    plan_words,
+    plans,
+    purpose,
+    rule_text,
+    shell,
+)
 
 LONG = 50_000
 
@@ -154,3 +165,42 @@ def test_command_tail_on_a_long_command():
     text = "make" + " 2>&1" * (LONG // 5) + " x"
     assert purpose._TAIL.sub("", text) == text
     assert purpose._TAIL.sub("", "make" + " " * LONG + "2>&1") == "make"
+
+
+def test_rule_marker_finds_the_same_rules():
+    found = [bool(rule_text.MARKER.search(s)) for s in [
+        "use pnpm, not npm", "prefer ruff over flake8", "not jest but vitest here",
+        "use  uv   not pip", "we ship on Fridays", "use pnpm for the workspace",
+    ]]
+    assert found == [True, True, True, True, False, False]
+
+
+def test_rule_marker_on_a_long_run_of_spaces():
+    assert rule_text.MARKER.search("use pnpm" + " " * LONG + "x") is None
+    assert rule_text.MARKER.search("use pnpm" + " " * LONG + "not npm") is not None
+
+
+def test_a_place_said_with_the_one_it_replaces_is_read_the_same():
+    found = [plan_targets._NOT_THIS_PLACE.search(s) for s in [
+        "not Lakeside Lodge but The Foundry", "nicht im Adler, sondern in der Krone",
+        "pas au Comptoir mais chez Sophie", "not tonight but tomorrow"]]
+    assert [(m["old"], m["new"]) if m else None for m in found] == [
+        ("Lakeside Lodge", "The Foundry"), ("Adler", "Krone"), ("Comptoir", "Sophie"), None]
+
+
+def test_a_place_on_a_long_run_of_spaces():
+    assert plan_targets._NOT_THIS_PLACE.search("not The Foundry" + " " * LONG + "x") is None
+    found = plan_targets._NOT_THIS_PLACE.search("not The Foundry" + " " * LONG + "but Krone")
+    assert found and found["new"] == "Krone"
+
+
+def test_pushback_is_read_the_same():
+    found = [bool(directives.PUSHBACK.search(s)) for s in [
+        "use pnpm, not npm", "not jest but vitest", "i told you to use make",
+        "use pnpm for the install"]]
+    assert found == [True, True, True, False]
+
+
+def test_pushback_on_a_long_run_of_spaces():
+    assert directives.PUSHBACK.search("not pnpm" + " " * LONG + "x") is None
+    assert directives.PUSHBACK.search("use pnpm" + " " * LONG + "not npm") is not None

@@ -126,8 +126,8 @@ REPLY_CORRECTION = re.compile(r"^(?:no(?:\s+no)*(?:[,.!:]|\s*[—–])|nope\b|no
 PUSHBACK = re.compile(
     r"^(?:no|nope|wrong)\s*[,.!:—–]|^stop\b|^no\s+\w+(?:\s+\w+)?\s*!"
     r"|(?:^|[,;:]\s*|\bplease\s+|\band\s+)(?:stop|quit)\b"
-    r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+\s*,?\s+but"
-    r"|no longer|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+not)\b"
+    r"|\b(?:i said|i told you|i asked you|instead|rather than|not\s+\w+(?:\s*,\s+|\s+)but"
+    r"|no longer|(?:use|prefer)\s+[\w.+#/-]+(?:\s*,\s+|\s+)not)\b"
     r"|\b(?:use|prefer|keep)\b[^.!?]{1,60},\s*(?:not|no|never)\s+\w"
     r"|^`?[\w./-]+(?:\s+[\w./=-]+){0,4}`?,\s*(?:not|never)\s+(?:\w+\s+)?`?[\w./-]+`?\W*$"
     r"|\b(?:lives?|is|are|goes|go|belongs?|sits?)\s+(?:in|under|at)\s+\S+,?\s+not\s+\S+"

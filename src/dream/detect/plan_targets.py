@@ -39,7 +39,7 @@ _BARE_NTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:ja
 _NAME = r"(?:[Tt]he\s+|[Ll][ae]\s+|[Ll]'|[Ee]l\s+)?[A-ZÄÖÜÉ][\w'&-]*(?:\s+(?:de\s+|del\s+|la\s+)?[A-ZÄÖÜÉ][\w'&-]*){0,3}"
 _PREP = r"(?:(?:at|in|im|in der|au|à|à la|en|en el|chez|bei|with|to)\s+)?"
 _NOT_THIS_PLACE = re.compile(
-    r"\b(?:not|nicht|pas|no)\s+" + _PREP + r"(?P<old>" + _NAME + r")\s*,?\s+"
+    r"\b(?:not|nicht|pas|no)\s+" + _PREP + r"(?P<old>" + _NAME + r")(?:\s*,\s+|\s+)"
     r"(?:but|sondern|mais|sino)\s+" + _PREP + r"(?P<new>" + _NAME + r")")
 # the time a correction says it is not: "nicht um 12:30", "not 19:00", "au lieu de 08:04"
 _NOT_THIS_TIME = re.compile(

@@ -28,7 +28,7 @@ MARKER = re.compile(
     r"|should(?:n'?t| not| never| always)|no longer"
     r"|from now on|going forward|every time|each time|whenever|instead|rather than"
     r"|we (?:always|never|use|don'?t|only)|i told you|i said|i asked you|make sure|stop"
-    r"|avoid|not\s+[\w.+#/-]+\s*,?\s+but|(?:use|prefer)\s+[\w.+#/-]+\s*,?\s+(?:not|over)"
+    r"|avoid|not\s+[\w.+#/-]+(?:\s*,\s+|\s+)but|(?:use|prefer)\s+[\w.+#/-]+(?:\s*,\s+|\s+)(?:not|over)"
     r"|only (?:use|run)|you (?:have|need) to|please no|off[- ]limits|not allowed|forbidden|banned"
     r"|refrain from|only ever)\b|" + directives.LEAVE_ALONE + "|" + directives.NO_NAME +
     r"|^(?:any|every|each)\s+[\w-]+(?:\s+[\w-]+){0,3}\s+(?:means|=|requires)\s"
