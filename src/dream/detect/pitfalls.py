@@ -257,11 +257,12 @@ def _user_fix(runs: list[CommandRun], streams: dict[str, list[Item]],
 
 
 def _next_step(run: CommandRun, streams: dict[str, list[Item]],
-               by_session: dict[str, list[CommandRun]], refused: set[str]) -> str | None:
+               by_session: dict[str, list[CommandRun]],
+               refused: set[str]) -> tuple[str, str] | None:
     """The command the session ran right after a failure, only looking around in between,
     when it worked and can change something (no check, formatter or start of the app), and no
     edit of the code came before it; not the failing command run again (a retry is
-    :func:`fixes.fix_of`'s to read)."""
+    :func:`fixes.fix_of`'s to read). With the key of its first step."""
     key = howto.command_key(shell.failing_step(run.command))
     later = [r for r in by_session.get(run.item.stream, []) if r.item.seq > run.item.seq]
     for step in later[:fixes.FIX_WINDOW]:
@@ -269,17 +270,19 @@ def _next_step(run: CommandRun, streams: dict[str, list[Item]],
             continue            # refused or stopped: it never ran
         if shell.looks(step.command) and not step.failed:
             continue            # "grep -n gen Taskfile.yml": looking for what to do
-        first = shell.chain(step.command)[0] if shell.chain(step.command) else step.command
+        steps = shell.chain(step.command)
+        first = steps[0] if steps else step.command
+        first_key = howto.command_key(first)
         if step.failed or not shell.changes(first) or shell.edits(step.command) or \
-                howto.command_key(first) == key or \
+                first_key == key or \
                 {name for name, _ in howto.purposes(first)} & _NO_FIX or \
-                objections.covers(refused, howto.command_key(first)):
+                objections.covers(refused, first_key):
             return None
         between = [i for i in streams.get(run.item.stream, [])
                    if run.item.seq < i.seq < step.item.seq and i.kind == "tool_result"]
         if any(_EDIT_TOOL.match(i.tool_name or "") for i in between):
             return None         # the code was changed first: the fix was in the code
-        return step.command
+        return first_key, step.command
     return None
 
 
@@ -299,8 +302,7 @@ def _repeated_next_step(runs: list[CommandRun], streams: dict[str, list[Item]],
     for run in runs:
         step = _next_step(run, streams, by_session, refused)
         if step:
-            key = howto.command_key(shell.chain(step)[0])
-            found.setdefault(key, {}).setdefault(run.item.stream, step)
+            found.setdefault(step[0], {}).setdefault(run.item.stream, step[1])
     steps = [list(per.values()) for per in found.values() if len(per) >= 2]
     return min(steps[0], key=len) if len(steps) == 1 else None
 
