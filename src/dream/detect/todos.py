@@ -181,6 +181,11 @@ def _same_thing(a: str, b: str) -> bool:
         (len(a) >= 5 and len(b) >= 5 and (a[:5] in b or b[:5] in a))
 
 
+def _about(title: str, said: set[str]) -> bool:
+    """Whether a to-do's title names one of the things said (:func:`_same_thing`)."""
+    return any(_same_thing(a, b) for a in said for b in _things(title))
+
+
 def _task(raw: str) -> str:
     """The task of a request or commitment, without its trailing time and politeness."""
     task = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f\u200d]+", " ", raw)
@@ -259,9 +264,15 @@ def commitment(sent: str) -> str | None:
     return None
 
 
+def _todo_phrases(key: str) -> list[str]:
+    """The phrases of one kind (``commit``, ``verbs``, ...) in every language's ``todos``
+    section of ``words/<lang>.toml``."""
+    return [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get(key, [])]
+
+
 @cache
 def _commit_words() -> re.Pattern[str]:
-    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("commit", [])]
+    phrases = _todo_phrases("commit")
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -270,21 +281,21 @@ def _commit_words() -> re.Pattern[str]:
 def _task_verbs() -> re.Pattern[str]:
     """The verbs of German, French and Spanish a task is asked with, anywhere in the task
     (German puts the infinitive last: "die Luftmatratze mitbringen")."""
-    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("verbs", [])]
+    phrases = _todo_phrases("verbs")
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
 
 @cache
 def _relief_words() -> re.Pattern[str]:
-    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("relief", [])]
+    phrases = _todo_phrases("relief")
     return re.compile(r"(?<![\w'])(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
 
 @cache
 def _accept_words() -> re.Pattern[str]:
-    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("accept", [])]
+    phrases = _todo_phrases("accept")
     return re.compile(r"\W*(?:" + "|".join(sorted(phrases, key=len, reverse=True)) +
                       r")(?![\w'])", re.I)
 
@@ -316,7 +327,7 @@ def says_done(sentence: str) -> bool:
 
 @cache
 def _done_words() -> re.Pattern[str]:
-    phrases = [p for lang in TODO_LANGUAGES for p in words(lang).get("todos", {}).get("done", [])]
+    phrases = _todo_phrases("done")
     return re.compile(r"✅|✔️|☑️|" + _SLACK_MARK + r"|(?<![\w'])(?:" +
                       "|".join(sorted(phrases, key=len, reverse=True))
                       + r")(?![\w'])", re.I)
@@ -855,7 +866,7 @@ class TodoReader:
                     said = _things(sent) - {n for n in self.user_names}
                 hits = [(row, name, title) for row, name, title in self._open_todos()
                         if (row, name, title) not in self.relieved and
-                        any(_same_thing(a, b) for a in said for b in _things(title))]
+                        _about(title, said)]
                 if len(hits) != 1:
                     continue
                 self.relieved.append(hits[0])
@@ -890,7 +901,7 @@ class TodoReader:
             if hand is not None:
                 said = _things(next(g for g in hand.groups() if g))
                 hits = [(row, name) for row, name, title in self._open_todos()
-                        if any(_same_thing(a, b) for a in said for b in _things(title))]
+                        if _about(title, said)]
                 if len(hits) == 1:
                     self.handing[stream] = hits[0]
                 continue
@@ -899,11 +910,12 @@ class TodoReader:
                     continue
                 said = self._done_by_other(clause)
                 if said is None:
-                    if not _NO_NEED.search(clause):
+                    no_need = _NO_NEED.search(clause)
+                    if no_need is None:
                         continue
-                    said = _things(clause[_NO_NEED.search(clause).end():])
+                    said = _things(clause[no_need.end():])
                 hits = [(row, name) for row, name, title in self._open_todos()
-                        if any(_same_thing(a, b) for a in said for b in _things(title))]
+                        if _about(title, said)]
                 if len(hits) == 1:
                     out.append(Finding("todo_done", {"status": "done"}, [item.id],
                                        name=hits[0][1], row=hits[0][0]))
@@ -961,7 +973,7 @@ class TodoReader:
         said = _things(thing)
         todos = self._open_todos()
         hits = [(row, name) for row, name, title in todos
-                if any(_same_thing(a, b) for a in said for b in _things(title))]
+                if _about(title, said)]
         if not hits and _PAYMENT.search(thing):
             hits = [(row, name) for row, name, title in todos if _PAY_TASK.search(title)]
         return hits[0] if len(hits) == 1 else (None, None)
@@ -1053,5 +1065,5 @@ class TodoReader:
         # when exactly one open to-do is about it
         said = _things(sent)
         hits = [(handle, name) for handle, name, title in candidates
-                if any(_same_thing(a, b) for a in said for b in _things(title))]
+                if _about(title, said)]
         return hits[0] if len(hits) == 1 else (None, None)
