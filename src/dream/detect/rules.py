@@ -237,15 +237,15 @@ def said_rules(item: Item, first_answers: bool, text: str | None = None,
                 at.pop()
             rule = f"{named}, {rule[0].lower()}{rule[1:]}"
         missing = _asked_for(sents[n - 1]) if n else None
-        if missing and re.search(r"\bone\W*$", rule) and \
-                _POINTS_BACK.search(wording.without_lead_in(sent)):
+        points_back = _POINTS_BACK.search(wording.without_lead_in(sent)) is not None
+        ends_in_one = re.search(r"\bone\W*$", rule) is not None
+        if points_back and ends_in_one and missing:
             # "where's the down section?? every migration gets one": the one asked for
             rule = re.sub(r"\bone(?=\W*$)", ("an " if missing[0] in "aeiou" else "a ") + missing,
                           rule)
-        elif not n and re.search(r"\bone\W*$", rule) and \
-                _POINTS_BACK.search(wording.without_lead_in(sent)):
+        elif points_back and ends_in_one and not n:
             continue                # "every migration gets one": which one, said elsewhere
-        elif n and _POINTS_BACK.search(wording.without_lead_in(sent)):
+        elif points_back and n:
             # "warnings count too", "every asset gets both": what it adds to is said before
             if last == n - 1 and out:
                 prev, prev_kind = out[-1]
